@@ -1,0 +1,46 @@
+// The HTTP/1.1 server: keep-alive, Expect: 100-continue, chunked bodies, TLS, timeouts, limits,
+// graceful shutdown, access log and metrics. One thread per active connection (bounded by
+// limits::kConnectionsMax) so a slow disk or client never stalls another connection; a watchdog
+// closes connections whose deadline passed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "http/http.h"
+#include "http/metrics.h"
+
+namespace serac::http {
+
+struct ServerOptions {
+  std::string address = "0.0.0.0";
+  uint16_t port = 9000;             // 0 picks a free port; see Server::port()
+  std::string tls_cert_file;        // PEM; TLS is on when both files are set
+  std::string tls_key_file;
+  bool access_log = true;
+};
+
+class Server {
+ public:
+  Server(ServerOptions options, Handler handler, Metrics* metrics);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and listens; after OK, port() is valid.
+  Status Start();
+  uint16_t port() const;
+  // Blocks until Shutdown() has completed.
+  void Wait();
+  // Stops accepting, lets in-flight requests finish (up to limits::kShutdownGracePeriod), closes
+  // idle connections. Safe to call from a signal-watching thread.
+  void Shutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace serac::http

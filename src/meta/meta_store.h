@@ -1,0 +1,162 @@
+// MetaStore: every piece of state that must change atomically — buckets, the object index,
+// multipart uploads and parts, and the garbage-collection queue of blobs no longer referenced.
+// Each mutating call is one transaction: it either happens entirely or not at all, and when it
+// returns OK it is on stable storage. Back ends: sqlite/ (embedded default); postgres/ later.
+//
+// Blob ids are opaque strings here (meta does not depend on blob/). Whenever a call makes a blob
+// unreferenced (overwrite, delete, part replacement, abort, complete), it queues that blob id in
+// the GC queue inside the same transaction; the caller removes the blob later (PeekGarbage →
+// BlobStore::Remove → ForgetGarbage), so no committed state ever points at a missing blob.
+//
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace serac::meta {
+
+struct BucketRecord {
+  std::string name;
+  int64_t created_ms = 0;  // Unix epoch milliseconds
+};
+
+// One stored stretch of an object's bytes; an object is its segments concatenated in order.
+struct Segment {
+  std::string blob_id;
+  uint64_t size = 0;
+};
+
+struct ChecksumRecord {
+  std::string algorithm;  // "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"
+  std::string value;      // base64 of the digest; composite values end in "-<parts>"
+  std::string type;       // "FULL_OBJECT" or "COMPOSITE"
+};
+
+// HTTP headers stored with an object and returned on GET/HEAD.
+struct ObjectHeaders {
+  std::string content_type;  // empty = not set (GET answers binary/octet-stream)
+  std::string content_encoding;
+  std::string content_language;
+  std::string content_disposition;
+  std::string cache_control;
+  std::string expires;
+  // x-amz-meta-* entries: lower-cased name without the prefix, and value.
+  std::vector<std::pair<std::string, std::string>> user_metadata;
+  // Object tags (x-amz-tagging), in the order given.
+  std::vector<std::pair<std::string, std::string>> tags;
+};
+
+struct ObjectRecord {
+  std::string bucket;
+  std::string key;
+  uint64_t size = 0;
+  std::string etag;         // unquoted: 32 hex chars, or "<hex>-<parts>" for multipart
+  int64_t mtime_ms = 0;
+  ObjectHeaders headers;
+  std::optional<ChecksumRecord> checksum;
+  uint32_t part_count = 0;  // 0 for a single PUT
+  // Exactly one of these holds the bytes: inline_data when segments is empty.
+  std::string inline_data;
+  std::vector<Segment> segments;
+};
+
+// Conditional write/delete, decided inside the transaction.
+struct WriteCondition {
+  bool if_none_match_any = false;         // If-None-Match: *  → fail if the key exists
+  std::optional<std::string> if_match;    // If-Match: etag (unquoted; "*" = must exist)
+};
+
+struct ListObjectsQuery {
+  std::string bucket;
+  std::string prefix;       // only keys starting with this
+  std::string start_after;  // only keys strictly greater (byte order)
+  uint32_t limit = 1000;
+  bool with_details = true;  // false: key, size, etag, mtime only (cheaper)
+};
+
+struct UploadRecord {
+  std::string upload_id;
+  std::string bucket;
+  std::string key;
+  int64_t initiated_ms = 0;
+  ObjectHeaders headers;             // applied to the object on completion
+  std::string checksum_algorithm;    // "" or as in ChecksumRecord::algorithm
+  std::string checksum_type;         // "" , "FULL_OBJECT" or "COMPOSITE"
+};
+
+struct PartRecord {
+  uint32_t part_number = 0;
+  uint64_t size = 0;
+  std::string etag;          // unquoted hex MD5 of the part
+  int64_t mtime_ms = 0;
+  std::string blob_id;
+  std::string checksum_value;  // base64 per the upload's algorithm, or ""
+};
+
+struct ListUploadsQuery {
+  std::string bucket;
+  std::string prefix;
+  std::string key_marker;        // uploads with key > marker, or key == marker and id > id_marker
+  std::string upload_id_marker;
+  uint32_t limit = 1000;
+};
+
+class MetaStore {
+ public:
+  virtual ~MetaStore() = default;
+
+  // Buckets.
+  virtual Status CreateBucket(const BucketRecord& bucket) = 0;      // kAlreadyExists
+  virtual Result<BucketRecord> GetBucket(const std::string& name) = 0;  // kNotFound
+  virtual Result<std::vector<BucketRecord>> ListBuckets() = 0;      // sorted by name
+  // kNotFound; kNotEmpty while objects or multipart uploads remain.
+  virtual Status DeleteBucket(const std::string& name) = 0;
+
+  // Objects.
+  virtual Result<ObjectRecord> GetObject(const std::string& bucket, const std::string& key) = 0;
+  // Inserts or replaces (bucket must exist: kNotFound). kPreconditionFailed when `condition` fails.
+  // The replaced object's segments go to the GC queue.
+  virtual Status PutObject(const ObjectRecord& object, const WriteCondition& condition) = 0;
+  // OK also when the key is missing (unless condition.if_match is set: then kPreconditionFailed).
+  virtual Status DeleteObject(const std::string& bucket, const std::string& key,
+                              const WriteCondition& condition) = 0;
+  // Keys in byte order. kNotFound if the bucket does not exist.
+  virtual Result<std::vector<ObjectRecord>> ListObjects(const ListObjectsQuery& query) = 0;
+
+  // Multipart uploads.
+  virtual Status CreateUpload(const UploadRecord& upload) = 0;  // kNotFound if the bucket is missing
+  virtual Result<UploadRecord> GetUpload(const std::string& bucket, const std::string& key,
+                                         const std::string& upload_id) = 0;  // kNotFound
+  // Adds or replaces a part (the replaced part's blob goes to GC). kNotFound if the upload is gone;
+  // the caller then removes the new part's blob itself.
+  virtual Status PutPart(const std::string& upload_id, const PartRecord& part) = 0;
+  // Parts with number > part_number_marker, ascending, at most `limit`.
+  virtual Result<std::vector<PartRecord>> ListParts(const std::string& upload_id,
+                                                    uint32_t part_number_marker, uint32_t limit) = 0;
+  virtual Result<std::vector<UploadRecord>> ListUploads(const ListUploadsQuery& query) = 0;
+  // Atomically: the upload must still exist (kNotFound), `condition` must hold
+  // (kPreconditionFailed); `object` (whose segments are blobs of this upload's parts) replaces any
+  // existing object; parts not used by `object` and the replaced object's segments go to GC; the
+  // upload and its parts are removed.
+  virtual Status CompleteUpload(const std::string& upload_id, const ObjectRecord& object,
+                                const WriteCondition& condition) = 0;
+  // Removes the upload; its parts' blobs go to GC. kNotFound if missing.
+  virtual Status AbortUpload(const std::string& bucket, const std::string& key,
+                             const std::string& upload_id) = 0;
+
+  // Garbage collection of unreferenced blobs.
+  virtual Result<std::vector<std::string>> PeekGarbage(uint32_t limit) = 0;
+  virtual Status ForgetGarbage(const std::vector<std::string>& blob_ids) = 0;
+  // Calls visit(blob_id) for every blob referenced by an object or a part (start-up orphan sweep).
+  virtual Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) = 0;
+};
+
+}  // namespace serac::meta

@@ -1,0 +1,37 @@
+// The S3 API: routes a request to an operation (path-style, or virtual-host style when a base
+// domain is set), authenticates it, runs it against the MetaStore and BlobStore, and writes the
+// S3 XML response or error. Thread-safe: one instance serves all connections.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "auth/sigv4.h"
+#include "blob/blob_store.h"
+#include "http/http.h"
+#include "meta/meta_store.h"
+
+namespace serac::s3 {
+
+struct S3Options {
+  std::string domain;               // base domain for virtual-host style ("" = path style only)
+  std::string region = "us-east-1";  // reported by GetBucketLocation / HeadBucket
+};
+
+class S3Service {
+ public:
+  S3Service(meta::MetaStore* meta, blob::BlobStore* blobs, auth::CredentialLookup credentials,
+            S3Options options);
+  ~S3Service();
+  S3Service(const S3Service&) = delete;
+  S3Service& operator=(const S3Service&) = delete;
+
+  void Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
+              http::RequestOutcome& outcome);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace serac::s3
