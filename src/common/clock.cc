@@ -1,1 +1,266 @@
-// Implementation pending.
+#include "common/clock.h"
+
+#include <time.h>
+
+#include <cstdio>
+
+namespace serac {
+
+namespace {
+
+// Fixed English names: HTTP dates must not depend on the process locale, so strftime is avoided.
+constexpr const char* kShortDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+constexpr const char* kLongDays[] = {"Sunday", "Monday", "Tuesday", "Wednesday",
+                                     "Thursday", "Friday", "Saturday"};
+constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+struct BrokenDownUtc {
+  struct tm fields {};
+  int millis = 0;
+};
+
+BrokenDownUtc ToUtc(WallTime t) {
+  int64_t millis = ToUnixMillis(t);
+  int64_t seconds = millis / 1000;
+  int64_t remainder = millis % 1000;
+  if (remainder < 0) {  // round toward negative infinity for times before 1970
+    remainder += 1000;
+    seconds -= 1;
+  }
+  BrokenDownUtc out;
+  time_t as_time_t = static_cast<time_t>(seconds);
+  gmtime_r(&as_time_t, &out.fields);
+  out.millis = static_cast<int>(remainder);
+  return out;
+}
+
+// A tiny cursor over the text being parsed; every Take* returns false on mismatch.
+class Scanner {
+ public:
+  explicit Scanner(std::string_view text) : text_(text) {}
+
+  bool TakeLiteral(std::string_view literal) {
+    if (text_.substr(0, literal.size()) != literal) return false;
+    text_.remove_prefix(literal.size());
+    return true;
+  }
+  // Exactly `width` decimal digits.
+  bool TakeDigits(int width, int& value) {
+    if (text_.size() < static_cast<size_t>(width)) return false;
+    value = 0;
+    for (int i = 0; i < width; ++i) {
+      char c = text_[i];
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + (c - '0');
+    }
+    text_.remove_prefix(width);
+    return true;
+  }
+  // One of `names`; stores its index.
+  template <size_t N>
+  bool TakeName(const char* const (&names)[N], int& index) {
+    for (size_t i = 0; i < N; ++i) {
+      if (TakeLiteral(names[i])) {
+        index = static_cast<int>(i);
+        return true;
+      }
+    }
+    return false;
+  }
+  bool AtEnd() const { return text_.empty(); }
+  char Peek() const { return text_.empty() ? '\0' : text_.front(); }
+
+ private:
+  std::string_view text_;
+};
+
+bool TakeClock(Scanner& scan, struct tm& fields) {
+  return scan.TakeDigits(2, fields.tm_hour) && scan.TakeLiteral(":") &&
+         scan.TakeDigits(2, fields.tm_min) && scan.TakeLiteral(":") && scan.TakeDigits(2, fields.tm_sec);
+}
+
+bool IsLeapYear(int year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
+
+int DaysInMonth(int year, int month_index) {
+  constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return (month_index == 1 && IsLeapYear(year)) ? 29 : kDays[month_index];
+}
+
+// `fields` holds a full year in tm_year and a 0-based month; rejects impossible dates, since
+// timegm would silently normalise "Feb 31" into March. Leap seconds (:60) are accepted as :59.
+std::optional<WallTime> FromUtcFields(struct tm fields, int millis = 0) {
+  int year = fields.tm_year;
+  if (year < 1 || year > 9999 || fields.tm_mon < 0 || fields.tm_mon > 11) return std::nullopt;
+  if (fields.tm_mday < 1 || fields.tm_mday > DaysInMonth(year, fields.tm_mon)) return std::nullopt;
+  if (fields.tm_hour > 23 || fields.tm_min > 59 || fields.tm_sec > 60) return std::nullopt;
+  if (fields.tm_sec == 60) fields.tm_sec = 59;
+  fields.tm_year = year - 1900;
+  fields.tm_isdst = 0;
+  time_t seconds = timegm(&fields);
+  return FromUnixMillis(static_cast<int64_t>(seconds) * 1000 + millis);
+}
+
+// RFC 7231 7.1.1.1: a two-digit year more than 50 years in the future means the past century.
+int ExpandTwoDigitYear(int two_digit_year) {
+  int current_year = ToUtc(Now()).fields.tm_year + 1900;
+  int year = current_year - current_year % 100 + two_digit_year;
+  if (year > current_year + 50) year -= 100;
+  return year;
+}
+
+// Sun, 06 Nov 1994 08:49:37 GMT
+std::optional<WallTime> ParseImfFixdate(std::string_view text) {
+  Scanner scan(text);
+  struct tm fields {};
+  int weekday = 0;
+  if (!scan.TakeName(kShortDays, weekday) || !scan.TakeLiteral(", ") ||
+      !scan.TakeDigits(2, fields.tm_mday) || !scan.TakeLiteral(" ") ||
+      !scan.TakeName(kMonths, fields.tm_mon) || !scan.TakeLiteral(" ") ||
+      !scan.TakeDigits(4, fields.tm_year) || !scan.TakeLiteral(" ") || !TakeClock(scan, fields) ||
+      !scan.TakeLiteral(" GMT") || !scan.AtEnd()) {
+    return std::nullopt;
+  }
+  return FromUtcFields(fields);
+}
+
+// Sunday, 06-Nov-94 08:49:37 GMT
+std::optional<WallTime> ParseRfc850Date(std::string_view text) {
+  Scanner scan(text);
+  struct tm fields {};
+  int weekday = 0;
+  int two_digit_year = 0;
+  if (!scan.TakeName(kLongDays, weekday) || !scan.TakeLiteral(", ") ||
+      !scan.TakeDigits(2, fields.tm_mday) || !scan.TakeLiteral("-") ||
+      !scan.TakeName(kMonths, fields.tm_mon) || !scan.TakeLiteral("-") ||
+      !scan.TakeDigits(2, two_digit_year) || !scan.TakeLiteral(" ") || !TakeClock(scan, fields) ||
+      !scan.TakeLiteral(" GMT") || !scan.AtEnd()) {
+    return std::nullopt;
+  }
+  fields.tm_year = ExpandTwoDigitYear(two_digit_year);
+  return FromUtcFields(fields);
+}
+
+// Sun Nov  6 08:49:37 1994  (day of month padded with a space)
+std::optional<WallTime> ParseAsctimeDate(std::string_view text) {
+  Scanner scan(text);
+  struct tm fields {};
+  int weekday = 0;
+  if (!scan.TakeName(kShortDays, weekday) || !scan.TakeLiteral(" ") ||
+      !scan.TakeName(kMonths, fields.tm_mon) || !scan.TakeLiteral(" ")) {
+    return std::nullopt;
+  }
+  bool day_parsed = scan.Peek() == ' ' ? (scan.TakeLiteral(" ") && scan.TakeDigits(1, fields.tm_mday))
+                                       : scan.TakeDigits(2, fields.tm_mday);
+  if (!day_parsed || !scan.TakeLiteral(" ") || !TakeClock(scan, fields) || !scan.TakeLiteral(" ") ||
+      !scan.TakeDigits(4, fields.tm_year) || !scan.AtEnd()) {
+    return std::nullopt;
+  }
+  return FromUtcFields(fields);
+}
+
+}  // namespace
+
+WallTime Now() { return std::chrono::system_clock::now(); }
+
+int64_t ToUnixMillis(WallTime t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+WallTime FromUnixMillis(int64_t millis) {
+  return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::milliseconds(millis)));
+}
+
+std::string FormatAmzDate(WallTime t) {
+  const struct tm& f = ToUtc(t).fields;
+  char buffer[96];
+  std::snprintf(buffer, sizeof(buffer), "%04d%02d%02dT%02d%02d%02dZ", f.tm_year + 1900, f.tm_mon + 1,
+                f.tm_mday, f.tm_hour, f.tm_min, f.tm_sec);
+  return buffer;
+}
+
+std::string FormatAmzDay(WallTime t) {
+  const struct tm& f = ToUtc(t).fields;
+  char buffer[96];
+  std::snprintf(buffer, sizeof(buffer), "%04d%02d%02d", f.tm_year + 1900, f.tm_mon + 1, f.tm_mday);
+  return buffer;
+}
+
+std::string FormatIso8601(WallTime t) {
+  BrokenDownUtc utc = ToUtc(t);
+  const struct tm& f = utc.fields;
+  char buffer[96];
+  std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", f.tm_year + 1900,
+                f.tm_mon + 1, f.tm_mday, f.tm_hour, f.tm_min, f.tm_sec, utc.millis);
+  return buffer;
+}
+
+std::string FormatHttpDate(WallTime t) {
+  const struct tm& f = ToUtc(t).fields;
+  char buffer[96];
+  std::snprintf(buffer, sizeof(buffer), "%s, %02d %s %04d %02d:%02d:%02d GMT", kShortDays[f.tm_wday],
+                f.tm_mday, kMonths[f.tm_mon], f.tm_year + 1900, f.tm_hour, f.tm_min, f.tm_sec);
+  return buffer;
+}
+
+std::optional<WallTime> ParseAmzDate(std::string_view text) {
+  Scanner scan(text);
+  struct tm fields {};
+  int month = 0;
+  if (!scan.TakeDigits(4, fields.tm_year) || !scan.TakeDigits(2, month) ||
+      !scan.TakeDigits(2, fields.tm_mday) || !scan.TakeLiteral("T") ||
+      !scan.TakeDigits(2, fields.tm_hour) || !scan.TakeDigits(2, fields.tm_min) ||
+      !scan.TakeDigits(2, fields.tm_sec) || !scan.TakeLiteral("Z") || !scan.AtEnd()) {
+    return std::nullopt;
+  }
+  fields.tm_mon = month - 1;
+  return FromUtcFields(fields);
+}
+
+std::optional<WallTime> ParseHttpDate(std::string_view text) {
+  if (auto t = ParseImfFixdate(text)) return t;
+  if (auto t = ParseRfc850Date(text)) return t;
+  return ParseAsctimeDate(text);
+}
+
+// 2013-05-24T00:00:00Z, with optional fraction (milliseconds kept) and Z or a ±hh:mm offset.
+std::optional<WallTime> ParseIso8601(std::string_view text) {
+  Scanner scan(text);
+  struct tm fields {};
+  int month = 0;
+  if (!scan.TakeDigits(4, fields.tm_year) || !scan.TakeLiteral("-") || !scan.TakeDigits(2, month) ||
+      !scan.TakeLiteral("-") || !scan.TakeDigits(2, fields.tm_mday) || !scan.TakeLiteral("T") ||
+      !TakeClock(scan, fields)) {
+    return std::nullopt;
+  }
+  fields.tm_mon = month - 1;
+  int millis = 0;
+  if (scan.TakeLiteral(".")) {
+    int digits = 0;
+    int digit = 0;
+    while (scan.TakeDigits(1, digit)) {
+      if (digits < 3) millis = millis * 10 + digit;
+      ++digits;
+    }
+    if (digits == 0) return std::nullopt;
+    for (int i = digits; i < 3; ++i) millis *= 10;
+  }
+  int offset_minutes = 0;
+  if (!scan.TakeLiteral("Z")) {
+    char sign = scan.Peek();
+    int hours = 0;
+    int minutes = 0;
+    if ((sign != '+' && sign != '-') || !scan.TakeLiteral(std::string_view(&sign, 1)) ||
+        !scan.TakeDigits(2, hours) || !scan.TakeLiteral(":") || !scan.TakeDigits(2, minutes) ||
+        hours > 23 || minutes > 59) {
+      return std::nullopt;
+    }
+    offset_minutes = (sign == '+' ? 1 : -1) * (hours * 60 + minutes);
+  }
+  if (!scan.AtEnd()) return std::nullopt;
+  std::optional<WallTime> local = FromUtcFields(fields, millis);
+  if (!local) return std::nullopt;
+  return *local - std::chrono::minutes(offset_minutes);
+}
+
+}  // namespace serac

@@ -1,1 +1,355 @@
-// Implementation pending.
+#include "common/hash.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <zlib.h>
+
+#include <array>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/encoding.h"
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
+
+namespace serac {
+
+// ---------------------------------------------------------------------------------------------
+// Digests (OpenSSL EVP).
+
+namespace {
+
+const EVP_MD* EvpForAlgorithm(Digest::Algorithm algorithm) {
+  switch (algorithm) {
+    case Digest::Algorithm::kMd5: return EVP_md5();
+    case Digest::Algorithm::kSha1: return EVP_sha1();
+    case Digest::Algorithm::kSha256: return EVP_sha256();
+  }
+  return EVP_sha256();
+}
+
+// OpenSSL only fails these calls on allocation failure or a broken build; neither is recoverable
+// and a silently wrong digest would be worse than stopping.
+void CheckOpenSsl(int result) {
+  if (result != 1) std::abort();
+}
+
+}  // namespace
+
+struct Digest::Impl {
+  const EVP_MD* md = nullptr;
+  EVP_MD_CTX* ctx = nullptr;
+
+  explicit Impl(const EVP_MD* chosen) : md(chosen), ctx(EVP_MD_CTX_new()) {
+    if (ctx == nullptr) std::abort();
+    CheckOpenSsl(EVP_DigestInit_ex(ctx, md, nullptr));
+  }
+  ~Impl() { EVP_MD_CTX_free(ctx); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+};
+
+Digest::Digest(Algorithm algorithm) : impl_(std::make_unique<Impl>(EvpForAlgorithm(algorithm))) {}
+Digest::~Digest() = default;
+Digest::Digest(Digest&&) noexcept = default;
+Digest& Digest::operator=(Digest&&) noexcept = default;
+
+void Digest::Update(const void* data, size_t size) {
+  if (size == 0) return;
+  CheckOpenSsl(EVP_DigestUpdate(impl_->ctx, data, size));
+}
+
+std::string Digest::Finish() {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  CheckOpenSsl(EVP_DigestFinal_ex(impl_->ctx, out, &length));
+  CheckOpenSsl(EVP_DigestInit_ex(impl_->ctx, impl_->md, nullptr));
+  return std::string(reinterpret_cast<const char*>(out), length);
+}
+
+namespace {
+
+template <size_t N>
+std::array<uint8_t, N> OneShotDigest(const EVP_MD* md, std::string_view data) {
+  std::array<uint8_t, N> out{};
+  unsigned int length = 0;
+  CheckOpenSsl(EVP_Digest(data.data(), data.size(), out.data(), &length, md, nullptr));
+  if (length != N) std::abort();
+  return out;
+}
+
+std::string Hmac(const EVP_MD* md, std::string_view key, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  // HMAC() with a null key pointer would mean "reuse the previous key"; give it a valid pointer.
+  static const unsigned char kEmpty = 0;
+  const void* key_bytes = key.empty() ? &kEmpty : static_cast<const void*>(key.data());
+  if (HMAC(md, key_bytes, static_cast<int>(key.size()),
+           reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &length) == nullptr) {
+    std::abort();
+  }
+  return std::string(reinterpret_cast<const char*>(out), length);
+}
+
+}  // namespace
+
+Md5Digest Md5(std::string_view data) { return OneShotDigest<16>(EVP_md5(), data); }
+
+Sha256Digest Sha256(std::string_view data) { return OneShotDigest<32>(EVP_sha256(), data); }
+
+std::string Sha256Hex(std::string_view data) {
+  Sha256Digest digest = Sha256(data);
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+}
+
+Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
+  std::string mac = Hmac(EVP_sha256(), key, data);
+  Sha256Digest out{};
+  std::memcpy(out.data(), mac.data(), out.size());
+  return out;
+}
+
+std::string HmacSha1(std::string_view key, std::string_view data) { return Hmac(EVP_sha1(), key, data); }
+
+// ---------------------------------------------------------------------------------------------
+// CRCs. All three are reflected CRCs with init and xorout all ones, so one generic table engine
+// and one combine routine serve them; only CRC32C has a hardware path.
+
+namespace {
+
+constexpr uint32_t kCrc32cPolyReflected = 0x82F63B78u;
+constexpr uint32_t kCrc32PolyReflected = 0xEDB88320u;
+constexpr uint64_t kCrc64NvmePolyReflected = 0x9A6C9329AC4BC9B5ull;  // bit-reverse of 0xAD93D23594C93659
+
+// Eight 256-entry tables: table[0] is the classic byte-at-a-time table, table[k] advances a
+// byte that sits k bytes further from the end of an 8-byte block.
+template <typename T>
+using SliceTables = std::array<std::array<T, 256>, 8>;
+
+template <typename T>
+constexpr SliceTables<T> MakeSliceTables(T poly) {
+  SliceTables<T> tables{};
+  for (uint32_t byte = 0; byte < 256; ++byte) {
+    T crc = byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) ? (crc >> 1) ^ poly : crc >> 1;
+    tables[0][byte] = crc;
+  }
+  for (size_t k = 1; k < 8; ++k) {
+    for (uint32_t byte = 0; byte < 256; ++byte) {
+      T previous = tables[k - 1][byte];
+      tables[k][byte] = (previous >> 8) ^ tables[0][previous & 0xFF];
+    }
+  }
+  return tables;
+}
+
+constexpr SliceTables<uint32_t> kCrc32cTables = MakeSliceTables<uint32_t>(kCrc32cPolyReflected);
+constexpr SliceTables<uint64_t> kCrc64NvmeTables = MakeSliceTables<uint64_t>(kCrc64NvmePolyReflected);
+
+uint64_t LoadLittleEndian64(const uint8_t* p) {
+  uint64_t word;
+  std::memcpy(&word, p, sizeof(word));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  word = __builtin_bswap64(word);
+#endif
+  return word;
+}
+
+// Processes raw (already pre-conditioned) CRC state `crc` over data, eight bytes per step.
+template <typename T>
+T SliceBy8(const SliceTables<T>& t, T crc, const uint8_t* p, size_t size) {
+  while (size >= 8) {
+    uint64_t word = LoadLittleEndian64(p) ^ static_cast<uint64_t>(crc);
+    crc = t[7][word & 0xFF] ^ t[6][(word >> 8) & 0xFF] ^ t[5][(word >> 16) & 0xFF] ^
+          t[4][(word >> 24) & 0xFF] ^ t[3][(word >> 32) & 0xFF] ^ t[2][(word >> 40) & 0xFF] ^
+          t[1][(word >> 48) & 0xFF] ^ t[0][word >> 56];
+    p += 8;
+    size -= 8;
+  }
+  while (size-- > 0) crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xFF];
+  return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(uint32_t crc, const uint8_t* p, size_t size) {
+  uint64_t wide = crc;
+  while (size >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, sizeof(word));
+    wide = _mm_crc32_u64(wide, word);
+    p += 8;
+    size -= 8;
+  }
+  uint32_t narrow = static_cast<uint32_t>(wide);
+  while (size-- > 0) narrow = _mm_crc32_u8(narrow, *p++);
+  return narrow;
+}
+
+bool CpuHasSse42() {
+  static const bool has = __builtin_cpu_supports("sse4.2");
+  return has;
+}
+#endif
+
+// Multiplies a and b modulo the CRC polynomial, both in reflected form (x^0 is the top bit).
+template <typename T>
+T MultiplyModPoly(T a, T b, T poly) {
+  constexpr T kTopBit = T{1} << (sizeof(T) * 8 - 1);
+  T product = 0;
+  for (T mask = kTopBit; mask != 0; mask >>= 1) {
+    if (a & mask) product ^= b;
+    b = (b & 1) ? (b >> 1) ^ poly : b >> 1;  // b *= x
+  }
+  return product;
+}
+
+// x^(8 * length) modulo the polynomial: the factor that shifts a CRC past `length` zero bytes.
+template <typename T>
+T XPowerOfBytes(uint64_t length, T poly) {
+  constexpr T kTopBit = T{1} << (sizeof(T) * 8 - 1);
+  T result = kTopBit;                 // x^0
+  T square = kTopBit >> 8;            // x^8: one byte
+  while (length != 0) {
+    if (length & 1) result = MultiplyModPoly<T>(result, square, poly);
+    square = MultiplyModPoly<T>(square, square, poly);
+    length >>= 1;
+  }
+  return result;
+}
+
+// With init == xorout == all ones, crc(A||B) = crc(A) * x^(8*len(B)) xor crc(B).
+template <typename T>
+T CombineReflected(T crc_a, T crc_b, uint64_t length_b, T poly) {
+  return MultiplyModPoly<T>(XPowerOfBytes<T>(length_b, poly), crc_a, poly) ^ crc_b;
+}
+
+}  // namespace
+
+uint32_t Crc32Update(uint32_t crc, const void* data, size_t size) {
+  const auto* p = static_cast<const Bytef*>(data);
+  uLong value = crc;
+  while (size > 0) {
+    uInt step = size > UINT_MAX ? UINT_MAX : static_cast<uInt>(size);
+    value = crc32(value, p, step);
+    p += step;
+    size -= step;
+  }
+  return static_cast<uint32_t>(value);
+}
+
+uint32_t Crc32cUpdate(uint32_t crc, const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+#if defined(__x86_64__)
+  if (CpuHasSse42()) return ~Crc32cHardware(~crc, p, size);
+#endif
+  return ~SliceBy8<uint32_t>(kCrc32cTables, ~crc, p, size);
+}
+
+uint64_t Crc64NvmeUpdate(uint64_t crc, const void* data, size_t size) {
+  return ~SliceBy8<uint64_t>(kCrc64NvmeTables, ~crc, static_cast<const uint8_t*>(data), size);
+}
+
+uint32_t Crc32Combine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {
+  return CombineReflected<uint32_t>(crc_a, crc_b, length_b, kCrc32PolyReflected);
+}
+
+uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {
+  return CombineReflected<uint32_t>(crc_a, crc_b, length_b, kCrc32cPolyReflected);
+}
+
+uint64_t Crc64NvmeCombine(uint64_t crc_a, uint64_t crc_b, uint64_t length_b) {
+  return CombineReflected<uint64_t>(crc_a, crc_b, length_b, kCrc64NvmePolyReflected);
+}
+
+// ---------------------------------------------------------------------------------------------
+// x-amz-checksum-* algorithms.
+
+std::string_view ChecksumAlgorithmName(ChecksumAlgorithm algorithm) {
+  switch (algorithm) {
+    case ChecksumAlgorithm::kCrc32: return "CRC32";
+    case ChecksumAlgorithm::kCrc32c: return "CRC32C";
+    case ChecksumAlgorithm::kCrc64Nvme: return "CRC64NVME";
+    case ChecksumAlgorithm::kSha1: return "SHA1";
+    case ChecksumAlgorithm::kSha256: return "SHA256";
+  }
+  return "";
+}
+
+std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm) {
+  switch (algorithm) {
+    case ChecksumAlgorithm::kCrc32: return "x-amz-checksum-crc32";
+    case ChecksumAlgorithm::kCrc32c: return "x-amz-checksum-crc32c";
+    case ChecksumAlgorithm::kCrc64Nvme: return "x-amz-checksum-crc64nvme";
+    case ChecksumAlgorithm::kSha1: return "x-amz-checksum-sha1";
+    case ChecksumAlgorithm::kSha256: return "x-amz-checksum-sha256";
+  }
+  return "";
+}
+
+std::optional<ChecksumAlgorithm> ParseChecksumAlgorithm(std::string_view name) {
+  constexpr std::string_view kHeaderPrefix = "x-amz-checksum-";
+  if (name.size() > kHeaderPrefix.size() &&
+      AsciiEqualsIgnoreCase(name.substr(0, kHeaderPrefix.size()), kHeaderPrefix)) {
+    name.remove_prefix(kHeaderPrefix.size());
+  }
+  for (ChecksumAlgorithm algorithm :
+       {ChecksumAlgorithm::kCrc32, ChecksumAlgorithm::kCrc32c, ChecksumAlgorithm::kCrc64Nvme,
+        ChecksumAlgorithm::kSha1, ChecksumAlgorithm::kSha256}) {
+    if (AsciiEqualsIgnoreCase(name, ChecksumAlgorithmName(algorithm))) return algorithm;
+  }
+  return std::nullopt;
+}
+
+Checksummer::Checksummer(ChecksumAlgorithm algorithm) : algorithm_(algorithm) {
+  if (algorithm == ChecksumAlgorithm::kSha1) {
+    digest_ = std::make_unique<Digest>(Digest::Algorithm::kSha1);
+  } else if (algorithm == ChecksumAlgorithm::kSha256) {
+    digest_ = std::make_unique<Digest>(Digest::Algorithm::kSha256);
+  }
+}
+
+Checksummer::~Checksummer() = default;
+Checksummer::Checksummer(Checksummer&&) noexcept = default;
+Checksummer& Checksummer::operator=(Checksummer&&) noexcept = default;
+
+void Checksummer::Update(const void* data, size_t size) {
+  switch (algorithm_) {
+    case ChecksumAlgorithm::kCrc32:
+      crc_ = Crc32Update(static_cast<uint32_t>(crc_), data, size);
+      break;
+    case ChecksumAlgorithm::kCrc32c:
+      crc_ = Crc32cUpdate(static_cast<uint32_t>(crc_), data, size);
+      break;
+    case ChecksumAlgorithm::kCrc64Nvme:
+      crc_ = Crc64NvmeUpdate(crc_, data, size);
+      break;
+    case ChecksumAlgorithm::kSha1:
+    case ChecksumAlgorithm::kSha256:
+      digest_->Update(data, size);
+      break;
+  }
+}
+
+std::string Checksummer::Finish() {
+  if (digest_ != nullptr) return digest_->Finish();
+  size_t width = algorithm_ == ChecksumAlgorithm::kCrc64Nvme ? 8 : 4;
+  std::string out(width, '\0');
+  for (size_t i = 0; i < width; ++i) {
+    out[i] = static_cast<char>((crc_ >> (8 * (width - 1 - i))) & 0xFF);
+  }
+  crc_ = 0;
+  return out;
+}
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  // Lengths are not secret (digests and signatures have fixed sizes); contents are.
+  if (a.size() != b.size()) return false;
+  if (a.empty()) return true;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace serac

@@ -1,1 +1,204 @@
+#include "common/hash.h"
+
 #include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "common/encoding.h"
+
+namespace serac {
+namespace {
+
+template <size_t N>
+std::string Hex(const std::array<uint8_t, N>& digest) {
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(digest.data()), N));
+}
+
+std::string DigestHex(Digest::Algorithm algorithm, std::string_view data) {
+  Digest digest(algorithm);
+  digest.Update(data);
+  return HexEncode(digest.Finish());
+}
+
+// Bit-at-a-time reference, deliberately independent of the table and hardware paths.
+template <typename T>
+T ReferenceReflectedCrc(std::string_view data, T poly) {
+  T crc = ~T{0};
+  for (unsigned char byte : data) {
+    crc ^= byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) ? (crc >> 1) ^ poly : crc >> 1;
+  }
+  return ~crc;
+}
+
+std::string RandomData(std::mt19937_64& rng, size_t size) {
+  std::string data(size, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  return data;
+}
+
+constexpr std::string_view kCheckInput = "123456789";
+
+TEST(HashTest, Md5KnownVectors) {
+  EXPECT_EQ(Hex(Md5("")), "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(Hex(Md5("abc")), "900150983cd24fb0d6963f7d28e17f72");
+  EXPECT_EQ(DigestHex(Digest::Algorithm::kMd5, "abc"), "900150983cd24fb0d6963f7d28e17f72");
+}
+
+TEST(HashTest, Sha1AndSha256KnownVectors) {
+  EXPECT_EQ(DigestHex(Digest::Algorithm::kSha1, ""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  EXPECT_EQ(DigestHex(Digest::Algorithm::kSha1, "abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Hex(Sha256("abc")), Sha256Hex("abc"));
+}
+
+TEST(HashTest, DigestStreamsAndResetsAfterFinish) {
+  Digest digest(Digest::Algorithm::kSha256);
+  digest.Update("a");
+  digest.Update("");
+  digest.Update("bc");
+  EXPECT_EQ(HexEncode(digest.Finish()), Sha256Hex("abc"));
+  // Finish resets: the next digest starts from empty.
+  EXPECT_EQ(HexEncode(digest.Finish()), Sha256Hex(""));
+  Digest moved = std::move(digest);
+  moved.Update("abc");
+  EXPECT_EQ(HexEncode(moved.Finish()), Sha256Hex("abc"));
+}
+
+TEST(HashTest, HmacRfc4231AndRfc2202) {
+  // RFC 4231 test cases 1 and 2.
+  EXPECT_EQ(Hex(HmacSha256(std::string(20, '\x0b'), "Hi There")),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(Hex(HmacSha256("Jefe", "what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  // RFC 2202 test case 2.
+  EXPECT_EQ(HexEncode(HmacSha1("Jefe", "what do ya want for nothing?")),
+            "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79");
+  // An empty key is legal and must not be confused with "reuse the previous key".
+  EXPECT_EQ(Hex(HmacSha256("", "")), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+}
+
+TEST(HashTest, CrcCheckValues) {
+  EXPECT_EQ(Crc32Update(0, kCheckInput.data(), kCheckInput.size()), 0xCBF43926u);
+  EXPECT_EQ(Crc32cUpdate(0, kCheckInput.data(), kCheckInput.size()), 0xE3069283u);
+  EXPECT_EQ(Crc64NvmeUpdate(0, kCheckInput.data(), kCheckInput.size()), 0xAE8B14860A799888ull);
+  EXPECT_EQ(Crc32Update(0, "", 0), 0u);
+  EXPECT_EQ(Crc32cUpdate(0, "", 0), 0u);
+  EXPECT_EQ(Crc64NvmeUpdate(0, "", 0), 0u);
+}
+
+TEST(HashTest, CrcMatchesBitwiseReferenceOnAllLengthsAndAlignments) {
+  std::mt19937_64 rng(7);
+  std::string data = RandomData(rng, 4096 + 7);
+  for (size_t offset : {0, 1, 3, 7}) {
+    for (size_t length : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4096}) {
+      std::string_view piece(data.data() + offset, length);
+      ASSERT_EQ(Crc32cUpdate(0, piece.data(), piece.size()),
+                ReferenceReflectedCrc<uint32_t>(piece, 0x82F63B78u))
+          << offset << "+" << length;
+      ASSERT_EQ(Crc64NvmeUpdate(0, piece.data(), piece.size()),
+                ReferenceReflectedCrc<uint64_t>(piece, 0x9A6C9329AC4BC9B5ull))
+          << offset << "+" << length;
+    }
+  }
+}
+
+TEST(HashTest, CrcUpdateIsIncremental) {
+  std::mt19937_64 rng(11);
+  std::string data = RandomData(rng, 10000);
+  uint32_t crc32 = 0, crc32c = 0;
+  uint64_t crc64 = 0;
+  for (size_t pos = 0; pos < data.size();) {
+    size_t step = std::min<size_t>(rng() % 300, data.size() - pos);
+    crc32 = Crc32Update(crc32, data.data() + pos, step);
+    crc32c = Crc32cUpdate(crc32c, data.data() + pos, step);
+    crc64 = Crc64NvmeUpdate(crc64, data.data() + pos, step);
+    pos += step;
+  }
+  EXPECT_EQ(crc32, Crc32Update(0, data.data(), data.size()));
+  EXPECT_EQ(crc32c, Crc32cUpdate(0, data.data(), data.size()));
+  EXPECT_EQ(crc64, Crc64NvmeUpdate(0, data.data(), data.size()));
+}
+
+TEST(HashTest, CombineEqualsCrcOfConcatenation) {
+  std::mt19937_64 rng(42);
+  for (int round = 0; round < 50; ++round) {
+    std::string data = RandomData(rng, rng() % 5000);
+    size_t split = data.empty() ? 0 : rng() % (data.size() + 1);
+    std::string_view a(data.data(), split);
+    std::string_view b(data.data() + split, data.size() - split);
+    EXPECT_EQ(Crc32Combine(Crc32Update(0, a.data(), a.size()), Crc32Update(0, b.data(), b.size()), b.size()),
+              Crc32Update(0, data.data(), data.size()));
+    EXPECT_EQ(
+        Crc32cCombine(Crc32cUpdate(0, a.data(), a.size()), Crc32cUpdate(0, b.data(), b.size()), b.size()),
+        Crc32cUpdate(0, data.data(), data.size()));
+    EXPECT_EQ(Crc64NvmeCombine(Crc64NvmeUpdate(0, a.data(), a.size()),
+                               Crc64NvmeUpdate(0, b.data(), b.size()), b.size()),
+              Crc64NvmeUpdate(0, data.data(), data.size()));
+  }
+}
+
+TEST(HashTest, CombineHandlesLongSecondPartWithoutReadingIt) {
+  // 1 MiB of zero bytes: compare against a direct computation.
+  std::string zeros(1 << 20, '\0');
+  uint64_t a = Crc64NvmeUpdate(0, "abc", 3);
+  uint64_t b = Crc64NvmeUpdate(0, zeros.data(), zeros.size());
+  std::string joined = "abc" + zeros;
+  EXPECT_EQ(Crc64NvmeCombine(a, b, zeros.size()), Crc64NvmeUpdate(0, joined.data(), joined.size()));
+  uint32_t c = Crc32cUpdate(0, "abc", 3);
+  uint32_t d = Crc32cUpdate(0, zeros.data(), zeros.size());
+  EXPECT_EQ(Crc32cCombine(c, d, zeros.size()), Crc32cUpdate(0, joined.data(), joined.size()));
+}
+
+TEST(HashTest, ChecksummerReturnsBigEndianDigests) {
+  Checksummer crc32(ChecksumAlgorithm::kCrc32);
+  crc32.Update(kCheckInput.data(), 4);
+  crc32.Update(kCheckInput.data() + 4, kCheckInput.size() - 4);
+  EXPECT_EQ(HexEncode(crc32.Finish()), "cbf43926");
+
+  Checksummer crc32c(ChecksumAlgorithm::kCrc32c);
+  crc32c.Update(kCheckInput.data(), kCheckInput.size());
+  EXPECT_EQ(HexEncode(crc32c.Finish()), "e3069283");
+
+  Checksummer crc64(ChecksumAlgorithm::kCrc64Nvme);
+  crc64.Update(kCheckInput.data(), kCheckInput.size());
+  EXPECT_EQ(HexEncode(crc64.Finish()), "ae8b14860a799888");
+
+  Checksummer sha1(ChecksumAlgorithm::kSha1);
+  sha1.Update("abc", 3);
+  EXPECT_EQ(HexEncode(sha1.Finish()), "a9993e364706816aba3e25717850c26c9cd0d89d");
+
+  Checksummer sha256(ChecksumAlgorithm::kSha256);
+  sha256.Update("abc", 3);
+  Checksummer moved = std::move(sha256);
+  EXPECT_EQ(moved.algorithm(), ChecksumAlgorithm::kSha256);
+  EXPECT_EQ(HexEncode(moved.Finish()), Sha256Hex("abc"));
+}
+
+TEST(HashTest, ChecksumAlgorithmNamesRoundTrip) {
+  for (ChecksumAlgorithm algorithm :
+       {ChecksumAlgorithm::kCrc32, ChecksumAlgorithm::kCrc32c, ChecksumAlgorithm::kCrc64Nvme,
+        ChecksumAlgorithm::kSha1, ChecksumAlgorithm::kSha256}) {
+    EXPECT_EQ(ParseChecksumAlgorithm(ChecksumAlgorithmName(algorithm)), algorithm);
+    EXPECT_EQ(ParseChecksumAlgorithm(ChecksumHeaderName(algorithm)), algorithm);
+    EXPECT_EQ(ParseChecksumAlgorithm(AsciiLower(ChecksumAlgorithmName(algorithm))), algorithm);
+  }
+  EXPECT_EQ(ChecksumHeaderName(ChecksumAlgorithm::kCrc64Nvme), "x-amz-checksum-crc64nvme");
+  EXPECT_EQ(ParseChecksumAlgorithm("X-Amz-Checksum-CRC32C"), ChecksumAlgorithm::kCrc32c);
+  EXPECT_EQ(ParseChecksumAlgorithm("md5"), std::nullopt);
+  EXPECT_EQ(ParseChecksumAlgorithm("x-amz-checksum-"), std::nullopt);
+  EXPECT_EQ(ParseChecksumAlgorithm(""), std::nullopt);
+}
+
+TEST(HashTest, ConstantTimeEquals) {
+  EXPECT_TRUE(ConstantTimeEquals("", ""));
+  EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "ab"));
+  EXPECT_FALSE(ConstantTimeEquals(std::string("a\0b", 3), std::string("a\0c", 3)));
+}
+
+}  // namespace
+}  // namespace serac

@@ -26,6 +26,12 @@ inline constexpr auto kResponseStallTimeout = std::chrono::seconds(60);    // cl
 inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);     // in-flight requests on SIGTERM
 inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                     // per-request streaming buffer
 
+// Blob storage.
+inline constexpr uint64_t kBlobWriteBufferBytes = 1 * kMiB;   // a blob writer gathers appends up to this before write(2)
+inline constexpr uint64_t kBlobCopyChunkBytes = 8 * kMiB;    // one copy_file_range / read-write step of CreateFromRange
+inline constexpr uint64_t kUnreadBodyDrainBytesMax = 64 * kKiB;            // unread request body discarded to keep a connection
+inline constexpr auto kLingeringCloseTimeout = std::chrono::seconds(2);    // read-and-discard after our FIN so the peer sees the response
+
 // S3 objects.
 inline constexpr uint64_t kObjectKeyBytesMax = 1024;               // UTF-8 bytes of an object key
 inline constexpr uint64_t kObjectBytesMax = 5 * kTiB;              // one object (multipart)
@@ -37,8 +43,16 @@ inline constexpr uint32_t kKeysPerListMax = 1000;                  // max-keys /
 inline constexpr uint32_t kKeysPerDeleteMax = 1000;                // DeleteObjects batch
 inline constexpr uint64_t kUserMetadataBytesMax = 2 * kKiB;        // all x-amz-meta-* names and values
 inline constexpr uint64_t kInlineObjectBytesMax = 64 * kKiB;       // objects this small live in the MetaStore row
+inline constexpr uint32_t kTagsPerObjectMax = 10;                  // object tags (x-amz-tagging, PutObjectTagging)
+inline constexpr uint32_t kTagKeyBytesMax = 128;
+inline constexpr uint32_t kTagValueBytesMax = 256;
 inline constexpr uint32_t kBucketNameBytesMin = 3;
 inline constexpr uint32_t kBucketNameBytesMax = 63;
+
+// Metadata store.
+inline constexpr uint32_t kMetaWriteBatchMax = 256;           // writes sharing one group-commit transaction
+inline constexpr auto kMetaBusyTimeout = std::chrono::seconds(5);  // wait for a SQLite lock before failing
+inline constexpr uint32_t kMetaIdleReadConnectionsMax = 8;    // read connections kept open when idle
 
 // Authentication.
 inline constexpr auto kClockSkewMax = std::chrono::minutes(15);
@@ -46,5 +60,17 @@ inline constexpr auto kPresignedExpiryMax = std::chrono::seconds(604800);  // 7 
 inline constexpr uint64_t kAwsChunkSizeMin = 8 * kKiB;            // non-final aws-chunked chunk
 inline constexpr uint64_t kAwsChunkHeaderBytesMax = 4 * kKiB;      // "<hex>;chunk-signature=...\r\n"
 inline constexpr uint64_t kAwsTrailerBytesMax = 16 * kKiB;         // all trailer lines
+inline constexpr uint64_t kSigningKeyCacheEntriesMax = 4096;       // derived SigV4 keys kept (per key, day, region, service)
+
+// Server start-up and housekeeping.
+inline constexpr uint32_t kRootAccessKeyBytesMin = 3;        // SERAC_ROOT_USER
+inline constexpr uint32_t kRootAccessKeyBytesMax = 128;
+inline constexpr uint32_t kRootSecretKeyBytesMin = 8;        // SERAC_ROOT_PASSWORD
+inline constexpr uint32_t kRootSecretKeyBytesMax = 128;
+inline constexpr uint32_t kGeneratedAccessKeyBytes = 20;     // first-start root access key
+inline constexpr uint32_t kGeneratedSecretKeyBytes = 40;     // first-start root secret key
+inline constexpr uint64_t kRootCredentialsFileBytesMax = 4 * kKiB;
+inline constexpr uint32_t kGarbageBatchMax = 256;            // blobs removed per GC round
+inline constexpr auto kGarbageCollectionInterval = std::chrono::seconds(1);
 
 }  // namespace serac::limits
