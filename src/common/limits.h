@@ -73,4 +73,7 @@ inline constexpr uint64_t kRootCredentialsFileBytesMax = 4 * kKiB;
 inline constexpr uint32_t kGarbageBatchMax = 256;            // blobs removed per GC round
 inline constexpr auto kGarbageCollectionInterval = std::chrono::seconds(1);
 
+// Iceberg metadata.
+inline constexpr uint32_t kIcebergTypeNestingDepthMax = 100;  // struct/list/map levels in one schema
+
 }  // namespace serac::limits

@@ -1,1 +1,915 @@
-// Implementation pending.
+// The HTTP/1.1 server. One acceptor thread hands each connection to its own thread, which serves
+// requests one after another with Beast's synchronous parser; handlers may block. A watchdog
+// thread enforces every timeout: a connection publishes a deadline before each blocking read or
+// write, and the watchdog shuts the socket down once it passes, which wakes the blocked call.
+// (Socket receive timeouts would not work: Asio's synchronous operations poll again on EAGAIN.)
+//
+// Plain TCP and TLS share one code path, Connection<Stream>, templated on the stream type.
+#include "http/server.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/ssl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <type_traits>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/random.h"
+#include "http/response_internal.h"
+
+namespace serac::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+using TlsStream = asio::ssl::stream<tcp::socket>;
+using RequestParser = bhttp::request_parser<bhttp::buffer_body>;
+
+// First read of a new request; read_header asks for more if the head is longer.
+constexpr size_t kFirstReadBytes = 16 * 1024;
+// Stack buffer for discarding bytes nobody will look at.
+constexpr size_t kDiscardChunkBytes = 16 * 1024;
+
+int64_t SteadyNowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t ToNanos(std::chrono::milliseconds duration) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count();
+}
+
+std::string FormatEndpoint(const tcp::endpoint& endpoint) {
+  std::string address = endpoint.address().to_string();
+  if (endpoint.address().is_v6()) address = "[" + address + "]";
+  return address + ":" + std::to_string(endpoint.port());
+}
+
+// What the watchdog knows about one connection. The fd stays open while the slot is registered:
+// the connection thread unregisters it before closing, so the watchdog never touches a reused fd.
+struct ConnectionSlot {
+  int fd = -1;
+  std::atomic<int64_t> deadline_nanos{0};  // steady clock; 0 while nothing blocks on the socket
+  std::atomic<bool> idle{false};           // waiting for the first byte of the next request
+  std::atomic<bool> timed_out{false};      // the watchdog shut the socket because of the deadline
+  bool shut = false;                       // guarded by ServerCore::mutex
+};
+
+// Everything the server shares between its threads.
+struct ServerCore {
+  ServerOptions options;
+  Handler handler;
+  Metrics* metrics = nullptr;
+
+  asio::io_context io;
+  std::optional<tcp::acceptor> acceptor;
+  std::optional<asio::ssl::context> tls;
+  int acceptor_fd = -1;
+  uint16_t bound_port = 0;
+  std::atomic<bool> draining{false};
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::map<uint64_t, std::shared_ptr<ConnectionSlot>> slots;  // guarded by mutex
+  uint64_t next_slot_id = 0;                                   // guarded by mutex
+  size_t connection_threads = 0;                               // guarded by mutex
+  bool acceptor_running = false;                               // guarded by mutex
+  bool shutdown_requested = false;                             // guarded by mutex
+  bool watchdog_stop = false;                                  // guarded by mutex
+  int64_t grace_deadline_nanos = 0;                            // guarded by mutex
+
+  std::mutex join_mutex;
+  std::thread acceptor_thread;
+  std::thread watchdog_thread;
+
+  Status ConfigureTls();
+  Status Listen();
+  void AcceptLoop();
+  void Dispatch(tcp::socket socket, const tcp::endpoint& peer);
+  void RejectOverCapacity(tcp::socket& socket);
+  void RunConnection(uint64_t slot_id, std::shared_ptr<ConnectionSlot> slot, tcp::socket socket,
+                     std::string remote_address);
+  void Unregister(uint64_t slot_id);
+  void WatchdogLoop();
+  std::chrono::milliseconds WatchdogTick() const;
+  void ShutDownDueSockets(int64_t now_nanos);
+};
+
+// ---------------------------------------------------------------------------------------------
+// One client connection. It is also the BodyReader and ResponseWriter of its current request;
+// the per-request fields are reset before each request.
+template <class Stream>
+class Connection final : public BodyReader, public ResponseWriter {
+ public:
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+  Connection(ServerCore& server, ConnectionSlot& slot, Stream& stream, std::string remote_address)
+      : server_(server),
+        slot_(slot),
+        stream_(stream),
+        remote_address_(std::move(remote_address)),
+        buffer_(limits::kIoBufferBytes) {}
+
+  void Serve() {
+    if constexpr (kTls) {
+      if (!Handshake()) return;
+    }
+    while (ServeOneRequest()) {
+    }
+    Close();
+  }
+
+  // BodyReader.
+  Result<size_t> Read(char* buffer, size_t capacity) override;
+  std::optional<uint64_t> content_length() const override;
+  void SetLimit(uint64_t bytes_max) override { body_limit_ = bytes_max; }
+
+  // ResponseWriter.
+  void SetStatus(int status) override {
+    if (!started_) status_ = status;
+  }
+  void AddHeader(std::string_view name, std::string_view value) override {
+    if (!started_) response_headers_.push_back({std::string(name), std::string(value)});
+  }
+  Status Send(std::string_view body) override { return StartResponse(body.size(), body); }
+  Status Begin(uint64_t content_length) override { return StartResponse(content_length, {}); }
+  Status Write(const char* data, size_t size) override;
+  Status SendFile(int fd, uint64_t offset, uint64_t length) override;
+  Status SendContinue() override;
+  bool started() const override { return started_; }
+  int status() const override { return status_; }
+  void CloseAfterResponse() override { close_after_ = true; }
+
+ private:
+  void ResetRequestState();
+  bool Handshake();
+  bool AwaitRequestStart();
+  bool ServeOneRequest();
+  void RejectMalformedHead(const beast::error_code& error);
+  bool AcceptHead();
+  void RunHandler();
+  void FinishExchange(std::chrono::steady_clock::time_point started_at);
+  void SendServerError(int status, std::string_view s3_code, std::string_view message);
+  void Close();
+
+  Status StartResponse(uint64_t content_length, std::string_view inline_body);
+  void DecideConnectionReuse();
+  bool DrainSmallRemainder();
+  bool SuppressesBody() const;
+  Status CheckBodyFits(uint64_t size);
+  template <class Buffers>
+  bool WriteAll(const Buffers& buffers);
+  Status WriteBody(const char* data, size_t size);
+  Status SendFileByCopy(int fd, uint64_t offset, uint64_t length);
+  Status SendFileBySyscall(int fd, uint64_t offset, uint64_t length);
+  Status FailBody(ErrorCode code, std::string message);
+  Status ConnectionLost() const;
+
+  int socket_fd() const { return stream_.lowest_layer().native_handle(); }
+  void Arm(std::chrono::milliseconds timeout) {
+    slot_.deadline_nanos.store(SteadyNowNanos() + ToNanos(timeout));
+  }
+  void Disarm() { slot_.deadline_nanos.store(0); }
+
+  ServerCore& server_;
+  ConnectionSlot& slot_;
+  Stream& stream_;
+  const std::string remote_address_;
+  beast::flat_buffer buffer_;  // bounded by limits::kIoBufferBytes; keeps pipelined bytes
+  std::optional<RequestParser> parser_;
+  std::vector<char> file_buffer_;  // TLS SendFile only, allocated on first use
+
+  // Per request.
+  Request request_;
+  RequestOutcome outcome_;
+  bool is_head_ = false;
+  bool expects_continue_ = false;
+  bool continue_sent_ = false;
+  bool close_after_ = false;
+  Status body_error_;
+  std::optional<uint64_t> body_limit_;
+  uint64_t body_bytes_read_ = 0;
+  int status_ = 200;
+  std::vector<Header> response_headers_;
+  bool started_ = false;
+  bool write_failed_ = false;
+  uint64_t response_length_ = 0;      // Content-Length announced
+  uint64_t response_body_given_ = 0;  // bytes the handler passed to Write/SendFile
+  uint64_t response_wire_bytes_ = 0;  // body bytes actually sent (0 for HEAD)
+};
+
+template <class Stream>
+void Connection<Stream>::ResetRequestState() {
+  request_ = Request{};
+  request_.remote_address = remote_address_;
+  request_.tls = kTls;
+  request_.request_id = RandomRequestId();
+  outcome_ = RequestOutcome{};
+  is_head_ = false;
+  expects_continue_ = false;
+  continue_sent_ = false;
+  close_after_ = false;
+  body_error_ = Status::Ok();
+  body_limit_.reset();
+  body_bytes_read_ = 0;
+  status_ = 200;
+  response_headers_.clear();
+  started_ = false;
+  write_failed_ = false;
+  response_length_ = 0;
+  response_body_given_ = 0;
+  response_wire_bytes_ = 0;
+}
+
+template <class Stream>
+bool Connection<Stream>::Handshake() {
+  if constexpr (kTls) {
+    beast::error_code error;
+    Arm(server_.options.header_read_timeout);
+    stream_.handshake(asio::ssl::stream_base::server, error);
+    Disarm();
+    return !error;
+  }
+  return true;
+}
+
+// Waits (under the idle timeout) until the next request's first byte has arrived. Returns false
+// when the connection should end: the client left, idled too long, or the server is draining.
+template <class Stream>
+bool Connection<Stream>::AwaitRequestStart() {
+  if (buffer_.size() > 0) return true;  // a pipelined request is already here
+  slot_.idle.store(true);
+  // Checked after publishing idle so that either we see draining or the watchdog sees us idle.
+  if (server_.draining.load()) {
+    slot_.idle.store(false);
+    return false;
+  }
+  beast::error_code error;
+  Arm(server_.options.idle_timeout);
+  size_t received = stream_.read_some(buffer_.prepare(kFirstReadBytes), error);
+  Disarm();
+  slot_.idle.store(false);
+  if (error) return false;
+  buffer_.commit(received);
+  return true;
+}
+
+template <class Stream>
+bool Connection<Stream>::ServeOneRequest() {
+  if (!AwaitRequestStart()) return false;
+  auto started_at = std::chrono::steady_clock::now();
+  ResetRequestState();
+  parser_.emplace();
+  parser_->header_limit(static_cast<uint32_t>(limits::kRequestHeaderBytesMax));
+  parser_->body_limit(boost::none);  // BodyReader::SetLimit decides
+  beast::error_code error;
+  Arm(server_.options.header_read_timeout);
+  bhttp::read_header(stream_, buffer_, *parser_, error);
+  Disarm();
+  if (error) {
+    RejectMalformedHead(error);
+    if (!started_) return false;  // nothing worth logging: the client went away or timed out
+  } else if (AcceptHead()) {
+    RunHandler();
+  }
+  FinishExchange(started_at);
+  return !close_after_;
+}
+
+template <class Stream>
+void Connection<Stream>::RejectMalformedHead(const beast::error_code& error) {
+  close_after_ = true;
+  // The request line may have been parsed; it tells which error dialect the client speaks.
+  const auto& partial = parser_->get();
+  request_.method = std::string(partial.method_string());
+  internal::SplitTarget(partial.target(), request_.path, request_.query);
+  if (error == bhttp::error::header_limit) {
+    SendServerError(431, "RequestHeaderSectionTooLarge",
+                    "The request header exceeds kRequestHeaderBytesMax (" +
+                        std::to_string(limits::kRequestHeaderBytesMax) + " bytes).");
+    return;
+  }
+  bool parse_error = error.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
+  if (!parse_error || error == bhttp::error::end_of_stream ||
+      error == bhttp::error::partial_message || slot_.timed_out.load()) {
+    return;  // connection-level failure: nobody to answer
+  }
+  SendServerError(400, "BadRequest", "The request is not valid HTTP/1.1: " + error.message());
+}
+
+// Copies the parsed head into request_ and enforces the limits Beast does not know about.
+template <class Stream>
+bool Connection<Stream>::AcceptHead() {
+  const auto& head = parser_->get();
+  request_.method = std::string(head.method_string());
+  request_.target = std::string(head.target());
+  internal::SplitTarget(request_.target, request_.path, request_.query);
+  is_head_ = head.method() == bhttp::verb::head;
+  close_after_ = !parser_->keep_alive();
+  if (static_cast<uint64_t>(std::distance(head.begin(), head.end())) >
+      limits::kRequestHeaderCountMax) {
+    close_after_ = true;
+    SendServerError(431, "RequestHeaderSectionTooLarge",
+                    "The request has more than kRequestHeaderCountMax (" +
+                        std::to_string(limits::kRequestHeaderCountMax) + ") header fields.");
+    return false;
+  }
+  if (request_.target.size() > limits::kRequestTargetBytesMax) {
+    close_after_ = true;
+    SendServerError(414, "RequestURITooLong",
+                    "The request target exceeds kRequestTargetBytesMax (" +
+                        std::to_string(limits::kRequestTargetBytesMax) + " bytes).");
+    return false;
+  }
+  request_.headers.reserve(std::distance(head.begin(), head.end()));
+  for (const auto& field : head) {
+    request_.headers.push_back({std::string(field.name_string()), std::string(field.value())});
+  }
+  expects_continue_ = head.version() >= 11 &&
+                      beast::iequals(head[bhttp::field::expect], "100-continue");
+  return true;
+}
+
+template <class Stream>
+void Connection<Stream>::RunHandler() {
+  try {
+    server_.handler(request_, *this, *this, outcome_);
+  } catch (const std::exception& e) {
+    log::Error(std::string("http handler threw: ") + e.what());
+    close_after_ = true;
+  } catch (...) {
+    log::Error("http handler threw a non-standard exception");
+    close_after_ = true;
+  }
+}
+
+template <class Stream>
+void Connection<Stream>::FinishExchange(std::chrono::steady_clock::time_point started_at) {
+  if (!started_ && !write_failed_) {
+    SendServerError(500, "InternalError", "The server produced no response.");
+  }
+  // The client was promised Content-Length bytes; a short body can only end with the connection.
+  if (started_ && !SuppressesBody() && response_body_given_ < response_length_) close_after_ = true;
+  if (!close_after_ && parser_ && !parser_->is_done() && !DrainSmallRemainder()) {
+    close_after_ = true;
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
+  if (server_.metrics != nullptr) {
+    server_.metrics->RecordRequest(outcome_.operation, status_, body_bytes_read_,
+                                   response_wire_bytes_, seconds);
+  }
+  if (server_.options.access_log) {
+    log::Info(internal::FormatAccessLog({.remote_address = remote_address_,
+                                         .method = request_.method,
+                                         .path = request_.path,
+                                         .status = status_,
+                                         .bytes_in = body_bytes_read_,
+                                         .bytes_out = response_wire_bytes_,
+                                         .duration_ms = seconds * 1000,
+                                         .request_id = request_.request_id,
+                                         .operation = outcome_.operation,
+                                         .principal = outcome_.principal}));
+  }
+}
+
+template <class Stream>
+void Connection<Stream>::SendServerError(int status, std::string_view s3_code,
+                                         std::string_view message) {
+  if (started_) return;
+  internal::ServerError error =
+      internal::BuildServerError(request_.path, status, s3_code, message, request_.request_id);
+  status_ = status;
+  response_headers_.clear();
+  response_headers_.push_back({"Content-Type", error.content_type});
+  (void)Send(error.body);
+}
+
+// Ends the connection so that the client still sees our last response: under TLS a close_notify,
+// on plain TCP a FIN and then a short read-and-discard, because closing with unread bytes in the
+// receive queue makes the kernel send a reset that can destroy the response in flight.
+template <class Stream>
+void Connection<Stream>::Close() {
+  beast::error_code error;
+  if constexpr (kTls) {
+    Arm(std::min<std::chrono::milliseconds>(server_.options.response_stall_timeout,
+                                            limits::kLingeringCloseTimeout));
+    stream_.shutdown(error);
+    Disarm();
+  } else {
+    ::shutdown(socket_fd(), SHUT_WR);
+    Arm(limits::kLingeringCloseTimeout);
+    char discard[kDiscardChunkBytes];
+    while (::recv(socket_fd(), discard, sizeof(discard), 0) > 0) {
+    }
+    Disarm();
+  }
+}
+
+// ----- BodyReader ---------------------------------------------------------------------------
+
+template <class Stream>
+Status Connection<Stream>::FailBody(ErrorCode code, std::string message) {
+  body_error_ = Error(code, std::move(message));
+  close_after_ = true;  // the connection is somewhere inside a body: it cannot be reused
+  return body_error_;
+}
+
+template <class Stream>
+std::optional<uint64_t> Connection<Stream>::content_length() const {
+  if (!parser_ || parser_->chunked()) return std::nullopt;
+  boost::optional<uint64_t> length = parser_->content_length();
+  return length ? *length : 0;  // no Content-Length and not chunked: a request without a body
+}
+
+template <class Stream>
+Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
+  if (!body_error_.ok()) return body_error_;
+  if (parser_->is_done()) return size_t{0};
+  if (capacity == 0) return Error(ErrorCode::kInternal, "BodyReader::Read with no capacity");
+  std::optional<uint64_t> announced = content_length();
+  if (body_limit_ && announced && *announced > *body_limit_) {
+    return FailBody(ErrorCode::kLimitExceeded, "request body of " + std::to_string(*announced) +
+                                                   " bytes exceeds the limit of " +
+                                                   std::to_string(*body_limit_) + " bytes");
+  }
+  if (!SendContinue().ok()) return FailBody(ErrorCode::kIncompleteBody, "client connection lost");
+  while (true) {
+    auto& body = parser_->get().body();
+    body.data = buffer;
+    body.size = capacity;
+    beast::error_code error;
+    Arm(server_.options.body_stall_timeout);
+    bhttp::read_some(stream_, buffer_, *parser_, error);
+    Disarm();
+    size_t received = capacity - body.size;
+    body.data = nullptr;
+    if (error == bhttp::error::need_buffer) error = {};
+    if (error) {
+      if (slot_.timed_out.load()) {
+        return FailBody(ErrorCode::kTimeout, "request body stalled longer than the body timeout");
+      }
+      return FailBody(ErrorCode::kIncompleteBody,
+                      "the client sent an incomplete request body: " + error.message());
+    }
+    if (received > 0) {
+      body_bytes_read_ += received;
+      if (body_limit_ && body_bytes_read_ > *body_limit_) {
+        return FailBody(ErrorCode::kLimitExceeded, "request body exceeds the limit of " +
+                                                       std::to_string(*body_limit_) + " bytes");
+      }
+      return received;
+    }
+    if (parser_->is_done()) return size_t{0};
+  }
+}
+
+// Reads away what is left of a body nobody wants, if that is cheap; false means the connection
+// has to close instead.
+template <class Stream>
+bool Connection<Stream>::DrainSmallRemainder() {
+  if (!body_error_.ok()) return false;
+  if (parser_->is_done()) return true;
+  // Without our 100 Continue the client may never send the body; waiting for it would hang.
+  if (expects_continue_ && !continue_sent_) return false;
+  boost::optional<uint64_t> remaining = parser_->content_length_remaining();
+  if (remaining && *remaining > limits::kUnreadBodyDrainBytesMax) return false;
+  char discard[kDiscardChunkBytes];
+  uint64_t drained = 0;
+  while (drained <= limits::kUnreadBodyDrainBytesMax) {
+    Result<size_t> got = Read(discard, sizeof(discard));
+    if (!got.ok()) return false;
+    if (*got == 0) return true;
+    drained += *got;
+  }
+  return false;
+}
+
+// ----- ResponseWriter -----------------------------------------------------------------------
+
+template <class Stream>
+Status Connection<Stream>::ConnectionLost() const {
+  if (slot_.timed_out.load()) {
+    return Error(ErrorCode::kTimeout, "the client stopped reading the response");
+  }
+  return Error(ErrorCode::kIoError, "the client connection was lost");
+}
+
+template <class Stream>
+template <class Buffers>
+bool Connection<Stream>::WriteAll(const Buffers& buffers) {
+  beast::error_code error;
+  Arm(server_.options.response_stall_timeout);
+  asio::write(stream_, buffers, error);
+  Disarm();
+  if (error) {
+    write_failed_ = true;
+    close_after_ = true;
+  }
+  return !error;
+}
+
+template <class Stream>
+Status Connection<Stream>::SendContinue() {
+  if (!expects_continue_ || continue_sent_ || started_ || parser_->is_done()) return Status::Ok();
+  continue_sent_ = true;
+  static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+  if (!WriteAll(asio::buffer(kContinue.data(), kContinue.size()))) return ConnectionLost();
+  return Status::Ok();
+}
+
+template <class Stream>
+bool Connection<Stream>::SuppressesBody() const {
+  return is_head_ || status_ == 204 || status_ == 304 || status_ < 200;
+}
+
+// Settles whether this response ends the connection, before the head announces it.
+template <class Stream>
+void Connection<Stream>::DecideConnectionReuse() {
+  if (server_.draining.load()) close_after_ = true;
+  if (!close_after_ && parser_ && !parser_->is_done() && !DrainSmallRemainder()) {
+    close_after_ = true;
+  }
+}
+
+template <class Stream>
+Status Connection<Stream>::StartResponse(uint64_t content_length, std::string_view inline_body) {
+  if (started_) return Error(ErrorCode::kInternal, "the response was already started");
+  DecideConnectionReuse();
+  bool no_length = status_ == 204 || status_ == 304 || status_ < 200;
+  std::string head = internal::BuildResponseHead(
+      status_, response_headers_, no_length ? std::nullopt : std::optional<uint64_t>(content_length),
+      close_after_, request_.request_id);
+  started_ = true;
+  response_length_ = content_length;
+  if (SuppressesBody()) {
+    response_body_given_ = inline_body.size();
+    inline_body = {};
+  }
+  // Small bodies leave in the same write as the head.
+  size_t first_part = std::min<size_t>(inline_body.size(), limits::kIoBufferBytes);
+  std::array<asio::const_buffer, 2> buffers = {asio::buffer(head),
+                                               asio::buffer(inline_body.data(), first_part)};
+  if (!WriteAll(buffers)) return ConnectionLost();
+  response_body_given_ += first_part;
+  response_wire_bytes_ += first_part;
+  if (first_part < inline_body.size()) {
+    response_body_given_ += inline_body.size() - first_part;
+    return WriteBody(inline_body.data() + first_part, inline_body.size() - first_part);
+  }
+  return Status::Ok();
+}
+
+template <class Stream>
+Status Connection<Stream>::CheckBodyFits(uint64_t size) {
+  if (!started_) return Error(ErrorCode::kInternal, "response body written before Begin()");
+  if (write_failed_) return ConnectionLost();
+  if (size > response_length_ - std::min(response_body_given_, response_length_)) {
+    close_after_ = true;
+    return Error(ErrorCode::kInternal, "response body longer than its Content-Length");
+  }
+  response_body_given_ += size;
+  return Status::Ok();
+}
+
+// Writes in pieces so the response stall timeout measures progress, not total transfer time.
+template <class Stream>
+Status Connection<Stream>::WriteBody(const char* data, size_t size) {
+  while (size > 0) {
+    size_t piece = std::min<size_t>(size, limits::kIoBufferBytes);
+    if (!WriteAll(asio::buffer(data, piece))) return ConnectionLost();
+    response_wire_bytes_ += piece;
+    data += piece;
+    size -= piece;
+  }
+  return Status::Ok();
+}
+
+template <class Stream>
+Status Connection<Stream>::Write(const char* data, size_t size) {
+  SERAC_RETURN_IF_ERROR(CheckBodyFits(size));
+  if (SuppressesBody()) return Status::Ok();
+  return WriteBody(data, size);
+}
+
+template <class Stream>
+Status Connection<Stream>::SendFile(int fd, uint64_t offset, uint64_t length) {
+  SERAC_RETURN_IF_ERROR(CheckBodyFits(length));
+  if (SuppressesBody()) return Status::Ok();
+  if constexpr (kTls) {
+    return SendFileByCopy(fd, offset, length);
+  } else {
+    return SendFileBySyscall(fd, offset, length);
+  }
+}
+
+template <class Stream>
+Status Connection<Stream>::SendFileBySyscall(int fd, uint64_t offset, uint64_t length) {
+  auto file_offset = static_cast<off_t>(offset);
+  while (length > 0) {
+    size_t piece = static_cast<size_t>(std::min<uint64_t>(length, limits::kIoBufferBytes));
+    Arm(server_.options.response_stall_timeout);
+    ssize_t sent = ::sendfile(socket_fd(), fd, &file_offset, piece);
+    int saved_errno = errno;
+    Disarm();
+    if (sent < 0 && saved_errno == EINTR) continue;
+    if (sent <= 0) {
+      write_failed_ = true;
+      close_after_ = true;
+      if (sent == 0) return Error(ErrorCode::kIoError, "file ended before the announced length");
+      if (saved_errno == EPIPE || saved_errno == ECONNRESET || slot_.timed_out.load()) {
+        return ConnectionLost();
+      }
+      return Error(ErrorCode::kIoError, std::string("sendfile: ") + std::strerror(saved_errno));
+    }
+    response_wire_bytes_ += static_cast<uint64_t>(sent);
+    length -= static_cast<uint64_t>(sent);
+  }
+  return Status::Ok();
+}
+
+// TLS encrypts in user space, so the file passes through a bounded buffer.
+template <class Stream>
+Status Connection<Stream>::SendFileByCopy(int fd, uint64_t offset, uint64_t length) {
+  if (file_buffer_.empty()) file_buffer_.resize(limits::kIoBufferBytes);
+  while (length > 0) {
+    size_t want = static_cast<size_t>(std::min<uint64_t>(length, file_buffer_.size()));
+    ssize_t got = ::pread(fd, file_buffer_.data(), want, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      close_after_ = true;
+      write_failed_ = true;
+      if (got == 0) return Error(ErrorCode::kIoError, "file ended before the announced length");
+      return Error(ErrorCode::kIoError, std::string("pread: ") + std::strerror(errno));
+    }
+    SERAC_RETURN_IF_ERROR(WriteBody(file_buffer_.data(), static_cast<size_t>(got)));
+    offset += static_cast<uint64_t>(got);
+    length -= static_cast<uint64_t>(got);
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// ServerCore.
+
+Status ServerCore::ConfigureTls() {
+  if (options.tls_cert_file.empty() && options.tls_key_file.empty()) return Status::Ok();
+  if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "TLS needs both a certificate and a key file");
+  }
+  tls.emplace(asio::ssl::context::tls_server);
+  tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                   asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use);
+  SSL_CTX_set_min_proto_version(tls->native_handle(), TLS1_2_VERSION);
+  beast::error_code error;
+  tls->use_certificate_chain_file(options.tls_cert_file, error);
+  if (error) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "cannot load TLS certificate " + options.tls_cert_file + ": " + error.message());
+  }
+  tls->use_private_key_file(options.tls_key_file, asio::ssl::context::pem, error);
+  if (error) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "cannot load TLS key " + options.tls_key_file + ": " + error.message());
+  }
+  return Status::Ok();
+}
+
+Status ServerCore::Listen() {
+  beast::error_code error;
+  asio::ip::address address = asio::ip::make_address(options.address, error);
+  if (error) return Error(ErrorCode::kInvalidArgument, "bad listen address " + options.address);
+  tcp::endpoint endpoint(address, options.port);
+  acceptor.emplace(io);
+  acceptor->open(endpoint.protocol(), error);
+  if (!error) acceptor->set_option(asio::socket_base::reuse_address(true), error);
+  if (!error) acceptor->bind(endpoint, error);
+  if (!error) acceptor->listen(asio::socket_base::max_listen_connections, error);
+  if (error) {
+    return Error(ErrorCode::kIoError, "cannot listen on " + options.address + ":" +
+                                          std::to_string(options.port) + ": " + error.message());
+  }
+  bound_port = acceptor->local_endpoint(error).port();
+  acceptor_fd = acceptor->native_handle();
+  return Status::Ok();
+}
+
+void ServerCore::AcceptLoop() {
+  while (true) {
+    tcp::socket socket(io);
+    tcp::endpoint peer;
+    beast::error_code error;
+    acceptor->accept(socket, peer, error);
+    if (draining.load()) break;
+    if (error) {
+      // Out of descriptors or a peer that gave up: back off briefly rather than spin.
+      log::Warn("http accept failed: " + error.message());
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    Dispatch(std::move(socket), peer);
+  }
+  std::lock_guard lock(mutex);
+  beast::error_code ignored;
+  acceptor->close(ignored);
+  acceptor_running = false;
+  changed.notify_all();
+}
+
+void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer) {
+  beast::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);  // heads and bodies may leave in two writes
+  auto slot = std::make_shared<ConnectionSlot>();
+  slot->fd = socket.native_handle();
+  uint64_t slot_id = 0;
+  {
+    std::lock_guard lock(mutex);
+    if (slots.size() >= options.connections_max) {
+      RejectOverCapacity(socket);
+      return;
+    }
+    slot_id = next_slot_id++;
+    slots.emplace(slot_id, slot);
+    ++connection_threads;
+  }
+  try {
+    std::thread(&ServerCore::RunConnection, this, slot_id, slot, std::move(socket),
+                FormatEndpoint(peer))
+        .detach();
+  } catch (const std::exception& e) {
+    log::Error(std::string("http cannot start a connection thread: ") + e.what());
+    Unregister(slot_id);
+    std::lock_guard lock(mutex);
+    --connection_threads;
+    changed.notify_all();
+  }
+}
+
+// Answers without a thread: the reply fits the socket's send buffer, so this never blocks.
+void ServerCore::RejectOverCapacity(tcp::socket& socket) {
+  if (!tls) {
+    internal::ServerError error = internal::BuildServerError(
+        "/", 503, "ServiceUnavailable", "Too many open connections; retry later.", "");
+    std::string response =
+        internal::BuildResponseHead(503, {{"Content-Type", error.content_type}},
+                                    error.body.size(), true, RandomRequestId()) +
+        error.body;
+    (void)::send(socket.native_handle(), response.data(), response.size(),
+                 MSG_DONTWAIT | MSG_NOSIGNAL);
+  }
+  ::shutdown(socket.native_handle(), SHUT_RDWR);
+}
+
+void ServerCore::RunConnection(uint64_t slot_id, std::shared_ptr<ConnectionSlot> slot,
+                               tcp::socket socket, std::string remote_address) {
+  if (metrics != nullptr) metrics->ConnectionOpened();
+  if (tls) {
+    TlsStream stream(std::move(socket), *tls);
+    Connection<TlsStream>(*this, *slot, stream, std::move(remote_address)).Serve();
+    Unregister(slot_id);  // before the stream closes the fd
+  } else {
+    Connection<tcp::socket>(*this, *slot, socket, std::move(remote_address)).Serve();
+    Unregister(slot_id);
+    beast::error_code ignored;
+    socket.close(ignored);
+  }
+  if (metrics != nullptr) metrics->ConnectionClosed();
+  std::lock_guard lock(mutex);
+  --connection_threads;
+  changed.notify_all();
+}
+
+void ServerCore::Unregister(uint64_t slot_id) {
+  std::lock_guard lock(mutex);
+  slots.erase(slot_id);
+}
+
+std::chrono::milliseconds ServerCore::WatchdogTick() const {
+  std::chrono::milliseconds shortest =
+      std::min({options.idle_timeout, options.header_read_timeout, options.body_stall_timeout,
+                options.response_stall_timeout, options.shutdown_grace_period});
+  return std::clamp<std::chrono::milliseconds>(shortest / 4, std::chrono::milliseconds(5),
+                                               std::chrono::milliseconds(250));
+}
+
+void ServerCore::WatchdogLoop() {
+  std::chrono::milliseconds tick = WatchdogTick();
+  std::unique_lock lock(mutex);
+  while (!watchdog_stop) {
+    changed.wait_for(lock, tick);
+    ShutDownDueSockets(SteadyNowNanos());
+  }
+}
+
+// Caller holds mutex. Shutting a socket down (not closing it) wakes the blocked thread, which
+// then unwinds and closes it itself.
+void ServerCore::ShutDownDueSockets(int64_t now_nanos) {
+  bool draining_now = draining.load();
+  bool grace_over = draining_now && now_nanos >= grace_deadline_nanos;
+  for (auto& [id, slot] : slots) {
+    if (slot->shut) continue;
+    int64_t deadline = slot->deadline_nanos.load();
+    bool expired = deadline != 0 && now_nanos >= deadline;
+    if (!expired && !grace_over && !(draining_now && slot->idle.load())) continue;
+    if (expired) slot->timed_out.store(true);
+    ::shutdown(slot->fd, SHUT_RDWR);
+    slot->shut = true;
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+struct Server::Impl : ServerCore {};
+
+Server::Server(ServerOptions options, Handler handler, Metrics* metrics)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->handler = std::move(handler);
+  impl_->metrics = metrics;
+}
+
+Server::~Server() {
+  Shutdown();
+  Wait();
+}
+
+Status Server::Start() {
+  // A client that vanishes mid-sendfile would otherwise kill the process with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  SERAC_RETURN_IF_ERROR(impl_->ConfigureTls());
+  SERAC_RETURN_IF_ERROR(impl_->Listen());
+  try {
+    std::lock_guard lock(impl_->mutex);
+    impl_->acceptor_running = true;
+    impl_->watchdog_thread = std::thread(&ServerCore::WatchdogLoop, impl_.get());
+    impl_->acceptor_thread = std::thread(&ServerCore::AcceptLoop, impl_.get());
+  } catch (const std::exception& e) {
+    impl_->acceptor_running = impl_->acceptor_thread.joinable();
+    return Error(ErrorCode::kInternal, std::string("cannot start server threads: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+uint16_t Server::port() const { return impl_->bound_port; }
+
+void Server::Shutdown() {
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->shutdown_requested) return;
+  impl_->shutdown_requested = true;
+  impl_->grace_deadline_nanos = SteadyNowNanos() + ToNanos(impl_->options.shutdown_grace_period);
+  impl_->draining.store(true);
+  // Wakes the blocked accept(); the acceptor thread then closes the socket itself.
+  if (impl_->acceptor_running) ::shutdown(impl_->acceptor_fd, SHUT_RDWR);
+  impl_->ShutDownDueSockets(SteadyNowNanos());  // idle connections go at once
+  impl_->changed.notify_all();
+}
+
+void Server::Wait() {
+  {
+    std::unique_lock lock(impl_->mutex);
+    impl_->changed.wait(lock, [this] {
+      return impl_->shutdown_requested && !impl_->acceptor_running &&
+             impl_->connection_threads == 0;
+    });
+    impl_->watchdog_stop = true;
+    impl_->changed.notify_all();
+  }
+  std::lock_guard join_lock(impl_->join_mutex);
+  if (impl_->acceptor_thread.joinable()) impl_->acceptor_thread.join();
+  if (impl_->watchdog_thread.joinable()) impl_->watchdog_thread.join();
+}
+
+}  // namespace serac::http

@@ -4,10 +4,12 @@
 // closes connections whose deadline passed.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "common/limits.h"
 #include "common/status.h"
 #include "http/http.h"
 #include "http/metrics.h"
@@ -20,6 +22,13 @@ struct ServerOptions {
   std::string tls_cert_file;        // PEM; TLS is on when both files are set
   std::string tls_key_file;
   bool access_log = true;
+  // Limits, overridable so tests need not wait a minute; production uses the defaults.
+  uint32_t connections_max = limits::kConnectionsMax;
+  std::chrono::milliseconds idle_timeout = limits::kIdleConnectionTimeout;
+  std::chrono::milliseconds header_read_timeout = limits::kHeaderReadTimeout;
+  std::chrono::milliseconds body_stall_timeout = limits::kBodyStallTimeout;
+  std::chrono::milliseconds response_stall_timeout = limits::kResponseStallTimeout;
+  std::chrono::milliseconds shutdown_grace_period = limits::kShutdownGracePeriod;
 };
 
 class Server {

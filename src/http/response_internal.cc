@@ -1,0 +1,214 @@
+#include "http/response_internal.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include "common/clock.h"
+
+namespace serac::http::internal {
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool IsTokenChar(char c) {
+  if (std::isalnum(static_cast<unsigned char>(c))) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool IsValidHeaderName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!IsTokenChar(c)) return false;
+  }
+  return true;
+}
+
+// The server frames every response itself; a handler's copy of these would contradict it.
+bool IsFramingHeader(std::string_view name) {
+  return EqualsIgnoreCase(name, "Content-Length") || EqualsIgnoreCase(name, "Transfer-Encoding") ||
+         EqualsIgnoreCase(name, "Connection");
+}
+
+bool HasHeader(const std::vector<Header>& headers, std::string_view name) {
+  for (const Header& header : headers) {
+    if (EqualsIgnoreCase(header.name, name)) return true;
+  }
+  return false;
+}
+
+// A CR or LF in a value would let a handler's data split the response; replace them.
+void AppendSanitizedValue(std::string& out, std::string_view value) {
+  for (char c : value) {
+    out += (c == '\r' || c == '\n' || c == '\0') ? ' ' : c;
+  }
+}
+
+void AppendHeader(std::string& out, std::string_view name, std::string_view value) {
+  out.append(name);
+  out += ": ";
+  AppendSanitizedValue(out, value);
+  out += "\r\n";
+}
+
+std::string EscapeXml(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string EscapeJson(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned>(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string_view IcebergErrorType(int status) {
+  switch (status) {
+    case 503: return "ServiceUnavailableException";
+    case 500: return "ServerErrorException";
+    default: return "BadRequestException";
+  }
+}
+
+// Keeps a log line one line with space-separated fields whatever the client sent.
+std::string EscapeLogField(std::string_view value) {
+  if (value.empty()) return "-";
+  std::string out;
+  for (char c : value) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte >= 0x7f || c == '"') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof(escaped), "%%%02X", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void SplitTarget(std::string_view target, std::string& path, std::string& query) {
+  size_t question = target.find('?');
+  if (question == std::string_view::npos) {
+    path.assign(target);
+    query.clear();
+    return;
+  }
+  path.assign(target.substr(0, question));
+  query.assign(target.substr(question + 1));
+}
+
+std::string_view ReasonPhrase(int status) {
+  switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 206: return "Partial Content";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 411: return "Length Required";
+    case 412: return "Precondition Failed";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 416: return "Range Not Satisfiable";
+    case 419: return "Authentication Timeout";
+    case 422: return "Unprocessable Content";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Unknown";
+  }
+}
+
+std::string BuildResponseHead(int status, const std::vector<Header>& handler_headers,
+                              std::optional<uint64_t> content_length, bool close,
+                              std::string_view request_id) {
+  std::string head = "HTTP/1.1 " + std::to_string(status) + " ";
+  head.append(ReasonPhrase(status));
+  head += "\r\n";
+  for (const Header& header : handler_headers) {
+    if (!IsValidHeaderName(header.name) || IsFramingHeader(header.name)) continue;
+    AppendHeader(head, header.name, header.value);
+  }
+  if (!HasHeader(handler_headers, "Server")) AppendHeader(head, "Server", "serac");
+  if (!HasHeader(handler_headers, "Date")) AppendHeader(head, "Date", FormatHttpDate(Now()));
+  if (!HasHeader(handler_headers, "x-amz-request-id")) {
+    AppendHeader(head, "x-amz-request-id", request_id);
+  }
+  if (content_length) AppendHeader(head, "Content-Length", std::to_string(*content_length));
+  if (close) AppendHeader(head, "Connection", "close");
+  head += "\r\n";
+  return head;
+}
+
+ServerError BuildServerError(std::string_view path, int status, std::string_view s3_code,
+                             std::string_view message, std::string_view request_id) {
+  if (path.starts_with("/_iceberg")) {
+    return {"application/json",
+            "{\"error\":{\"message\":\"" + EscapeJson(message) + "\",\"type\":\"" +
+                std::string(IcebergErrorType(status)) + "\",\"code\":" + std::to_string(status) +
+                "}}"};
+  }
+  return {"application/xml",
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + EscapeXml(s3_code) +
+              "</Code><Message>" + EscapeXml(message) + "</Message><RequestId>" +
+              EscapeXml(request_id) + "</RequestId></Error>"};
+}
+
+std::string FormatAccessLog(const AccessLogEntry& entry) {
+  char duration[32];
+  std::snprintf(duration, sizeof(duration), "%.1f", entry.duration_ms);
+  return "access remote=" + EscapeLogField(entry.remote_address) +
+         " method=" + EscapeLogField(entry.method) + " path=" + EscapeLogField(entry.path) +
+         " status=" + std::to_string(entry.status) + " in=" + std::to_string(entry.bytes_in) +
+         " out=" + std::to_string(entry.bytes_out) + " ms=" + duration +
+         " id=" + EscapeLogField(entry.request_id) + " op=" + EscapeLogField(entry.operation) +
+         " principal=" + EscapeLogField(entry.principal);
+}
+
+}  // namespace serac::http::internal
