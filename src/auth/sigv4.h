@@ -40,12 +40,14 @@ enum class PayloadMode {
   kStreamingUnsignedTrailer,  // STREAMING-UNSIGNED-PAYLOAD-TRAILER
   kAbsent,                    // no x-amz-content-sha256 header (generic AWS services): the
                               // signature covers the hex SHA-256 of the body, checked at its end
+                              // (when the head shows there is no body, Verify checks the empty
+                              // body's hash at once and reports kSignedHex instead)
 };
 
 struct VerifyOptions {
   std::vector<std::string> services = {"s3"};  // accepted signing names in the scope
   UriEncoding uri_encoding = UriEncoding::kS3;
-  WallTime now;                                // server time
+  WallTime now;  // server time
 };
 
 // What a verified request proved, and what the body reader still has to check.
@@ -56,10 +58,10 @@ struct VerifiedRequest {
   PayloadMode payload_mode = PayloadMode::kUnsigned;
   std::string payload_sha256_hex;  // for kSignedHex: the value to match against the body
   // Needed to verify aws-chunked chunk and trailer signatures, and kAbsent payloads.
-  std::string signing_key;    // raw 32 bytes of kSigning — never log
-  std::string seed_signature; // hex signature of the request head
-  std::string amz_date;       // 20130524T000000Z
-  std::string scope;          // 20130524/us-east-1/s3/aws4_request
+  std::string signing_key;                        // raw 32 bytes of kSigning — never log
+  std::string seed_signature;                     // hex signature of the request head
+  std::string amz_date;                           // 20130524T000000Z
+  std::string scope;                              // 20130524/us-east-1/s3/aws4_request
   std::string canonical_request_without_payload;  // kAbsent: canonical request up to the payload line
 };
 
@@ -87,7 +89,7 @@ struct SignOptions {
   std::string service = "s3";
   UriEncoding uri_encoding = UriEncoding::kS3;
   WallTime now;
-  std::string payload_sha256_hex;  // "" = UNSIGNED-PAYLOAD
+  std::string payload_sha256_hex;          // "" = UNSIGNED-PAYLOAD
   bool send_content_sha256_header = true;  // false for generic services (PyIceberg-style)
 };
 
@@ -99,7 +101,6 @@ void SignRequest(std::string_view method, std::string_view raw_path, std::string
 
 // Builds a presigned URL query string (without the leading '?') for method/path/host.
 std::string PresignQuery(std::string_view method, std::string_view raw_path, std::string_view host,
-                         const Credentials& credentials, const SignOptions& options,
-                         int64_t expires_seconds);
+                         const Credentials& credentials, const SignOptions& options, int64_t expires_seconds);
 
 }  // namespace serac::auth
