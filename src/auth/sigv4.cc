@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "auth/sigv2_internal.h"
 #include "auth/sigv4_internal.h"
 #include "common/encoding.h"
 #include "common/hash.h"
@@ -343,9 +344,6 @@ Result<AuthParameters> ParseAuthorizationHeader(const http::Request& request, st
     return Error(ErrorCode::kNotImplemented,
                  "Signature Version 4A (AWS4-ECDSA-P256-SHA256) is not supported");
   }
-  if (algorithm == "AWS") {
-    return Error(ErrorCode::kNotImplemented, "Signature Version 2 is not supported; use Signature Version 4");
-  }
   if (algorithm != internal::kSigningAlgorithm || space == std::string_view::npos) {
     return MalformedHeader("the authorization mechanism must be AWS4-HMAC-SHA256.");
   }
@@ -561,9 +559,6 @@ Result<AuthParameters> ParseAuthParameters(const http::Request& request, const s
   if (authorization != nullptr) return ParseAuthorizationHeader(request, *authorization, options);
   if (has_query_auth || FindParam(query, "X-Amz-Credential") != nullptr)
     return ParsePresignedQuery(query, options);
-  if (FindParam(query, "AWSAccessKeyId") != nullptr) {
-    return Error(ErrorCode::kNotImplemented, "Signature Version 2 is not supported; use Signature Version 4");
-  }
   return Error(ErrorCode::kAccessDenied, "The request carries no signature");
 }
 
@@ -632,6 +627,12 @@ bool HasSignature(const http::Request& request) {
 
 Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions& options,
                                const CredentialLookup& lookup) {
+  return Verify(request, options, lookup, nullptr);
+}
+
+Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions& options,
+                               const CredentialLookup& lookup, SignatureMismatchDetail* mismatch) {
+  if (internal::IsSignatureV2(request)) return internal::VerifySignatureV2(request, options, lookup, mismatch);
   std::vector<QueryParam> query = DecodeQuery(request.query);
   SERAC_ASSIGN_OR_RETURN(AuthParameters params, ParseAuthParameters(request, query, options));
   SERAC_ASSIGN_OR_RETURN(PayloadClaim payload, ReadPayloadClaim(request, params, query));
@@ -660,9 +661,14 @@ Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions
     verified.canonical_request_without_payload = std::move(head);
     return verified;
   }
-  std::string expected =
-      SignCanonicalRequest(verified.signing_key, verified.amz_date, verified.scope, head + payload.line);
-  if (!internal::SignaturesEqual(expected, params.signature)) {
+  std::string canonical_request = head + payload.line;
+  std::string string_to_sign = internal::StringToSign(internal::kSigningAlgorithm, verified.amz_date,
+                                                      verified.scope, Sha256Hex(canonical_request));
+  if (!internal::SignaturesEqual(internal::SignatureHex(verified.signing_key, string_to_sign), params.signature)) {
+    if (mismatch != nullptr) {
+      *mismatch = SignatureMismatchDetail{verified.access_key, std::move(string_to_sign),
+                                          std::move(canonical_request), params.signature};
+    }
     return Error(ErrorCode::kSignatureMismatch, std::string(internal::kSignatureMismatchMessage));
   }
   return verified;

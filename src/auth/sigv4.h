@@ -1,5 +1,6 @@
 // AWS Signature Version 4: verification of incoming requests (Authorization header and presigned
-// query) and signing of outgoing ones (CLI, tests). Pure functions over the request head; the
+// query) and signing of outgoing ones (CLI, tests). Verify also accepts the legacy Signature
+// Version 2 (HMAC-SHA1) forms that boto3's default presigner and older tools still produce. Pure functions over the request head; the
 // body side (payload hash, aws-chunked, trailers, checksums) is in payload.h.
 // Thread-safe: no shared mutable state except the signing-key cache, which is internally locked.
 #pragma once
@@ -48,6 +49,9 @@ struct VerifyOptions {
   std::vector<std::string> services = {"s3"};  // accepted signing names in the scope
   UriEncoding uri_encoding = UriEncoding::kS3;
   WallTime now;  // server time
+  // SigV2 only: the bucket named by a virtual-host request's Host, which SigV2 signs as a path
+  // prefix ("/bucket/key"). Empty for path-style requests.
+  std::string virtual_host_bucket;
 };
 
 // What a verified request proved, and what the body reader still has to check.
@@ -63,16 +67,30 @@ struct VerifiedRequest {
   std::string amz_date;                           // 20130524T000000Z
   std::string scope;                              // 20130524/us-east-1/s3/aws4_request
   std::string canonical_request_without_payload;  // kAbsent: canonical request up to the payload line
+  int signature_version = 4;  // 2 for the legacy HMAC-SHA1 forms (payload_mode is then kUnsigned)
 };
 
-// True if the request carries SigV4 auth (header or query); false means anonymous.
+// What the server computed when a signature did not match, for the SignatureDoesNotMatch error
+// body (AWS includes these so clients can debug their signing). Holds no secret material.
+struct SignatureMismatchDetail {
+  std::string access_key;
+  std::string string_to_sign;
+  std::string canonical_request;  // empty for SigV2, which has none
+  std::string signature_provided;
+};
+
+// True if the request carries SigV4 or SigV2 auth (header or query); false means anonymous.
 bool HasSignature(const http::Request& request);
 
 // Verifies the signature of the request head. Errors: kAuthHeaderMalformed, kUnknownAccessKey,
 // kSignatureMismatch, kRequestTimeTooSkewed, kExpired, kAccessDenied (missing date, unsigned
-// x-amz-* headers), kNotImplemented (SigV4a).
+// x-amz-* headers), kNotImplemented (SigV4a), kInvalidArgument (malformed SigV2, mixed mechanisms).
 Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions& options,
                                const CredentialLookup& lookup);
+
+// As above; on kSignatureMismatch also fills `*mismatch` (when non-null) with what was signed.
+Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions& options,
+                               const CredentialLookup& lookup, SignatureMismatchDetail* mismatch);
 
 // The signing key for (secret, day, region, service), cached per day.
 std::string DeriveSigningKey(std::string_view secret_key, std::string_view day, std::string_view region,
