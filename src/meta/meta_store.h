@@ -80,6 +80,7 @@ struct ListObjectsQuery {
   std::string start_after;  // only keys strictly greater (byte order)
   uint32_t limit = 1000;
   bool with_details = true;  // false: key, size, etag, mtime only (cheaper)
+  // Listings never carry inline_data (a page could hold 1000 × 64 KiB); GetObject does.
 };
 
 struct UploadRecord {
@@ -125,7 +126,8 @@ class MetaStore {
   // Inserts or replaces (bucket must exist: kNotFound). kPreconditionFailed when `condition` fails.
   // The replaced object's segments go to the GC queue.
   virtual Status PutObject(const ObjectRecord& object, const WriteCondition& condition) = 0;
-  // OK also when the key is missing (unless condition.if_match is set: then kPreconditionFailed).
+  // OK also when the key is missing (unless condition.if_match is set: then kPreconditionFailed);
+  // kNotFound when the bucket is missing.
   virtual Status DeleteObject(const std::string& bucket, const std::string& key,
                               const WriteCondition& condition) = 0;
   // Keys in byte order. kNotFound if the bucket does not exist.

@@ -1,1 +1,178 @@
-// Implementation pending.
+#include "meta/sqlite/sqlite_meta_store.h"
+
+#include <chrono>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "common/limits.h"
+#include "meta/sqlite/group_commit_internal.h"
+#include "meta/sqlite/sqlite_db_internal.h"
+#include "meta/sqlite/sqlite_meta_store_internal.h"
+#include "meta/sqlite/sqlite_reads_internal.h"
+#include "meta/sqlite/sqlite_schema_internal.h"
+#include "meta/sqlite/sqlite_writes_internal.h"
+
+namespace serac::meta {
+namespace sqlite {
+namespace {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Read connections, handed out one per concurrent reader. In WAL mode readers never wait for
+// the writer, so a reader blocks only on this pool's short mutex.
+class ReaderPool {
+ public:
+  explicit ReaderPool(ConnectionOptions options) : options_(std::move(options)) {}
+
+  Result<std::unique_ptr<Connection>> Acquire() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!idle_.empty()) {
+        std::unique_ptr<Connection> connection = std::move(idle_.back());
+        idle_.pop_back();
+        return connection;
+      }
+    }
+    return Connection::Open(options_);
+  }
+
+  void Release(std::unique_ptr<Connection> connection) {
+    // A read that failed half-way may leave its transaction open; never hand that on.
+    if (connection->InTransaction() && !connection->Exec("ROLLBACK;").ok()) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (idle_.size() < limits::kMetaIdleReadConnectionsMax) idle_.push_back(std::move(connection));
+  }
+
+ private:
+  const ConnectionOptions options_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mutex_
+};
+
+template <typename T>
+Result<T> RunInReadTransaction(Connection& db, const std::function<Result<T>(Connection&)>& read) {
+  SERAC_RETURN_IF_ERROR(db.Exec("BEGIN;"));
+  Result<T> result = read(db);
+  Status ended = db.Exec("COMMIT;");
+  if (result.ok() && !ended.ok()) return ended;
+  return result;
+}
+
+class SqliteMetaStore final : public MetaStore {
+ public:
+  SqliteMetaStore(std::unique_ptr<Connection> writer, ConnectionOptions reader_options)
+      : readers_(std::move(reader_options)), committer_(std::move(writer), limits::kMetaWriteBatchMax) {}
+
+  GroupCommitStats stats() const { return committer_.stats(); }
+
+  Status CreateBucket(const BucketRecord& bucket) override {
+    return Write([&](Connection& db) { return CreateBucketTx(db, bucket); });
+  }
+  Result<BucketRecord> GetBucket(const std::string& name) override {
+    return Read<BucketRecord>(false, [&](Connection& db) { return GetBucketRead(db, name); });
+  }
+  Result<std::vector<BucketRecord>> ListBuckets() override {
+    return Read<std::vector<BucketRecord>>(false, ListBucketsRead);
+  }
+  Status DeleteBucket(const std::string& name) override {
+    return Write([&](Connection& db) { return DeleteBucketTx(db, name); });
+  }
+
+  Result<ObjectRecord> GetObject(const std::string& bucket, const std::string& key) override {
+    return Read<ObjectRecord>(false, [&](Connection& db) { return GetObjectRead(db, bucket, key); });
+  }
+  Status PutObject(const ObjectRecord& object, const WriteCondition& condition) override {
+    return Write([&](Connection& db) { return PutObjectTx(db, object, condition, NowMillis()); });
+  }
+  Status DeleteObject(const std::string& bucket, const std::string& key,
+                      const WriteCondition& condition) override {
+    return Write([&](Connection& db) { return DeleteObjectTx(db, bucket, key, condition, NowMillis()); });
+  }
+  Result<std::vector<ObjectRecord>> ListObjects(const ListObjectsQuery& query) override {
+    return Read<std::vector<ObjectRecord>>(true, [&](Connection& db) { return ListObjectsRead(db, query); });
+  }
+
+  Status CreateUpload(const UploadRecord& upload) override {
+    return Write([&](Connection& db) { return CreateUploadTx(db, upload); });
+  }
+  Result<UploadRecord> GetUpload(const std::string& bucket, const std::string& key,
+                                 const std::string& upload_id) override {
+    return Read<UploadRecord>(false,
+                              [&](Connection& db) { return GetUploadRead(db, bucket, key, upload_id); });
+  }
+  Status PutPart(const std::string& upload_id, const PartRecord& part) override {
+    return Write([&](Connection& db) { return PutPartTx(db, upload_id, part, NowMillis()); });
+  }
+  Result<std::vector<PartRecord>> ListParts(const std::string& upload_id, uint32_t part_number_marker,
+                                            uint32_t limit) override {
+    return Read<std::vector<PartRecord>>(
+        true, [&](Connection& db) { return ListPartsRead(db, upload_id, part_number_marker, limit); });
+  }
+  Result<std::vector<UploadRecord>> ListUploads(const ListUploadsQuery& query) override {
+    return Read<std::vector<UploadRecord>>(true, [&](Connection& db) { return ListUploadsRead(db, query); });
+  }
+  Status CompleteUpload(const std::string& upload_id, const ObjectRecord& object,
+                        const WriteCondition& condition) override {
+    return Write(
+        [&](Connection& db) { return CompleteUploadTx(db, upload_id, object, condition, NowMillis()); });
+  }
+  Status AbortUpload(const std::string& bucket, const std::string& key,
+                     const std::string& upload_id) override {
+    return Write([&](Connection& db) { return AbortUploadTx(db, bucket, key, upload_id, NowMillis()); });
+  }
+
+  Result<std::vector<std::string>> PeekGarbage(uint32_t limit) override {
+    return Read<std::vector<std::string>>(false, [&](Connection& db) { return PeekGarbageRead(db, limit); });
+  }
+  Status ForgetGarbage(const std::vector<std::string>& blob_ids) override {
+    if (blob_ids.empty()) return Status::Ok();
+    return Write([&](Connection& db) { return ForgetGarbageTx(db, blob_ids); });
+  }
+  Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) override {
+    Result<bool> done = Read<bool>(true, [&](Connection& db) -> Result<bool> {
+      SERAC_RETURN_IF_ERROR(ForEachReferencedBlobRead(db, visit));
+      return true;
+    });
+    return done.status();
+  }
+
+ private:
+  Status Write(const GroupCommitter::Write& write) { return committer_.Run(write); }
+
+  // `snapshot`: run inside one read transaction, for reads of more than one statement.
+  template <typename T>
+  Result<T> Read(bool snapshot, const std::function<Result<T>(Connection&)>& read) {
+    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db, readers_.Acquire());
+    Result<T> result = snapshot ? RunInReadTransaction<T>(*db, read) : read(*db);
+    readers_.Release(std::move(db));
+    return result;
+  }
+
+  ReaderPool readers_;
+  GroupCommitter committer_;
+};
+
+}  // namespace
+}  // namespace sqlite
+
+Result<std::unique_ptr<MetaStore>> OpenSqliteMetaStore(const SqliteOptions& options) {
+  sqlite::ConnectionOptions writer_options{options.path, true, options.fsync};
+  SERAC_ASSIGN_OR_RETURN(auto writer, sqlite::Connection::Open(writer_options));
+  SERAC_RETURN_IF_ERROR(sqlite::MigrateSchema(*writer));
+  sqlite::ConnectionOptions reader_options{options.path, false, options.fsync};
+  return std::unique_ptr<MetaStore>(
+      std::make_unique<sqlite::SqliteMetaStore>(std::move(writer), std::move(reader_options)));
+}
+
+std::optional<sqlite::GroupCommitStats> SqliteGroupCommitStats(MetaStore& store) {
+  auto* sqlite_store = dynamic_cast<sqlite::SqliteMetaStore*>(&store);
+  if (sqlite_store == nullptr) return std::nullopt;
+  return sqlite_store->stats();
+}
+
+}  // namespace serac::meta

@@ -1,0 +1,89 @@
+// Thin RAII wrappers over one SQLite connection and its prepared statements, turning SQLite
+// result codes into Status. A Connection is used by one thread at a time (opened NOMUTEX); the
+// owner serialises access. Only sqlite_db.cc includes sqlite3.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "common/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace serac::meta::sqlite {
+
+// A prepared statement borrowed from a Connection's cache; at most one borrower per SQL text at a
+// time. Binding indices are 1-based like
+// SQLite's `?N`; column indices are 0-based. Destruction resets it for the next user.
+class Statement {
+ public:
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& BindInt(int index, int64_t value);
+  Statement& BindText(int index, std::string_view value);
+  Statement& BindBlob(int index, std::string_view value);  // keys: ordered as raw bytes
+  Statement& BindNull(int index);
+
+  // true when a row is available, false when done.
+  Result<bool> Step();
+  // Runs a statement that returns no rows.
+  Status Run();
+  // Makes the statement ready to be bound and run again.
+  void Reset();
+
+  bool IsNull(int column) const;
+  int64_t Int(int column) const;
+  std::string Text(int column) const;  // NULL reads as ""
+  std::string Blob(int column) const;  // NULL reads as ""
+
+ private:
+  void NoteBindResult(int rc);
+
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+  int bind_error_ = 0;  // first failing bind's result code, 0 = none
+};
+
+struct ConnectionOptions {
+  std::string path;
+  bool writer = false;  // false: read-only (PRAGMA query_only)
+  bool fsync = true;    // synchronous=FULL, else NORMAL
+};
+
+class Connection {
+ public:
+  static Result<std::unique_ptr<Connection>> Open(const ConnectionOptions& options);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Runs one or more statements without parameters.
+  Status Exec(const char* sql);
+  // Runs one statement without parameters, prepared once (for hot statements like COMMIT).
+  Status ExecCached(const std::string& sql);
+  // Prepares (once per connection) and returns the statement for `sql`.
+  Result<std::unique_ptr<Statement>> Prepare(const std::string& sql);
+
+  int64_t LastInsertRowId() const;
+  int Changes() const;
+  bool InTransaction() const;
+
+ private:
+  explicit Connection(sqlite3* db) : db_(db) {}
+  Status ApplyPragmas(const ConnectionOptions& options);
+
+  sqlite3* db_;
+  std::unordered_map<std::string, sqlite3_stmt*> statements_;
+};
+
+// Error from the connection's last failing call, as kIoError with SQLite's message.
+Status SqliteError(sqlite3* db, int rc, std::string_view what);
+
+}  // namespace serac::meta::sqlite

@@ -1,0 +1,119 @@
+#include <array>
+#include <string>
+
+#include "meta/sqlite/sqlite_schema_internal.h"
+
+namespace serac::meta::sqlite {
+namespace {
+
+// Object keys are BLOBs so that ORDER BY key is raw byte order, as S3 listings require.
+// Inline object bytes live in a rowid table of their own: WITHOUT ROWID rows are kept whole in
+// the b-tree, and large ones would make every listing page scan hold only a few keys.
+constexpr std::string_view kInitialSchema = R"sql(
+CREATE TABLE buckets(
+  name TEXT PRIMARY KEY NOT NULL,
+  created_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE inline_data(
+  id INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
+);
+
+CREATE TABLE objects(
+  bucket TEXT NOT NULL REFERENCES buckets(name),
+  key BLOB NOT NULL,
+  size INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  mtime_ms INTEGER NOT NULL,
+  part_count INTEGER NOT NULL DEFAULT 0,
+  headers TEXT,
+  checksum_algorithm TEXT,
+  checksum_value TEXT,
+  checksum_type TEXT,
+  inline_id INTEGER,
+  segments TEXT,
+  PRIMARY KEY(bucket, key)
+) WITHOUT ROWID;
+
+CREATE TABLE uploads(
+  upload_id TEXT PRIMARY KEY NOT NULL,
+  bucket TEXT NOT NULL REFERENCES buckets(name),
+  key BLOB NOT NULL,
+  initiated_ms INTEGER NOT NULL,
+  headers TEXT,
+  checksum_algorithm TEXT NOT NULL DEFAULT '',
+  checksum_type TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+CREATE INDEX uploads_by_key ON uploads(bucket, key, upload_id);
+
+CREATE TABLE parts(
+  upload_id TEXT NOT NULL REFERENCES uploads(upload_id) ON DELETE CASCADE,
+  part_number INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  mtime_ms INTEGER NOT NULL,
+  blob_id TEXT NOT NULL,
+  checksum_value TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY(upload_id, part_number)
+) WITHOUT ROWID;
+
+CREATE TABLE gc_queue(
+  blob_id TEXT PRIMARY KEY NOT NULL,
+  queued_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX gc_queue_by_age ON gc_queue(queued_ms, blob_id);
+)sql";
+
+constexpr std::array<std::string_view, 1> kMigrations = {
+    kInitialSchema,
+};
+
+Result<int64_t> ReadUserVersion(Connection& db) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("PRAGMA user_version;"));
+  SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
+  if (!row) return Error(ErrorCode::kIoError, "PRAGMA user_version returned no row");
+  return stmt->Int(0);
+}
+
+Result<bool> ApplyNextMigrationInTransaction(Connection& db) {
+  SERAC_ASSIGN_OR_RETURN(int64_t version, ReadUserVersion(db));
+  const auto known = static_cast<int64_t>(Migrations().size());
+  if (version > known) {
+    return Error(ErrorCode::kIoError, "metadata database schema version " + std::to_string(version) +
+                                          " is newer than this serac (" + std::to_string(known) + ")");
+  }
+  if (version == known) return false;
+  std::string sql(Migrations()[static_cast<size_t>(version)]);
+  // user_version cannot be a bound parameter; the value is our own integer.
+  sql += "\nPRAGMA user_version = " + std::to_string(version + 1) + ";";
+  SERAC_RETURN_IF_ERROR(db.Exec(sql.c_str()));
+  return true;
+}
+
+// Applies the next missing migration, if any, and reports whether one was applied. The version is
+// read inside the write transaction so two processes opening one file cannot both migrate.
+Result<bool> ApplyNextMigration(Connection& db) {
+  SERAC_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE;"));
+  Result<bool> applied = ApplyNextMigrationInTransaction(db);
+  Status status = applied.status();
+  if (status.ok()) status = db.Exec("COMMIT;");
+  if (!status.ok()) {
+    if (db.InTransaction()) (void)db.Exec("ROLLBACK;");
+    return status;
+  }
+  return applied;
+}
+
+}  // namespace
+
+std::span<const std::string_view> Migrations() { return kMigrations; }
+
+Status MigrateSchema(Connection& writer) {
+  for (;;) {
+    SERAC_ASSIGN_OR_RETURN(bool applied, ApplyNextMigration(writer));
+    if (!applied) return Status::Ok();
+  }
+}
+
+}  // namespace serac::meta::sqlite

@@ -1,0 +1,277 @@
+#include <algorithm>
+#include <optional>
+#include <unordered_set>
+
+#include "meta/sqlite/sqlite_codec_internal.h"
+#include "meta/sqlite/sqlite_writes_internal.h"
+
+namespace serac::meta::sqlite {
+namespace {
+
+// What a write needs to know about the object it replaces or deletes.
+struct StoredObject {
+  std::string etag;
+  std::vector<Segment> segments;
+  std::optional<int64_t> inline_id;
+};
+
+Status RequireBucket(Connection& db, const std::string& bucket) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT 1 FROM buckets WHERE name = ?1;"));
+  SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, bucket).Step());
+  if (!found) return Error(ErrorCode::kNotFound, "bucket does not exist");
+  return Status::Ok();
+}
+
+Result<std::optional<StoredObject>> LoadStoredObject(Connection& db, const std::string& bucket,
+                                                     const std::string& key) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT etag, segments, inline_id FROM objects "
+                                               "WHERE bucket = ?1 AND key = ?2;"));
+  SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, bucket).BindBlob(2, key).Step());
+  if (!found) return std::optional<StoredObject>();
+  StoredObject stored;
+  stored.etag = stmt->Text(0);
+  SERAC_ASSIGN_OR_RETURN(stored.segments, DecodeSegments(stmt->Text(1)));
+  if (!stmt->IsNull(2)) stored.inline_id = stmt->Int(2);
+  return std::optional<StoredObject>(std::move(stored));
+}
+
+Status CheckCondition(const std::optional<StoredObject>& current, const WriteCondition& condition) {
+  if (condition.if_none_match_any && current) {
+    return Error(ErrorCode::kPreconditionFailed, "If-None-Match: the object exists");
+  }
+  if (!condition.if_match) return Status::Ok();
+  if (!current) return Error(ErrorCode::kPreconditionFailed, "If-Match: the object does not exist");
+  if (*condition.if_match != "*" && *condition.if_match != current->etag) {
+    return Error(ErrorCode::kPreconditionFailed, "If-Match: the ETag differs");
+  }
+  return Status::Ok();
+}
+
+Status QueueGarbage(Connection& db, const std::string& blob_id, int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT OR IGNORE INTO gc_queue(blob_id, queued_ms) "
+                                               "VALUES (?1, ?2);"));
+  return stmt->BindText(1, blob_id).BindInt(2, now_ms).Run();
+}
+
+bool UsesBlob(const std::vector<Segment>& segments, const std::string& blob_id) {
+  return std::any_of(segments.begin(), segments.end(),
+                     [&](const Segment& segment) { return segment.blob_id == blob_id; });
+}
+
+// Queues the blobs of an object that is going away, except those its successor still uses.
+Status ReleaseStoredObject(Connection& db, const StoredObject& stored, const std::vector<Segment>& still_used,
+                           int64_t now_ms) {
+  for (const Segment& segment : stored.segments) {
+    if (!UsesBlob(still_used, segment.blob_id)) {
+      SERAC_RETURN_IF_ERROR(QueueGarbage(db, segment.blob_id, now_ms));
+    }
+  }
+  if (!stored.inline_id) return Status::Ok();
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM inline_data WHERE id = ?1;"));
+  return stmt->BindInt(1, *stored.inline_id).Run();
+}
+
+Result<std::optional<int64_t>> InsertInlineData(Connection& db, const std::string& data) {
+  if (data.empty()) return std::optional<int64_t>();
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT INTO inline_data(data) VALUES (?1);"));
+  SERAC_RETURN_IF_ERROR(stmt->BindBlob(1, data).Run());
+  return std::optional<int64_t>(db.LastInsertRowId());
+}
+
+void BindOptionalText(Statement& stmt, int index, const std::string& text) {
+  if (text.empty()) {
+    stmt.BindNull(index);
+  } else {
+    stmt.BindText(index, text);
+  }
+}
+
+void BindChecksum(Statement& stmt, const std::optional<ChecksumRecord>& checksum) {
+  if (!checksum) {
+    stmt.BindNull(8).BindNull(9).BindNull(10);
+    return;
+  }
+  stmt.BindText(8, checksum->algorithm).BindText(9, checksum->value).BindText(10, checksum->type);
+}
+
+Status ValidateObject(const ObjectRecord& object) {
+  if (!object.inline_data.empty() && !object.segments.empty()) {
+    return Error(ErrorCode::kInternal, "object has both inline data and segments");
+  }
+  return Status::Ok();
+}
+
+// Inserts the row, replacing any row of the same key (whose blobs the caller has released).
+Status WriteObjectRow(Connection& db, const ObjectRecord& object) {
+  SERAC_RETURN_IF_ERROR(ValidateObject(object));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> inline_id, InsertInlineData(db, object.inline_data));
+  SERAC_ASSIGN_OR_RETURN(
+      auto stmt,
+      db.Prepare("INSERT OR REPLACE INTO objects(bucket, key, size, etag, mtime_ms, part_count, "
+                 "headers, checksum_algorithm, checksum_value, checksum_type, inline_id, segments) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12);"));
+  stmt->BindText(1, object.bucket).BindBlob(2, object.key);
+  stmt->BindInt(3, static_cast<int64_t>(object.size)).BindText(4, object.etag);
+  stmt->BindInt(5, object.mtime_ms).BindInt(6, object.part_count);
+  BindOptionalText(*stmt, 7, EncodeHeaders(object.headers));
+  BindChecksum(*stmt, object.checksum);
+  if (inline_id) {
+    stmt->BindInt(11, *inline_id);
+  } else {
+    stmt->BindNull(11);
+  }
+  BindOptionalText(*stmt, 12, object.segments.empty() ? "" : EncodeSegments(object.segments));
+  return stmt->Run();
+}
+
+// Replaces whatever is stored under the object's key once `condition` holds.
+Status ReplaceObject(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
+                     int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, object.bucket, object.key));
+  SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
+  if (stored) SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, object.segments, now_ms));
+  return WriteObjectRow(db, object);
+}
+
+struct UploadKey {
+  std::string bucket;
+  std::string key;
+};
+
+Result<std::optional<UploadKey>> LoadUploadKey(Connection& db, const std::string& upload_id) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT bucket, key FROM uploads WHERE upload_id = ?1;"));
+  SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, upload_id).Step());
+  if (!found) return std::optional<UploadKey>();
+  return std::optional<UploadKey>(UploadKey{stmt->Text(0), stmt->Blob(1)});
+}
+
+Status UploadMissing() { return Error(ErrorCode::kNotFound, "multipart upload does not exist"); }
+
+Result<std::vector<std::string>> LoadPartBlobs(Connection& db, const std::string& upload_id) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT blob_id FROM parts WHERE upload_id = ?1;"));
+  stmt->BindText(1, upload_id);
+  std::vector<std::string> blob_ids;
+  for (;;) {
+    SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
+    if (!row) return blob_ids;
+    blob_ids.push_back(stmt->Text(0));
+  }
+}
+
+// Removes the upload and its parts, queueing every part blob `object_segments` does not use.
+Status RemoveUpload(Connection& db, const std::string& upload_id, const std::vector<Segment>& object_segments,
+                    int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(std::vector<std::string> part_blobs, LoadPartBlobs(db, upload_id));
+  for (const std::string& blob_id : part_blobs) {
+    if (!UsesBlob(object_segments, blob_id)) SERAC_RETURN_IF_ERROR(QueueGarbage(db, blob_id, now_ms));
+  }
+  SERAC_ASSIGN_OR_RETURN(auto parts, db.Prepare("DELETE FROM parts WHERE upload_id = ?1;"));
+  SERAC_RETURN_IF_ERROR(parts->BindText(1, upload_id).Run());
+  SERAC_ASSIGN_OR_RETURN(auto upload, db.Prepare("DELETE FROM uploads WHERE upload_id = ?1;"));
+  return upload->BindText(1, upload_id).Run();
+}
+
+Result<bool> HasRows(Connection& db, const std::string& sql, const std::string& bucket) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
+  return stmt->BindText(1, bucket).Step();
+}
+
+}  // namespace
+
+Status CreateBucketTx(Connection& db, const BucketRecord& bucket) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT OR IGNORE INTO buckets(name, created_ms) "
+                                               "VALUES (?1, ?2);"));
+  SERAC_RETURN_IF_ERROR(stmt->BindText(1, bucket.name).BindInt(2, bucket.created_ms).Run());
+  if (db.Changes() == 0) return Error(ErrorCode::kAlreadyExists, "bucket already exists");
+  return Status::Ok();
+}
+
+Status DeleteBucketTx(Connection& db, const std::string& name) {
+  SERAC_RETURN_IF_ERROR(RequireBucket(db, name));
+  SERAC_ASSIGN_OR_RETURN(bool has_objects,
+                         HasRows(db, "SELECT 1 FROM objects WHERE bucket = ?1 LIMIT 1;", name));
+  SERAC_ASSIGN_OR_RETURN(bool has_uploads,
+                         HasRows(db, "SELECT 1 FROM uploads WHERE bucket = ?1 LIMIT 1;", name));
+  if (has_objects || has_uploads) {
+    return Error(ErrorCode::kNotEmpty, "bucket still holds objects or multipart uploads");
+  }
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM buckets WHERE name = ?1;"));
+  return stmt->BindText(1, name).Run();
+}
+
+Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
+                   int64_t now_ms) {
+  SERAC_RETURN_IF_ERROR(RequireBucket(db, object.bucket));
+  return ReplaceObject(db, object, condition, now_ms);
+}
+
+Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
+                      const WriteCondition& condition, int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, bucket, key));
+  SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
+  if (!stored) return RequireBucket(db, bucket);
+  SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, {}, now_ms));
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM objects WHERE bucket = ?1 AND key = ?2;"));
+  return stmt->BindText(1, bucket).BindBlob(2, key).Run();
+}
+
+Status CreateUploadTx(Connection& db, const UploadRecord& upload) {
+  SERAC_RETURN_IF_ERROR(RequireBucket(db, upload.bucket));
+  SERAC_ASSIGN_OR_RETURN(auto stmt,
+                         db.Prepare("INSERT OR IGNORE INTO uploads(upload_id, bucket, key, initiated_ms, "
+                                    "headers, checksum_algorithm, checksum_type) "
+                                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);"));
+  stmt->BindText(1, upload.upload_id).BindText(2, upload.bucket).BindBlob(3, upload.key);
+  stmt->BindInt(4, upload.initiated_ms);
+  BindOptionalText(*stmt, 5, EncodeHeaders(upload.headers));
+  stmt->BindText(6, upload.checksum_algorithm).BindText(7, upload.checksum_type);
+  SERAC_RETURN_IF_ERROR(stmt->Run());
+  if (db.Changes() == 0) return Error(ErrorCode::kAlreadyExists, "upload id already in use");
+  return Status::Ok();
+}
+
+Status PutPartTx(Connection& db, const std::string& upload_id, const PartRecord& part, int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id));
+  if (!upload) return UploadMissing();
+  SERAC_ASSIGN_OR_RETURN(auto old, db.Prepare("SELECT blob_id FROM parts "
+                                              "WHERE upload_id = ?1 AND part_number = ?2;"));
+  SERAC_ASSIGN_OR_RETURN(bool replacing, old->BindText(1, upload_id).BindInt(2, part.part_number).Step());
+  if (replacing && old->Text(0) != part.blob_id) {
+    SERAC_RETURN_IF_ERROR(QueueGarbage(db, old->Text(0), now_ms));
+  }
+  SERAC_ASSIGN_OR_RETURN(
+      auto stmt, db.Prepare("INSERT OR REPLACE INTO parts(upload_id, part_number, size, etag, "
+                            "mtime_ms, blob_id, checksum_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);"));
+  stmt->BindText(1, upload_id).BindInt(2, part.part_number);
+  stmt->BindInt(3, static_cast<int64_t>(part.size)).BindText(4, part.etag);
+  stmt->BindInt(5, part.mtime_ms).BindText(6, part.blob_id).BindText(7, part.checksum_value);
+  return stmt->Run();
+}
+
+Status CompleteUploadTx(Connection& db, const std::string& upload_id, const ObjectRecord& object,
+                        const WriteCondition& condition, int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id));
+  if (!upload || upload->bucket != object.bucket || upload->key != object.key) {
+    return UploadMissing();
+  }
+  SERAC_RETURN_IF_ERROR(ReplaceObject(db, object, condition, now_ms));
+  return RemoveUpload(db, upload_id, object.segments, now_ms);
+}
+
+Status AbortUploadTx(Connection& db, const std::string& bucket, const std::string& key,
+                     const std::string& upload_id, int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id));
+  if (!upload || upload->bucket != bucket || upload->key != key) return UploadMissing();
+  return RemoveUpload(db, upload_id, {}, now_ms);
+}
+
+Status ForgetGarbageTx(Connection& db, const std::vector<std::string>& blob_ids) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM gc_queue WHERE blob_id = ?1;"));
+  for (const std::string& blob_id : blob_ids) {
+    SERAC_RETURN_IF_ERROR(stmt->BindText(1, blob_id).Run());
+    stmt->Reset();
+  }
+  return Status::Ok();
+}
+
+}  // namespace serac::meta::sqlite
