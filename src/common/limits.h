@@ -76,4 +76,11 @@ inline constexpr auto kGarbageCollectionInterval = std::chrono::seconds(1);
 // Iceberg metadata.
 inline constexpr uint32_t kIcebergTypeNestingDepthMax = 100;  // struct/list/map levels in one schema
 
+// Iceberg REST catalog.
+inline constexpr uint32_t kCatalogCommitRetriesMax = 32;          // server-side retries of a commit that lost a race
+inline constexpr uint32_t kCatalogPageSizeMax = 1000;             // namespaces / tables / views / warehouses per page
+inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table changes in one transactions/commit
+inline constexpr uint64_t kCatalogMetadataFileBytesMax = 64 * kMiB;   // one table or view metadata JSON file read
+inline constexpr uint32_t kCatalogMetadataCacheEntriesMax = 1024;  // parsed metadata files kept in memory
+
 }  // namespace serac::limits

@@ -1,0 +1,194 @@
+// The Iceberg table and view metadata model, for iceberg/*.cc and the catalog's .cc files only
+// (it pulls in nlohmann/json; everything else uses the string API in iceberg/iceberg.h).
+//
+// Schemas, partition specs, sort orders, snapshots, refs, statistics, encryption keys and view
+// versions are kept as the JSON objects the clients sent. The rules only read the ids they need
+// from them, so fields serac does not know yet (v3 `source-ids`, snapshot `key-id`, column
+// `initial-default`) survive every round trip unchanged. Every entry point validates the ids it
+// will later read, so code behind the entry points may read them without re-checking.
+//
+// Values of these types are plain data: copy them freely; no shared state, no thread concerns.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "iceberg/iceberg.h"
+
+namespace serac::iceberg {
+
+using Json = nlohmann::json;
+
+inline constexpr int kTableFormatVersionMin = 1;
+inline constexpr int kTableFormatVersionMax = 3;
+inline constexpr int kTableFormatVersionDefault = 2;  // what the Java reference creates unless asked
+inline constexpr int kRowLineageFormatVersion = 3;    // first version with next-row-id / first-row-id
+inline constexpr int kViewFormatVersionMax = 1;
+inline constexpr int32_t kPartitionFieldIdStart = 1000;  // partition field ids begin here
+inline constexpr int32_t kUnsortedOrderId = 0;
+inline constexpr int32_t kFirstSortOrderId = 1;
+inline constexpr int32_t kLastAddedId = -1;  // "-1 = the one added in this commit"
+inline constexpr char kMainBranch[] = "main";
+inline constexpr char kFormatVersionProperty[] = "format-version";
+inline constexpr char kPreviousVersionsMaxProperty[] = "write.metadata.previous-versions-max";
+inline constexpr int kPreviousVersionsMaxDefault = 100;
+inline constexpr char kMetadataPathProperty[] = "write.metadata.path";
+inline constexpr char kViewHistorySizeProperty[] = "version.history.num-entries";
+inline constexpr int kViewHistorySizeDefault = 10;
+
+struct SnapshotLogEntry {
+  int64_t timestamp_ms = 0;
+  int64_t snapshot_id = 0;
+  bool operator==(const SnapshotLogEntry&) const = default;
+};
+
+struct MetadataLogEntry {
+  int64_t timestamp_ms = 0;
+  std::string metadata_file;
+  bool operator==(const MetadataLogEntry&) const = default;
+};
+
+struct TableMetadata {
+  int format_version = kTableFormatVersionDefault;
+  std::string table_uuid;
+  std::string location;
+  int64_t last_sequence_number = 0;
+  int64_t last_updated_ms = 0;
+  int32_t last_column_id = 0;
+  std::vector<Json> schemas;  // each has "schema-id"
+  int32_t current_schema_id = -1;
+  std::vector<Json> partition_specs;  // each has "spec-id" and "fields" with "field-id"
+  int32_t default_spec_id = 0;
+  int32_t last_partition_id = kPartitionFieldIdStart - 1;
+  std::map<std::string, std::string> properties;
+  int64_t current_snapshot_id = -1;  // -1: no current snapshot
+  std::vector<Json> snapshots;       // each has "snapshot-id"
+  std::vector<SnapshotLogEntry> snapshot_log;
+  std::vector<MetadataLogEntry> metadata_log;
+  std::vector<Json> sort_orders;  // each has "order-id"
+  int32_t default_sort_order_id = kUnsortedOrderId;
+  std::map<std::string, Json> refs;        // name -> {"snapshot-id", "type", retention...}
+  std::vector<Json> statistics;            // each has "snapshot-id"
+  std::vector<Json> partition_statistics;  // each has "snapshot-id"
+  int64_t next_row_id = 0;                 // meaningful (and written) from v3 on
+  std::vector<Json> encryption_keys;       // each has "key-id"
+  Json extra_fields = Json::object();      // top-level fields serac does not model, kept verbatim
+
+  const Json* FindSchema(int32_t schema_id) const;
+  const Json* FindSpec(int32_t spec_id) const;
+  const Json* FindSortOrder(int32_t order_id) const;
+  const Json* FindSnapshot(int64_t snapshot_id) const;
+};
+
+// ---- JSON helpers: typed reads that fail with kInvalidArgument instead of throwing. ----
+Result<Json> ParseJson(std::string_view text);
+Result<int64_t> RequiredInt(const Json& object, const char* key);
+Result<std::optional<int64_t>> OptionalInt(const Json& object, const char* key);  // null = absent
+Result<std::string> RequiredString(const Json& object, const char* key);
+Result<const Json*> RequiredMember(const Json& object, const char* key, Json::value_t type);
+Result<std::map<std::string, std::string>> StringMap(const Json& object);  // {"k": "v"} only
+
+// ---- Schemas (schema.cc). ----
+// Checks the struct/list/map shape, that every field id is an integer and the nesting depth.
+Status ValidateSchema(const Json& schema);
+// Highest field id anywhere in the schema, nested struct, list element and map key/value ids too.
+int32_t HighestFieldId(const Json& schema);
+// Rejects types and defaults that need format v3 (timestamp_ns, variant, geometry, initial-default...).
+Status CheckSchemaCompatibleWithFormat(const Json& schema, int format_version);
+// Gives every field a fresh id from 1 upward in the reference order (a struct's own fields first,
+// then their children; list element before its children; map key, value, then their children).
+// `id_map` receives old id -> new id.
+Json ReassignFieldIds(const Json& schema, std::map<int64_t, int64_t>* id_map);
+// Same content, ignoring the schema id (what "re-adding an identical schema" means).
+bool SameSchema(const Json& a, const Json& b);
+
+// ---- Table metadata (table_metadata.cc). ----
+// Shape checks for the JSON parts the rules read ids from.
+Status ValidateSnapshot(const Json& snapshot);
+Status ValidateRef(const Json& ref);
+Status ValidateSortOrder(const Json& order);
+Status ValidatePartitionSpecFields(const Json& spec);           // "fields" array; "field-id" optional
+Status ValidateIdEntry(const Json& entry, const char* id_key);  // statistics, keys: object with id
+enum class SnapshotSelection { kAll, kRefs };  // kRefs: only snapshots some branch or tag points at
+Result<TableMetadata> ParseTableMetadata(const Json& json);
+Json TableMetadataToJson(const TableMetadata& metadata,
+                         SnapshotSelection selection = SnapshotSelection::kAll);
+
+// ---- Create (table_create.cc). ----
+struct CreateTableRequest {
+  std::string name;
+  std::optional<std::string> location;  // the client's wish; the catalog decides
+  Json schema;
+  std::optional<Json> partition_spec;
+  std::optional<Json> write_order;
+  std::map<std::string, std::string> properties;
+  bool stage_create = false;
+};
+Result<CreateTableRequest> ParseCreateTableRequest(const Json& body);
+Result<TableMetadata> NewTableMetadata(const CreateTableRequest& request, std::string_view location,
+                                       std::string_view table_uuid, int64_t now_ms);
+
+// ---- Commit (table_requirements.cc, table_updates.cc). ----
+// Requirement failures are kConflict (409 CommitFailedException); malformed input is
+// kInvalidArgument (400). `current` null means the table does not exist yet (finishing a
+// stage-create): the updates then build it from empty metadata, as the reference does.
+Status CheckTableRequirements(const TableMetadata* current, const Json& requirements);
+struct TableCommitOutcome {
+  TableMetadata metadata;
+  bool changed = false;  // false: the commit changes nothing and nothing needs to be written
+};
+Result<TableCommitOutcome> ApplyTableCommit(const TableMetadata* current, const Json& requirements,
+                                            const Json& updates, const CommitOptions& options);
+
+// ---- Views (view_metadata.cc). ----
+struct VersionLogEntry {
+  int64_t timestamp_ms = 0;
+  int32_t version_id = 0;
+  bool operator==(const VersionLogEntry&) const = default;
+};
+
+struct ViewMetadata {
+  std::string view_uuid;
+  int format_version = 1;
+  std::string location;
+  std::vector<Json> schemas;  // each has "schema-id"
+  int32_t current_version_id = -1;
+  std::vector<Json> versions;  // each has "version-id", "schema-id", "timestamp-ms"
+  std::vector<VersionLogEntry> version_log;
+  std::map<std::string, std::string> properties;
+  Json extra_fields = Json::object();
+
+  const Json* FindVersion(int32_t version_id) const;
+};
+
+Result<ViewMetadata> ParseViewMetadata(const Json& json);
+Json ViewMetadataToJson(const ViewMetadata& metadata);
+struct CreateViewRequest {
+  std::string name;
+  std::optional<std::string> location;
+  Json schema;
+  Json view_version;
+  std::map<std::string, std::string> properties;
+};
+Result<CreateViewRequest> ParseCreateViewRequest(const Json& body);
+Result<ViewMetadata> NewViewMetadata(const CreateViewRequest& request, std::string_view location,
+                                     std::string_view view_uuid);
+struct ViewCommitOutcome {
+  ViewMetadata metadata;
+  bool changed = false;
+};
+Result<ViewCommitOutcome> ApplyViewCommit(const ViewMetadata& current, const Json& requirements,
+                                          const Json& updates);
+
+// ---- Metadata files (metadata_file.cc). ----
+// "<write.metadata.path or location/metadata>/NNNNN-<uuid>.metadata.json".
+std::string NewTableMetadataFileLocation(const TableMetadata& metadata,
+                                         std::string_view previous_metadata_location,
+                                         std::string_view file_uuid);
+
+}  // namespace serac::iceberg

@@ -1,0 +1,610 @@
+#include <gtest/gtest.h>
+
+#include "iceberg/iceberg.h"
+#include "iceberg/metadata_internal.h"
+#include "iceberg/test_util_internal.h"
+
+namespace serac::iceberg {
+namespace {
+
+using testing::AddSnapshot;
+using testing::CommitError;
+using testing::MustCommit;
+using testing::NewTable;
+using testing::Options;
+using testing::SetMain;
+using testing::Snapshot;
+
+Json Requirement(const char* type, const char* key, Json value) {
+  return Json::array({Json{{"type", type}, {key, std::move(value)}}});
+}
+
+// A v2 table whose main branch points at snapshot 1 (sequence number 1).
+TableMetadata TableWithSnapshot(int format_version = 2) {
+  Json snapshot = Snapshot(1, std::nullopt, 1, 2000);
+  if (format_version >= 3) {
+    snapshot["first-row-id"] = 0;
+    snapshot["added-rows"] = 10;
+  }
+  return MustCommit(NewTable(format_version), Json::array({AddSnapshot(snapshot), SetMain(1)})).metadata;
+}
+
+// ---- Requirements ----
+
+TEST(RequirementTest, AssertCreate) {
+  TableMetadata table = NewTable(2);
+  Json create = Json::array({Json{{"type", "assert-create"}}});
+  EXPECT_EQ(CommitError(table, create, Json::array()), ErrorCode::kConflict);
+  EXPECT_TRUE(CheckTableRequirements(nullptr, create).ok());
+}
+
+TEST(RequirementTest, AssertTableUuidIgnoresCase) {
+  TableMetadata table = NewTable(2);
+  EXPECT_EQ(
+      CommitError(table, Requirement("assert-table-uuid", "uuid", "6F0B6C8C-0000-4000-8000-000000000001"),
+                  Json::array()),
+      ErrorCode::kOk);
+  EXPECT_EQ(
+      CommitError(table, Requirement("assert-table-uuid", "uuid", "00000000-0000-4000-8000-000000000001"),
+                  Json::array()),
+      ErrorCode::kConflict);
+  EXPECT_EQ(CommitError(table, Requirement("assert-table-uuid", "uuid", 5), Json::array()),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(RequirementTest, AssertRefSnapshotId) {
+  TableMetadata table = TableWithSnapshot();
+  auto check = [&](const char* ref, Json id) {
+    return CommitError(
+        table, Json::array({Json{{"type", "assert-ref-snapshot-id"}, {"ref", ref}, {"snapshot-id", id}}}),
+        Json::array());
+  };
+  EXPECT_EQ(check("main", 1), ErrorCode::kOk);
+  EXPECT_EQ(check("main", 2), ErrorCode::kConflict);
+  EXPECT_EQ(check("main", nullptr), ErrorCode::kConflict);  // null: must not exist, but it does
+  EXPECT_EQ(check("dev", nullptr), ErrorCode::kOk);
+  EXPECT_EQ(check("dev", 1), ErrorCode::kConflict);
+}
+
+TEST(RequirementTest, IntegerAssertions) {
+  TableMetadata table = NewTable(2);  // last-column-id 2, schema 0, partition 1000, spec 0, order 1
+  struct Case {
+    const char* type;
+    const char* key;
+    int64_t good;
+  };
+  for (const Case& c : {Case{"assert-last-assigned-field-id", "last-assigned-field-id", 2},
+                        Case{"assert-current-schema-id", "current-schema-id", 0},
+                        Case{"assert-last-assigned-partition-id", "last-assigned-partition-id", 1000},
+                        Case{"assert-default-spec-id", "default-spec-id", 0},
+                        Case{"assert-default-sort-order-id", "default-sort-order-id", 1}}) {
+    EXPECT_EQ(CommitError(table, Requirement(c.type, c.key, c.good), Json::array()), ErrorCode::kOk)
+        << c.type;
+    EXPECT_EQ(CommitError(table, Requirement(c.type, c.key, c.good + 1), Json::array()), ErrorCode::kConflict)
+        << c.type;
+    EXPECT_EQ(CommitError(table, Json::array({Json{{"type", c.type}}}), Json::array()),
+              ErrorCode::kInvalidArgument)
+        << c.type;
+  }
+}
+
+TEST(RequirementTest, UnknownOrMalformedRequirementIsBadRequest) {
+  TableMetadata table = NewTable(2);
+  EXPECT_EQ(CommitError(table, Json::array({Json{{"type", "assert-nothing"}}}), Json::array()),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::object(), Json::array()), ErrorCode::kInvalidArgument);
+  // A requirement other than assert-create on a table that does not exist is stale, not malformed.
+  EXPECT_EQ(
+      CheckTableRequirements(nullptr, Requirement("assert-current-schema-id", "current-schema-id", 0)).code(),
+      ErrorCode::kConflict);
+}
+
+TEST(RequirementTest, FailureAppliesNoUpdate) {
+  TableMetadata table = NewTable(2);
+  auto outcome =
+      ApplyTableCommit(&table, Requirement("assert-current-schema-id", "current-schema-id", 9),
+                       Json::array({Json{{"action", "set-location"}, {"location", "s3://x"}}}), Options());
+  EXPECT_EQ(outcome.status().code(), ErrorCode::kConflict);
+}
+
+// ---- Updates ----
+
+TEST(UpdateTest, UnknownActionIsBadRequest) {
+  EXPECT_EQ(CommitError(NewTable(2), Json::array(), Json::array({Json{{"action", "drop-everything"}}})),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(NewTable(2), Json::array(), Json::array({Json{{"uuid", "x"}}})),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(UpdateTest, AssignUuid) {
+  auto outcome =
+      MustCommit(NewTable(2), Json::array({Json{{"action", "assign-uuid"}, {"uuid", "new-uuid"}}}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.table_uuid, "new-uuid");
+  EXPECT_FALSE(
+      MustCommit(outcome.metadata, Json::array({Json{{"action", "assign-uuid"}, {"uuid", "new-uuid"}}}))
+          .changed);
+}
+
+TEST(UpdateTest, UpgradeFormatVersion) {
+  Json to3 = Json::array({Json{{"action", "upgrade-format-version"}, {"format-version", 3}}});
+  TableMetadata v2 = TableWithSnapshot(2);
+  auto upgraded = MustCommit(v2, to3);
+  EXPECT_TRUE(upgraded.changed);
+  EXPECT_EQ(upgraded.metadata.format_version, 3);
+  EXPECT_EQ(upgraded.metadata.next_row_id, 0);
+  EXPECT_FALSE(upgraded.metadata.snapshots[0].contains("first-row-id"));  // old snapshots keep none
+  EXPECT_EQ(TableMetadataToJson(upgraded.metadata)["next-row-id"], 0);
+  EXPECT_FALSE(MustCommit(upgraded.metadata, to3).changed);  // same version: nothing to do
+  // No downgrade, nothing past v3.
+  EXPECT_EQ(CommitError(upgraded.metadata, Json::array(),
+                        Json::array({Json{{"action", "upgrade-format-version"}, {"format-version", 2}}})),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(v2, Json::array(),
+                        Json::array({Json{{"action", "upgrade-format-version"}, {"format-version", 4}}})),
+            ErrorCode::kInvalidArgument);
+  // v1 -> v2 works too, and the reserved property is another way to ask.
+  auto via_property = MustCommit(
+      NewTable(1), Json::array({Json{{"action", "set-properties"}, {"updates", {{"format-version", "2"}}}}}));
+  EXPECT_EQ(via_property.metadata.format_version, 2);
+  EXPECT_EQ(via_property.metadata.properties.count("format-version"), 0u);
+}
+
+TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
+  TableMetadata table = NewTable(2);
+  Json schema = testing::ThreeColumnSchema();
+  auto outcome = MustCommit(
+      table, Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", 3}},
+                          Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.schemas.size(), 2u);
+  EXPECT_EQ(outcome.metadata.current_schema_id, 1);  // new id assigned, the request's 0 ignored
+  EXPECT_EQ(outcome.metadata.last_column_id, 3);
+  EXPECT_EQ(outcome.metadata.last_updated_ms, 5000);
+  // Re-adding an identical schema reuses its id and changes nothing.
+  auto again =
+      MustCommit(outcome.metadata, Json::array({Json{{"action", "add-schema"}, {"schema", schema}},
+                                                Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
+  EXPECT_FALSE(again.changed);
+  EXPECT_EQ(again.metadata.schemas.size(), 2u);
+  // Switching back to schema 0 (present) works; -1 without an added schema does not.
+  EXPECT_EQ(
+      MustCommit(outcome.metadata, Json::array({Json{{"action", "set-current-schema"}, {"schema-id", 0}}}))
+          .metadata.current_schema_id,
+      0);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "set-current-schema"}, {"schema-id", -1}}})),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "set-current-schema"}, {"schema-id", 9}}})),
+            ErrorCode::kInvalidArgument);
+  // last-column-id going backwards is malformed.
+  EXPECT_EQ(
+      CommitError(table, Json::array(),
+                  Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", 1}}})),
+      ErrorCode::kInvalidArgument);
+}
+
+TEST(UpdateTest, AddSchemaRefusesV3FeaturesBelowV3) {
+  Json schema = testing::ThreeColumnSchema();
+  schema["fields"][2]["type"] = "timestamp_ns";
+  Json add = Json::array({Json{{"action", "add-schema"}, {"schema", schema}}});
+  EXPECT_EQ(CommitError(NewTable(2), Json::array(), add), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(NewTable(1), Json::array(), add), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(NewTable(3), Json::array(), add), ErrorCode::kOk);
+  Json with_default = testing::ThreeColumnSchema();
+  with_default["fields"][2]["initial-default"] = 1;
+  EXPECT_EQ(CommitError(NewTable(2), Json::array(),
+                        Json::array({Json{{"action", "add-schema"}, {"schema", with_default}}})),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(NewTable(3), Json::array(),
+                        Json::array({Json{{"action", "add-schema"}, {"schema", with_default}}})),
+            ErrorCode::kOk);
+}
+
+TEST(UpdateTest, AddSpecAndDefault) {
+  TableMetadata table = NewTable(2);
+  Json spec = Json::parse(R"({"spec-id": 0, "fields": [
+    {"source-id": 1, "field-id": 1000, "name": "id_part", "transform": "identity"},
+    {"source-id": 2, "name": "data_trunc", "transform": "truncate[4]"}]})");
+  auto outcome = MustCommit(table, Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
+                                                Json{{"action", "set-default-spec"}, {"spec-id", -1}}}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.default_spec_id, 1);
+  EXPECT_EQ(outcome.metadata.partition_specs[1]["fields"][1]["field-id"], 1001);  // assigned
+  EXPECT_EQ(outcome.metadata.last_partition_id, 1001);
+  // The same fields again reuse spec 1.
+  auto again =
+      MustCommit(outcome.metadata, Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
+                                                Json{{"action", "set-default-spec"}, {"spec-id", -1}}}));
+  EXPECT_FALSE(again.changed);
+  EXPECT_EQ(
+      CommitError(table, Json::array(), Json::array({Json{{"action", "set-default-spec"}, {"spec-id", -1}}})),
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      CommitError(table, Json::array(), Json::array({Json{{"action", "set-default-spec"}, {"spec-id", 5}}})),
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "add-spec"}, {"spec", {{"fields", 3}}}}})),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(UpdateTest, V1SpecsNeedSequentialFieldIds) {
+  Json spec = Json::parse(
+      R"({"fields": [{"source-id": 2, "field-id": 1007, "name": "d", "transform": "identity"}]})");
+  EXPECT_EQ(
+      CommitError(NewTable(1), Json::array(), Json::array({Json{{"action", "add-spec"}, {"spec", spec}}})),
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      CommitError(NewTable(2), Json::array(), Json::array({Json{{"action", "add-spec"}, {"spec", spec}}})),
+      ErrorCode::kOk);
+}
+
+TEST(UpdateTest, AddSortOrderAndDefault) {
+  TableMetadata table = NewTable(2);  // has order 1 (id asc)
+  Json order = Json::parse(R"({"order-id": 0, "fields": [
+    {"source-id": 2, "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]})");
+  auto outcome =
+      MustCommit(table, Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}},
+                                     Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}}}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.default_sort_order_id, 2);
+  // Unsorted gets order id 0.
+  auto unsorted = MustCommit(
+      outcome.metadata, Json::array({Json{{"action", "add-sort-order"},
+                                          {"sort-order", {{"order-id", 7}, {"fields", Json::array()}}}},
+                                     Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}}}));
+  EXPECT_EQ(unsorted.metadata.default_sort_order_id, 0);
+  EXPECT_NE(unsorted.metadata.FindSortOrder(0), nullptr);
+  // Identical order: reused, nothing changes.
+  EXPECT_FALSE(MustCommit(outcome.metadata,
+                          Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}},
+                                       Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}}}))
+                   .changed);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "set-default-sort-order"}, {"sort-order-id", 9}}})),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(UpdateTest, AddSnapshotAndMainBranch) {
+  TableMetadata table = NewTable(2, 1000);
+  auto outcome =
+      MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)}));
+  EXPECT_TRUE(outcome.changed);
+  const TableMetadata& after = outcome.metadata;
+  EXPECT_EQ(after.current_snapshot_id, 1);
+  EXPECT_EQ(after.last_sequence_number, 1);
+  EXPECT_EQ(after.last_updated_ms, 2000);  // the added snapshot's time, as the reference records
+  ASSERT_EQ(after.snapshot_log.size(), 1u);
+  EXPECT_EQ(after.snapshot_log[0], (SnapshotLogEntry{2000, 1}));
+  EXPECT_EQ(after.refs.at("main")["type"], "branch");
+  // Adding a snapshot without a ref leaves main alone.
+  auto branch_only = MustCommit(after, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000))}));
+  EXPECT_EQ(branch_only.metadata.current_snapshot_id, 1);
+  EXPECT_EQ(branch_only.metadata.snapshots.size(), 2u);
+}
+
+TEST(UpdateTest, AddSnapshotErrors) {
+  TableMetadata table = TableWithSnapshot();
+  // Duplicate id.
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(Snapshot(1, std::nullopt, 5, 1))})),
+            ErrorCode::kInvalidArgument);
+  // Stale sequence number: the client must reload.
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(Snapshot(2, 1, 1, 1))})),
+            ErrorCode::kConflict);
+  // Unknown schema.
+  Json unknown_schema = Snapshot(2, 1, 2, 1);
+  unknown_schema["schema-id"] = 42;
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(unknown_schema)})),
+            ErrorCode::kInvalidArgument);
+  // v2 snapshots need a sequence number.
+  Json no_sequence = Snapshot(2, 1, 2, 1);
+  no_sequence.erase("sequence-number");
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(no_sequence)})),
+            ErrorCode::kInvalidArgument);
+  // v1 does not check sequence numbers.
+  TableMetadata v1 = TableWithSnapshot(1);
+  EXPECT_EQ(CommitError(v1, Json::array(), Json::array({AddSnapshot(Snapshot(2, 1, 0, 1))})), ErrorCode::kOk);
+}
+
+TEST(UpdateTest, RowLineageInV3) {
+  TableMetadata table = TableWithSnapshot(3);
+  EXPECT_EQ(table.next_row_id, 10);
+  Json next = Snapshot(2, 1, 2, 3000);
+  next["first-row-id"] = 10;
+  next["added-rows"] = 5;
+  auto outcome = MustCommit(table, Json::array({AddSnapshot(next)}));  // not on main: still counts
+  EXPECT_EQ(outcome.metadata.next_row_id, 15);
+  // Stale first-row-id: 409.
+  Json stale = Snapshot(3, 1, 3, 3000);
+  stale["first-row-id"] = 9;
+  stale["added-rows"] = 1;
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(stale)})), ErrorCode::kConflict);
+  // Missing first-row-id: 400.
+  Json missing = Snapshot(3, 1, 3, 3000);
+  missing["added-rows"] = 1;
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(missing)})),
+            ErrorCode::kInvalidArgument);
+  missing["first-row-id"] = nullptr;
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(missing)})),
+            ErrorCode::kInvalidArgument);
+  // v2 ignores row lineage fields.
+  EXPECT_EQ(
+      CommitError(TableWithSnapshot(2), Json::array(), Json::array({AddSnapshot(Snapshot(3, 1, 3, 1))})),
+      ErrorCode::kOk);
+}
+
+TEST(UpdateTest, SetSnapshotRefBranchesAndTags) {
+  TableMetadata table = TableWithSnapshot();
+  Json tag{{"action", "set-snapshot-ref"},
+           {"ref-name", "v1"},
+           {"type", "tag"},
+           {"snapshot-id", 1},
+           {"max-ref-age-ms", 1000}};
+  auto outcome = MustCommit(table, Json::array({tag}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.refs.at("v1")["type"], "tag");
+  EXPECT_EQ(outcome.metadata.refs.at("v1")["max-ref-age-ms"], 1000);
+  EXPECT_EQ(outcome.metadata.current_snapshot_id, 1);
+  EXPECT_FALSE(MustCommit(outcome.metadata, Json::array({tag})).changed);  // identical ref
+  // Setting main to the snapshot it already has changes nothing.
+  EXPECT_FALSE(MustCommit(table, Json::array({SetMain(1)})).changed);
+  // Unknown snapshot, tag retention, main as tag: all malformed.
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({SetMain(99)})), ErrorCode::kInvalidArgument);
+  Json bad_tag = tag;
+  bad_tag["min-snapshots-to-keep"] = 2;
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({bad_tag})), ErrorCode::kInvalidArgument);
+  Json main_tag = tag;
+  main_tag["ref-name"] = "main";
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({main_tag})), ErrorCode::kInvalidArgument);
+  Json bad_type = tag;
+  bad_type["type"] = "twig";
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({bad_type})), ErrorCode::kInvalidArgument);
+}
+
+TEST(UpdateTest, IntermediateMainHeadsLeaveTheSnapshotLog) {
+  TableMetadata table = NewTable(2, 1000);
+  auto outcome = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1),
+                                                AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)}));
+  ASSERT_EQ(outcome.metadata.snapshot_log.size(), 1u);
+  EXPECT_EQ(outcome.metadata.snapshot_log[0].snapshot_id, 2);
+}
+
+TEST(UpdateTest, RemoveSnapshotsDropsRefsStatisticsAndLog) {
+  TableMetadata table = TableWithSnapshot();
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)),
+                                         Json{{"action", "set-snapshot-ref"},
+                                              {"ref-name", "dev"},
+                                              {"type", "branch"},
+                                              {"snapshot-id", 2}},
+                                         Json{{"action", "set-statistics"},
+                                              {"statistics",
+                                               {{"snapshot-id", 2},
+                                                {"statistics-path", "s3://p"},
+                                                {"file-size-in-bytes", 1},
+                                                {"file-footer-size-in-bytes", 1},
+                                                {"blob-metadata", Json::array()}}}}}))
+              .metadata;
+  ASSERT_EQ(table.statistics.size(), 1u);
+  auto outcome =
+      MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {2, 77}}}}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.snapshots.size(), 1u);
+  EXPECT_EQ(outcome.metadata.refs.count("dev"), 0u);
+  EXPECT_TRUE(outcome.metadata.statistics.empty());
+  EXPECT_EQ(outcome.metadata.current_snapshot_id, 1);
+  // Removing the main head clears the current snapshot and its log.
+  auto main_gone =
+      MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {1}}}}));
+  EXPECT_EQ(main_gone.metadata.current_snapshot_id, -1);
+  EXPECT_EQ(main_gone.metadata.refs.count("main"), 0u);
+  EXPECT_TRUE(main_gone.metadata.snapshot_log.empty());
+  // Nothing to remove: nothing changes.
+  EXPECT_FALSE(
+      MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {99}}}})).changed);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {"a"}}}})),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(UpdateTest, RemoveSnapshotRef) {
+  TableMetadata table = TableWithSnapshot();
+  auto outcome =
+      MustCommit(table, Json::array({Json{{"action", "remove-snapshot-ref"}, {"ref-name", "main"}}}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.current_snapshot_id, -1);
+  EXPECT_EQ(outcome.metadata.snapshots.size(), 1u);  // the snapshot stays
+  EXPECT_FALSE(MustCommit(table, Json::array({Json{{"action", "remove-snapshot-ref"}, {"ref-name", "nope"}}}))
+                   .changed);
+}
+
+TEST(UpdateTest, LocationAndProperties) {
+  TableMetadata table = NewTable(2);
+  auto outcome =
+      MustCommit(table, Json::array({Json{{"action", "set-location"}, {"location", "s3://b/moved"}},
+                                     Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}},
+                                     Json{{"action", "remove-properties"}, {"removals", {"owner"}}}}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.location, "s3://b/moved");
+  EXPECT_EQ(outcome.metadata.properties.at("k"), "v");
+  EXPECT_EQ(outcome.metadata.properties.count("owner"), 0u);
+  // The same values again are no change at all.
+  EXPECT_FALSE(MustCommit(outcome.metadata,
+                          Json::array({Json{{"action", "set-location"}, {"location", "s3://b/moved"}},
+                                       Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}},
+                                       Json{{"action", "remove-properties"}, {"removals", {"owner"}}}}))
+                   .changed);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", 1}}}}})),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "remove-properties"}, {"removals", "k"}}})),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({Json{{"action", "set-location"}}})),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(UpdateTest, StatisticsAndPartitionStatistics) {
+  TableMetadata table = TableWithSnapshot();
+  Json stats{{"snapshot-id", 1},
+             {"statistics-path", "s3://s"},
+             {"file-size-in-bytes", 10},
+             {"file-footer-size-in-bytes", 2},
+             {"blob-metadata", Json::array()}};
+  Json partition_stats{{"snapshot-id", 1}, {"statistics-path", "s3://p"}, {"file-size-in-bytes", 3}};
+  auto outcome = MustCommit(
+      table,
+      Json::array({Json{{"action", "set-statistics"}, {"snapshot-id", 1}, {"statistics", stats}},
+                   Json{{"action", "set-partition-statistics"}, {"partition-statistics", partition_stats}}}));
+  EXPECT_EQ(outcome.metadata.statistics.size(), 1u);
+  EXPECT_EQ(outcome.metadata.partition_statistics.size(), 1u);
+  stats["file-size-in-bytes"] = 11;  // same snapshot: replaced, not appended
+  auto replaced =
+      MustCommit(outcome.metadata, Json::array({Json{{"action", "set-statistics"}, {"statistics", stats}}}));
+  ASSERT_EQ(replaced.metadata.statistics.size(), 1u);
+  EXPECT_EQ(replaced.metadata.statistics[0]["file-size-in-bytes"], 11);
+  auto removed = MustCommit(
+      replaced.metadata, Json::array({Json{{"action", "remove-statistics"}, {"snapshot-id", 1}},
+                                      Json{{"action", "remove-partition-statistics"}, {"snapshot-id", 1}}}));
+  EXPECT_TRUE(removed.changed);
+  EXPECT_TRUE(removed.metadata.statistics.empty());
+  EXPECT_TRUE(removed.metadata.partition_statistics.empty());
+  EXPECT_FALSE(
+      MustCommit(removed.metadata, Json::array({Json{{"action", "remove-statistics"}, {"snapshot-id", 1}}}))
+          .changed);
+}
+
+TEST(UpdateTest, RemoveSpecsAndSchemas) {
+  TableMetadata table =
+      MustCommit(NewTable(2),
+                 Json::array({Json{{"action", "add-schema"}, {"schema", testing::ThreeColumnSchema()}},
+                              Json{{"action", "add-spec"}, {"spec", {{"fields", Json::array()}}}}}))
+          .metadata;
+  ASSERT_EQ(table.schemas.size(), 2u);
+  ASSERT_EQ(table.partition_specs.size(), 2u);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "remove-schemas"}, {"schema-ids", {0}}}})),
+            ErrorCode::kInvalidArgument);  // current
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "remove-partition-specs"}, {"spec-ids", {0}}}})),
+            ErrorCode::kInvalidArgument);  // default
+  auto outcome =
+      MustCommit(table, Json::array({Json{{"action", "remove-schemas"}, {"schema-ids", {1}}},
+                                     Json{{"action", "remove-partition-specs"}, {"spec-ids", {1}}}}));
+  EXPECT_TRUE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.schemas.size(), 1u);
+  EXPECT_EQ(outcome.metadata.partition_specs.size(), 1u);
+  EXPECT_EQ(outcome.metadata.last_column_id, 3);  // ids are never reused
+}
+
+TEST(UpdateTest, EncryptionKeys) {
+  TableMetadata table = NewTable(3);
+  Json key{{"key-id", "k1"}, {"encrypted-key-metadata", "AAEC"}, {"encrypted-by-id", "master"}};
+  auto outcome =
+      MustCommit(table, Json::array({Json{{"action", "add-encryption-key"}, {"encryption-key", key}}}));
+  EXPECT_TRUE(outcome.changed);
+  ASSERT_EQ(outcome.metadata.encryption_keys.size(), 1u);
+  EXPECT_EQ(TableMetadataToJson(outcome.metadata)["encryption-keys"][0]["encrypted-by-id"], "master");
+  EXPECT_FALSE(MustCommit(outcome.metadata,
+                          Json::array({Json{{"action", "add-encryption-key"}, {"encryption-key", key}}}))
+                   .changed);
+  auto removed = MustCommit(outcome.metadata,
+                            Json::array({Json{{"action", "remove-encryption-key"}, {"key-id", "k1"}}}));
+  EXPECT_TRUE(removed.metadata.encryption_keys.empty());
+  EXPECT_EQ(CommitError(
+                table, Json::array(),
+                Json::array({Json{{"action", "add-encryption-key"}, {"encryption-key", {{"key-id", "k"}}}}})),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(UpdateTest, EnableRowLineageIsANoOp) {
+  EXPECT_FALSE(MustCommit(NewTable(3), Json::array({Json{{"action", "enable-row-lineage"}}})).changed);
+}
+
+TEST(CommitTest, NoOpCommitWritesNothing) {
+  TableMetadata table = NewTable(2, 1000);
+  auto outcome = MustCommit(table, Json::array());
+  EXPECT_FALSE(outcome.changed);
+  EXPECT_EQ(outcome.metadata.last_updated_ms, 1000);
+  EXPECT_TRUE(outcome.metadata.metadata_log.empty());
+}
+
+TEST(CommitTest, MetadataLogIsAppendedAndTrimmed) {
+  TableMetadata table = NewTable(2, 1000);
+  table.properties["write.metadata.previous-versions-max"] = "2";
+  for (int i = 0; i < 4; ++i) {
+    const std::string previous = "s3://b/t/metadata/0000" + std::to_string(i) + "-x.metadata.json";
+    table =
+        MustCommit(table,
+                   Json::array({Json{{"action", "set-properties"}, {"updates", {{"n", std::to_string(i)}}}}}),
+                   Options(2000 + i, previous))
+            .metadata;
+  }
+  ASSERT_EQ(table.metadata_log.size(), 2u);
+  EXPECT_EQ(table.metadata_log[0].metadata_file, "s3://b/t/metadata/00002-x.metadata.json");
+  EXPECT_EQ(table.metadata_log[1].metadata_file, "s3://b/t/metadata/00003-x.metadata.json");
+  EXPECT_EQ(table.metadata_log[1].timestamp_ms, 2002);  // when the previous version was written
+  EXPECT_EQ(table.last_updated_ms, 2003);
+}
+
+TEST(CommitTest, StageCreateFinishBuildsFromEmpty) {
+  Json updates = Json::parse(R"([
+    {"action": "assign-uuid", "uuid": "9d2d2b6e-1111-4000-8000-000000000000"},
+    {"action": "upgrade-format-version", "format-version": 1},
+    {"action": "add-schema", "schema": {"type": "struct", "schema-id": 0, "fields": [
+       {"id": 1, "name": "id", "required": true, "type": "long"}]}, "last-column-id": 1},
+    {"action": "set-current-schema", "schema-id": -1},
+    {"action": "add-spec", "spec": {"spec-id": 0, "fields": []}},
+    {"action": "set-default-spec", "spec-id": -1},
+    {"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}},
+    {"action": "set-default-sort-order", "sort-order-id": -1},
+    {"action": "set-location", "location": "s3://b/ns/t"},
+    {"action": "set-properties", "updates": {"created-at": "now"}}])");
+  Json requirements = Json::array({Json{{"type", "assert-create"}}});
+  auto outcome = ApplyTableCommit(nullptr, requirements, updates, Options(777, ""));
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_TRUE(outcome->changed);
+  EXPECT_EQ(outcome->metadata.format_version, 1);  // v1 requested: not a downgrade from the default
+  EXPECT_EQ(outcome->metadata.table_uuid, "9d2d2b6e-1111-4000-8000-000000000000");
+  EXPECT_EQ(outcome->metadata.current_schema_id, 0);
+  EXPECT_EQ(outcome->metadata.last_column_id, 1);
+  EXPECT_EQ(outcome->metadata.location, "s3://b/ns/t");
+  EXPECT_EQ(outcome->metadata.last_updated_ms, 777);
+  EXPECT_TRUE(outcome->metadata.metadata_log.empty());
+  EXPECT_TRUE(ParseTableMetadata(TableMetadataToJson(outcome->metadata)).ok());
+  // Without a schema there is no table to create.
+  EXPECT_EQ(ApplyTableCommit(nullptr, requirements, Json::array(), Options()).status().code(),
+            ErrorCode::kInvalidArgument);
+  // Without assign-uuid the server picks one.
+  Json no_uuid = updates;
+  no_uuid.erase(0);
+  auto generated = ApplyTableCommit(nullptr, requirements, no_uuid, Options());
+  ASSERT_TRUE(generated.ok());
+  EXPECT_EQ(generated->metadata.table_uuid.size(), 36u);
+}
+
+TEST(CommitTest, JsonApiRoundTrip) {
+  const std::string created =
+      *CreateTableMetadataJson(R"({"name": "t", "schema": {"type": "struct", "fields": [
+        {"id": 1, "name": "a", "required": false, "type": "int"}]}})",
+                               "s3://b/t", "u-1", 10);
+  CommitOptions options;
+  options.now_ms = 20;
+  options.previous_metadata_location = "s3://b/t/metadata/00000-u.metadata.json";
+  auto result = CommitTableJson(created, R"([{"type": "assert-table-uuid", "uuid": "u-1"}])",
+                                R"([{"action": "set-properties", "updates": {"x": "y"}}])", options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_TRUE(result->changed);
+  Json json = Json::parse(result->metadata_json);
+  EXPECT_EQ(json["properties"]["x"], "y");
+  EXPECT_EQ(json["metadata-log"][0]["metadata-file"], "s3://b/t/metadata/00000-u.metadata.json");
+  EXPECT_EQ(CommitTableJson(created, R"([{"type": "assert-table-uuid", "uuid": "u-2"}])", "[]", options)
+                .status()
+                .code(),
+            ErrorCode::kConflict);
+  EXPECT_EQ(CommitTableJson(std::nullopt, R"([{"type": "assert-create"}])", "[", options).status().code(),
+            ErrorCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace serac::iceberg

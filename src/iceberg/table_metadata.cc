@@ -1,0 +1,355 @@
+// Table metadata <-> JSON, for format versions 1, 2 and 3.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "iceberg/metadata_internal.h"
+
+namespace serac::iceberg {
+namespace {
+
+const std::set<std::string>& ModelledTableFields() {
+  static const std::set<std::string> kFields = {"format-version",
+                                                "table-uuid",
+                                                "location",
+                                                "last-sequence-number",
+                                                "last-updated-ms",
+                                                "last-column-id",
+                                                "schema",
+                                                "schemas",
+                                                "current-schema-id",
+                                                "partition-spec",
+                                                "partition-specs",
+                                                "default-spec-id",
+                                                "last-partition-id",
+                                                "properties",
+                                                "current-snapshot-id",
+                                                "snapshots",
+                                                "snapshot-log",
+                                                "metadata-log",
+                                                "sort-orders",
+                                                "default-sort-order-id",
+                                                "refs",
+                                                "statistics",
+                                                "partition-statistics",
+                                                "next-row-id",
+                                                "encryption-keys"};
+  return kFields;
+}
+
+template <typename IdType>
+const Json* FindById(const std::vector<Json>& items, const char* key, IdType id) {
+  for (const Json& item : items) {
+    if (item.at(key).get<IdType>() == id) return &item;
+  }
+  return nullptr;
+}
+
+Result<std::vector<Json>> ObjectArray(const Json& json, const char* key, bool required) {
+  std::vector<Json> out;
+  auto it = json.find(key);
+  if (it == json.end() || it->is_null()) {
+    if (required) return Error(ErrorCode::kInvalidArgument, std::string("missing field: ") + key);
+    return out;
+  }
+  if (!it->is_array()) return Error(ErrorCode::kInvalidArgument, std::string(key) + " must be an array");
+  for (const Json& item : *it) {
+    if (!item.is_object()) return Error(ErrorCode::kInvalidArgument, std::string(key) + " must hold objects");
+    out.push_back(item);
+  }
+  return out;
+}
+
+Status ParseSchemas(const Json& json, TableMetadata* metadata) {
+  SERAC_ASSIGN_OR_RETURN(metadata->schemas, ObjectArray(json, "schemas", false));
+  if (metadata->schemas.empty()) {
+    // v1 files written before "schemas" existed carry a single "schema".
+    SERAC_ASSIGN_OR_RETURN(const Json* legacy, RequiredMember(json, "schema", Json::value_t::object));
+    Json schema = *legacy;
+    if (!schema.contains("schema-id")) schema["schema-id"] = 0;
+    metadata->schemas.push_back(schema);
+  }
+  for (const Json& schema : metadata->schemas) {
+    SERAC_RETURN_IF_ERROR(ValidateSchema(schema));
+    SERAC_ASSIGN_OR_RETURN(int64_t id, RequiredInt(schema, "schema-id"));
+    (void)id;
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> current, OptionalInt(json, "current-schema-id"));
+  metadata->current_schema_id =
+      static_cast<int32_t>(current.value_or(metadata->schemas.front().at("schema-id").get<int64_t>()));
+  if (metadata->FindSchema(metadata->current_schema_id) == nullptr) {
+    return Error(ErrorCode::kInvalidArgument, "current-schema-id names no schema");
+  }
+  return Status::Ok();
+}
+
+Status ParseSpecs(const Json& json, TableMetadata* metadata) {
+  SERAC_ASSIGN_OR_RETURN(metadata->partition_specs, ObjectArray(json, "partition-specs", false));
+  if (metadata->partition_specs.empty()) {
+    // v1 files written before "partition-specs" existed carry the default spec's fields only.
+    SERAC_ASSIGN_OR_RETURN(const Json* legacy, RequiredMember(json, "partition-spec", Json::value_t::array));
+    metadata->partition_specs.push_back(Json{{"spec-id", 0}, {"fields", *legacy}});
+  }
+  int32_t highest_field_id = kPartitionFieldIdStart - 1;
+  for (Json& spec : metadata->partition_specs) {
+    SERAC_ASSIGN_OR_RETURN(int64_t spec_id, RequiredInt(spec, "spec-id"));
+    (void)spec_id;
+    SERAC_RETURN_IF_ERROR(ValidatePartitionSpecFields(spec));
+    int32_t next_legacy_id = kPartitionFieldIdStart;
+    for (Json& field : spec["fields"]) {
+      if (!field.contains("field-id")) field["field-id"] = next_legacy_id;  // v1: implied sequential ids
+      next_legacy_id = field["field-id"].get<int32_t>() + 1;
+      highest_field_id = std::max(highest_field_id, field["field-id"].get<int32_t>());
+    }
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> default_spec, OptionalInt(json, "default-spec-id"));
+  metadata->default_spec_id = static_cast<int32_t>(
+      default_spec.value_or(metadata->partition_specs.front().at("spec-id").get<int64_t>()));
+  if (metadata->FindSpec(metadata->default_spec_id) == nullptr) {
+    return Error(ErrorCode::kInvalidArgument, "default-spec-id names no partition spec");
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> last_partition_id, OptionalInt(json, "last-partition-id"));
+  metadata->last_partition_id = static_cast<int32_t>(last_partition_id.value_or(highest_field_id));
+  return Status::Ok();
+}
+
+Status ParseSortOrders(const Json& json, TableMetadata* metadata) {
+  SERAC_ASSIGN_OR_RETURN(metadata->sort_orders, ObjectArray(json, "sort-orders", false));
+  if (metadata->sort_orders.empty()) {
+    metadata->sort_orders.push_back(Json{{"order-id", kUnsortedOrderId}, {"fields", Json::array()}});
+  }
+  for (const Json& order : metadata->sort_orders) {
+    SERAC_RETURN_IF_ERROR(ValidateSortOrder(order));
+    SERAC_ASSIGN_OR_RETURN(int64_t order_id, RequiredInt(order, "order-id"));
+    (void)order_id;
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> default_order, OptionalInt(json, "default-sort-order-id"));
+  metadata->default_sort_order_id = static_cast<int32_t>(
+      default_order.value_or(metadata->sort_orders.front().at("order-id").get<int64_t>()));
+  if (metadata->FindSortOrder(metadata->default_sort_order_id) == nullptr) {
+    return Error(ErrorCode::kInvalidArgument, "default-sort-order-id names no sort order");
+  }
+  return Status::Ok();
+}
+
+Status ParseSnapshots(const Json& json, TableMetadata* metadata) {
+  SERAC_ASSIGN_OR_RETURN(metadata->snapshots, ObjectArray(json, "snapshots", false));
+  for (const Json& snapshot : metadata->snapshots) SERAC_RETURN_IF_ERROR(ValidateSnapshot(snapshot));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> current, OptionalInt(json, "current-snapshot-id"));
+  metadata->current_snapshot_id = current.value_or(-1);
+  auto refs = json.find("refs");
+  if (refs != json.end() && !refs->is_null()) {
+    if (!refs->is_object()) return Error(ErrorCode::kInvalidArgument, "refs must be an object");
+    for (auto it = refs->begin(); it != refs->end(); ++it) {
+      SERAC_RETURN_IF_ERROR(ValidateRef(*it));
+      metadata->refs[it.key()] = *it;
+    }
+  }
+  // Files written before refs existed imply the main branch from current-snapshot-id.
+  if (metadata->current_snapshot_id != -1 && metadata->refs.count(kMainBranch) == 0) {
+    metadata->refs[kMainBranch] = Json{{"snapshot-id", metadata->current_snapshot_id}, {"type", "branch"}};
+  }
+  SERAC_ASSIGN_OR_RETURN(std::vector<Json> log, ObjectArray(json, "snapshot-log", false));
+  for (const Json& entry : log) {
+    SERAC_ASSIGN_OR_RETURN(int64_t timestamp_ms, RequiredInt(entry, "timestamp-ms"));
+    SERAC_ASSIGN_OR_RETURN(int64_t snapshot_id, RequiredInt(entry, "snapshot-id"));
+    metadata->snapshot_log.push_back({timestamp_ms, snapshot_id});
+  }
+  return Status::Ok();
+}
+
+Status ParseLogsAndExtras(const Json& json, TableMetadata* metadata) {
+  SERAC_ASSIGN_OR_RETURN(std::vector<Json> log, ObjectArray(json, "metadata-log", false));
+  for (const Json& entry : log) {
+    SERAC_ASSIGN_OR_RETURN(int64_t timestamp_ms, RequiredInt(entry, "timestamp-ms"));
+    SERAC_ASSIGN_OR_RETURN(std::string file, RequiredString(entry, "metadata-file"));
+    metadata->metadata_log.push_back({timestamp_ms, file});
+  }
+  SERAC_ASSIGN_OR_RETURN(metadata->statistics, ObjectArray(json, "statistics", false));
+  for (const Json& entry : metadata->statistics) SERAC_RETURN_IF_ERROR(ValidateIdEntry(entry, "snapshot-id"));
+  SERAC_ASSIGN_OR_RETURN(metadata->partition_statistics, ObjectArray(json, "partition-statistics", false));
+  for (const Json& entry : metadata->partition_statistics) {
+    SERAC_RETURN_IF_ERROR(ValidateIdEntry(entry, "snapshot-id"));
+  }
+  SERAC_ASSIGN_OR_RETURN(metadata->encryption_keys, ObjectArray(json, "encryption-keys", false));
+  for (const Json& entry : metadata->encryption_keys) SERAC_RETURN_IF_ERROR(ValidateIdEntry(entry, "key-id"));
+  auto properties = json.find("properties");
+  if (properties != json.end() && !properties->is_null()) {
+    SERAC_ASSIGN_OR_RETURN(metadata->properties, StringMap(*properties));
+  }
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    if (ModelledTableFields().count(it.key()) == 0) metadata->extra_fields[it.key()] = *it;
+  }
+  return Status::Ok();
+}
+
+Status ParseHeader(const Json& json, TableMetadata* metadata) {
+  SERAC_ASSIGN_OR_RETURN(int64_t version, RequiredInt(json, "format-version"));
+  if (version < kTableFormatVersionMin || version > kTableFormatVersionMax) {
+    return Error(ErrorCode::kInvalidArgument, "unsupported format-version " + std::to_string(version));
+  }
+  metadata->format_version = static_cast<int>(version);
+  if (version >= 2 || json.contains("table-uuid")) {
+    SERAC_ASSIGN_OR_RETURN(metadata->table_uuid, RequiredString(json, "table-uuid"));
+  }
+  SERAC_ASSIGN_OR_RETURN(metadata->location, RequiredString(json, "location"));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, OptionalInt(json, "last-sequence-number"));
+  if (version >= 2 && !sequence)
+    return Error(ErrorCode::kInvalidArgument, "missing field: last-sequence-number");
+  metadata->last_sequence_number = sequence.value_or(0);
+  SERAC_ASSIGN_OR_RETURN(metadata->last_updated_ms, RequiredInt(json, "last-updated-ms"));
+  SERAC_ASSIGN_OR_RETURN(int64_t last_column_id, RequiredInt(json, "last-column-id"));
+  metadata->last_column_id = static_cast<int32_t>(last_column_id);
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> next_row_id, OptionalInt(json, "next-row-id"));
+  metadata->next_row_id = next_row_id.value_or(0);
+  return Status::Ok();
+}
+
+Json IdArray(const std::vector<Json>& items) { return Json(items); }
+
+}  // namespace
+
+const Json* TableMetadata::FindSchema(int32_t schema_id) const {
+  return FindById(schemas, "schema-id", schema_id);
+}
+const Json* TableMetadata::FindSpec(int32_t spec_id) const {
+  return FindById(partition_specs, "spec-id", spec_id);
+}
+const Json* TableMetadata::FindSortOrder(int32_t order_id) const {
+  return FindById(sort_orders, "order-id", order_id);
+}
+const Json* TableMetadata::FindSnapshot(int64_t snapshot_id) const {
+  return FindById(snapshots, "snapshot-id", snapshot_id);
+}
+
+Status ValidateSnapshot(const Json& snapshot) {
+  if (!snapshot.is_object()) return Error(ErrorCode::kInvalidArgument, "snapshot must be an object");
+  SERAC_ASSIGN_OR_RETURN(int64_t snapshot_id, RequiredInt(snapshot, "snapshot-id"));
+  SERAC_ASSIGN_OR_RETURN(int64_t timestamp_ms, RequiredInt(snapshot, "timestamp-ms"));
+  (void)snapshot_id;
+  (void)timestamp_ms;
+  for (const char* key :
+       {"parent-snapshot-id", "sequence-number", "schema-id", "first-row-id", "added-rows"}) {
+    SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> value, OptionalInt(snapshot, key));
+    if (value && *value < 0 && std::string(key) == "added-rows") {
+      return Error(ErrorCode::kInvalidArgument, "added-rows must not be negative");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ValidateRef(const Json& ref) {
+  SERAC_ASSIGN_OR_RETURN(int64_t snapshot_id, RequiredInt(ref, "snapshot-id"));
+  (void)snapshot_id;
+  SERAC_ASSIGN_OR_RETURN(std::string type, RequiredString(ref, "type"));
+  if (type != "branch" && type != "tag")
+    return Error(ErrorCode::kInvalidArgument, "ref type must be branch or tag");
+  for (const char* key : {"max-ref-age-ms", "max-snapshot-age-ms", "min-snapshots-to-keep"}) {
+    SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> value, OptionalInt(ref, key));
+    if (value && *value <= 0)
+      return Error(ErrorCode::kInvalidArgument, std::string(key) + " must be positive");
+    if (value && type == "tag" && std::string(key) != "max-ref-age-ms") {
+      return Error(ErrorCode::kInvalidArgument, std::string("tags do not support ") + key);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ValidateSortOrder(const Json& order) {
+  if (!order.is_object()) return Error(ErrorCode::kInvalidArgument, "sort order must be an object");
+  SERAC_ASSIGN_OR_RETURN(const Json* fields, RequiredMember(order, "fields", Json::value_t::array));
+  for (const Json& field : *fields) {
+    if (!field.is_object()) return Error(ErrorCode::kInvalidArgument, "sort fields must be objects");
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> order_id, OptionalInt(order, "order-id"));
+  (void)order_id;
+  return Status::Ok();
+}
+
+Status ValidatePartitionSpecFields(const Json& spec) {
+  if (!spec.is_object()) return Error(ErrorCode::kInvalidArgument, "partition spec must be an object");
+  SERAC_ASSIGN_OR_RETURN(const Json* fields, RequiredMember(spec, "fields", Json::value_t::array));
+  for (const Json& field : *fields) {
+    if (!field.is_object()) return Error(ErrorCode::kInvalidArgument, "partition fields must be objects");
+    SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> field_id, OptionalInt(field, "field-id"));
+    (void)field_id;
+    SERAC_ASSIGN_OR_RETURN(std::string name, RequiredString(field, "name"));
+    SERAC_ASSIGN_OR_RETURN(std::string transform, RequiredString(field, "transform"));
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> spec_id, OptionalInt(spec, "spec-id"));
+  (void)spec_id;
+  return Status::Ok();
+}
+
+Status ValidateIdEntry(const Json& entry, const char* id_key) {
+  if (!entry.is_object())
+    return Error(ErrorCode::kInvalidArgument, std::string("entry with ") + id_key + " expected");
+  if (std::string(id_key) == "key-id") return RequiredString(entry, id_key).status();
+  return RequiredInt(entry, id_key).status();
+}
+
+Result<TableMetadata> ParseTableMetadata(const Json& json) {
+  if (!json.is_object()) return Error(ErrorCode::kInvalidArgument, "table metadata must be an object");
+  TableMetadata metadata;
+  SERAC_RETURN_IF_ERROR(ParseHeader(json, &metadata));
+  SERAC_RETURN_IF_ERROR(ParseSchemas(json, &metadata));
+  SERAC_RETURN_IF_ERROR(ParseSpecs(json, &metadata));
+  SERAC_RETURN_IF_ERROR(ParseSortOrders(json, &metadata));
+  SERAC_RETURN_IF_ERROR(ParseSnapshots(json, &metadata));
+  SERAC_RETURN_IF_ERROR(ParseLogsAndExtras(json, &metadata));
+  return metadata;
+}
+
+Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection selection) {
+  Json out = metadata.extra_fields.is_object() ? metadata.extra_fields : Json::object();
+  out["format-version"] = metadata.format_version;
+  if (!metadata.table_uuid.empty() || metadata.format_version >= 2) out["table-uuid"] = metadata.table_uuid;
+  out["location"] = metadata.location;
+  if (metadata.format_version >= 2) out["last-sequence-number"] = metadata.last_sequence_number;
+  out["last-updated-ms"] = metadata.last_updated_ms;
+  out["last-column-id"] = metadata.last_column_id;
+  out["schemas"] = IdArray(metadata.schemas);
+  out["current-schema-id"] = metadata.current_schema_id;
+  out["partition-specs"] = IdArray(metadata.partition_specs);
+  out["default-spec-id"] = metadata.default_spec_id;
+  out["last-partition-id"] = metadata.last_partition_id;
+  if (metadata.format_version == 1) {
+    // v1 readers may only know the single current schema and default spec.
+    if (const Json* schema = metadata.FindSchema(metadata.current_schema_id)) out["schema"] = *schema;
+    if (const Json* spec = metadata.FindSpec(metadata.default_spec_id))
+      out["partition-spec"] = spec->at("fields");
+  }
+  out["properties"] = metadata.properties;
+  out["current-snapshot-id"] = metadata.current_snapshot_id;
+  Json refs = Json::object();
+  for (const auto& [name, ref] : metadata.refs) refs[name] = ref;
+  out["refs"] = refs;
+  Json snapshots = Json::array();
+  for (const Json& snapshot : metadata.snapshots) {
+    const int64_t id = snapshot.at("snapshot-id").get<int64_t>();
+    bool referenced = std::any_of(metadata.refs.begin(), metadata.refs.end(), [&](const auto& entry) {
+      return entry.second.at("snapshot-id").template get<int64_t>() == id;
+    });
+    if (selection == SnapshotSelection::kAll || referenced) snapshots.push_back(snapshot);
+  }
+  out["snapshots"] = snapshots;
+  Json snapshot_log = Json::array();
+  for (const auto& entry : metadata.snapshot_log) {
+    snapshot_log.push_back({{"timestamp-ms", entry.timestamp_ms}, {"snapshot-id", entry.snapshot_id}});
+  }
+  out["snapshot-log"] = snapshot_log;
+  Json metadata_log = Json::array();
+  for (const auto& entry : metadata.metadata_log) {
+    metadata_log.push_back({{"timestamp-ms", entry.timestamp_ms}, {"metadata-file", entry.metadata_file}});
+  }
+  out["metadata-log"] = metadata_log;
+  out["sort-orders"] = IdArray(metadata.sort_orders);
+  out["default-sort-order-id"] = metadata.default_sort_order_id;
+  out["statistics"] = IdArray(metadata.statistics);
+  out["partition-statistics"] = IdArray(metadata.partition_statistics);
+  if (metadata.format_version >= kRowLineageFormatVersion) out["next-row-id"] = metadata.next_row_id;
+  if (!metadata.encryption_keys.empty()) out["encryption-keys"] = IdArray(metadata.encryption_keys);
+  return out;
+}
+
+}  // namespace serac::iceberg

@@ -1,0 +1,196 @@
+#include <gtest/gtest.h>
+
+#include "iceberg/iceberg.h"
+#include "iceberg/metadata_internal.h"
+#include "iceberg/test_util_internal.h"
+
+namespace serac::iceberg {
+namespace {
+
+using testing::NewTable;
+using testing::TwoColumnSchema;
+
+TEST(CreateTableTest, AssignsFreshIdsAndRebindsSpecAndOrder) {
+  Json body = Json::parse(R"({"name": "t",
+    "schema": {"type": "struct", "schema-id": 5, "identifier-field-ids": [7], "fields": [
+      {"id": 7, "name": "id", "required": true, "type": "long"},
+      {"id": 3, "name": "loc", "required": false, "type": {"type": "struct", "fields": [
+        {"id": 9, "name": "lat", "required": false, "type": "double"}]}},
+      {"id": 4, "name": "ts", "required": false, "type": "timestamptz"}]},
+    "partition-spec": {"spec-id": 4, "fields": [
+      {"source-id": 4, "field-id": 1050, "name": "ts_day", "transform": "day"},
+      {"source-id": 9, "name": "lat_bucket", "transform": "bucket[4]"}]},
+    "write-order": {"order-id": 9, "fields": [
+      {"source-id": 9, "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]},
+    "properties": {"owner": "bob"}})");
+  auto request = ParseCreateTableRequest(body);
+  ASSERT_TRUE(request.ok());
+  EXPECT_FALSE(request->stage_create);
+  auto metadata = NewTableMetadata(*request, "s3://b/t", "uuid-1", 123);
+  ASSERT_TRUE(metadata.ok()) << metadata.status().ToString();
+  EXPECT_EQ(metadata->format_version, 2);
+  EXPECT_EQ(metadata->last_updated_ms, 123);
+  EXPECT_EQ(metadata->last_column_id, 4);  // id, loc, ts = 1..3, loc.lat = 4
+  const Json& schema = metadata->schemas.at(0);
+  EXPECT_EQ(schema["schema-id"], 0);
+  EXPECT_EQ(schema["identifier-field-ids"], Json::array({1}));
+  EXPECT_EQ(schema["fields"][1]["type"]["fields"][0]["id"], 4);
+  const Json& spec = metadata->partition_specs.at(0);
+  EXPECT_EQ(spec["spec-id"], 0);
+  EXPECT_EQ(spec["fields"][0]["source-id"], 3);
+  EXPECT_EQ(spec["fields"][0]["field-id"], 1000);
+  EXPECT_EQ(spec["fields"][1]["source-id"], 4);
+  EXPECT_EQ(spec["fields"][1]["field-id"], 1001);
+  EXPECT_EQ(metadata->last_partition_id, 1001);
+  ASSERT_EQ(metadata->sort_orders.size(), 1u);
+  EXPECT_EQ(metadata->sort_orders[0]["order-id"], 1);
+  EXPECT_EQ(metadata->sort_orders[0]["fields"][0]["source-id"], 4);
+  EXPECT_EQ(metadata->default_sort_order_id, 1);
+  EXPECT_EQ(metadata->current_snapshot_id, -1);
+  EXPECT_EQ(metadata->properties.at("owner"), "bob");
+}
+
+TEST(CreateTableTest, DefaultsAndFormatVersionProperty) {
+  Json body{{"name", "t"},
+            {"schema", TwoColumnSchema()},
+            {"stage-create", true},
+            {"properties", {{"format-version", "3"}}}};
+  auto request = ParseCreateTableRequest(body);
+  ASSERT_TRUE(request.ok());
+  EXPECT_TRUE(request->stage_create);
+  auto metadata = NewTableMetadata(*request, "s3://b/t", "u", 1);
+  ASSERT_TRUE(metadata.ok());
+  EXPECT_EQ(metadata->format_version, 3);
+  EXPECT_EQ(metadata->properties.count("format-version"), 0u);  // reserved: never stored
+  EXPECT_EQ(metadata->next_row_id, 0);
+  EXPECT_EQ(metadata->last_partition_id, 999);
+  EXPECT_EQ(metadata->default_sort_order_id, 0);
+  EXPECT_TRUE(metadata->partition_specs.at(0)["fields"].empty());
+  Json json = TableMetadataToJson(*metadata);
+  EXPECT_EQ(json["next-row-id"], 0);
+
+  body["properties"]["format-version"] = "4";
+  EXPECT_EQ(NewTableMetadata(*ParseCreateTableRequest(body), "s3://b/t", "u", 1).status().code(),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(CreateTableTest, RejectsBadRequests) {
+  Json v3_type = Json::parse(R"({"name": "t", "schema": {"type": "struct", "fields": [
+    {"id": 1, "name": "v", "required": false, "type": "variant"}]}})");
+  EXPECT_EQ(NewTableMetadata(*ParseCreateTableRequest(v3_type), "l", "u", 1).status().code(),
+            ErrorCode::kInvalidArgument);
+  v3_type["properties"] = {{"format-version", "3"}};
+  EXPECT_TRUE(NewTableMetadata(*ParseCreateTableRequest(v3_type), "l", "u", 1).ok());
+  Json bad_source{{"name", "t"},
+                  {"schema", TwoColumnSchema()},
+                  {"partition-spec",
+                   Json::parse(R"({"fields": [{"source-id": 42, "name": "p", "transform": "identity"}]})")}};
+  EXPECT_EQ(NewTableMetadata(*ParseCreateTableRequest(bad_source), "l", "u", 1).status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ParseCreateTableRequest(Json::parse(R"({"schema": {}})")).status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      ParseCreateTableRequest(Json{{"name", "t"}, {"schema", TwoColumnSchema()}, {"properties", {{"a", 1}}}})
+          .status()
+          .code(),
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CreateTableMetadataJson("{not json", "l", "u", 1).status().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(TableMetadataJsonTest, RoundTripPreservesUnknownFields) {
+  TableMetadata metadata = NewTable(3);
+  metadata.schemas[0]["fields"][0]["initial-default"] = 0;
+  metadata.partition_specs[0]["fields"][0]["source-ids"] = Json::array({1, 2});
+  Json snapshot = testing::Snapshot(10, std::nullopt, 1, 2000);
+  snapshot["key-id"] = "k1";
+  snapshot["first-row-id"] = 0;
+  snapshot["added-rows"] = 5;
+  metadata.snapshots.push_back(snapshot);
+  metadata.refs["main"] = Json{{"snapshot-id", 10}, {"type", "branch"}};
+  metadata.current_snapshot_id = 10;
+  metadata.encryption_keys.push_back(Json{{"key-id", "k1"}, {"encrypted-key-metadata", "AAEC"}, {"x", 1}});
+  metadata.extra_fields["future-field"] = Json{{"a", 1}};
+  metadata.metadata_log.push_back({5, "s3://b/t/metadata/00000-x.metadata.json"});
+  metadata.snapshot_log.push_back({2000, 10});
+
+  const std::string text = TableMetadataToJson(metadata).dump();
+  auto parsed = ParseTableMetadata(Json::parse(text));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(TableMetadataToJson(*parsed).dump(), text);
+  EXPECT_EQ(parsed->snapshots[0]["key-id"], "k1");
+  EXPECT_EQ(parsed->schemas[0]["fields"][0]["initial-default"], 0);
+  EXPECT_EQ(parsed->partition_specs[0]["fields"][0]["source-ids"], Json::array({1, 2}));
+  EXPECT_EQ(parsed->extra_fields["future-field"]["a"], 1);
+  EXPECT_EQ(parsed->encryption_keys[0]["x"], 1);
+  EXPECT_EQ(parsed->metadata_log, metadata.metadata_log);
+  EXPECT_EQ(parsed->snapshot_log, metadata.snapshot_log);
+}
+
+TEST(TableMetadataJsonTest, VersionSpecificFields) {
+  Json v1 = TableMetadataToJson(NewTable(1));
+  EXPECT_FALSE(v1.contains("last-sequence-number"));
+  EXPECT_FALSE(v1.contains("next-row-id"));
+  EXPECT_TRUE(v1.contains("schema"));
+  EXPECT_TRUE(v1.contains("partition-spec"));
+  Json v2 = TableMetadataToJson(NewTable(2));
+  EXPECT_EQ(v2["last-sequence-number"], 0);
+  EXPECT_FALSE(v2.contains("next-row-id"));
+  EXPECT_FALSE(v2.contains("schema"));
+  Json v3 = TableMetadataToJson(NewTable(3));
+  EXPECT_EQ(v3["next-row-id"], 0);
+  // v2 requires last-sequence-number.
+  v2.erase("last-sequence-number");
+  EXPECT_EQ(ParseTableMetadata(v2).status().code(), ErrorCode::kInvalidArgument);
+  Json v4 = TableMetadataToJson(NewTable(2));
+  v4["format-version"] = 4;
+  EXPECT_EQ(ParseTableMetadata(v4).status().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(TableMetadataJsonTest, ParsesLegacyV1) {
+  Json legacy = Json::parse(R"({"format-version": 1, "location": "s3://b/old", "last-updated-ms": 1,
+    "last-column-id": 2,
+    "schema": {"type": "struct", "fields": [{"id": 1, "name": "a", "required": true, "type": "int"},
+                                           {"id": 2, "name": "b", "required": false, "type": "string"}]},
+    "partition-spec": [{"source-id": 1, "name": "a", "transform": "identity"}],
+    "properties": {}, "current-snapshot-id": 7,
+    "snapshots": [{"snapshot-id": 7, "timestamp-ms": 1, "manifest-list": "m"}]})");
+  auto parsed = ParseTableMetadata(legacy);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->current_schema_id, 0);
+  EXPECT_EQ(parsed->partition_specs[0]["fields"][0]["field-id"], 1000);
+  EXPECT_EQ(parsed->last_partition_id, 1000);
+  EXPECT_EQ(parsed->default_sort_order_id, 0);
+  EXPECT_EQ(parsed->refs.at("main")["snapshot-id"], 7);  // implied by current-snapshot-id
+}
+
+TEST(TableMetadataJsonTest, NullCurrentSnapshotAndRefsSelection) {
+  Json json = TableMetadataToJson(NewTable(2));
+  json["current-snapshot-id"] = nullptr;
+  auto parsed = ParseTableMetadata(json);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->current_snapshot_id, -1);
+  parsed->snapshots.push_back(testing::Snapshot(1, std::nullopt, 1, 10));
+  parsed->snapshots.push_back(testing::Snapshot(2, 1, 2, 20));
+  parsed->refs["main"] = Json{{"snapshot-id", 2}, {"type", "branch"}};
+  EXPECT_EQ(TableMetadataToJson(*parsed, SnapshotSelection::kAll)["snapshots"].size(), 2u);
+  Json refs_only = TableMetadataToJson(*parsed, SnapshotSelection::kRefs);
+  ASSERT_EQ(refs_only["snapshots"].size(), 1u);
+  EXPECT_EQ(refs_only["snapshots"][0]["snapshot-id"], 2);
+}
+
+TEST(MetadataFileTest, NamesFollowThePreviousNumber) {
+  EXPECT_EQ(MetadataFileName("", "abc"), "00000-abc.metadata.json");
+  EXPECT_EQ(MetadataFileName("s3://b/t/metadata/00000-x.metadata.json", "abc"), "00001-abc.metadata.json");
+  EXPECT_EQ(MetadataFileName("s3://b/t/metadata/00041-x-y.metadata.json", "abc"), "00042-abc.metadata.json");
+  EXPECT_EQ(MetadataFileName("s3://b/t/metadata/123456-x.metadata.json", "abc"), "123457-abc.metadata.json");
+  EXPECT_EQ(MetadataFileName("s3://b/t/metadata/v3.metadata.json", "abc"), "00000-abc.metadata.json");
+  TableMetadata metadata = NewTable(2);
+  metadata.location = "s3://b/t/";
+  EXPECT_EQ(NewTableMetadataFileLocation(metadata, "s3://b/t/metadata/00007-x.metadata.json", "u"),
+            "s3://b/t/metadata/00008-u.metadata.json");
+  metadata.properties["write.metadata.path"] = "s3://b/elsewhere/";
+  EXPECT_EQ(NewTableMetadataFileLocation(metadata, "", "u"), "s3://b/elsewhere/00000-u.metadata.json");
+}
+
+}  // namespace
+}  // namespace serac::iceberg

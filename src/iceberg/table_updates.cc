@@ -1,0 +1,603 @@
+// Commit updates: the metadata changes a client asks for, applied in order the way the reference
+// builder does (id reuse for identical schemas/specs/orders, "-1 = added in this commit", row
+// lineage, logs). Stale client state is kConflict (409); malformed or forbidden changes are
+// kInvalidArgument (400).
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "common/random.h"
+#include "iceberg/metadata_internal.h"
+
+namespace serac::iceberg {
+namespace {
+
+Status BadRequest(const std::string& message) { return Error(ErrorCode::kInvalidArgument, message); }
+
+template <typename IdType>
+IdType NextId(const std::vector<Json>& items, const char* key, IdType first) {
+  IdType next = first;
+  for (const Json& item : items) next = std::max<IdType>(next, item.at(key).get<IdType>() + 1);
+  return next;
+}
+
+// Partition fields compared without their field ids (a re-sent spec matches its stored twin).
+Json FieldsWithout(const Json& fields, const char* key) {
+  Json out = Json::array();
+  for (Json field : fields) {
+    field.erase(key);
+    out.push_back(field);
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> IntList(const Json& update, const char* key) {
+  SERAC_ASSIGN_OR_RETURN(const Json* list, RequiredMember(update, key, Json::value_t::array));
+  std::vector<int64_t> out;
+  for (const Json& item : *list) {
+    if (!item.is_number_integer()) return BadRequest(std::string(key) + " must hold integers");
+    out.push_back(item.get<int64_t>());
+  }
+  return out;
+}
+
+template <typename Predicate>
+bool EraseIf(std::vector<Json>* items, Predicate predicate) {
+  const size_t before = items->size();
+  items->erase(std::remove_if(items->begin(), items->end(), predicate), items->end());
+  return items->size() != before;
+}
+
+// Replaces the entry with the same id, or appends; returns whether anything changed.
+bool Upsert(std::vector<Json>* items, const char* id_key, const Json& entry) {
+  for (Json& item : *items) {
+    if (item.at(id_key) == entry.at(id_key)) {
+      if (item == entry) return false;
+      item = entry;
+      return true;
+    }
+  }
+  items->push_back(entry);
+  return true;
+}
+
+class TableBuilder {
+ public:
+  TableBuilder(TableMetadata base, bool is_create, const CommitOptions& options)
+      : metadata_(std::move(base)),
+        base_last_updated_ms_(metadata_.last_updated_ms),
+        is_create_(is_create),
+        options_(options) {}
+
+  Status Apply(const Json& update);
+  Result<TableCommitOutcome> Finish();
+
+ private:
+  Status AssignUuid(const Json& update);
+  Status UpgradeFormatVersion(int64_t version);
+  Status AddSchema(const Json& update);
+  Status SetCurrentSchema(const Json& update);
+  Status AddSpec(const Json& update);
+  Status SetDefaultSpec(const Json& update);
+  Status AddSortOrder(const Json& update);
+  Status SetDefaultSortOrder(const Json& update);
+  Status AddSnapshot(const Json& update);
+  Status CheckRowLineage(const Json& snapshot);
+  Status SetSnapshotRef(const Json& update);
+  Status RemoveSnapshots(const Json& update);
+  void RemoveRef(const std::string& name);
+  Status RemoveSnapshotRef(const Json& update);
+  Status SetLocation(const Json& update);
+  Status SetProperties(const Json& update);
+  Status RemoveProperties(const Json& update);
+  Status SetStatistics(const Json& update, const char* field, std::vector<Json>* list);
+  Status RemoveStatistics(const Json& update, std::vector<Json>* list);
+  Status RemovePartitionSpecs(const Json& update);
+  Status RemoveSchemas(const Json& update);
+  Status AddEncryptionKey(const Json& update);
+  Status RemoveEncryptionKey(const Json& update);
+  Result<int32_t> ResolveLastAdded(const Json& update, const char* key,
+                                   const std::optional<int32_t>& last_added, const char* what);
+  void CleanSnapshotLog();
+  void AppendMetadataLog();
+
+  TableMetadata metadata_;
+  const int64_t base_last_updated_ms_;
+  const bool is_create_;
+  const CommitOptions& options_;
+  bool changed_ = false;
+  std::optional<int32_t> last_added_schema_id_;
+  std::optional<int32_t> last_added_spec_id_;
+  std::optional<int32_t> last_added_order_id_;
+  std::set<int64_t> added_snapshot_ids_;
+  std::vector<int64_t> main_snapshots_set_;  // main branch heads set by this commit, in order
+  std::optional<int64_t> last_updated_ms_;   // the added snapshot's time, as the reference records
+};
+
+Status TableBuilder::Apply(const Json& update) {
+  if (!update.is_object()) return BadRequest("update must be an object");
+  SERAC_ASSIGN_OR_RETURN(std::string action, RequiredString(update, "action"));
+  if (action == "assign-uuid") return AssignUuid(update);
+  if (action == "upgrade-format-version") {
+    SERAC_ASSIGN_OR_RETURN(int64_t version, RequiredInt(update, "format-version"));
+    return UpgradeFormatVersion(version);
+  }
+  if (action == "add-schema") return AddSchema(update);
+  if (action == "set-current-schema") return SetCurrentSchema(update);
+  if (action == "add-spec") return AddSpec(update);
+  if (action == "set-default-spec") return SetDefaultSpec(update);
+  if (action == "add-sort-order") return AddSortOrder(update);
+  if (action == "set-default-sort-order") return SetDefaultSortOrder(update);
+  if (action == "add-snapshot") return AddSnapshot(update);
+  if (action == "set-snapshot-ref") return SetSnapshotRef(update);
+  if (action == "remove-snapshots") return RemoveSnapshots(update);
+  if (action == "remove-snapshot-ref") return RemoveSnapshotRef(update);
+  if (action == "set-location") return SetLocation(update);
+  if (action == "set-properties") return SetProperties(update);
+  if (action == "remove-properties") return RemoveProperties(update);
+  if (action == "set-statistics") return SetStatistics(update, "statistics", &metadata_.statistics);
+  if (action == "remove-statistics") return RemoveStatistics(update, &metadata_.statistics);
+  if (action == "set-partition-statistics") {
+    return SetStatistics(update, "partition-statistics", &metadata_.partition_statistics);
+  }
+  if (action == "remove-partition-statistics")
+    return RemoveStatistics(update, &metadata_.partition_statistics);
+  if (action == "remove-partition-specs") return RemovePartitionSpecs(update);
+  if (action == "remove-schemas") return RemoveSchemas(update);
+  if (action == "add-encryption-key") return AddEncryptionKey(update);
+  if (action == "remove-encryption-key") return RemoveEncryptionKey(update);
+  if (action == "enable-row-lineage") return Status::Ok();  // 1.8 clients; v3 always has row lineage
+  return BadRequest("unknown update action: " + action);
+}
+
+Status TableBuilder::AssignUuid(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(std::string uuid, RequiredString(update, "uuid"));
+  if (uuid.empty()) return BadRequest("uuid must not be empty");
+  if (uuid == metadata_.table_uuid) return Status::Ok();
+  metadata_.table_uuid = uuid;
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::UpgradeFormatVersion(int64_t version) {
+  if (version > kTableFormatVersionMax) {
+    return BadRequest("cannot upgrade table to unsupported format version v" + std::to_string(version));
+  }
+  if (version < metadata_.format_version) {
+    return BadRequest("cannot downgrade v" + std::to_string(metadata_.format_version) + " table to v" +
+                      std::to_string(version));
+  }
+  if (version == metadata_.format_version) return Status::Ok();
+  if (metadata_.format_version < kRowLineageFormatVersion && version >= kRowLineageFormatVersion) {
+    metadata_.next_row_id = 0;  // existing snapshots keep a null first-row-id
+  }
+  metadata_.format_version = static_cast<int>(version);
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::AddSchema(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(const Json* schema, RequiredMember(update, "schema", Json::value_t::object));
+  SERAC_RETURN_IF_ERROR(ValidateSchema(*schema));
+  SERAC_RETURN_IF_ERROR(CheckSchemaCompatibleWithFormat(*schema, metadata_.format_version));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> requested_last, OptionalInt(update, "last-column-id"));
+  if (requested_last && *requested_last < metadata_.last_column_id) {
+    return BadRequest("invalid last column id " + std::to_string(*requested_last) + " < " +
+                      std::to_string(metadata_.last_column_id));
+  }
+  const int32_t new_last_column_id = std::max<int32_t>(
+      {metadata_.last_column_id, HighestFieldId(*schema), static_cast<int32_t>(requested_last.value_or(0))});
+  std::optional<int32_t> existing_id;
+  for (const Json& existing : metadata_.schemas) {
+    if (SameSchema(existing, *schema)) existing_id = existing.at("schema-id").get<int32_t>();
+  }
+  if (existing_id && new_last_column_id == metadata_.last_column_id) {
+    last_added_schema_id_ = existing_id;  // identical schema: reuse its id, change nothing
+    return Status::Ok();
+  }
+  metadata_.last_column_id = new_last_column_id;
+  int32_t schema_id = existing_id.value_or(NextId<int32_t>(metadata_.schemas, "schema-id", 0));
+  if (!existing_id) {
+    Json stored = *schema;
+    stored["schema-id"] = schema_id;
+    metadata_.schemas.push_back(stored);
+  }
+  last_added_schema_id_ = schema_id;
+  changed_ = true;
+  return Status::Ok();
+}
+
+Result<int32_t> TableBuilder::ResolveLastAdded(const Json& update, const char* key,
+                                               const std::optional<int32_t>& last_added, const char* what) {
+  SERAC_ASSIGN_OR_RETURN(int64_t id, RequiredInt(update, key));
+  if (id != kLastAddedId) return static_cast<int32_t>(id);
+  if (!last_added) return BadRequest(std::string("cannot set last added ") + what + ": none was added");
+  return *last_added;
+}
+
+Status TableBuilder::SetCurrentSchema(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(int32_t id, ResolveLastAdded(update, "schema-id", last_added_schema_id_, "schema"));
+  if (id == metadata_.current_schema_id) return Status::Ok();
+  if (metadata_.FindSchema(id) == nullptr)
+    return BadRequest("cannot set current schema to unknown schema " + std::to_string(id));
+  metadata_.current_schema_id = id;
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::AddSpec(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(const Json* requested, RequiredMember(update, "spec", Json::value_t::object));
+  SERAC_RETURN_IF_ERROR(ValidatePartitionSpecFields(*requested));
+  Json spec = *requested;
+  int32_t next_field_id = metadata_.last_partition_id + 1;
+  int32_t position = 0;
+  for (Json& field : spec["fields"]) {
+    if (!field.contains("field-id") || field["field-id"].is_null()) field["field-id"] = next_field_id++;
+    if (metadata_.format_version == 1 &&
+        field["field-id"].get<int32_t>() != kPartitionFieldIdStart + position) {
+      return BadRequest("v1 partition specs need sequential field ids from 1000");
+    }
+    ++position;
+  }
+  const Json compared = FieldsWithout(spec["fields"], "field-id");
+  for (const Json& existing : metadata_.partition_specs) {
+    if (FieldsWithout(existing.at("fields"), "field-id") == compared) {
+      last_added_spec_id_ = existing.at("spec-id").get<int32_t>();
+      return Status::Ok();
+    }
+  }
+  const int32_t spec_id = NextId<int32_t>(metadata_.partition_specs, "spec-id", 0);
+  spec["spec-id"] = spec_id;
+  for (const Json& field : spec["fields"]) {
+    metadata_.last_partition_id = std::max(metadata_.last_partition_id, field["field-id"].get<int32_t>());
+  }
+  metadata_.partition_specs.push_back(spec);
+  last_added_spec_id_ = spec_id;
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::SetDefaultSpec(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(int32_t id,
+                         ResolveLastAdded(update, "spec-id", last_added_spec_id_, "partition spec"));
+  if (id == metadata_.default_spec_id && metadata_.FindSpec(id) != nullptr) return Status::Ok();
+  if (metadata_.FindSpec(id) == nullptr)
+    return BadRequest("cannot set default to unknown spec " + std::to_string(id));
+  metadata_.default_spec_id = id;
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::AddSortOrder(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(const Json* requested, RequiredMember(update, "sort-order", Json::value_t::object));
+  SERAC_RETURN_IF_ERROR(ValidateSortOrder(*requested));
+  Json order = *requested;
+  const Json& fields = order["fields"];
+  std::optional<int32_t> order_id;
+  if (fields.empty()) order_id = kUnsortedOrderId;
+  for (const Json& existing : metadata_.sort_orders) {
+    if (!order_id && existing.at("fields") == fields) order_id = existing.at("order-id").get<int32_t>();
+  }
+  if (order_id && metadata_.FindSortOrder(*order_id) != nullptr) {
+    last_added_order_id_ = order_id;
+    return Status::Ok();
+  }
+  order["order-id"] =
+      order_id.value_or(NextId<int32_t>(metadata_.sort_orders, "order-id", kFirstSortOrderId));
+  metadata_.sort_orders.push_back(order);
+  last_added_order_id_ = order["order-id"].get<int32_t>();
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::SetDefaultSortOrder(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(int32_t id,
+                         ResolveLastAdded(update, "sort-order-id", last_added_order_id_, "sort order"));
+  if (metadata_.FindSortOrder(id) == nullptr) {
+    return BadRequest("cannot set default to unknown sort order " + std::to_string(id));
+  }
+  if (id == metadata_.default_sort_order_id) return Status::Ok();
+  metadata_.default_sort_order_id = id;
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::CheckRowLineage(const Json& snapshot) {
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> first_row_id, OptionalInt(snapshot, "first-row-id"));
+  if (!first_row_id) return BadRequest("cannot add a snapshot: first-row-id is null");
+  if (*first_row_id < metadata_.next_row_id) {
+    return Error(ErrorCode::kConflict, "cannot add a snapshot: first-row-id is behind table next-row-id: " +
+                                           std::to_string(*first_row_id) + " < " +
+                                           std::to_string(metadata_.next_row_id));
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> added_rows, OptionalInt(snapshot, "added-rows"));
+  if (!added_rows) return BadRequest("cannot add a snapshot: added-rows is null");
+  metadata_.next_row_id += *added_rows;
+  return Status::Ok();
+}
+
+Status TableBuilder::AddSnapshot(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(const Json* snapshot, RequiredMember(update, "snapshot", Json::value_t::object));
+  SERAC_RETURN_IF_ERROR(ValidateSnapshot(*snapshot));
+  if (metadata_.schemas.empty()) return BadRequest("attempting to add a snapshot before a schema is added");
+  if (metadata_.partition_specs.empty())
+    return BadRequest("attempting to add a snapshot before a spec is added");
+  if (metadata_.sort_orders.empty())
+    return BadRequest("attempting to add a snapshot before a sort order is added");
+  const int64_t snapshot_id = snapshot->at("snapshot-id").get<int64_t>();
+  if (metadata_.FindSnapshot(snapshot_id) != nullptr) {
+    return BadRequest("snapshot already exists for id: " + std::to_string(snapshot_id));
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> schema_id, OptionalInt(*snapshot, "schema-id"));
+  if (schema_id && metadata_.FindSchema(static_cast<int32_t>(*schema_id)) == nullptr) {
+    return BadRequest("snapshot names unknown schema " + std::to_string(*schema_id));
+  }
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, OptionalInt(*snapshot, "sequence-number"));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> parent, OptionalInt(*snapshot, "parent-snapshot-id"));
+  if (metadata_.format_version >= 2) {
+    if (!sequence) return BadRequest("snapshot without sequence-number in a v2+ table");
+    // The reference exempts snapshots without a parent (a replaced table's new history).
+    if (parent && *sequence <= metadata_.last_sequence_number) {
+      return Error(ErrorCode::kConflict, "cannot add snapshot with sequence number " +
+                                             std::to_string(*sequence) + " older than last sequence number " +
+                                             std::to_string(metadata_.last_sequence_number));
+    }
+  }
+  if (metadata_.format_version >= kRowLineageFormatVersion) SERAC_RETURN_IF_ERROR(CheckRowLineage(*snapshot));
+  metadata_.last_sequence_number = std::max(metadata_.last_sequence_number, sequence.value_or(0));
+  last_updated_ms_ = snapshot->at("timestamp-ms").get<int64_t>();
+  metadata_.snapshots.push_back(*snapshot);
+  added_snapshot_ids_.insert(snapshot_id);
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::SetSnapshotRef(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(std::string name, RequiredString(update, "ref-name"));
+  if (name.empty()) return BadRequest("ref-name must not be empty");
+  Json ref = Json::object();
+  for (const char* key :
+       {"snapshot-id", "type", "max-ref-age-ms", "max-snapshot-age-ms", "min-snapshots-to-keep"}) {
+    auto it = update.find(key);
+    if (it != update.end() && !it->is_null()) ref[key] = *it;
+  }
+  SERAC_RETURN_IF_ERROR(ValidateRef(ref));
+  if (name == kMainBranch && ref["type"] != "branch") return BadRequest("main must be a branch");
+  auto existing = metadata_.refs.find(name);
+  if (existing != metadata_.refs.end() && existing->second == ref) return Status::Ok();
+  const int64_t snapshot_id = ref["snapshot-id"].get<int64_t>();
+  const Json* snapshot = metadata_.FindSnapshot(snapshot_id);
+  if (snapshot == nullptr)
+    return BadRequest("cannot set " + name + " to unknown snapshot " + std::to_string(snapshot_id));
+  if (added_snapshot_ids_.count(snapshot_id) != 0)
+    last_updated_ms_ = snapshot->at("timestamp-ms").get<int64_t>();
+  if (name == kMainBranch) {
+    metadata_.current_snapshot_id = snapshot_id;
+    if (!last_updated_ms_) last_updated_ms_ = options_.now_ms;
+    metadata_.snapshot_log.push_back({*last_updated_ms_, snapshot_id});
+    main_snapshots_set_.push_back(snapshot_id);
+  }
+  metadata_.refs[name] = ref;
+  changed_ = true;
+  return Status::Ok();
+}
+
+void TableBuilder::RemoveRef(const std::string& name) {
+  if (name == kMainBranch) metadata_.current_snapshot_id = -1;
+  if (metadata_.refs.erase(name) != 0) changed_ = true;
+}
+
+Status TableBuilder::RemoveSnapshots(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntList(update, "snapshot-ids"));
+  const std::set<int64_t> doomed(ids.begin(), ids.end());
+  auto in_doomed = [&](const Json& item) { return doomed.count(item.at("snapshot-id").get<int64_t>()) != 0; };
+  if (!EraseIf(&metadata_.snapshots, in_doomed)) return Status::Ok();
+  changed_ = true;
+  EraseIf(&metadata_.statistics, in_doomed);
+  EraseIf(&metadata_.partition_statistics, in_doomed);
+  std::vector<std::string> dangling;
+  for (const auto& [name, ref] : metadata_.refs) {
+    if (metadata_.FindSnapshot(ref.at("snapshot-id").get<int64_t>()) == nullptr) dangling.push_back(name);
+  }
+  for (const std::string& name : dangling) RemoveRef(name);
+  return Status::Ok();
+}
+
+Status TableBuilder::RemoveSnapshotRef(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(std::string name, RequiredString(update, "ref-name"));
+  if (metadata_.refs.count(name) != 0) RemoveRef(name);
+  return Status::Ok();
+}
+
+Status TableBuilder::SetLocation(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(std::string location, RequiredString(update, "location"));
+  if (location.empty()) return BadRequest("location must not be empty");
+  if (location == metadata_.location) return Status::Ok();
+  metadata_.location = location;
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::SetProperties(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(const Json* updates, RequiredMember(update, "updates", Json::value_t::object));
+  SERAC_ASSIGN_OR_RETURN(auto properties, StringMap(*updates));
+  for (const auto& [key, value] : properties) {
+    if (key == kFormatVersionProperty) {
+      // Reserved: selects the format version and is never stored.
+      if (value.size() != 1 || value[0] < '0' || value[0] > '9')
+        return BadRequest("invalid format-version " + value);
+      SERAC_RETURN_IF_ERROR(UpgradeFormatVersion(value[0] - '0'));
+      continue;
+    }
+    auto [it, inserted] = metadata_.properties.try_emplace(key, value);
+    if (!inserted && it->second == value) continue;
+    it->second = value;
+    changed_ = true;
+  }
+  return Status::Ok();
+}
+
+Status TableBuilder::RemoveProperties(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(const Json* removals, RequiredMember(update, "removals", Json::value_t::array));
+  for (const Json& key : *removals) {
+    if (!key.is_string()) return BadRequest("removals must hold strings");
+    if (metadata_.properties.erase(key.get<std::string>()) != 0) changed_ = true;
+  }
+  return Status::Ok();
+}
+
+Status TableBuilder::SetStatistics(const Json& update, const char* field, std::vector<Json>* list) {
+  SERAC_ASSIGN_OR_RETURN(const Json* entry, RequiredMember(update, field, Json::value_t::object));
+  SERAC_RETURN_IF_ERROR(ValidateIdEntry(*entry, "snapshot-id"));
+  if (Upsert(list, "snapshot-id", *entry)) changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::RemoveStatistics(const Json& update, std::vector<Json>* list) {
+  SERAC_ASSIGN_OR_RETURN(int64_t snapshot_id, RequiredInt(update, "snapshot-id"));
+  if (EraseIf(list, [&](const Json& item) { return item.at("snapshot-id").get<int64_t>() == snapshot_id; })) {
+    changed_ = true;
+  }
+  return Status::Ok();
+}
+
+Status TableBuilder::RemovePartitionSpecs(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntList(update, "spec-ids"));
+  const std::set<int64_t> doomed(ids.begin(), ids.end());
+  if (doomed.count(metadata_.default_spec_id) != 0)
+    return BadRequest("cannot remove the default partition spec");
+  if (EraseIf(&metadata_.partition_specs,
+              [&](const Json& spec) { return doomed.count(spec.at("spec-id").get<int64_t>()) != 0; })) {
+    changed_ = true;
+  }
+  return Status::Ok();
+}
+
+Status TableBuilder::RemoveSchemas(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntList(update, "schema-ids"));
+  const std::set<int64_t> doomed(ids.begin(), ids.end());
+  if (doomed.count(metadata_.current_schema_id) != 0) return BadRequest("cannot remove the current schema");
+  if (EraseIf(&metadata_.schemas,
+              [&](const Json& schema) { return doomed.count(schema.at("schema-id").get<int64_t>()) != 0; })) {
+    changed_ = true;
+  }
+  return Status::Ok();
+}
+
+Status TableBuilder::AddEncryptionKey(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(const Json* key, RequiredMember(update, "encryption-key", Json::value_t::object));
+  SERAC_RETURN_IF_ERROR(ValidateIdEntry(*key, "key-id"));
+  SERAC_RETURN_IF_ERROR(RequiredString(*key, "encrypted-key-metadata").status());
+  if (Upsert(&metadata_.encryption_keys, "key-id", *key)) changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::RemoveEncryptionKey(const Json& update) {
+  SERAC_ASSIGN_OR_RETURN(std::string key_id, RequiredString(update, "key-id"));
+  if (EraseIf(&metadata_.encryption_keys, [&](const Json& key) { return key.at("key-id") == key_id; })) {
+    changed_ = true;
+  }
+  return Status::Ok();
+}
+
+// Drops log entries for snapshots that are gone (and the history before them, which would
+// otherwise claim a state that never existed) and main heads that were superseded within this
+// commit.
+void TableBuilder::CleanSnapshotLog() {
+  std::set<int64_t> intermediate;
+  for (int64_t id : main_snapshots_set_) {
+    if (id != metadata_.current_snapshot_id && added_snapshot_ids_.count(id) != 0) intermediate.insert(id);
+  }
+  std::vector<SnapshotLogEntry> kept;
+  for (const SnapshotLogEntry& entry : metadata_.snapshot_log) {
+    if (metadata_.FindSnapshot(entry.snapshot_id) != nullptr && intermediate.count(entry.snapshot_id) == 0) {
+      kept.push_back(entry);
+    } else {
+      kept.clear();
+    }
+  }
+  metadata_.snapshot_log = std::move(kept);
+}
+
+void TableBuilder::AppendMetadataLog() {
+  if (is_create_ || options_.previous_metadata_location.empty()) return;
+  metadata_.metadata_log.push_back({base_last_updated_ms_, options_.previous_metadata_location});
+  int64_t keep = kPreviousVersionsMaxDefault;
+  auto it = metadata_.properties.find(kPreviousVersionsMaxProperty);
+  if (it != metadata_.properties.end()) {
+    try {
+      keep = std::stoll(it->second);
+    } catch (const std::exception&) {
+      keep = kPreviousVersionsMaxDefault;  // an unreadable property falls back to the default
+    }
+  }
+  keep = std::max<int64_t>(keep, 1);
+  if (static_cast<int64_t>(metadata_.metadata_log.size()) > keep) {
+    metadata_.metadata_log.erase(metadata_.metadata_log.begin(),
+                                 metadata_.metadata_log.end() - static_cast<std::ptrdiff_t>(keep));
+  }
+}
+
+Result<TableCommitOutcome> TableBuilder::Finish() {
+  if (is_create_) {
+    if (metadata_.FindSchema(metadata_.current_schema_id) == nullptr) {
+      return BadRequest("creating a table needs a current schema");
+    }
+    if (metadata_.partition_specs.empty()) {
+      metadata_.partition_specs.push_back(Json{{"spec-id", 0}, {"fields", Json::array()}});
+      metadata_.default_spec_id = 0;
+    }
+    if (metadata_.sort_orders.empty()) {
+      metadata_.sort_orders.push_back(Json{{"order-id", kUnsortedOrderId}, {"fields", Json::array()}});
+      metadata_.default_sort_order_id = kUnsortedOrderId;
+    }
+    if (metadata_.table_uuid.empty()) {
+      metadata_.table_uuid = options_.new_table_uuid.empty() ? RandomUuid() : options_.new_table_uuid;
+    }
+    changed_ = true;
+  }
+  if (changed_) {
+    CleanSnapshotLog();
+    AppendMetadataLog();
+    metadata_.last_updated_ms = last_updated_ms_.value_or(options_.now_ms);
+  }
+  return TableCommitOutcome{std::move(metadata_), changed_};
+}
+
+// The reference builds a created table at the first requested format version, else the default.
+int InitialFormatVersion(const Json& updates) {
+  for (const Json& update : updates) {
+    if (update.is_object() && update.value("action", "") == "upgrade-format-version") {
+      auto version = update.find("format-version");
+      if (version != update.end() && version->is_number_integer()) {
+        return static_cast<int>(
+            std::clamp<int64_t>(version->get<int64_t>(), kTableFormatVersionMin, kTableFormatVersionMax));
+      }
+    }
+  }
+  return kTableFormatVersionDefault;
+}
+
+}  // namespace
+
+Result<TableCommitOutcome> ApplyTableCommit(const TableMetadata* current, const Json& requirements,
+                                            const Json& updates, const CommitOptions& options) {
+  try {
+    SERAC_RETURN_IF_ERROR(CheckTableRequirements(current, requirements));
+    if (!updates.is_array()) return BadRequest("updates must be an array");
+    TableMetadata base;
+    if (current != nullptr) {
+      base = *current;
+    } else {
+      base.format_version = InitialFormatVersion(updates);
+    }
+    TableBuilder builder(std::move(base), current == nullptr, options);
+    for (const Json& update : updates) SERAC_RETURN_IF_ERROR(builder.Apply(update));
+    return builder.Finish();
+  } catch (const Json::exception& e) {
+    // Entry checks should make this unreachable; never let a client's JSON take the server down.
+    return BadRequest(std::string("malformed commit: ") + e.what());
+  }
+}
+
+}  // namespace serac::iceberg
