@@ -1,1 +1,222 @@
-// Implementation pending.
+// Request entry point: addressing (path or virtual host), authentication, routing to the
+// operation handlers, and error responses.
+#include "s3/s3_service.h"
+
+#include <array>
+
+#include "common/clock.h"
+#include "common/encoding.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "s3/s3_internal.h"
+
+namespace serac::s3 {
+
+struct S3Service::Impl {
+  Backend backend;
+};
+
+S3Service::S3Service(meta::MetaStore* meta, blob::BlobStore* blobs, auth::CredentialLookup credentials,
+                     S3Options options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->backend.meta = meta;
+  impl_->backend.blobs = blobs;
+  impl_->backend.credentials = std::move(credentials);
+  impl_->backend.options = std::move(options);
+}
+
+S3Service::~S3Service() = default;
+
+namespace {
+
+using HandlerFn = HandlerResult (*)(RequestContext&);
+
+struct Route {
+  const char* operation;
+  HandlerFn handler;  // nullptr: not implemented
+};
+
+// Sub-resources serac recognises but does not offer; they must not fall through to a plain
+// object or bucket operation.
+constexpr std::array<std::string_view, 26> kUnsupportedSubresources = {
+    "policy",       "cors",         "lifecycle",         "website",      "logging",
+    "notification", "replication",  "encryption",        "object-lock",  "ownershipControls",
+    "publicAccessBlock", "accelerate", "requestPayment", "analytics",    "metrics",
+    "inventory",    "intelligent-tiering", "policyStatus", "versions",   "torrent",
+    "restore",      "select",       "retention",         "legal-hold",   "attributes",
+    "replication-status"};
+
+std::optional<std::string_view> UnsupportedSubresource(const QueryParams& query) {
+  for (std::string_view name : kUnsupportedSubresources) {
+    if (query.Has(name)) return name;
+  }
+  return std::nullopt;
+}
+
+Route NotImplementedRoute(const char* operation) { return {operation, nullptr}; }
+
+Route ServiceRoute(const RequestContext& ctx) {
+  if (ctx.request.method == "GET") return {"ListBuckets", ListBuckets};
+  return NotImplementedRoute("UnknownServiceOperation");
+}
+
+Route BucketRoute(const RequestContext& ctx) {
+  const std::string& method = ctx.request.method;
+  const QueryParams& q = ctx.query;
+  if (UnsupportedSubresource(q) || (q.Has("tagging"))) return NotImplementedRoute("UnsupportedBucketOperation");
+  if (method == "GET") {
+    if (q.Has("location")) return {"GetBucketLocation", GetBucketLocation};
+    if (q.Has("versioning")) return {"GetBucketVersioning", GetBucketVersioning};
+    if (q.Has("acl")) return {"GetBucketAcl", GetAcl};
+    if (q.Has("uploads")) return {"ListMultipartUploads", ListMultipartUploads};
+    if (q.Get("list-type") == "2") return {"ListObjectsV2", [](RequestContext& c) { return ListObjects(c, true); }};
+    return {"ListObjects", [](RequestContext& c) { return ListObjects(c, false); }};
+  }
+  if (method == "HEAD") return {"HeadBucket", HeadBucket};
+  if (method == "PUT") {
+    if (!q.entries().empty()) return NotImplementedRoute("UnsupportedBucketOperation");
+    return {"CreateBucket", CreateBucket};
+  }
+  if (method == "DELETE") {
+    if (!q.entries().empty()) return NotImplementedRoute("UnsupportedBucketOperation");
+    return {"DeleteBucket", DeleteBucket};
+  }
+  if (method == "POST" && q.Has("delete")) return {"DeleteObjects", DeleteObjects};
+  return NotImplementedRoute("UnsupportedBucketOperation");
+}
+
+Route ObjectRoute(const RequestContext& ctx) {
+  const std::string& method = ctx.request.method;
+  const QueryParams& q = ctx.query;
+  if (UnsupportedSubresource(q)) return NotImplementedRoute("UnsupportedObjectOperation");
+  bool copy = ctx.has_header("x-amz-copy-source");
+  if (method == "GET") {
+    if (q.Has("uploadId")) return {"ListParts", ListParts};
+    if (q.Has("tagging")) return {"GetObjectTagging", GetObjectTagging};
+    if (q.Has("acl")) return {"GetObjectAcl", GetAcl};
+    return {"GetObject", [](RequestContext& c) { return GetObject(c, false); }};
+  }
+  if (method == "HEAD") return {"HeadObject", [](RequestContext& c) { return GetObject(c, true); }};
+  if (method == "PUT") {
+    if (q.Has("partNumber") && q.Has("uploadId")) {
+      return copy ? Route{"UploadPartCopy", UploadPartCopy} : Route{"UploadPart", UploadPart};
+    }
+    if (q.Has("tagging")) return {"PutObjectTagging", PutObjectTagging};
+    if (q.Has("acl")) return NotImplementedRoute("PutObjectAcl");
+    return copy ? Route{"CopyObject", CopyObject} : Route{"PutObject", PutObject};
+  }
+  if (method == "DELETE") {
+    if (q.Has("uploadId")) return {"AbortMultipartUpload", AbortMultipartUpload};
+    if (q.Has("tagging")) return {"DeleteObjectTagging", DeleteObjectTagging};
+    return {"DeleteObject", DeleteObject};
+  }
+  if (method == "POST") {
+    if (q.Has("uploads")) return {"CreateMultipartUpload", CreateMultipartUpload};
+    if (q.Has("uploadId")) return {"CompleteMultipartUpload", CompleteMultipartUpload};
+  }
+  return NotImplementedRoute("UnsupportedObjectOperation");
+}
+
+// The host name without port, lower-cased; empty for IP-literal hosts.
+std::string HostName(const http::Request& request) {
+  std::string_view host = TrimWhitespace(request.HeaderOr("host"));
+  if (!host.empty() && host.front() == '[') return {};
+  size_t colon = host.find(':');
+  return AsciiLower(host.substr(0, colon));
+}
+
+// Fills ctx.bucket / ctx.key from the Host header and the path.
+std::optional<S3Error> ResolveAddress(RequestContext& ctx) {
+  std::string_view path = ctx.request.path;
+  if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  const std::string& domain = ctx.backend.options.domain;
+  std::string host = HostName(ctx.request);
+  std::string_view key_part;
+  if (!domain.empty() && host.size() > domain.size() + 1 &&
+      std::string_view(host).substr(host.size() - domain.size()) == AsciiLower(domain) &&
+      host[host.size() - domain.size() - 1] == '.') {
+    ctx.bucket = host.substr(0, host.size() - domain.size() - 1);
+    ctx.virtual_host = true;
+    key_part = path;
+  } else {
+    size_t slash = path.find('/');
+    auto bucket = UriDecode(path.substr(0, slash), false);
+    if (!bucket) return MakeError(400, "InvalidURI", "Couldn't parse the specified URI.");
+    ctx.bucket = std::move(*bucket);
+    key_part = slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
+  }
+  auto key = UriDecode(key_part, false);
+  if (!key) return MakeError(400, "InvalidURI", "Couldn't parse the specified URI.");
+  ctx.key = std::move(*key);
+  return std::nullopt;
+}
+
+bool IsPresigned(const http::Request& request) {
+  return request.query.find("X-Amz-Credential") != std::string::npos ||
+         request.query.find("X-Amz-Signature") != std::string::npos;
+}
+
+std::optional<S3Error> Authenticate(RequestContext& ctx) {
+  if (!auth::HasSignature(ctx.request)) {
+    return MakeError(403, "AccessDenied", "Anonymous access is not allowed");
+  }
+  auth::VerifyOptions options;
+  options.services = {"s3"};
+  options.uri_encoding = auth::UriEncoding::kS3;
+  options.now = Now();
+  if (ctx.virtual_host) options.virtual_host_bucket = ctx.bucket;  // SigV2 signs it as a path prefix
+  auto verified = auth::Verify(ctx.request, options, ctx.backend.credentials);
+  if (!verified.ok()) {
+    S3Error error = ErrorFromStatus(verified.status(), Missing::kKey, IsPresigned(ctx.request));
+    if (verified.status().code() == ErrorCode::kRequestTimeTooSkewed) {
+      std::string_view request_time = ctx.request.HeaderOr("x-amz-date", ctx.query.Get("X-Amz-Date"));
+      error.details = {{"RequestTime", std::string(request_time)},
+                       {"ServerTime", FormatIso8601(options.now)},
+                       {"MaxAllowedSkewMilliseconds",
+                        std::to_string(std::chrono::milliseconds(limits::kClockSkewMax).count())}};
+    }
+    return error;
+  }
+  ctx.verified = std::move(verified).value();
+  ctx.outcome.principal = ctx.verified.access_key;
+  return std::nullopt;
+}
+
+void SendError(RequestContext& ctx, const S3Error& error) {
+  if (ctx.response.started()) {
+    // The head is out: the only honest signal left is to cut the connection.
+    ctx.response.CloseAfterResponse();
+    return;
+  }
+  ctx.response.SetStatus(error.http_status);
+  if (error.http_status == 304 || ctx.request.method == "HEAD") {
+    (void)ctx.response.Send("");
+    return;
+  }
+  ctx.response.AddHeader("Content-Type", "application/xml");
+  if (error.http_status == 411 || error.http_status == 413) ctx.response.CloseAfterResponse();
+  std::string body = RenderErrorXml(error, ctx.bucket, ctx.key, ctx.request.path, ctx.request.request_id);
+  (void)ctx.response.Send(body);
+}
+
+Route SelectRoute(const RequestContext& ctx) {
+  if (ctx.bucket.empty()) return ServiceRoute(ctx);
+  if (ctx.key.empty()) return BucketRoute(ctx);
+  return ObjectRoute(ctx);
+}
+
+}  // namespace
+
+void S3Service::Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
+                       http::RequestOutcome& outcome) {
+  RequestContext ctx(impl_->backend, request, body, response, outcome);
+  if (auto error = ResolveAddress(ctx)) return SendError(ctx, *error);
+  Route route = SelectRoute(ctx);
+  outcome.operation = route.operation;
+  if (auto error = Authenticate(ctx)) return SendError(ctx, *error);
+  if (route.handler == nullptr) return SendError(ctx, NotImplemented(route.operation));
+  HandlerResult result = route.handler(ctx);
+  if (result) SendError(ctx, *result);
+}
+
+}  // namespace serac::s3

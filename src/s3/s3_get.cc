@@ -1,0 +1,191 @@
+// GetObject and HeadObject: conditions, ranges, part numbers, stored headers, and streaming of
+// inline bytes or blob segments (sendfile when the back end has file descriptors).
+#include <algorithm>
+
+#include "common/clock.h"
+#include "common/encoding.h"
+#include "common/limits.h"
+#include "s3/s3_internal.h"
+
+namespace serac::s3 {
+
+namespace {
+
+struct StoredHeaderOverride {
+  const char* response_name;   // header sent
+  const char* query_override;  // response-* query parameter that replaces it
+  std::string meta::ObjectHeaders::*field;
+};
+constexpr StoredHeaderOverride kStoredHeaders[] = {
+    {"Content-Encoding", "response-content-encoding", &meta::ObjectHeaders::content_encoding},
+    {"Content-Language", "response-content-language", &meta::ObjectHeaders::content_language},
+    {"Content-Disposition", "response-content-disposition", &meta::ObjectHeaders::content_disposition},
+    {"Cache-Control", "response-cache-control", &meta::ObjectHeaders::cache_control},
+    {"Expires", "response-expires", &meta::ObjectHeaders::expires},
+};
+
+// The stretch of the object to send and how to label it.
+struct Selection {
+  ByteRange range;
+  bool partial = false;
+};
+
+// A part of a multipart object, or the whole of a simple object as part 1.
+HandlerResult SelectPart(const meta::ObjectRecord& object, std::string_view part_text, Selection& selection) {
+  auto part = ParseUint64(part_text);
+  if (!part || *part < 1 || *part > limits::kPartNumberMax) return InvalidArgument("Part number must be an integer between 1 and 10000, inclusive");
+  uint64_t parts = object.part_count == 0 ? 1 : object.part_count;
+  if (*part > parts) return MakeError(416, "InvalidPartNumber", "The requested partnumber is not satisfiable");
+  if (object.part_count == 0 || object.segments.size() != object.part_count) {
+    // A simple object is its own single part; objects without per-part segments serve whole.
+    selection.range = {0, object.size};
+    selection.partial = object.part_count != 0;
+    return kHandled;
+  }
+  uint64_t offset = 0;
+  for (uint64_t i = 0; i + 1 < *part; ++i) offset += object.segments[i].size;
+  selection.range = {offset, object.segments[*part - 1].size};
+  selection.partial = true;
+  return kHandled;
+}
+
+HandlerResult SelectBytes(RequestContext& ctx, const meta::ObjectRecord& object, Selection& selection) {
+  const std::string* range_header = ctx.request.FindHeader("range");
+  if (const std::string* part = ctx.query.Find("partNumber")) {
+    if (range_header) return InvalidRequest("Cannot specify both Range header and partNumber query parameter");
+    return SelectPart(object, *part, selection);
+  }
+  selection.range = {0, object.size};
+  if (!range_header) return kHandled;
+  RangeRequest resolved = ResolveRange(*range_header, object.size);
+  if (resolved.kind == RangeKind::kUnsatisfiable) {
+    ctx.response.AddHeader("Content-Range", "bytes */" + std::to_string(object.size));
+    S3Error error = MakeError(416, "InvalidRange", "The requested range is not satisfiable");
+    error.details = {{"RangeRequested", *range_header}, {"ActualObjectSize", std::to_string(object.size)}};
+    return error;
+  }
+  if (resolved.kind == RangeKind::kPartial) {
+    selection.range = resolved.range;
+    selection.partial = true;
+  }
+  return kHandled;
+}
+
+void AddValidators(RequestContext& ctx, const meta::ObjectRecord& object) {
+  ctx.response.AddHeader("ETag", QuoteEtag(object.etag));
+  ctx.response.AddHeader("Last-Modified", FormatHttpDate(FromUnixMillis(object.mtime_ms)));
+}
+
+void AddStoredHeaders(RequestContext& ctx, const meta::ObjectRecord& object) {
+  const meta::ObjectHeaders& headers = object.headers;
+  std::string_view content_type = headers.content_type.empty() ? "binary/octet-stream" : headers.content_type;
+  ctx.response.AddHeader("Content-Type", ctx.query.Get("response-content-type", content_type));
+  for (const StoredHeaderOverride& stored : kStoredHeaders) {
+    std::string_view value = ctx.query.Get(stored.query_override, headers.*stored.field);
+    if (!value.empty()) ctx.response.AddHeader(stored.response_name, value);
+  }
+  for (const auto& [name, value] : headers.user_metadata) ctx.response.AddHeader("x-amz-meta-" + name, value);
+  if (!headers.tags.empty()) ctx.response.AddHeader("x-amz-tagging-count", std::to_string(headers.tags.size()));
+  if (object.part_count > 0) ctx.response.AddHeader("x-amz-mp-parts-count", std::to_string(object.part_count));
+}
+
+// Copies `length` bytes of one blob at `offset` to the client.
+Status SendBlobRange(RequestContext& ctx, blob::BlobReader& reader, uint64_t offset, uint64_t length) {
+  if (reader.native_fd() >= 0) return ctx.response.SendFile(reader.native_fd(), offset, length);
+  std::string buffer(static_cast<size_t>(std::min<uint64_t>(limits::kIoBufferBytes, length)), '\0');
+  while (length > 0) {
+    size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), length));
+    SERAC_ASSIGN_OR_RETURN(size_t got, reader.ReadAt(offset, buffer.data(), want));
+    if (got == 0) return Error(ErrorCode::kIoError, "blob shorter than recorded");
+    SERAC_RETURN_IF_ERROR(ctx.response.Write(buffer.data(), got));
+    offset += got;
+    length -= got;
+  }
+  return Status::Ok();
+}
+
+// Sends the selected bytes of a segmented object. The first blob is opened before the head goes
+// out so a missing blob still yields a proper error response.
+HandlerResult SendSegments(RequestContext& ctx, const meta::ObjectRecord& object, ByteRange range) {
+  uint64_t segment_start = 0;
+  bool begun = false;
+  uint64_t range_end = range.first + range.length;
+  for (const meta::Segment& segment : object.segments) {
+    uint64_t segment_end = segment_start + segment.size;
+    uint64_t from = std::max(range.first, segment_start);
+    uint64_t to = std::min(range_end, segment_end);
+    segment_start = segment_end;
+    if (from >= to) continue;
+    auto reader = ctx.blobs().Open(segment.blob_id);
+    if (!reader.ok()) return ErrorFromStatus(reader.status());
+    if (!begun) {
+      if (!ctx.response.Begin(range.length).ok()) return kHandled;
+      begun = true;
+    }
+    Status sent = SendBlobRange(ctx, **reader, from - (segment_end - segment.size), to - from);
+    if (!sent.ok()) return ErrorFromStatus(sent);  // head already sent: the connection is closed
+    ctx.outcome.bytes_out += to - from;
+  }
+  if (!begun) (void)ctx.response.Begin(0);
+  return kHandled;
+}
+
+HandlerResult SendBody(RequestContext& ctx, const meta::ObjectRecord& object, ByteRange range) {
+  if (object.segments.empty()) {
+    std::string_view bytes(object.inline_data);
+    bytes = bytes.substr(std::min<uint64_t>(range.first, bytes.size()), range.length);
+    ctx.outcome.bytes_out += bytes.size();
+    (void)ctx.response.Send(bytes);
+    return kHandled;
+  }
+  return SendSegments(ctx, object, range);
+}
+
+HandlerResult MissingObject(RequestContext& ctx, const Status& status) {
+  if (status.code() != ErrorCode::kNotFound) return ErrorFromStatus(status);
+  if (auto error = RequireBucket(ctx)) return error;
+  return NoSuchKey();
+}
+
+}  // namespace
+
+HandlerResult GetObject(RequestContext& ctx, bool head) {
+  auto found = ctx.meta().GetObject(ctx.bucket, ctx.key);
+  if (!found.ok()) return MissingObject(ctx, found.status());
+  const meta::ObjectRecord& object = *found;
+
+  Conditions conditions = ReadConditions(ctx, "if-match", "if-none-match", "if-modified-since", "if-unmodified-since");
+  switch (EvaluateConditions(conditions, object.etag, object.mtime_ms)) {
+    case ConditionOutcome::kPreconditionFailed: return ErrorFromStatus(Error(ErrorCode::kPreconditionFailed, ""));
+    case ConditionOutcome::kNotModified:
+      AddValidators(ctx, object);
+      ctx.response.SetStatus(304);
+      (void)ctx.response.Send("");
+      return kHandled;
+    case ConditionOutcome::kProceed: break;
+  }
+
+  Selection selection;
+  if (auto error = SelectBytes(ctx, object, selection)) return error;
+  ctx.response.SetStatus(selection.partial ? 206 : 200);
+  AddValidators(ctx, object);
+  AddStoredHeaders(ctx, object);
+  ctx.response.AddHeader("Accept-Ranges", "bytes");
+  if (selection.partial) {
+    uint64_t last = selection.range.first + selection.range.length - 1;
+    ctx.response.AddHeader("Content-Range", "bytes " + std::to_string(selection.range.first) + "-" +
+                                                std::to_string(last) + "/" + std::to_string(object.size));
+  }
+  // A whole-object checksum describes the whole object only: never on partial responses.
+  if (object.checksum && !selection.partial &&
+      AsciiEqualsIgnoreCase(ctx.header("x-amz-checksum-mode"), "ENABLED")) {
+    AddChecksumHeaders(ctx, *object.checksum);
+  }
+  if (head) {
+    (void)ctx.response.Begin(selection.range.length);
+    return kHandled;
+  }
+  return SendBody(ctx, object, selection.range);
+}
+
+}  // namespace serac::s3

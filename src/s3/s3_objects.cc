@@ -1,0 +1,172 @@
+// Object writes and deletes: PutObject (streamed, verified, committed before the index), DeleteObject,
+// DeleteObjects.
+#include <vector>
+
+#include "common/clock.h"
+#include "common/encoding.h"
+#include "common/limits.h"
+#include "s3/s3_internal.h"
+#include "s3/s3_xml.h"
+
+namespace serac::s3 {
+
+namespace {
+
+// Errors while streaming a body leave the connection in an unknown state.
+S3Error BodyReadError(RequestContext& ctx, const Status& status) {
+  if (status.code() == ErrorCode::kIncompleteBody || status.code() == ErrorCode::kTimeout ||
+      status.code() == ErrorCode::kLimitExceeded) {
+    ctx.response.CloseAfterResponse();
+  }
+  return ErrorFromStatus(status);
+}
+
+Status AppendToBlob(blob::BlobWriter& writer, std::string_view bytes) {
+  return bytes.empty() ? Status::Ok() : writer.Append(bytes.data(), bytes.size());
+}
+
+}  // namespace
+
+HandlerResult ReceiveBody(RequestContext& ctx, const auth::PayloadOptions& options, bool allow_inline,
+                          ReceivedBody& body) {
+  auto reader_or = OpenVerifiedBody(ctx, options);
+  if (!reader_or.ok()) return BodyOpenError(ctx, reader_or.status());
+  auth::VerifyingBodyReader& reader = **reader_or;
+  reader.SetLimit(limits::kSinglePutBytesMax);
+  std::optional<uint64_t> announced = reader.content_length();
+  if (announced && *announced > limits::kSinglePutBytesMax) {
+    ctx.response.CloseAfterResponse();
+    return MakeError(400, "EntityTooLarge",
+                     "Your proposed upload exceeds the maximum allowed size (limits::kSinglePutBytesMax = 5 GiB)");
+  }
+  std::unique_ptr<blob::BlobWriter> writer;
+  auto open_writer = [&]() -> Status {
+    SERAC_ASSIGN_OR_RETURN(writer, ctx.blobs().Create());
+    return Status::Ok();
+  };
+  if (!allow_inline || (announced && *announced > limits::kInlineObjectBytesMax)) {
+    if (Status opened = open_writer(); !opened.ok()) return ErrorFromStatus(opened);
+  }
+  std::string buffer(limits::kIoBufferBytes, '\0');
+  while (true) {
+    auto count = reader.Read(buffer.data(), buffer.size());
+    if (!count.ok()) return BodyReadError(ctx, count.status());  // the writer aborts on destruction
+    if (*count == 0) break;
+    std::string_view chunk(buffer.data(), *count);
+    ctx.outcome.bytes_in += *count;
+    if (!writer) {
+      body.inline_data.append(chunk);
+      if (body.inline_data.size() <= limits::kInlineObjectBytesMax) continue;
+      if (Status opened = open_writer(); !opened.ok()) return ErrorFromStatus(opened);
+      chunk = body.inline_data;
+    }
+    if (Status appended = AppendToBlob(*writer, chunk); !appended.ok()) return ErrorFromStatus(appended);
+    body.inline_data.clear();
+  }
+  body.size = reader.bytes_read();
+  body.md5_hex = reader.md5_hex();
+  body.checksum = reader.checksum();
+  if (writer) {
+    if (Status committed = writer->Commit(); !committed.ok()) return ErrorFromStatus(committed);
+    body.segments.push_back({writer->id(), body.size});
+  }
+  return kHandled;
+}
+
+void AddChecksumHeaders(RequestContext& ctx, const meta::ChecksumRecord& checksum) {
+  auto algorithm = ParseChecksumAlgorithm(checksum.algorithm);
+  if (!algorithm) return;
+  ctx.response.AddHeader(ChecksumHeaderName(*algorithm), checksum.value);
+  if (!checksum.type.empty()) ctx.response.AddHeader("x-amz-checksum-type", checksum.type);
+}
+
+// If-None-Match (only "*") and If-Match of a write.
+HandlerResult ReadWriteCondition(RequestContext& ctx, meta::WriteCondition& condition) {
+  if (const std::string* none_match = ctx.request.FindHeader("if-none-match")) {
+    if (TrimWhitespace(*none_match) != "*") {
+      return MakeError(501, "NotImplemented", "If-None-Match accepts only '*' on writes");
+    }
+    condition.if_none_match_any = true;
+  }
+  if (const std::string* match = ctx.request.FindHeader("if-match")) {
+    condition.if_match = UnquoteEtag(*match);
+  }
+  return kHandled;
+}
+
+HandlerResult PutObject(RequestContext& ctx) {
+  if (auto problem = KeyProblem(ctx.key)) return problem;
+  if (auto error = RequireBucket(ctx)) return error;
+  meta::WriteCondition condition;
+  if (auto error = ReadWriteCondition(ctx, condition)) return error;
+  meta::ObjectRecord record;
+  if (auto error = HeadersFromRequest(ctx, record.headers)) return error;
+
+  auth::PayloadOptions options;
+  options.default_checksum = ParseOptionalAlgorithm(ctx.header("x-amz-sdk-checksum-algorithm"));
+  ReceivedBody body;
+  if (auto error = ReceiveBody(ctx, options, true, body)) return error;
+
+  record.bucket = ctx.bucket;
+  record.key = ctx.key;
+  record.size = body.size;
+  record.etag = body.md5_hex;
+  record.mtime_ms = ToUnixMillis(Now());
+  if (body.checksum) {
+    record.checksum = meta::ChecksumRecord{std::string(ChecksumAlgorithmName(body.checksum->first)),
+                                           body.checksum->second, "FULL_OBJECT"};
+  }
+  record.inline_data = std::move(body.inline_data);
+  record.segments = body.segments;
+  Status stored = ctx.meta().PutObject(record, condition);
+  if (!stored.ok()) {
+    RemoveBlobsQuietly(ctx, body.segments);  // the index never pointed at it
+    return ErrorFromStatus(stored, Missing::kBucket);
+  }
+  ctx.response.SetStatus(200);
+  ctx.response.AddHeader("ETag", QuoteEtag(record.etag));
+  if (record.checksum) AddChecksumHeaders(ctx, *record.checksum);
+  (void)ctx.response.Send("");
+  return kHandled;
+}
+
+HandlerResult DeleteObject(RequestContext& ctx) {
+  if (auto error = RequireBucket(ctx)) return error;
+  meta::WriteCondition condition;
+  if (const std::string* match = ctx.request.FindHeader("if-match")) condition.if_match = UnquoteEtag(*match);
+  Status deleted = ctx.meta().DeleteObject(ctx.bucket, ctx.key, condition);
+  if (!deleted.ok()) return ErrorFromStatus(deleted, Missing::kBucket);
+  ctx.response.SetStatus(204);
+  (void)ctx.response.Send("");
+  return kHandled;
+}
+
+HandlerResult DeleteObjects(RequestContext& ctx) {
+  if (auto error = RequireBucket(ctx)) return error;
+  auto body = ReadXmlBody(ctx);
+  if (!body.ok()) return BodyOpenError(ctx, body.status());
+  auto request = ParseDeleteObjects(*body);
+  if (!request.ok()) return ErrorFromStatus(request.status());
+
+  XmlWriter xml;
+  xml.Open("DeleteResult", kS3Namespace);
+  for (const std::string& key : request->keys) {
+    Status deleted = ctx.meta().DeleteObject(ctx.bucket, key, {});
+    if (deleted.ok()) {
+      if (request->quiet) continue;
+      xml.Open("Deleted");
+      xml.Element("Key", key);
+      xml.Close();
+      continue;
+    }
+    S3Error error = ErrorFromStatus(deleted, Missing::kBucket);
+    xml.Open("Error");
+    xml.Element("Key", key);
+    xml.Element("Code", error.code);
+    xml.Element("Message", error.message);
+    xml.Close();
+  }
+  return SendXml(ctx, xml.Finish());
+}
+
+}  // namespace serac::s3

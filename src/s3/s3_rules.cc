@@ -1,0 +1,272 @@
+#include "s3/s3_rules.h"
+
+#include <algorithm>
+#include <set>
+
+#include "common/encoding.h"
+#include "common/limits.h"
+
+namespace serac::s3 {
+
+// --- Query strings ---
+
+QueryParams QueryParams::Parse(std::string_view raw) {
+  QueryParams params;
+  while (!raw.empty()) {
+    size_t amp = raw.find('&');
+    std::string_view item = raw.substr(0, amp);
+    raw = amp == std::string_view::npos ? std::string_view() : raw.substr(amp + 1);
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string_view name = item.substr(0, eq);
+    std::string_view value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+    auto decoded_name = UriDecode(name, true);
+    auto decoded_value = UriDecode(value, true);
+    params.entries_.emplace_back(decoded_name ? *decoded_name : std::string(name),
+                                 decoded_value ? *decoded_value : std::string(value));
+  }
+  return params;
+}
+
+const std::string* QueryParams::Find(std::string_view name) const {
+  for (const auto& [key, value] : entries_) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+std::string_view QueryParams::Get(std::string_view name, std::string_view fallback) const {
+  const std::string* value = Find(name);
+  return value ? std::string_view(*value) : fallback;
+}
+
+// --- Names ---
+
+namespace {
+
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+bool LooksLikeIpv4(std::string_view name) {
+  int groups = 0;
+  while (true) {
+    size_t dot = name.find('.');
+    std::string_view group = name.substr(0, dot);
+    if (group.empty() || group.size() > 3 || !std::all_of(group.begin(), group.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    ++groups;
+    if (dot == std::string_view::npos) break;
+    name = name.substr(dot + 1);
+  }
+  return groups == 4;
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+std::optional<std::string> BucketNameProblem(std::string_view name) {
+  if (name.size() < limits::kBucketNameBytesMin || name.size() > limits::kBucketNameBytesMax) {
+    return "Bucket names must be between 3 and 63 characters long";
+  }
+  for (char c : name) {
+    if (!IsLowerAlnum(c) && c != '.' && c != '-') {
+      return "Bucket names can consist only of lowercase letters, numbers, dots and hyphens";
+    }
+  }
+  if (!IsLowerAlnum(name.front()) || !IsLowerAlnum(name.back())) {
+    return "Bucket names must begin and end with a letter or number";
+  }
+  if (name.find("..") != std::string_view::npos) return "Bucket names must not contain two adjacent periods";
+  if (LooksLikeIpv4(name)) return "Bucket names must not be formatted as an IP address";
+  if (name.substr(0, 4) == "xn--" || name.substr(0, 7) == "sthree-") {
+    return "Bucket names must not start with a reserved prefix";
+  }
+  if (EndsWith(name, "-s3alias") || EndsWith(name, "--ol-s3") || EndsWith(name, "--x-s3")) {
+    return "Bucket names must not end with a reserved suffix";
+  }
+  return std::nullopt;
+}
+
+std::optional<S3Error> KeyProblem(std::string_view key) {
+  if (key.empty()) return InvalidArgument("Object key must not be empty");
+  if (key.size() > limits::kObjectKeyBytesMax) {
+    return MakeError(400, "KeyTooLongError", "Your key is too long (limits::kObjectKeyBytesMax = 1024 bytes)");
+  }
+  if (!IsValidUtf8(key)) return InvalidArgument("Object key must be valid UTF-8");
+  return std::nullopt;
+}
+
+// --- Ranges ---
+
+RangeRequest ResolveRange(std::string_view header, uint64_t object_size) {
+  RangeRequest whole;
+  header = TrimWhitespace(header);
+  constexpr std::string_view kUnit = "bytes=";
+  if (header.size() <= kUnit.size() || !AsciiEqualsIgnoreCase(header.substr(0, kUnit.size()), kUnit)) return whole;
+  std::string_view spec = TrimWhitespace(header.substr(kUnit.size()));
+  if (spec.find(',') != std::string_view::npos) return whole;  // several ranges: S3 serves the object
+  size_t dash = spec.find('-');
+  if (dash == std::string_view::npos) return whole;
+  std::string_view first_text = TrimWhitespace(spec.substr(0, dash));
+  std::string_view last_text = TrimWhitespace(spec.substr(dash + 1));
+  RangeRequest unsatisfiable{RangeKind::kUnsatisfiable, {}};
+
+  if (first_text.empty()) {  // suffix: the last n bytes
+    auto suffix = ParseUint64(last_text);
+    if (!suffix) return whole;
+    if (*suffix == 0 || object_size == 0) return unsatisfiable;
+    uint64_t length = std::min(*suffix, object_size);
+    return {RangeKind::kPartial, {object_size - length, length}};
+  }
+  auto first = ParseUint64(first_text);
+  if (!first) return whole;
+  std::optional<uint64_t> last;
+  if (!last_text.empty()) {
+    last = ParseUint64(last_text);
+    if (!last || *last < *first) return whole;  // syntactically invalid: ignored, as RFC 7233 says
+  }
+  if (*first >= object_size) return unsatisfiable;
+  uint64_t end = last ? std::min(*last, object_size - 1) : object_size - 1;
+  return {RangeKind::kPartial, {*first, end - *first + 1}};
+}
+
+Result<ByteRange> ParseCopySourceRange(std::string_view header, uint64_t object_size) {
+  header = TrimWhitespace(header);
+  auto invalid = [&] {
+    return Error(ErrorCode::kInvalidArgument,
+                 "Range specified is not valid for source object of size: " + std::to_string(object_size));
+  };
+  if (header.substr(0, 6) != "bytes=") return invalid();
+  std::string_view spec = header.substr(6);
+  size_t dash = spec.find('-');
+  if (dash == std::string_view::npos) return invalid();
+  auto first = ParseUint64(spec.substr(0, dash));
+  auto last = ParseUint64(spec.substr(dash + 1));
+  if (!first || !last || *last < *first || *last >= object_size) return invalid();
+  return ByteRange{*first, *last - *first + 1};
+}
+
+// --- Conditions ---
+
+std::string UnquoteEtag(std::string_view etag) {
+  etag = TrimWhitespace(etag);
+  if (etag.substr(0, 2) == "W/") etag = etag.substr(2);
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') etag = etag.substr(1, etag.size() - 2);
+  return std::string(etag);
+}
+
+bool EtagListMatches(std::string_view list, std::string_view etag) {
+  while (true) {
+    size_t comma = list.find(',');
+    std::string candidate = UnquoteEtag(list.substr(0, comma));
+    if (candidate == "*" || (!candidate.empty() && candidate == etag)) return true;
+    if (comma == std::string_view::npos) return false;
+    list = list.substr(comma + 1);
+  }
+}
+
+ConditionOutcome EvaluateConditions(const Conditions& conditions, std::string_view etag, int64_t mtime_ms) {
+  const int64_t modified_seconds = mtime_ms / 1000;
+  auto seconds = [](WallTime t) { return ToUnixMillis(t) / 1000; };
+  if (conditions.if_match) {
+    if (!EtagListMatches(*conditions.if_match, etag)) return ConditionOutcome::kPreconditionFailed;
+  } else if (conditions.if_unmodified_since && modified_seconds > seconds(*conditions.if_unmodified_since)) {
+    return ConditionOutcome::kPreconditionFailed;
+  }
+  if (conditions.if_none_match) {
+    if (EtagListMatches(*conditions.if_none_match, etag)) return ConditionOutcome::kNotModified;
+  } else if (conditions.if_modified_since && modified_seconds <= seconds(*conditions.if_modified_since)) {
+    return ConditionOutcome::kNotModified;
+  }
+  return ConditionOutcome::kProceed;
+}
+
+// --- Continuation tokens ---
+
+std::string EncodeContinuationToken(std::string_view last, bool is_common_prefix) {
+  std::string raw(1, is_common_prefix ? 'P' : 'K');
+  raw += last;
+  return Base64Encode(raw);
+}
+
+std::optional<std::string> DecodeContinuationToken(std::string_view token) {
+  auto raw = Base64Decode(token);
+  if (!raw || raw->empty()) return std::nullopt;
+  std::string_view rest = std::string_view(*raw).substr(1);
+  if ((*raw)[0] == 'K') return std::string(rest);
+  if ((*raw)[0] == 'P') return AfterCommonPrefix(rest);
+  return std::nullopt;
+}
+
+std::string AfterCommonPrefix(std::string_view common_prefix) {
+  std::string after(common_prefix);
+  after.push_back('\xFF');
+  return after;
+}
+
+// --- Tags ---
+
+Status ValidateTags(const TagSet& tags) {
+  if (tags.size() > limits::kTagsPerObjectMax) {
+    return Error(ErrorCode::kInvalidArgument, "Object tags cannot be greater than 10 (limits::kTagsPerObjectMax)");
+  }
+  std::set<std::string_view> seen;
+  for (const auto& [key, value] : tags) {
+    if (key.empty() || key.size() > limits::kTagKeyBytesMax || !IsValidUtf8(key)) {
+      return Error(ErrorCode::kInvalidArgument, "The TagKey you have provided is invalid");
+    }
+    if (value.size() > limits::kTagValueBytesMax || !IsValidUtf8(value)) {
+      return Error(ErrorCode::kInvalidArgument, "The TagValue you have provided is invalid");
+    }
+    if (!seen.insert(key).second) {
+      return Error(ErrorCode::kInvalidArgument, "Cannot provide multiple Tags with the same key");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<TagSet> ParseTaggingHeader(std::string_view header) {
+  TagSet tags;
+  QueryParams params = QueryParams::Parse(header);
+  for (const auto& [key, value] : params.entries()) tags.emplace_back(key, value);
+  SERAC_RETURN_IF_ERROR(ValidateTags(tags));
+  return tags;
+}
+
+// --- Copy source ---
+
+Result<CopySource> ParseCopySource(std::string_view header) {
+  header = TrimWhitespace(header);
+  size_t question = header.find('?');
+  if (question != std::string_view::npos) {
+    std::string_view options = header.substr(question + 1);
+    std::string_view version = QueryParams::Parse(options).Get("versionId", "null");
+    if (version != "null") return Error(ErrorCode::kInvalidArgument, "Object versions are not supported");
+    header = header.substr(0, question);
+  }
+  auto decoded = UriDecode(header, false);
+  if (!decoded) return Error(ErrorCode::kInvalidArgument, "Copy Source must be URL-encoded");
+  std::string_view path = *decoded;
+  if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  size_t slash = path.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == path.size()) {
+    return Error(ErrorCode::kInvalidArgument, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey");
+  }
+  return CopySource{std::string(path.substr(0, slash)), std::string(path.substr(slash + 1))};
+}
+
+std::string StripAwsChunked(std::string_view content_encoding) {
+  std::string out;
+  while (!content_encoding.empty()) {
+    size_t comma = content_encoding.find(',');
+    std::string_view token = TrimWhitespace(content_encoding.substr(0, comma));
+    content_encoding = comma == std::string_view::npos ? std::string_view() : content_encoding.substr(comma + 1);
+    if (token.empty() || AsciiEqualsIgnoreCase(token, "aws-chunked")) continue;
+    if (!out.empty()) out += ',';
+    out += token;
+  }
+  return out;
+}
+
+}  // namespace serac::s3

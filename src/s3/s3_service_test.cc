@@ -1,0 +1,326 @@
+// End-to-end tests of S3Service over the real SQLite MetaStore and local BlobStore, with signed
+// requests and in-memory HTTP fakes.
+#include "s3/s3_service.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "blob/local/local_blob_store.h"
+#include "common/clock.h"
+#include "common/encoding.h"
+#include "common/hash.h"
+#include "common/random.h"
+#include "meta/sqlite/sqlite_meta_store.h"
+
+namespace serac::s3 {
+namespace {
+
+constexpr std::string_view kAccessKey = "TESTACCESSKEY";
+constexpr std::string_view kSecretKey = "testsecretkey/abcdefghijklmnopqrstuvwx";
+
+class StringBody : public http::BodyReader {
+ public:
+  explicit StringBody(std::string data) : data_(std::move(data)) {}
+  Result<size_t> Read(char* buffer, size_t capacity) override {
+    size_t n = std::min(capacity, data_.size() - offset_);
+    std::copy_n(data_.data() + offset_, n, buffer);
+    offset_ += n;
+    return n;
+  }
+  std::optional<uint64_t> content_length() const override { return data_.size(); }
+  void SetLimit(uint64_t) override {}
+
+ private:
+  std::string data_;
+  size_t offset_ = 0;
+};
+
+class RecordingResponse : public http::ResponseWriter {
+ public:
+  void SetStatus(int status) override { status_ = status; }
+  void AddHeader(std::string_view name, std::string_view value) override {
+    headers.emplace_back(std::string(name), std::string(value));
+  }
+  Status Send(std::string_view body_bytes) override {
+    started_ = true;
+    body = body_bytes;
+    return Status::Ok();
+  }
+  Status Begin(uint64_t length) override {
+    started_ = true;
+    announced = length;
+    return Status::Ok();
+  }
+  Status Write(const char* data, size_t size) override {
+    body.append(data, size);
+    return Status::Ok();
+  }
+  Status SendFile(int fd, uint64_t offset, uint64_t length) override {
+    std::string chunk(length, '\0');
+    ssize_t got = pread(fd, chunk.data(), length, static_cast<off_t>(offset));
+    if (got != static_cast<ssize_t>(length)) return Error(ErrorCode::kIoError, "short pread");
+    body += chunk;
+    return Status::Ok();
+  }
+  Status SendContinue() override { return Status::Ok(); }
+  bool started() const override { return started_; }
+  int status() const override { return status_; }
+  void CloseAfterResponse() override { closed = true; }
+
+  std::string Header(std::string_view name) const {
+    for (const auto& [n, v] : headers) {
+      if (AsciiEqualsIgnoreCase(n, name)) return v;
+    }
+    return {};
+  }
+
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::optional<uint64_t> announced;
+  bool closed = false;
+
+ private:
+  int status_ = 200;
+  bool started_ = false;
+};
+
+class S3ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() / ("s3_service_test_" + RandomHexId(8));
+    std::filesystem::create_directories(root_);
+    auto meta = meta::OpenSqliteMetaStore({(root_ / "meta.db").string(), false});
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    meta_ = std::move(meta).value();
+    auto blobs = blob::OpenLocalBlobStore({(root_ / "data").string(), false});
+    ASSERT_TRUE(blobs.ok()) << blobs.status().ToString();
+    blobs_ = std::move(blobs).value();
+    auth::CredentialLookup lookup = [](std::string_view key) -> Result<auth::Credentials> {
+      if (key != kAccessKey) return Error(ErrorCode::kUnknownAccessKey, "unknown");
+      return auth::Credentials{std::string(kAccessKey), std::string(kSecretKey), ""};
+    };
+    service_ = std::make_unique<S3Service>(meta_.get(), blobs_.get(), lookup, S3Options{"s3.test", "us-east-1"});
+  }
+  void TearDown() override {
+    service_.reset();
+    blobs_.reset();
+    meta_.reset();
+    std::filesystem::remove_all(root_);
+  }
+
+  RecordingResponse Call(const std::string& method, const std::string& path, const std::string& query = "",
+                         const std::string& body = "", std::vector<http::Header> extra = {},
+                         bool sign = true, const std::string& host = "localhost:9000") {
+    std::vector<http::Header> headers = {{"Host", host}};
+    for (auto& header : extra) headers.push_back(header);
+    if (sign) {
+      auth::SignOptions options;
+      options.now = Now();
+      options.payload_sha256_hex = Sha256Hex(body);
+      auth::SignRequest(method, path, query, headers, {std::string(kAccessKey), std::string(kSecretKey), ""}, options);
+    }
+    http::Request request;
+    request.method = method;
+    request.path = path;
+    request.query = query;
+    request.target = path + (query.empty() ? "" : "?" + query);
+    request.headers = headers;
+    request.request_id = "REQ";
+    StringBody reader(body);
+    RecordingResponse response;
+    http::RequestOutcome outcome;
+    service_->Handle(request, reader, response, outcome);
+    last_operation_ = outcome.operation;
+    return response;
+  }
+
+  void CreateBucket(const std::string& name) { ASSERT_EQ(Call("PUT", "/" + name).status(), 200); }
+
+  std::filesystem::path root_;
+  std::unique_ptr<meta::MetaStore> meta_;
+  std::unique_ptr<blob::BlobStore> blobs_;
+  std::unique_ptr<S3Service> service_;
+  std::string last_operation_;
+};
+
+TEST_F(S3ServiceTest, AnonymousIsRejected) {
+  auto anonymous = Call("GET", "/", "", "", {}, false);
+  EXPECT_EQ(anonymous.status(), 403);
+  EXPECT_NE(anonymous.body.find("<Code>AccessDenied</Code>"), std::string::npos);
+  EXPECT_EQ(anonymous.Header("Content-Type"), "application/xml");
+}
+
+TEST_F(S3ServiceTest, BucketLifecycle) {
+  EXPECT_EQ(Call("PUT", "/Bad_Name").status(), 400);
+  CreateBucket("bucket-one");
+  EXPECT_EQ(last_operation_, "CreateBucket");
+  auto again = Call("PUT", "/bucket-one");
+  EXPECT_EQ(again.status(), 409);
+  EXPECT_NE(again.body.find("BucketAlreadyOwnedByYou"), std::string::npos);
+  auto head = Call("HEAD", "/bucket-one");
+  EXPECT_EQ(head.status(), 200);
+  EXPECT_EQ(head.Header("x-amz-bucket-region"), "us-east-1");
+  EXPECT_EQ(Call("HEAD", "/missing-bucket").status(), 404);
+  auto list = Call("GET", "/");
+  EXPECT_NE(list.body.find("<Name>bucket-one</Name>"), std::string::npos);
+  auto location = Call("GET", "/bucket-one", "location");
+  EXPECT_NE(location.body.find("<LocationConstraint xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"></LocationConstraint>"),
+            std::string::npos);
+  EXPECT_EQ(Call("GET", "/bucket-one", "cors").status(), 501);
+  ASSERT_EQ(Call("PUT", "/bucket-one/k", "", "x").status(), 200);
+  auto not_empty = Call("DELETE", "/bucket-one");
+  EXPECT_EQ(not_empty.status(), 409);
+  EXPECT_NE(not_empty.body.find("BucketNotEmpty"), std::string::npos);
+  EXPECT_EQ(Call("DELETE", "/bucket-one/k").status(), 204);
+  EXPECT_EQ(Call("DELETE", "/bucket-one/k").status(), 204);  // missing keys too
+  EXPECT_EQ(Call("DELETE", "/bucket-one").status(), 204);
+}
+
+TEST_F(S3ServiceTest, SmallObjectRoundTripWithRangesAndConditions) {
+  CreateBucket("bk1");
+  auto put = Call("PUT", "/bk1/dir/my%20key%2B", "", "hello world",
+                  {{"Content-Type", "text/plain"}, {"X-Amz-Meta-Color", "Blue"}, {"x-amz-tagging", "a=1&b=2"}});
+  ASSERT_EQ(put.status(), 200) << put.body;
+  std::string etag = "\"" + HexEncode(std::string_view(reinterpret_cast<const char*>(Md5("hello world").data()), 16)) + "\"";
+  EXPECT_EQ(put.Header("ETag"), etag);
+
+  auto get = Call("GET", "/bk1/dir/my%20key%2B");
+  EXPECT_EQ(get.status(), 200);
+  EXPECT_EQ(get.body, "hello world");
+  EXPECT_EQ(get.Header("Content-Type"), "text/plain");
+  EXPECT_EQ(get.Header("x-amz-meta-color"), "Blue");
+  EXPECT_EQ(get.Header("x-amz-tagging-count"), "2");
+  EXPECT_EQ(get.Header("ETag"), etag);
+
+  auto ranged = Call("GET", "/bk1/dir/my%20key%2B", "", "", {{"Range", "bytes=-5"}});
+  EXPECT_EQ(ranged.status(), 206);
+  EXPECT_EQ(ranged.body, "world");
+  EXPECT_EQ(ranged.Header("Content-Range"), "bytes 6-10/11");
+  auto beyond = Call("GET", "/bk1/dir/my%20key%2B", "", "", {{"Range", "bytes=20-"}});
+  EXPECT_EQ(beyond.status(), 416);
+  EXPECT_EQ(beyond.Header("Content-Range"), "bytes */11");
+
+  EXPECT_EQ(Call("GET", "/bk1/dir/my%20key%2B", "", "", {{"If-None-Match", etag}}).status(), 304);
+  EXPECT_EQ(Call("GET", "/bk1/dir/my%20key%2B", "", "", {{"If-Match", "\"nope\""}}).status(), 412);
+  auto head = Call("HEAD", "/bk1/dir/my%20key%2B");
+  EXPECT_EQ(head.status(), 200);
+  EXPECT_EQ(head.announced.value_or(0), 11u);
+  EXPECT_TRUE(head.body.empty());
+  auto missing = Call("GET", "/bk1/nothing");
+  EXPECT_EQ(missing.status(), 404);
+  EXPECT_NE(missing.body.find("NoSuchKey"), std::string::npos);
+  EXPECT_NE(Call("GET", "/b2/nothing").body.find("NoSuchBucket"), std::string::npos);
+
+  // Conditional create.
+  EXPECT_EQ(Call("PUT", "/bk1/dir/my%20key%2B", "", "x", {{"If-None-Match", "*"}}).status(), 412);
+  EXPECT_EQ(Call("PUT", "/bk1/new", "", "x", {{"If-None-Match", "*"}}).status(), 200);
+
+  auto tags = Call("GET", "/bk1/dir/my%20key%2B", "tagging");
+  EXPECT_NE(tags.body.find("<Tag><Key>a</Key><Value>1</Value></Tag>"), std::string::npos);
+}
+
+TEST_F(S3ServiceTest, LargeObjectGoesToBlobAndStreams) {
+  CreateBucket("big");
+  std::string data(300 * 1024, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+  ASSERT_EQ(Call("PUT", "/big/obj", "", data).status(), 200);
+  auto get = Call("GET", "/big/obj");
+  EXPECT_EQ(get.announced.value_or(0), data.size());
+  EXPECT_EQ(get.body, data);
+  auto ranged = Call("GET", "/big/obj", "", "", {{"Range", "bytes=1000-1999"}});
+  EXPECT_EQ(ranged.body, data.substr(1000, 1000));
+
+  auto copy = Call("PUT", "/big/copy", "", "", {{"x-amz-copy-source", "/big/obj"}});
+  ASSERT_EQ(copy.status(), 200) << copy.body;
+  EXPECT_NE(copy.body.find("<CopyObjectResult"), std::string::npos);
+  EXPECT_EQ(Call("GET", "/big/copy").body, data);
+  EXPECT_EQ(Call("PUT", "/big/obj", "", "", {{"x-amz-copy-source", "big/obj"}}).status(), 400);
+}
+
+TEST_F(S3ServiceTest, ListingWithDelimiterAndPages) {
+  CreateBucket("lst");
+  for (const char* key : {"a", "d/1", "d/2", "d/3", "e/x/y", "f"}) {
+    ASSERT_EQ(Call("PUT", std::string("/lst/") + key, "", "v").status(), 200);
+  }
+  auto all = Call("GET", "/lst", "list-type=2&delimiter=%2F");
+  EXPECT_NE(all.body.find("<KeyCount>4</KeyCount>"), std::string::npos) << all.body;
+  EXPECT_NE(all.body.find("<CommonPrefixes><Prefix>d/</Prefix></CommonPrefixes>"), std::string::npos);
+  EXPECT_NE(all.body.find("<IsTruncated>false</IsTruncated>"), std::string::npos);
+
+  // Page through with max-keys=2: [a, d/], [e/, f].
+  auto first = Call("GET", "/lst", "delimiter=%2F&list-type=2&max-keys=2");
+  EXPECT_NE(first.body.find("<IsTruncated>true</IsTruncated>"), std::string::npos) << first.body;
+  size_t at = first.body.find("<NextContinuationToken>");
+  ASSERT_NE(at, std::string::npos);
+  std::string token = first.body.substr(at + 23, first.body.find("</", at) - at - 23);
+  auto second = Call("GET", "/lst", "continuation-token=" + UriEncode(token, true) + "&delimiter=%2F&list-type=2&max-keys=2");
+  EXPECT_NE(second.body.find("<Prefix>e/</Prefix>"), std::string::npos) << second.body;
+  EXPECT_NE(second.body.find("<Key>f</Key>"), std::string::npos);
+  EXPECT_EQ(second.body.find("d/"), std::string::npos);
+  EXPECT_NE(second.body.find("<IsTruncated>false</IsTruncated>"), std::string::npos);
+
+  auto v1 = Call("GET", "/lst", "prefix=d%2F&max-keys=2");
+  EXPECT_NE(v1.body.find("<Key>d/1</Key>"), std::string::npos);
+  EXPECT_NE(v1.body.find("<IsTruncated>true</IsTruncated>"), std::string::npos);
+  auto zero = Call("GET", "/lst", "list-type=2&max-keys=0");
+  EXPECT_NE(zero.body.find("<KeyCount>0</KeyCount>"), std::string::npos);
+}
+
+TEST_F(S3ServiceTest, MultipartUpload) {
+  CreateBucket("mpu");
+  auto created = Call("POST", "/mpu/obj", "uploads", "", {{"x-amz-checksum-algorithm", "CRC32"}});
+  ASSERT_EQ(created.status(), 200) << created.body;
+  size_t at = created.body.find("<UploadId>");
+  std::string upload_id = created.body.substr(at + 10, created.body.find("</UploadId>") - at - 10);
+  std::string part1(5 * 1024 * 1024, 'a');
+  std::string part2 = "tail";
+  auto p1 = Call("PUT", "/mpu/obj", "partNumber=1&uploadId=" + upload_id, part1);
+  ASSERT_EQ(p1.status(), 200) << p1.body;
+  EXPECT_FALSE(p1.Header("x-amz-checksum-crc32").empty());
+  auto p2 = Call("PUT", "/mpu/obj", "partNumber=2&uploadId=" + upload_id, part2);
+  ASSERT_EQ(p2.status(), 200);
+  auto parts = Call("GET", "/mpu/obj", "uploadId=" + upload_id);
+  EXPECT_NE(parts.body.find("<PartNumber>2</PartNumber>"), std::string::npos);
+
+  std::string wrong_order = "<CompleteMultipartUpload><Part><PartNumber>2</PartNumber><ETag>" + p2.Header("ETag") +
+                            "</ETag></Part><Part><PartNumber>1</PartNumber><ETag>" + p1.Header("ETag") +
+                            "</ETag></Part></CompleteMultipartUpload>";
+  EXPECT_NE(Call("POST", "/mpu/obj", "uploadId=" + upload_id, wrong_order).body.find("InvalidPartOrder"), std::string::npos);
+  std::string bad_etag = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"00\"</ETag></Part></CompleteMultipartUpload>";
+  EXPECT_NE(Call("POST", "/mpu/obj", "uploadId=" + upload_id, bad_etag).body.find("InvalidPart"), std::string::npos);
+
+  std::string good = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + p1.Header("ETag") +
+                     "</ETag></Part><Part><PartNumber>2</PartNumber><ETag>" + p2.Header("ETag") +
+                     "</ETag></Part></CompleteMultipartUpload>";
+  auto done = Call("POST", "/mpu/obj", "uploadId=" + upload_id, good);
+  ASSERT_EQ(done.status(), 200) << done.body;
+  EXPECT_NE(done.body.find("-2&quot;</ETag>"), std::string::npos) << done.body;
+  EXPECT_NE(done.body.find("<ChecksumCRC32>"), std::string::npos);
+  auto get = Call("GET", "/mpu/obj");
+  EXPECT_EQ(get.body.size(), part1.size() + part2.size());
+  EXPECT_EQ(get.body.substr(part1.size()), "tail");
+  EXPECT_EQ(get.Header("x-amz-mp-parts-count"), "2");
+  auto tail = Call("GET", "/mpu/obj", "", "", {{"Range", "bytes=5242878-5242881"}});
+  EXPECT_EQ(tail.body, "aata");
+  auto part_two = Call("GET", "/mpu/obj", "partNumber=2");
+  EXPECT_EQ(part_two.status(), 206);
+  EXPECT_EQ(part_two.body, "tail");
+  EXPECT_EQ(Call("DELETE", "/mpu/obj", "uploadId=" + upload_id).status(), 404);
+}
+
+TEST_F(S3ServiceTest, DeleteObjectsAndVirtualHost) {
+  CreateBucket("vhb");
+  ASSERT_EQ(Call("PUT", "/k1", "", "1", {}, true, "vhb.s3.test:9000").status(), 200);
+  EXPECT_EQ(Call("GET", "/vhb/k1").body, "1");
+  auto deleted = Call("POST", "/vhb", "delete", "<Delete><Object><Key>k1</Key></Object><Object><Key>k2</Key></Object></Delete>");
+  EXPECT_EQ(deleted.status(), 200);
+  EXPECT_NE(deleted.body.find("<Deleted><Key>k2</Key></Deleted>"), std::string::npos);
+  EXPECT_EQ(Call("POST", "/vhb", "delete", "<Delete>").status(), 400);
+  EXPECT_EQ(Call("GET", "/vhb/k1").status(), 404);
+}
+
+}  // namespace
+}  // namespace serac::s3

@@ -1,0 +1,93 @@
+#include "s3/s3_xml.h"
+
+#include <gtest/gtest.h>
+
+namespace serac::s3 {
+namespace {
+
+TEST(XmlWriter, EscapesAndNests) {
+  XmlWriter xml;
+  xml.Open("Root", kS3Namespace);
+  xml.Element("Key", "a<b>&\"c'");
+  xml.Element("Size", uint64_t{42});
+  xml.Bool("IsTruncated", false);
+  std::string out = xml.Finish();  // closes Root
+  EXPECT_NE(out.find("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"), std::string::npos);
+  EXPECT_NE(out.find("<Root xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"), std::string::npos);
+  EXPECT_NE(out.find("<Key>a&lt;b&gt;&amp;&quot;c&apos;</Key>"), std::string::npos);
+  EXPECT_NE(out.find("<Size>42</Size><IsTruncated>false</IsTruncated></Root>"), std::string::npos);
+}
+
+TEST(CompleteXml, ParsesPartsInOrder) {
+  auto parts = ParseCompleteMultipartUpload(
+      "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+      "<Part><ETag>\"aaa\"</ETag><PartNumber>1</PartNumber><ChecksumCRC32>AAAAAA==</ChecksumCRC32></Part>"
+      "<Part><PartNumber>3</PartNumber><ETag>bbb</ETag></Part>"
+      "<Part><PartNumber>2</PartNumber><ETag>&quot;ccc&quot;</ETag></Part>"
+      "</CompleteMultipartUpload>");
+  ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+  ASSERT_EQ(parts->size(), 3u);
+  EXPECT_EQ((*parts)[0].part_number, 1u);
+  EXPECT_EQ((*parts)[0].etag, "aaa");
+  EXPECT_EQ((*parts)[0].checksums.at(ChecksumAlgorithm::kCrc32), "AAAAAA==");
+  EXPECT_EQ((*parts)[1].part_number, 3u);
+  EXPECT_EQ((*parts)[1].etag, "bbb");
+  EXPECT_EQ((*parts)[2].etag, "ccc");
+}
+
+TEST(CompleteXml, RejectsMalformed) {
+  for (const char* body : {
+           "",
+           "not xml",
+           "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>a</ETag></Part>",  // unclosed
+           "<Other><Part><PartNumber>1</PartNumber><ETag>a</ETag></Part></Other>",
+           "<CompleteMultipartUpload></CompleteMultipartUpload>",
+           "<CompleteMultipartUpload><Part><PartNumber>x</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>",
+           "<CompleteMultipartUpload><Part><PartNumber>0</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>",
+           "<CompleteMultipartUpload><Part><PartNumber>10001</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>",
+           "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber></Part></CompleteMultipartUpload>",
+       }) {
+    auto parts = ParseCompleteMultipartUpload(body);
+    ASSERT_FALSE(parts.ok()) << body;
+    EXPECT_EQ(parts.status().code(), ErrorCode::kMalformedXml) << body;
+  }
+}
+
+TEST(DeleteXml, ParsesKeysAndQuiet) {
+  auto request = ParseDeleteObjects(
+      "<Delete><Quiet>true</Quiet><Object><Key>a b</Key></Object><Object><Key> </Key>"
+      "<VersionId>null</VersionId></Object><Object><Key>x&amp;y</Key></Object></Delete>");
+  ASSERT_TRUE(request.ok()) << request.status().ToString();
+  EXPECT_TRUE(request->quiet);
+  ASSERT_EQ(request->keys.size(), 3u);
+  EXPECT_EQ(request->keys[0], "a b");
+  EXPECT_EQ(request->keys[1], " ");
+  EXPECT_EQ(request->keys[2], "x&y");
+  auto loud = ParseDeleteObjects("<Delete><Object><Key>k</Key></Object></Delete>");
+  ASSERT_TRUE(loud.ok());
+  EXPECT_FALSE(loud->quiet);
+}
+
+TEST(DeleteXml, RejectsMalformedAndTooMany) {
+  EXPECT_EQ(ParseDeleteObjects("<Delete>").status().code(), ErrorCode::kMalformedXml);
+  EXPECT_EQ(ParseDeleteObjects("<Delete></Delete>").status().code(), ErrorCode::kMalformedXml);
+  EXPECT_EQ(ParseDeleteObjects("<Delete><Object></Object></Delete>").status().code(), ErrorCode::kMalformedXml);
+  std::string many = "<Delete>";
+  for (int i = 0; i < 1001; ++i) many += "<Object><Key>k" + std::to_string(i) + "</Key></Object>";
+  many += "</Delete>";
+  EXPECT_EQ(ParseDeleteObjects(many).status().code(), ErrorCode::kMalformedXml);
+}
+
+TEST(TaggingXml, Parses) {
+  auto tags = ParseTagging("<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag>"
+                           "<Tag><Key>b</Key><Value></Value></Tag></TagSet></Tagging>");
+  ASSERT_TRUE(tags.ok());
+  ASSERT_EQ(tags->size(), 2u);
+  EXPECT_EQ((*tags)[0], (std::pair<std::string, std::string>("a", "1")));
+  EXPECT_EQ((*tags)[1].second, "");
+  EXPECT_FALSE(ParseTagging("<Tagging></Tagging>").ok());
+  EXPECT_FALSE(ParseTagging("<Tagging><TagSet><Tag><Value>1</Value></Tag></TagSet></Tagging>").ok());
+}
+
+}  // namespace
+}  // namespace serac::s3
