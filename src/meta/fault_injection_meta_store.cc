@@ -1,5 +1,6 @@
 #include "meta/fault_injection_meta_store.h"
 
+#include <optional>
 #include <utility>
 
 namespace serac::meta {
@@ -8,6 +9,93 @@ namespace {
 Status StoreClosed() { return Error(ErrorCode::kUnavailable, "store failed to reopen after crash"); }
 
 }  // namespace
+
+// Forwards every call to the wrapped store's catalog through the owner's fault machinery.
+class FaultInjectionMetaStore::Catalog final : public CatalogStore {
+ public:
+  explicit Catalog(FaultInjectionMetaStore& owner) : owner_(owner) {}
+
+  Status CreateWarehouse(const WarehouseRecord& warehouse, bool bucket_may_exist) override {
+    return owner_.Mutate(
+        [&](MetaStore& store) { return store.catalog().CreateWarehouse(warehouse, bucket_may_exist); });
+  }
+  Result<WarehouseRecord> GetWarehouse(const std::string& name) override {
+    return owner_.Query<WarehouseRecord>(
+        [&](MetaStore& store) { return store.catalog().GetWarehouse(name); });
+  }
+  Result<std::vector<WarehouseRecord>> ListWarehouses(const std::string& start_after,
+                                                      uint32_t limit) override {
+    return owner_.Query<std::vector<WarehouseRecord>>(
+        [&](MetaStore& store) { return store.catalog().ListWarehouses(start_after, limit); });
+  }
+  Status DeleteWarehouse(const std::string& name, bool force, bool preserve_bucket) override {
+    return owner_.Mutate(
+        [&](MetaStore& store) { return store.catalog().DeleteWarehouse(name, force, preserve_bucket); });
+  }
+  Status CreateNamespace(const NamespaceRecord& ns) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.catalog().CreateNamespace(ns); });
+  }
+  Result<NamespaceRecord> GetNamespace(const std::string& warehouse, const NamespaceLevels& levels) override {
+    return owner_.Query<NamespaceRecord>(
+        [&](MetaStore& store) { return store.catalog().GetNamespace(warehouse, levels); });
+  }
+  Result<std::vector<NamespaceRecord>> ListNamespaces(const std::string& warehouse,
+                                                      const NamespaceLevels& parent,
+                                                      const std::string& start_after,
+                                                      uint32_t limit) override {
+    return owner_.Query<std::vector<NamespaceRecord>>([&](MetaStore& store) {
+      return store.catalog().ListNamespaces(warehouse, parent, start_after, limit);
+    });
+  }
+  Result<NamespacePropertiesReport> UpdateNamespaceProperties(
+      const std::string& warehouse, const NamespaceLevels& levels,
+      const NamespacePropertiesChange& change) override {
+    return owner_.MutateAndReturn<NamespacePropertiesReport>([&](MetaStore& store) {
+      return store.catalog().UpdateNamespaceProperties(warehouse, levels, change);
+    });
+  }
+  Status DropNamespace(const std::string& warehouse, const NamespaceLevels& levels) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.catalog().DropNamespace(warehouse, levels); });
+  }
+  Status CreateEntity(const EntityRecord& entity) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.catalog().CreateEntity(entity); });
+  }
+  Result<EntityRecord> GetEntity(const EntityId& id) override {
+    return owner_.Query<EntityRecord>([&](MetaStore& store) { return store.catalog().GetEntity(id); });
+  }
+  Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse, const NamespaceLevels& levels,
+                                                 EntityKind kind, const std::string& start_after,
+                                                 uint32_t limit) override {
+    return owner_.Query<std::vector<EntityRecord>>([&](MetaStore& store) {
+      return store.catalog().ListEntities(warehouse, levels, kind, start_after, limit);
+    });
+  }
+  Result<EntityRecord> DropEntity(const EntityId& id) override {
+    return owner_.MutateAndReturn<EntityRecord>(
+        [&](MetaStore& store) { return store.catalog().DropEntity(id); });
+  }
+  Status RenameEntity(const EntityId& from, const NamespaceLevels& to_levels,
+                      const std::string& to_name) override {
+    return owner_.Mutate(
+        [&](MetaStore& store) { return store.catalog().RenameEntity(from, to_levels, to_name); });
+  }
+  Status RegisterEntity(const EntityRecord& entity, bool overwrite) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.catalog().RegisterEntity(entity, overwrite); });
+  }
+  Status SwapMetadataLocations(const std::vector<MetadataSwap>& swaps) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.catalog().SwapMetadataLocations(swaps); });
+  }
+
+ private:
+  FaultInjectionMetaStore& owner_;
+};
+
+FaultInjectionMetaStore::FaultInjectionMetaStore(Opener opener, std::unique_ptr<MetaStore> store)
+    : opener_(std::move(opener)), store_(std::move(store)), catalog_(std::make_unique<Catalog>(*this)) {}
+
+FaultInjectionMetaStore::~FaultInjectionMetaStore() = default;
+
+CatalogStore& FaultInjectionMetaStore::catalog() { return *catalog_; }
 
 Result<std::unique_ptr<FaultInjectionMetaStore>> FaultInjectionMetaStore::Open(Opener opener) {
   SERAC_ASSIGN_OR_RETURN(std::unique_ptr<MetaStore> store, opener());
@@ -52,6 +140,17 @@ Status FaultInjectionMetaStore::Mutate(const std::function<Status(MetaStore&)>& 
     return Error(ErrorCode::kIoError, "injected fault: the write happened, its acknowledgement was lost");
   }
   return status;
+}
+
+template <typename T>
+Result<T> FaultInjectionMetaStore::MutateAndReturn(const std::function<Result<T>(MetaStore&)>& mutation) {
+  std::optional<Result<T>> result;
+  Status status = Mutate([&](MetaStore& store) {
+    result.emplace(mutation(store));
+    return result->status();
+  });
+  if (!status.ok()) return status;
+  return std::move(*result);
 }
 
 template <typename T>

@@ -28,6 +28,7 @@ class FaultInjectionMetaStore final : public MetaStore {
   using Opener = std::function<Result<std::unique_ptr<MetaStore>>()>;
 
   static Result<std::unique_ptr<FaultInjectionMetaStore>> Open(Opener opener);
+  ~FaultInjectionMetaStore() override;
 
   // Makes the nth mutating call from now on (1 = the next one) fail with kIoError. One fault is
   // armed at a time; arming another replaces it.
@@ -63,15 +64,20 @@ class FaultInjectionMetaStore final : public MetaStore {
   Result<std::vector<std::string>> PeekGarbage(uint32_t limit) override;
   Status ForgetGarbage(const std::vector<std::string>& blob_ids) override;
   Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) override;
+  // Catalog calls go through the same fault and crash machinery (its mutations count too) and
+  // always reach the catalog of the currently open wrapped store.
+  CatalogStore& catalog() override;
 
  private:
   enum class Fault { kNone, kBefore, kAfter };
+  class Catalog;
 
-  FaultInjectionMetaStore(Opener opener, std::unique_ptr<MetaStore> store)
-      : opener_(std::move(opener)), store_(std::move(store)) {}
+  FaultInjectionMetaStore(Opener opener, std::unique_ptr<MetaStore> store);
 
   Fault TakeFault();
   Status Mutate(const std::function<Status(MetaStore&)>& mutation);
+  template <typename T>
+  Result<T> MutateAndReturn(const std::function<Result<T>(MetaStore&)>& mutation);
   template <typename T>
   Result<T> Query(const std::function<Result<T>(MetaStore&)>& query);
 
@@ -82,6 +88,7 @@ class FaultInjectionMetaStore final : public MetaStore {
   uint64_t fault_countdown_ = 0;                               // guarded by fault_mutex_; 0 = no fault armed
   FaultTiming fault_timing_ = FaultTiming::kBeforeDelegating;  // guarded by fault_mutex_
   std::atomic<uint64_t> mutations_{0};
+  std::unique_ptr<Catalog> catalog_;
 };
 
 }  // namespace serac::meta

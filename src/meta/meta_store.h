@@ -1,5 +1,6 @@
 // MetaStore: every piece of state that must change atomically — buckets, the object index,
-// multipart uploads and parts, and the garbage-collection queue of blobs no longer referenced.
+// multipart uploads and parts, the garbage-collection queue of blobs no longer referenced, and (through
+// catalog()) the Iceberg catalog's warehouses, namespaces, tables and views.
 // Each mutating call is one transaction: it either happens entirely or not at all, and when it
 // returns OK it is on stable storage. Back ends: sqlite/ (embedded default); postgres/ later.
 //
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "meta/catalog_store.h"
 
 namespace serac::meta {
 
@@ -58,7 +60,7 @@ struct ObjectRecord {
   std::string bucket;
   std::string key;
   uint64_t size = 0;
-  std::string etag;         // unquoted: 32 hex chars, or "<hex>-<parts>" for multipart
+  std::string etag;  // unquoted: 32 hex chars, or "<hex>-<parts>" for multipart
   int64_t mtime_ms = 0;
   ObjectHeaders headers;
   std::optional<ChecksumRecord> checksum;
@@ -70,8 +72,8 @@ struct ObjectRecord {
 
 // Conditional write/delete, decided inside the transaction.
 struct WriteCondition {
-  bool if_none_match_any = false;         // If-None-Match: *  → fail if the key exists
-  std::optional<std::string> if_match;    // If-Match: etag (unquoted; "*" = must exist)
+  bool if_none_match_any = false;       // If-None-Match: *  → fail if the key exists
+  std::optional<std::string> if_match;  // If-Match: etag (unquoted; "*" = must exist)
 };
 
 struct ListObjectsQuery {
@@ -88,15 +90,15 @@ struct UploadRecord {
   std::string bucket;
   std::string key;
   int64_t initiated_ms = 0;
-  ObjectHeaders headers;             // applied to the object on completion
-  std::string checksum_algorithm;    // "" or as in ChecksumRecord::algorithm
-  std::string checksum_type;         // "" , "FULL_OBJECT" or "COMPOSITE"
+  ObjectHeaders headers;           // applied to the object on completion
+  std::string checksum_algorithm;  // "" or as in ChecksumRecord::algorithm
+  std::string checksum_type;       // "" , "FULL_OBJECT" or "COMPOSITE"
 };
 
 struct PartRecord {
   uint32_t part_number = 0;
   uint64_t size = 0;
-  std::string etag;          // unquoted hex MD5 of the part
+  std::string etag;  // unquoted hex MD5 of the part
   int64_t mtime_ms = 0;
   std::string blob_id;
   std::string checksum_value;  // base64 per the upload's algorithm, or ""
@@ -105,7 +107,7 @@ struct PartRecord {
 struct ListUploadsQuery {
   std::string bucket;
   std::string prefix;
-  std::string key_marker;        // uploads with key > marker, or key == marker and id > id_marker
+  std::string key_marker;  // uploads with key > marker, or key == marker and id > id_marker
   std::string upload_id_marker;
   uint32_t limit = 1000;
 };
@@ -115,10 +117,12 @@ class MetaStore {
   virtual ~MetaStore() = default;
 
   // Buckets.
-  virtual Status CreateBucket(const BucketRecord& bucket) = 0;      // kAlreadyExists
+  virtual Status CreateBucket(const BucketRecord& bucket) = 0;          // kAlreadyExists
   virtual Result<BucketRecord> GetBucket(const std::string& name) = 0;  // kNotFound
-  virtual Result<std::vector<BucketRecord>> ListBuckets() = 0;      // sorted by name
-  // kNotFound; kNotEmpty while objects or multipart uploads remain.
+  virtual Result<std::vector<BucketRecord>> ListBuckets() = 0;          // sorted by name
+  // kNotFound; kConflict ("The bucket is an Iceberg warehouse; remove it with the warehouse API")
+  // when the bucket is a warehouse, decided in the same transaction; kNotEmpty while objects or
+  // multipart uploads remain.
   virtual Status DeleteBucket(const std::string& name) = 0;
 
   // Objects.
@@ -141,8 +145,8 @@ class MetaStore {
   // the caller then removes the new part's blob itself.
   virtual Status PutPart(const std::string& upload_id, const PartRecord& part) = 0;
   // Parts with number > part_number_marker, ascending, at most `limit`.
-  virtual Result<std::vector<PartRecord>> ListParts(const std::string& upload_id,
-                                                    uint32_t part_number_marker, uint32_t limit) = 0;
+  virtual Result<std::vector<PartRecord>> ListParts(const std::string& upload_id, uint32_t part_number_marker,
+                                                    uint32_t limit) = 0;
   virtual Result<std::vector<UploadRecord>> ListUploads(const ListUploadsQuery& query) = 0;
   // Atomically: the upload must still exist (kNotFound), `condition` must hold
   // (kPreconditionFailed); `object` (whose segments are blobs of this upload's parts) replaces any
@@ -159,6 +163,9 @@ class MetaStore {
   virtual Status ForgetGarbage(const std::vector<std::string>& blob_ids) = 0;
   // Calls visit(blob_id) for every blob referenced by an object or a part (start-up orphan sweep).
   virtual Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) = 0;
+
+  // The Iceberg catalog's state, in the same database; lives as long as this store.
+  virtual CatalogStore& catalog() = 0;
 };
 
 }  // namespace serac::meta

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "common/limits.h"
 #include "meta/sqlite/group_commit_internal.h"
+#include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_db_internal.h"
 #include "meta/sqlite/sqlite_meta_store_internal.h"
 #include "meta/sqlite/sqlite_reads_internal.h"
@@ -63,12 +65,129 @@ Result<T> RunInReadTransaction(Connection& db, const std::function<Result<T>(Con
   return result;
 }
 
-class SqliteMetaStore final : public MetaStore {
+// The connections every call runs on: writes through group commit, reads on the reader pool.
+// Shared by the MetaStore and its CatalogStore so both are one database and one writer.
+class Engine {
  public:
-  SqliteMetaStore(std::unique_ptr<Connection> writer, ConnectionOptions reader_options)
+  Engine(std::unique_ptr<Connection> writer, ConnectionOptions reader_options)
       : readers_(std::move(reader_options)), committer_(std::move(writer), limits::kMetaWriteBatchMax) {}
 
   GroupCommitStats stats() const { return committer_.stats(); }
+
+  Status Write(const GroupCommitter::Write& write) { return committer_.Run(write); }
+
+  // `snapshot`: run inside one read transaction, for reads of more than one statement.
+  template <typename T>
+  Result<T> Read(bool snapshot, const std::function<Result<T>(Connection&)>& read) {
+    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db, readers_.Acquire());
+    Result<T> result = snapshot ? RunInReadTransaction<T>(*db, read) : read(*db);
+    readers_.Release(std::move(db));
+    return result;
+  }
+
+  // A write that also produces a value: the value is kept only if the write committed.
+  template <typename T>
+  Result<T> WriteAndReturn(const std::function<Result<T>(Connection&)>& write) {
+    std::optional<T> value;
+    Status status = Write([&](Connection& db) -> Status {
+      Result<T> result = write(db);
+      if (!result.ok()) return result.status();
+      value = std::move(result).value();
+      return Status::Ok();
+    });
+    if (!status.ok()) return status;
+    return std::move(*value);
+  }
+
+ private:
+  ReaderPool readers_;
+  GroupCommitter committer_;
+};
+
+class SqliteCatalogStore final : public CatalogStore {
+ public:
+  explicit SqliteCatalogStore(Engine& engine) : engine_(engine) {}
+
+  Status CreateWarehouse(const WarehouseRecord& warehouse, bool bucket_may_exist) override {
+    return engine_.Write([&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
+  }
+  Result<WarehouseRecord> GetWarehouse(const std::string& name) override {
+    return engine_.Read<WarehouseRecord>(false, [&](Connection& db) { return GetWarehouseRead(db, name); });
+  }
+  Result<std::vector<WarehouseRecord>> ListWarehouses(const std::string& start_after,
+                                                      uint32_t limit) override {
+    return engine_.Read<std::vector<WarehouseRecord>>(
+        false, [&](Connection& db) { return ListWarehousesRead(db, start_after, limit); });
+  }
+  Status DeleteWarehouse(const std::string& name, bool force, bool preserve_bucket) override {
+    return engine_.Write(
+        [&](Connection& db) { return DeleteWarehouseTx(db, name, force, preserve_bucket, NowMillis()); });
+  }
+
+  Status CreateNamespace(const NamespaceRecord& ns) override {
+    return engine_.Write([&](Connection& db) { return CreateNamespaceTx(db, ns); });
+  }
+  Result<NamespaceRecord> GetNamespace(const std::string& warehouse, const NamespaceLevels& levels) override {
+    return engine_.Read<NamespaceRecord>(
+        false, [&](Connection& db) { return GetNamespaceRead(db, warehouse, levels); });
+  }
+  Result<std::vector<NamespaceRecord>> ListNamespaces(const std::string& warehouse,
+                                                      const NamespaceLevels& parent,
+                                                      const std::string& start_after,
+                                                      uint32_t limit) override {
+    return engine_.Read<std::vector<NamespaceRecord>>(
+        true, [&](Connection& db) { return ListNamespacesRead(db, warehouse, parent, start_after, limit); });
+  }
+  Result<NamespacePropertiesReport> UpdateNamespaceProperties(
+      const std::string& warehouse, const NamespaceLevels& levels,
+      const NamespacePropertiesChange& change) override {
+    return engine_.WriteAndReturn<NamespacePropertiesReport>(
+        [&](Connection& db) { return UpdateNamespacePropertiesTx(db, warehouse, levels, change); });
+  }
+  Status DropNamespace(const std::string& warehouse, const NamespaceLevels& levels) override {
+    return engine_.Write([&](Connection& db) { return DropNamespaceTx(db, warehouse, levels); });
+  }
+
+  Status CreateEntity(const EntityRecord& entity) override {
+    return engine_.Write([&](Connection& db) { return CreateEntityTx(db, entity); });
+  }
+  Result<EntityRecord> GetEntity(const EntityId& id) override {
+    return engine_.Read<EntityRecord>(false, [&](Connection& db) { return GetEntityRead(db, id); });
+  }
+  Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse, const NamespaceLevels& levels,
+                                                 EntityKind kind, const std::string& start_after,
+                                                 uint32_t limit) override {
+    return engine_.Read<std::vector<EntityRecord>>(true, [&](Connection& db) {
+      return ListEntitiesRead(db, warehouse, levels, kind, start_after, limit);
+    });
+  }
+  Result<EntityRecord> DropEntity(const EntityId& id) override {
+    return engine_.WriteAndReturn<EntityRecord>([&](Connection& db) { return DropEntityTx(db, id); });
+  }
+  Status RenameEntity(const EntityId& from, const NamespaceLevels& to_levels,
+                      const std::string& to_name) override {
+    return engine_.Write([&](Connection& db) { return RenameEntityTx(db, from, to_levels, to_name); });
+  }
+  Status RegisterEntity(const EntityRecord& entity, bool overwrite) override {
+    return engine_.Write([&](Connection& db) { return RegisterEntityTx(db, entity, overwrite); });
+  }
+  Status SwapMetadataLocations(const std::vector<MetadataSwap>& swaps) override {
+    if (swaps.empty()) return Status::Ok();
+    return engine_.Write([&](Connection& db) { return SwapMetadataLocationsTx(db, swaps, NowMillis()); });
+  }
+
+ private:
+  Engine& engine_;
+};
+
+class SqliteMetaStore final : public MetaStore {
+ public:
+  SqliteMetaStore(std::unique_ptr<Connection> writer, ConnectionOptions reader_options)
+      : engine_(std::move(writer), std::move(reader_options)), catalog_(engine_) {}
+
+  GroupCommitStats stats() const { return engine_.stats(); }
+
+  CatalogStore& catalog() override { return catalog_; }
 
   Status CreateBucket(const BucketRecord& bucket) override {
     return Write([&](Connection& db) { return CreateBucketTx(db, bucket); });
@@ -142,19 +261,15 @@ class SqliteMetaStore final : public MetaStore {
   }
 
  private:
-  Status Write(const GroupCommitter::Write& write) { return committer_.Run(write); }
+  Status Write(const GroupCommitter::Write& write) { return engine_.Write(write); }
 
-  // `snapshot`: run inside one read transaction, for reads of more than one statement.
   template <typename T>
   Result<T> Read(bool snapshot, const std::function<Result<T>(Connection&)>& read) {
-    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db, readers_.Acquire());
-    Result<T> result = snapshot ? RunInReadTransaction<T>(*db, read) : read(*db);
-    readers_.Release(std::move(db));
-    return result;
+    return engine_.Read<T>(snapshot, read);
   }
 
-  ReaderPool readers_;
-  GroupCommitter committer_;
+  Engine engine_;
+  SqliteCatalogStore catalog_;
 };
 
 }  // namespace

@@ -65,8 +65,46 @@ CREATE TABLE gc_queue(
 CREATE INDEX gc_queue_by_age ON gc_queue(queued_ms, blob_id);
 )sql";
 
-constexpr std::array<std::string_view, 1> kMigrations = {
+// The Iceberg catalog. A namespace path is its levels joined with 0x1F (which no level may hold),
+// as a BLOB so that comparisons are raw byte order. Each namespace row repeats its parent path and
+// last level so that listing the children of one namespace is a range scan of one index.
+// Tables and views share the primary key, so one name cannot be both in a namespace.
+constexpr std::string_view kCatalogSchema = R"sql(
+CREATE TABLE warehouses(
+  name TEXT PRIMARY KEY NOT NULL REFERENCES buckets(name),
+  created_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE namespaces(
+  warehouse TEXT NOT NULL REFERENCES warehouses(name),
+  path BLOB NOT NULL,
+  parent BLOB NOT NULL,
+  last_level BLOB NOT NULL,
+  properties TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  PRIMARY KEY(warehouse, path)
+) WITHOUT ROWID;
+CREATE INDEX namespaces_by_parent ON namespaces(warehouse, parent, last_level);
+
+CREATE TABLE entities(
+  warehouse TEXT NOT NULL,
+  namespace BLOB NOT NULL,
+  name BLOB NOT NULL,
+  kind INTEGER NOT NULL,
+  uuid TEXT NOT NULL,
+  location TEXT NOT NULL,
+  metadata_location TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY(warehouse, namespace, name),
+  FOREIGN KEY(warehouse, namespace) REFERENCES namespaces(warehouse, path)
+) WITHOUT ROWID;
+CREATE INDEX entities_by_kind ON entities(warehouse, namespace, kind, name);
+)sql";
+
+constexpr std::array<std::string_view, 2> kMigrations = {
     kInitialSchema,
+    kCatalogSchema,
 };
 
 Result<int64_t> ReadUserVersion(Connection& db) {

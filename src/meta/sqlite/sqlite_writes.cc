@@ -2,6 +2,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_codec_internal.h"
 #include "meta/sqlite/sqlite_writes_internal.h"
 
@@ -176,6 +177,34 @@ Result<bool> HasRows(Connection& db, const std::string& sql, const std::string& 
   return stmt->BindText(1, bucket).Step();
 }
 
+Status RunForBucket(Connection& db, const std::string& sql, const std::string& bucket) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
+  return stmt->BindText(1, bucket).Run();
+}
+
+Status QueueObjectBlobsOfBucket(Connection& db, const std::string& bucket, int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT segments FROM objects "
+                                               "WHERE bucket = ?1 AND segments IS NOT NULL;"));
+  stmt->BindText(1, bucket);
+  for (;;) {
+    SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
+    if (!row) return Status::Ok();
+    SERAC_ASSIGN_OR_RETURN(std::vector<Segment> segments, DecodeSegments(stmt->Text(0)));
+    for (const Segment& segment : segments) SERAC_RETURN_IF_ERROR(QueueGarbage(db, segment.blob_id, now_ms));
+  }
+}
+
+Status QueuePartBlobsOfBucket(Connection& db, const std::string& bucket, int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT blob_id FROM parts WHERE upload_id IN "
+                                               "(SELECT upload_id FROM uploads WHERE bucket = ?1);"));
+  stmt->BindText(1, bucket);
+  for (;;) {
+    SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
+    if (!row) return Status::Ok();
+    SERAC_RETURN_IF_ERROR(QueueGarbage(db, stmt->Text(0), now_ms));
+  }
+}
+
 }  // namespace
 
 Status CreateBucketTx(Connection& db, const BucketRecord& bucket) {
@@ -188,6 +217,11 @@ Status CreateBucketTx(Connection& db, const BucketRecord& bucket) {
 
 Status DeleteBucketTx(Connection& db, const std::string& name) {
   SERAC_RETURN_IF_ERROR(RequireBucket(db, name));
+  SERAC_ASSIGN_OR_RETURN(bool is_warehouse, IsWarehouse(db, name));
+  if (is_warehouse) {
+    return Error(ErrorCode::kConflict,
+                 "The bucket is an Iceberg warehouse; remove it with the warehouse API");
+  }
   SERAC_ASSIGN_OR_RETURN(bool has_objects,
                          HasRows(db, "SELECT 1 FROM objects WHERE bucket = ?1 LIMIT 1;", name));
   SERAC_ASSIGN_OR_RETURN(bool has_uploads,
@@ -197,6 +231,21 @@ Status DeleteBucketTx(Connection& db, const std::string& name) {
   }
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM buckets WHERE name = ?1;"));
   return stmt->BindText(1, name).Run();
+}
+
+Status PurgeBucketTx(Connection& db, const std::string& name, int64_t now_ms) {
+  SERAC_RETURN_IF_ERROR(RequireBucket(db, name));
+  SERAC_RETURN_IF_ERROR(QueueObjectBlobsOfBucket(db, name, now_ms));
+  SERAC_RETURN_IF_ERROR(RunForBucket(db,
+                                     "DELETE FROM inline_data WHERE id IN (SELECT inline_id FROM objects "
+                                     "WHERE bucket = ?1 AND inline_id IS NOT NULL);",
+                                     name));
+  SERAC_RETURN_IF_ERROR(RunForBucket(db, "DELETE FROM objects WHERE bucket = ?1;", name));
+  SERAC_RETURN_IF_ERROR(QueuePartBlobsOfBucket(db, name, now_ms));
+  SERAC_RETURN_IF_ERROR(RunForBucket(
+      db, "DELETE FROM parts WHERE upload_id IN (SELECT upload_id FROM uploads WHERE bucket = ?1);", name));
+  SERAC_RETURN_IF_ERROR(RunForBucket(db, "DELETE FROM uploads WHERE bucket = ?1;", name));
+  return RunForBucket(db, "DELETE FROM buckets WHERE name = ?1;", name);
 }
 
 Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,

@@ -14,7 +14,10 @@
 namespace serac::meta::sqlite {
 
 Status CreateBucketTx(Connection& db, const BucketRecord& bucket);
+// kConflict when the bucket is a warehouse (the warehouse API removes those).
 Status DeleteBucketTx(Connection& db, const std::string& name);
+// Removes the bucket with every object, upload and part in it; their blobs go to the GC queue.
+Status PurgeBucketTx(Connection& db, const std::string& name, int64_t now_ms);
 
 Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
                    int64_t now_ms);

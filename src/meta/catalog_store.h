@@ -1,0 +1,132 @@
+// CatalogStore: the Iceberg catalog's state in the MetaStore — warehouses, namespaces, and the
+// tables and views in them, each with its current metadata file location. The metadata files
+// themselves are objects in the warehouse bucket (written through the object index, so S3 clients
+// can read them); this store only holds the pointer, swapped by compare-and-swap.
+//
+// Same guarantees as MetaStore: each mutating call is one transaction, durable when it returns OK.
+// Reached through MetaStore::catalog(); shares the MetaStore's database so that, for example,
+// DeleteBucket can refuse a bucket that is a warehouse in the same transaction.
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace serac::meta {
+
+struct WarehouseRecord {
+  std::string name;  // also the bucket name
+  int64_t created_ms = 0;
+};
+
+// A namespace is a non-empty list of levels ("a", "b" for a.b); levels are any UTF-8 without 0x1F.
+using NamespaceLevels = std::vector<std::string>;
+
+struct NamespaceRecord {
+  std::string warehouse;
+  NamespaceLevels levels;
+  std::map<std::string, std::string> properties;
+  int64_t created_ms = 0;
+};
+
+enum class EntityKind : uint8_t { kTable, kView };
+
+// A table or a view. Tables and views share one name space inside a namespace.
+struct EntityRecord {
+  std::string warehouse;
+  NamespaceLevels levels;
+  std::string name;
+  EntityKind kind = EntityKind::kTable;
+  std::string uuid;               // table-uuid / view-uuid
+  std::string location;           // base location (s3://warehouse/...), unique per entity
+  std::string metadata_location;  // current metadata file (s3://warehouse/.../NNNNN-uuid.metadata.json)
+  int64_t created_ms = 0;
+  int64_t updated_ms = 0;
+};
+
+struct EntityId {
+  std::string warehouse;
+  NamespaceLevels levels;
+  std::string name;
+  EntityKind kind = EntityKind::kTable;
+};
+
+// One compare-and-swap of an entity's metadata location.
+struct MetadataSwap {
+  EntityId id;
+  std::string expected_metadata_location;
+  std::string new_metadata_location;
+};
+
+struct NamespacePropertiesChange {
+  std::map<std::string, std::string> updates;
+  std::vector<std::string> removals;
+};
+
+struct NamespacePropertiesReport {
+  std::vector<std::string> updated;
+  std::vector<std::string> removed;
+  std::vector<std::string> missing;
+};
+
+class CatalogStore {
+ public:
+  virtual ~CatalogStore() = default;
+
+  // Warehouses. Create makes the bucket too; with bucket_may_exist an existing (possibly
+  // non-empty) bucket becomes a warehouse ("upgrade-existing"). kAlreadyExists if the warehouse
+  // exists, or the bucket exists and !bucket_may_exist.
+  virtual Status CreateWarehouse(const WarehouseRecord& warehouse, bool bucket_may_exist) = 0;
+  virtual Result<WarehouseRecord> GetWarehouse(const std::string& name) = 0;  // kNotFound
+  // Names > start_after, ascending, at most limit.
+  virtual Result<std::vector<WarehouseRecord>> ListWarehouses(const std::string& start_after,
+                                                              uint32_t limit) = 0;
+  // kNotEmpty while namespaces exist, unless force (then every namespace, table and view entry is
+  // removed too). Unless preserve_bucket, the bucket and all its objects are removed as well (their
+  // blobs go to the GC queue).
+  virtual Status DeleteWarehouse(const std::string& name, bool force, bool preserve_bucket) = 0;
+
+  // Namespaces. Create: kAlreadyExists; kNotFound if the warehouse or (for nested) the parent is
+  // missing.
+  virtual Status CreateNamespace(const NamespaceRecord& ns) = 0;
+  virtual Result<NamespaceRecord> GetNamespace(const std::string& warehouse,
+                                               const NamespaceLevels& levels) = 0;
+  // Direct children of `parent` (empty = top level), in byte order of their last level, with
+  // last level > start_after, at most limit. kNotFound if parent is non-empty and missing.
+  virtual Result<std::vector<NamespaceRecord>> ListNamespaces(const std::string& warehouse,
+                                                              const NamespaceLevels& parent,
+                                                              const std::string& start_after,
+                                                              uint32_t limit) = 0;
+  virtual Result<NamespacePropertiesReport> UpdateNamespaceProperties(
+      const std::string& warehouse, const NamespaceLevels& levels,
+      const NamespacePropertiesChange& change) = 0;
+  // kNotEmpty while it holds tables, views or child namespaces.
+  virtual Status DropNamespace(const std::string& warehouse, const NamespaceLevels& levels) = 0;
+
+  // Tables and views. Create: kAlreadyExists if a table OR view has the name; kNotFound if the
+  // namespace is missing.
+  virtual Status CreateEntity(const EntityRecord& entity) = 0;
+  virtual Result<EntityRecord> GetEntity(const EntityId& id) = 0;  // kNotFound
+  // Names > start_after of one kind in one namespace, ascending, at most limit. kNotFound if the
+  // namespace is missing.
+  virtual Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse,
+                                                         const NamespaceLevels& levels, EntityKind kind,
+                                                         const std::string& start_after,
+                                                         uint32_t limit) = 0;
+  // Removes the entry and returns it (the caller purges files if asked). kNotFound.
+  virtual Result<EntityRecord> DropEntity(const EntityId& id) = 0;
+  // kNotFound (source or target namespace), kAlreadyExists (target name taken by either kind).
+  virtual Status RenameEntity(const EntityId& from, const NamespaceLevels& to_levels,
+                              const std::string& to_name) = 0;
+  // Registers or replaces (overwrite) an entity pointing at an existing metadata file.
+  virtual Status RegisterEntity(const EntityRecord& entity, bool overwrite) = 0;
+  // All swaps happen or none: kConflict if any entity's current location differs from expected
+  // (the message names it), kNotFound if any entity is missing. updated_ms is set to now.
+  virtual Status SwapMetadataLocations(const std::vector<MetadataSwap>& swaps) = 0;
+};
+
+}  // namespace serac::meta

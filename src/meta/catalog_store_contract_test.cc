@@ -1,0 +1,591 @@
+// One contract for every CatalogStore back end, reached through MetaStore::catalog(): each test
+// runs on SQLite and on SQLite behind the fault-injecting wrapper (where "reopen" is a simulated
+// crash).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "meta/catalog_store.h"
+#include "meta/fault_injection_meta_store.h"
+#include "meta/meta_store.h"
+#include "meta/meta_store_test_util.h"
+#include "meta/sqlite/sqlite_meta_store.h"
+
+namespace serac::meta {
+namespace {
+
+using testing::MakeObject;
+using testing::TempDir;
+
+Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::filesystem::path& dir) {
+  return OpenSqliteMetaStore(SqliteOptions{(dir / "meta.db").string(), true});
+}
+
+Result<std::unique_ptr<MetaStore>> OpenFaultInjected(const std::filesystem::path& dir) {
+  auto opened = FaultInjectionMetaStore::Open([dir] { return OpenSqlite(dir); });
+  if (!opened.ok()) return opened.status();
+  return std::unique_ptr<MetaStore>(std::move(opened).value());
+}
+
+struct Backend {
+  std::string name;
+  Result<std::unique_ptr<MetaStore>> (*open)(const std::filesystem::path& dir);
+};
+
+constexpr const char* kWarehouse = "lake";
+
+class CatalogStoreContractTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    Open();
+    SERAC_ASSERT_OK(catalog().CreateWarehouse({kWarehouse, 1000}, false));
+  }
+
+  void Open() {
+    auto opened = GetParam().open(dir_.path());
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = std::move(opened).value();
+  }
+
+  void Reopen() {
+    if (auto* faulty = dynamic_cast<FaultInjectionMetaStore*>(store_.get())) {
+      SERAC_ASSERT_OK(faulty->SimulateCrash());
+      return;
+    }
+    store_.reset();
+    Open();
+  }
+
+  CatalogStore& catalog() { return store_->catalog(); }
+
+  Status CreateNamespace(const NamespaceLevels& levels, std::map<std::string, std::string> properties = {}) {
+    return catalog().CreateNamespace({kWarehouse, levels, std::move(properties), 2000});
+  }
+
+  static EntityRecord Entity(const NamespaceLevels& levels, const std::string& name, EntityKind kind,
+                             const std::string& metadata_location = "s3://lake/m/00000.metadata.json") {
+    EntityRecord entity;
+    entity.warehouse = kWarehouse;
+    entity.levels = levels;
+    entity.name = name;
+    entity.kind = kind;
+    entity.uuid = "uuid-" + name;
+    entity.location = "s3://lake/" + name;
+    entity.metadata_location = metadata_location;
+    entity.created_ms = 3000;
+    entity.updated_ms = 3000;
+    return entity;
+  }
+
+  static EntityId Id(const NamespaceLevels& levels, const std::string& name,
+                     EntityKind kind = EntityKind::kTable) {
+    return EntityId{kWarehouse, levels, name, kind};
+  }
+
+  std::string MetadataOf(const EntityId& id) {
+    auto entity = catalog().GetEntity(id);
+    EXPECT_TRUE(entity.ok()) << entity.status().ToString();
+    return entity.ok() ? entity->metadata_location : std::string();
+  }
+
+  std::vector<std::string> ChildNames(const NamespaceLevels& parent, const std::string& start_after = "",
+                                      uint32_t limit = 1000) {
+    auto listed = catalog().ListNamespaces(kWarehouse, parent, start_after, limit);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    std::vector<std::string> names;
+    if (!listed.ok()) return names;
+    for (const NamespaceRecord& ns : *listed) names.push_back(ns.levels.back());
+    return names;
+  }
+
+  std::vector<std::string> EntityNames(const NamespaceLevels& levels, EntityKind kind,
+                                       const std::string& start_after = "", uint32_t limit = 1000) {
+    auto listed = catalog().ListEntities(kWarehouse, levels, kind, start_after, limit);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    std::vector<std::string> names;
+    if (!listed.ok()) return names;
+    for (const EntityRecord& entity : *listed) names.push_back(entity.name);
+    return names;
+  }
+
+  std::vector<std::string> Garbage() {
+    auto garbage = store_->PeekGarbage(10000);
+    EXPECT_TRUE(garbage.ok()) << garbage.status().ToString();
+    return garbage.ok() ? *garbage : std::vector<std::string>{};
+  }
+
+  TempDir dir_;
+  std::unique_ptr<MetaStore> store_;
+};
+
+using Names = std::vector<std::string>;
+
+// ---- Warehouses ----
+
+TEST_P(CatalogStoreContractTest, WarehouseCreatesItsBucket) {
+  auto warehouse = catalog().GetWarehouse(kWarehouse);
+  ASSERT_TRUE(warehouse.ok()) << warehouse.status().ToString();
+  EXPECT_EQ(warehouse->name, kWarehouse);
+  EXPECT_EQ(warehouse->created_ms, 1000);
+  SERAC_EXPECT_OK(store_->GetBucket(kWarehouse).status());
+  EXPECT_EQ(catalog().GetWarehouse("missing").status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, DuplicateWarehouseOrExistingBucketIsRefused) {
+  EXPECT_EQ(catalog().CreateWarehouse({kWarehouse, 5}, false).code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(catalog().CreateWarehouse({kWarehouse, 5}, true).code(), ErrorCode::kAlreadyExists);
+  SERAC_ASSERT_OK(store_->CreateBucket({"plain", 10}));
+  EXPECT_EQ(catalog().CreateWarehouse({"plain", 20}, false).code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(catalog().GetWarehouse("plain").status().code(), ErrorCode::kNotFound);
+  auto warehouse = catalog().GetWarehouse(kWarehouse);
+  ASSERT_TRUE(warehouse.ok());
+  EXPECT_EQ(warehouse->created_ms, 1000);
+}
+
+TEST_P(CatalogStoreContractTest, ExistingNonEmptyBucketUpgradesToWarehouse) {
+  SERAC_ASSERT_OK(store_->CreateBucket({"plain", 10}));
+  SERAC_ASSERT_OK(store_->PutObject(MakeObject("plain", "data/file", "e"), {}));
+  SERAC_ASSERT_OK(catalog().CreateWarehouse({"plain", 20}, true));
+  auto bucket = store_->GetBucket("plain");
+  ASSERT_TRUE(bucket.ok());
+  EXPECT_EQ(bucket->created_ms, 10);  // the bucket is kept as it was
+  SERAC_EXPECT_OK(store_->GetObject("plain", "data/file").status());
+  SERAC_EXPECT_OK(catalog().GetWarehouse("plain").status());
+}
+
+TEST_P(CatalogStoreContractTest, ListWarehousesPages) {
+  for (const char* name : {"c-wh", "a-wh", "b-wh"})
+    SERAC_ASSERT_OK(catalog().CreateWarehouse({name, 1}, false));
+  SERAC_ASSERT_OK(store_->CreateBucket({"aa-plain-bucket", 1}));  // buckets are not warehouses
+  auto first = catalog().ListWarehouses("", 2);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->size(), 2u);
+  EXPECT_EQ((*first)[0].name, "a-wh");
+  EXPECT_EQ((*first)[1].name, "b-wh");
+  auto rest = catalog().ListWarehouses("b-wh", 10);
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->size(), 2u);
+  EXPECT_EQ((*rest)[0].name, "c-wh");
+  EXPECT_EQ((*rest)[1].name, kWarehouse);
+}
+
+TEST_P(CatalogStoreContractTest, DeleteWarehouseRefusedWhileNamespacesRemain) {
+  EXPECT_EQ(catalog().DeleteWarehouse("missing", false, false).code(), ErrorCode::kNotFound);
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  EXPECT_EQ(catalog().DeleteWarehouse(kWarehouse, false, false).code(), ErrorCode::kNotEmpty);
+  SERAC_EXPECT_OK(catalog().GetNamespace(kWarehouse, {"db"}).status());
+  SERAC_ASSERT_OK(catalog().DropNamespace(kWarehouse, {"db"}));
+  SERAC_ASSERT_OK(catalog().DeleteWarehouse(kWarehouse, false, false));
+  EXPECT_EQ(catalog().GetWarehouse(kWarehouse).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store_->GetBucket(kWarehouse).status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, ForcedDeleteRemovesCatalogAndBucketWithBlobsToGc) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(CreateNamespace({"db", "inner"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db", "inner"}, "v", EntityKind::kView)));
+  SERAC_ASSERT_OK(
+      store_->PutObject(MakeObject(kWarehouse, "t/data/1.parquet", "e", {{"blob-1", 4}, {"blob-2", 5}}), {}));
+  auto inline_object = MakeObject(kWarehouse, "t/metadata/00000.metadata.json", "e");
+  inline_object.inline_data = "{}";
+  inline_object.size = 2;
+  SERAC_ASSERT_OK(store_->PutObject(inline_object, {}));
+  SERAC_ASSERT_OK(store_->CreateUpload({"upload-1", kWarehouse, "t/big", 1, {}, "", ""}));
+  SERAC_ASSERT_OK(store_->PutPart("upload-1", {1, 10, "p", 1, "blob-part", ""}));
+
+  SERAC_ASSERT_OK(catalog().DeleteWarehouse(kWarehouse, true, false));
+  EXPECT_EQ(catalog().GetWarehouse(kWarehouse).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store_->GetBucket(kWarehouse).status().code(), ErrorCode::kNotFound);
+  std::vector<std::string> garbage = Garbage();
+  std::sort(garbage.begin(), garbage.end());
+  EXPECT_EQ(garbage, (Names{"blob-1", "blob-2", "blob-part"}));
+
+  // The name is free again, with nothing of the old catalog left behind.
+  SERAC_ASSERT_OK(catalog().CreateWarehouse({kWarehouse, 5000}, false));
+  EXPECT_EQ(catalog().GetNamespace(kWarehouse, {"db"}).status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(ChildNames({}).empty());
+  auto objects = store_->ListObjects({kWarehouse, "", "", 100, true});
+  ASSERT_TRUE(objects.ok());
+  EXPECT_TRUE(objects->empty());
+  EXPECT_EQ(store_->GetUpload(kWarehouse, "t/big", "upload-1").status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, DeleteWarehousePreservingBucketKeepsObjects) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)));
+  SERAC_ASSERT_OK(store_->PutObject(MakeObject(kWarehouse, "t/data/1.parquet", "e", {{"blob-1", 4}}), {}));
+  SERAC_ASSERT_OK(catalog().DeleteWarehouse(kWarehouse, true, true));
+  EXPECT_EQ(catalog().GetWarehouse(kWarehouse).status().code(), ErrorCode::kNotFound);
+  SERAC_EXPECT_OK(store_->GetObject(kWarehouse, "t/data/1.parquet").status());
+  EXPECT_TRUE(Garbage().empty());
+  // No longer a warehouse: the S3 API may remove it once empty.
+  EXPECT_EQ(store_->DeleteBucket(kWarehouse).code(), ErrorCode::kNotEmpty);
+  SERAC_ASSERT_OK(store_->DeleteObject(kWarehouse, "t/data/1.parquet", {}));
+  SERAC_EXPECT_OK(store_->DeleteBucket(kWarehouse));
+}
+
+TEST_P(CatalogStoreContractTest, DeleteBucketRefusesAWarehouse) {
+  Status refused = store_->DeleteBucket(kWarehouse);
+  EXPECT_EQ(refused.code(), ErrorCode::kConflict);
+  EXPECT_EQ(refused.message(), "The bucket is an Iceberg warehouse; remove it with the warehouse API");
+  SERAC_EXPECT_OK(store_->GetBucket(kWarehouse).status());
+  SERAC_EXPECT_OK(catalog().GetWarehouse(kWarehouse).status());
+}
+
+// ---- Namespaces ----
+
+TEST_P(CatalogStoreContractTest, NamespaceCreateAndGet) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}, {{"owner", "ana"}, {"comment", "café ☕"}}));
+  EXPECT_EQ(CreateNamespace({"db"}).code(), ErrorCode::kAlreadyExists);
+  auto ns = catalog().GetNamespace(kWarehouse, {"db"});
+  ASSERT_TRUE(ns.ok()) << ns.status().ToString();
+  EXPECT_EQ(ns->warehouse, kWarehouse);
+  EXPECT_EQ(ns->levels, (NamespaceLevels{"db"}));
+  EXPECT_EQ(ns->properties, (std::map<std::string, std::string>{{"owner", "ana"}, {"comment", "café ☕"}}));
+  EXPECT_EQ(ns->created_ms, 2000);
+  EXPECT_EQ(catalog().GetNamespace(kWarehouse, {"nope"}).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog().CreateNamespace({"no-such-warehouse", {"db"}, {}, 1}).code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, NestedNamespaceNeedsItsParent) {
+  EXPECT_EQ(CreateNamespace({"a", "b"}).code(), ErrorCode::kNotFound);
+  SERAC_ASSERT_OK(CreateNamespace({"a"}));
+  SERAC_ASSERT_OK(CreateNamespace({"a", "b"}));
+  SERAC_ASSERT_OK(CreateNamespace({"a", "b", "c"}));
+  auto deep = catalog().GetNamespace(kWarehouse, {"a", "b", "c"});
+  ASSERT_TRUE(deep.ok());
+  EXPECT_EQ(deep->levels, (NamespaceLevels{"a", "b", "c"}));
+  EXPECT_EQ(catalog().GetNamespace(kWarehouse, {"a", "c"}).status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, InvalidLevelsAreRejected) {
+  EXPECT_EQ(CreateNamespace({}).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CreateNamespace({""}).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CreateNamespace({"a\x1F"
+                             "b"})
+                .code(),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST_P(CatalogStoreContractTest, LevelsMayHoldDotsSlashesSpacesAndUnicode) {
+  const NamespaceLevels odd{"a.b", "c/d e", "日本語"};
+  SERAC_ASSERT_OK(CreateNamespace({"a.b"}));
+  SERAC_ASSERT_OK(CreateNamespace({"a.b", "c/d e"}));
+  SERAC_ASSERT_OK(CreateNamespace(odd));
+  SERAC_ASSERT_OK(CreateNamespace({"a"}));  // distinct from "a.b"
+  EXPECT_EQ(ChildNames({}), (Names{"a", "a.b"}));
+  EXPECT_EQ(ChildNames({"a.b"}), (Names{"c/d e"}));
+  EXPECT_EQ(ChildNames({"a.b", "c/d e"}), (Names{"日本語"}));
+  EXPECT_TRUE(ChildNames({"a"}).empty());
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity(odd, "my table.v1", EntityKind::kTable)));
+  auto entity = catalog().GetEntity(Id(odd, "my table.v1"));
+  ASSERT_TRUE(entity.ok()) << entity.status().ToString();
+  EXPECT_EQ(entity->levels, odd);
+}
+
+TEST_P(CatalogStoreContractTest, ListNamespacesShowsDirectChildrenInPages) {
+  for (const char* name : {"b", "a", "c", "d"}) SERAC_ASSERT_OK(CreateNamespace({name}));
+  SERAC_ASSERT_OK(CreateNamespace({"a", "x"}));
+  SERAC_ASSERT_OK(CreateNamespace({"a", "y"}));
+  SERAC_ASSERT_OK(CreateNamespace({"a", "x", "deep"}));
+  EXPECT_EQ(ChildNames({}, "", 3), (Names{"a", "b", "c"}));
+  EXPECT_EQ(ChildNames({}, "c", 3), (Names{"d"}));
+  EXPECT_EQ(ChildNames({"a"}), (Names{"x", "y"}));
+  EXPECT_EQ(ChildNames({"a"}, "x"), (Names{"y"}));
+  EXPECT_EQ(ChildNames({"a", "x"}), (Names{"deep"}));
+  auto listed = catalog().ListNamespaces(kWarehouse, {"a"}, "", 10);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].levels, (NamespaceLevels{"a", "x"}));
+  EXPECT_EQ(catalog().ListNamespaces(kWarehouse, {"missing"}, "", 10).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog().ListNamespaces("missing", {}, "", 10).status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, UpdatePropertiesReportsUpdatedRemovedMissing) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}, {{"keep", "1"}, {"drop", "2"}, {"change", "3"}}));
+  NamespacePropertiesChange change;
+  change.updates = {{"change", "30"}, {"new", "4"}};
+  change.removals = {"drop", "absent"};
+  auto report = catalog().UpdateNamespaceProperties(kWarehouse, {"db"}, change);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->updated, (Names{"change", "new"}));
+  EXPECT_EQ(report->removed, (Names{"drop"}));
+  EXPECT_EQ(report->missing, (Names{"absent"}));
+  auto ns = catalog().GetNamespace(kWarehouse, {"db"});
+  ASSERT_TRUE(ns.ok());
+  EXPECT_EQ(ns->properties,
+            (std::map<std::string, std::string>{{"keep", "1"}, {"change", "30"}, {"new", "4"}}));
+
+  NamespacePropertiesChange clash;
+  clash.updates = {{"keep", "x"}};
+  clash.removals = {"keep"};
+  EXPECT_EQ(catalog().UpdateNamespaceProperties(kWarehouse, {"db"}, clash).status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(catalog().UpdateNamespaceProperties(kWarehouse, {"nope"}, change).status().code(),
+            ErrorCode::kNotFound);
+  ns = catalog().GetNamespace(kWarehouse, {"db"});
+  ASSERT_TRUE(ns.ok());
+  EXPECT_EQ(ns->properties.at("keep"), "1");
+}
+
+TEST_P(CatalogStoreContractTest, DropNamespaceRefusedWhileItHoldsAnything) {
+  EXPECT_EQ(catalog().DropNamespace(kWarehouse, {"nope"}).code(), ErrorCode::kNotFound);
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(CreateNamespace({"db", "child"}));
+  EXPECT_EQ(catalog().DropNamespace(kWarehouse, {"db"}).code(), ErrorCode::kNotEmpty);
+  SERAC_ASSERT_OK(catalog().DropNamespace(kWarehouse, {"db", "child"}));
+
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)));
+  EXPECT_EQ(catalog().DropNamespace(kWarehouse, {"db"}).code(), ErrorCode::kNotEmpty);
+  SERAC_ASSERT_OK(catalog().DropEntity(Id({"db"}, "t")).status());
+
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "v", EntityKind::kView)));
+  EXPECT_EQ(catalog().DropNamespace(kWarehouse, {"db"}).code(), ErrorCode::kNotEmpty);
+  SERAC_ASSERT_OK(catalog().DropEntity(Id({"db"}, "v", EntityKind::kView)).status());
+
+  SERAC_ASSERT_OK(catalog().DropNamespace(kWarehouse, {"db"}));
+  EXPECT_EQ(catalog().GetNamespace(kWarehouse, {"db"}).status().code(), ErrorCode::kNotFound);
+}
+
+// ---- Tables and views ----
+
+TEST_P(CatalogStoreContractTest, TableAndViewShareOneNameSpace) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  EXPECT_EQ(catalog().CreateEntity(Entity({"nope"}, "t", EntityKind::kTable)).code(), ErrorCode::kNotFound);
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)));
+  EXPECT_EQ(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)).code(),
+            ErrorCode::kAlreadyExists);
+  EXPECT_EQ(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kView)).code(), ErrorCode::kAlreadyExists);
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "v", EntityKind::kView)));
+  EXPECT_EQ(catalog().CreateEntity(Entity({"db"}, "v", EntityKind::kTable)).code(),
+            ErrorCode::kAlreadyExists);
+  // A name is looked up with its kind: the view is not a table.
+  EXPECT_EQ(catalog().GetEntity(Id({"db"}, "v", EntityKind::kTable)).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog().GetEntity(Id({"db"}, "t", EntityKind::kView)).status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, GetEntityReturnsEveryField) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  EntityRecord created = Entity({"db"}, "events", EntityKind::kTable, "s3://lake/events/metadata/1.json");
+  SERAC_ASSERT_OK(catalog().CreateEntity(created));
+  auto got = catalog().GetEntity(Id({"db"}, "events"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->warehouse, kWarehouse);
+  EXPECT_EQ(got->levels, (NamespaceLevels{"db"}));
+  EXPECT_EQ(got->name, "events");
+  EXPECT_EQ(got->kind, EntityKind::kTable);
+  EXPECT_EQ(got->uuid, "uuid-events");
+  EXPECT_EQ(got->location, "s3://lake/events");
+  EXPECT_EQ(got->metadata_location, "s3://lake/events/metadata/1.json");
+  EXPECT_EQ(got->created_ms, 3000);
+  EXPECT_EQ(got->updated_ms, 3000);
+  EXPECT_EQ(catalog().GetEntity(Id({"db"}, "nope")).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog().GetEntity(Id({"nope"}, "events")).status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, ListEntitiesByKindInPages) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(CreateNamespace({"other"}));
+  for (const char* name : {"t3", "t1", "t2"}) {
+    SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, name, EntityKind::kTable)));
+  }
+  for (const char* name : {"v2", "v1"})
+    SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, name, EntityKind::kView)));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"other"}, "t0", EntityKind::kTable)));
+  EXPECT_EQ(EntityNames({"db"}, EntityKind::kTable, "", 2), (Names{"t1", "t2"}));
+  EXPECT_EQ(EntityNames({"db"}, EntityKind::kTable, "t2", 2), (Names{"t3"}));
+  EXPECT_EQ(EntityNames({"db"}, EntityKind::kView), (Names{"v1", "v2"}));
+  EXPECT_EQ(EntityNames({"other"}, EntityKind::kTable), (Names{"t0"}));
+  EXPECT_TRUE(EntityNames({"other"}, EntityKind::kView).empty());
+  EXPECT_EQ(catalog().ListEntities(kWarehouse, {"nope"}, EntityKind::kTable, "", 10).status().code(),
+            ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, DropEntityReturnsIt) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)));
+  EXPECT_EQ(catalog().DropEntity(Id({"db"}, "t", EntityKind::kView)).status().code(), ErrorCode::kNotFound);
+  auto dropped = catalog().DropEntity(Id({"db"}, "t"));
+  ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+  EXPECT_EQ(dropped->location, "s3://lake/t");
+  EXPECT_EQ(dropped->uuid, "uuid-t");
+  EXPECT_EQ(catalog().GetEntity(Id({"db"}, "t")).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog().DropEntity(Id({"db"}, "t")).status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(CatalogStoreContractTest, RenameAcrossNamespaces) {
+  SERAC_ASSERT_OK(CreateNamespace({"src"}));
+  SERAC_ASSERT_OK(CreateNamespace({"dst"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"src"}, "t", EntityKind::kTable)));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"dst"}, "taken", EntityKind::kView)));
+
+  EXPECT_EQ(catalog().RenameEntity(Id({"src"}, "t"), {"dst"}, "taken").code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(catalog().RenameEntity(Id({"src"}, "t"), {"missing"}, "t2").code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog().RenameEntity(Id({"src"}, "nope"), {"dst"}, "t2").code(), ErrorCode::kNotFound);
+  SERAC_EXPECT_OK(catalog().GetEntity(Id({"src"}, "t")).status());  // failed renames changed nothing
+
+  SERAC_ASSERT_OK(catalog().RenameEntity(Id({"src"}, "t"), {"dst"}, "renamed"));
+  EXPECT_EQ(catalog().GetEntity(Id({"src"}, "t")).status().code(), ErrorCode::kNotFound);
+  auto moved = catalog().GetEntity(Id({"dst"}, "renamed"));
+  ASSERT_TRUE(moved.ok()) << moved.status().ToString();
+  EXPECT_EQ(moved->uuid, "uuid-t");
+  EXPECT_EQ(moved->location, "s3://lake/t");
+  EXPECT_EQ(moved->metadata_location, "s3://lake/m/00000.metadata.json");
+  EXPECT_EQ(EntityNames({"dst"}, EntityKind::kTable), (Names{"renamed"}));
+  EXPECT_TRUE(EntityNames({"src"}, EntityKind::kTable).empty());
+}
+
+TEST_P(CatalogStoreContractTest, RegisterCreatesOrOverwrites) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(
+      catalog().RegisterEntity(Entity({"db"}, "t", EntityKind::kTable, "s3://lake/a.json"), false));
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "s3://lake/a.json");
+  EXPECT_EQ(
+      catalog().RegisterEntity(Entity({"db"}, "t", EntityKind::kTable, "s3://lake/b.json"), false).code(),
+      ErrorCode::kAlreadyExists);
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "s3://lake/a.json");
+  SERAC_ASSERT_OK(
+      catalog().RegisterEntity(Entity({"db"}, "t", EntityKind::kTable, "s3://lake/b.json"), true));
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "s3://lake/b.json");
+  // Overwrite never turns a table into a view.
+  EXPECT_EQ(catalog().RegisterEntity(Entity({"db"}, "t", EntityKind::kView, "s3://lake/c.json"), true).code(),
+            ErrorCode::kAlreadyExists);
+  EXPECT_EQ(catalog().RegisterEntity(Entity({"nope"}, "t", EntityKind::kTable), true).code(),
+            ErrorCode::kNotFound);
+}
+
+// ---- Compare-and-swap of metadata locations ----
+
+TEST_P(CatalogStoreContractTest, SwapSucceedsFromTheExpectedLocation) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable, "s3://lake/0.json")));
+  SERAC_ASSERT_OK(
+      catalog().SwapMetadataLocations({{Id({"db"}, "t"), "s3://lake/0.json", "s3://lake/1.json"}}));
+  auto swapped = catalog().GetEntity(Id({"db"}, "t"));
+  ASSERT_TRUE(swapped.ok());
+  EXPECT_EQ(swapped->metadata_location, "s3://lake/1.json");
+  EXPECT_GT(swapped->updated_ms, 3000);  // now, not the creation time
+  EXPECT_EQ(swapped->created_ms, 3000);
+}
+
+TEST_P(CatalogStoreContractTest, StaleSwapConflictsAndChangesNothing) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable, "s3://lake/1.json")));
+  Status stale = catalog().SwapMetadataLocations({{Id({"db"}, "t"), "s3://lake/0.json", "s3://lake/2.json"}});
+  EXPECT_EQ(stale.code(), ErrorCode::kConflict);
+  EXPECT_NE(stale.message().find("db.t"), std::string::npos) << stale.message();
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "s3://lake/1.json");
+  EXPECT_EQ(catalog().SwapMetadataLocations({{Id({"db"}, "nope"), "a", "b"}}).code(), ErrorCode::kNotFound);
+  // The kind is part of the identity: a view swap never touches a table.
+  EXPECT_EQ(catalog()
+                .SwapMetadataLocations(
+                    {{Id({"db"}, "t", EntityKind::kView), "s3://lake/1.json", "s3://lake/2.json"}})
+                .code(),
+            ErrorCode::kNotFound);
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "s3://lake/1.json");
+}
+
+TEST_P(CatalogStoreContractTest, MultiSwapIsAllOrNothing) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "a", EntityKind::kTable, "a0")));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "b", EntityKind::kTable, "b0")));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "c", EntityKind::kTable, "c0")));
+
+  Status stale = catalog().SwapMetadataLocations(
+      {{Id({"db"}, "a"), "a0", "a1"}, {Id({"db"}, "b"), "b-stale", "b1"}, {Id({"db"}, "c"), "c0", "c1"}});
+  EXPECT_EQ(stale.code(), ErrorCode::kConflict);
+  EXPECT_NE(stale.message().find("db.b"), std::string::npos) << stale.message();
+  EXPECT_EQ(MetadataOf(Id({"db"}, "a")), "a0");
+  EXPECT_EQ(MetadataOf(Id({"db"}, "c")), "c0");
+
+  Status missing =
+      catalog().SwapMetadataLocations({{Id({"db"}, "a"), "a0", "a1"}, {Id({"db"}, "zz"), "z", "z1"}});
+  EXPECT_EQ(missing.code(), ErrorCode::kNotFound);
+  EXPECT_EQ(MetadataOf(Id({"db"}, "a")), "a0");
+
+  SERAC_ASSERT_OK(catalog().SwapMetadataLocations(
+      {{Id({"db"}, "a"), "a0", "a1"}, {Id({"db"}, "b"), "b0", "b1"}, {Id({"db"}, "c"), "c0", "c1"}}));
+  EXPECT_EQ(MetadataOf(Id({"db"}, "a")), "a1");
+  EXPECT_EQ(MetadataOf(Id({"db"}, "b")), "b1");
+  EXPECT_EQ(MetadataOf(Id({"db"}, "c")), "c1");
+}
+
+TEST_P(CatalogStoreContractTest, RacingSwapsFromOneLocationHaveExactlyOneWinner) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "hot", EntityKind::kTable, "base")));
+  constexpr int kThreads = 8;
+  std::barrier start(kThreads);
+  std::atomic<int> wins{0};
+  std::atomic<int> conflicts{0};
+  std::atomic<int> winner{-1};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      Status status =
+          catalog().SwapMetadataLocations({{Id({"db"}, "hot"), "base", "next-" + std::to_string(t)}});
+      if (status.ok()) {
+        ++wins;
+        winner = t;
+      } else if (status.code() == ErrorCode::kConflict) {
+        ++conflicts;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wins.load(), 1);
+  EXPECT_EQ(conflicts.load(), kThreads - 1);
+  EXPECT_EQ(MetadataOf(Id({"db"}, "hot")), "next-" + std::to_string(winner.load()));
+}
+
+// ---- Durability ----
+
+TEST_P(CatalogStoreContractTest, ReopenKeepsEverything) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}, {{"k", "v"}}));
+  SERAC_ASSERT_OK(CreateNamespace({"db", "ünïcode"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable, "m0")));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db", "ünïcode"}, "v", EntityKind::kView, "v0")));
+  SERAC_ASSERT_OK(catalog().SwapMetadataLocations({{Id({"db"}, "t"), "m0", "m1"}}));
+  Reopen();
+  SERAC_EXPECT_OK(catalog().GetWarehouse(kWarehouse).status());
+  auto ns = catalog().GetNamespace(kWarehouse, {"db"});
+  ASSERT_TRUE(ns.ok());
+  EXPECT_EQ(ns->properties.at("k"), "v");
+  EXPECT_EQ(ChildNames({"db"}), (Names{"ünïcode"}));
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "m1");
+  EXPECT_EQ(MetadataOf(Id({"db", "ünïcode"}, "v", EntityKind::kView)), "v0");
+  EXPECT_EQ(store_->DeleteBucket(kWarehouse).code(), ErrorCode::kConflict);
+}
+
+TEST_P(CatalogStoreContractTest, FailedCatalogWriteLeavesNoTrace) {
+  auto* faulty = dynamic_cast<FaultInjectionMetaStore*>(store_.get());
+  if (faulty == nullptr) GTEST_SKIP() << "needs the fault-injecting wrapper";
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable, "m0")));
+
+  faulty->FailNthMutation(1, FaultTiming::kBeforeDelegating);
+  EXPECT_EQ(catalog().SwapMetadataLocations({{Id({"db"}, "t"), "m0", "m1"}}).code(), ErrorCode::kIoError);
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "m0");
+
+  // The acknowledgement is lost but the swap happened: a retry from the old location conflicts.
+  faulty->FailNthMutation(1, FaultTiming::kAfterDelegating);
+  EXPECT_EQ(catalog().SwapMetadataLocations({{Id({"db"}, "t"), "m0", "m1"}}).code(), ErrorCode::kIoError);
+  SERAC_ASSERT_OK(faulty->SimulateCrash());
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "m1");
+  EXPECT_EQ(catalog().SwapMetadataLocations({{Id({"db"}, "t"), "m0", "m1"}}).code(), ErrorCode::kConflict);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CatalogStoreContractTest,
+                         ::testing::Values(Backend{"Sqlite", OpenSqlite},
+                                           Backend{"FaultInjectedSqlite", OpenFaultInjected}),
+                         [](const ::testing::TestParamInfo<Backend>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace serac::meta

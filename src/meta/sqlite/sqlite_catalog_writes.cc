@@ -1,0 +1,256 @@
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "meta/sqlite/sqlite_catalog_internal.h"
+#include "meta/sqlite/sqlite_reads_internal.h"
+#include "meta/sqlite/sqlite_writes_internal.h"
+
+namespace serac::meta::sqlite {
+namespace {
+
+// "a.b.name" for messages; levels may themselves hold dots, so this is for humans only.
+std::string DisplayName(const NamespaceLevels& levels, const std::string& name) {
+  std::string display;
+  for (const std::string& level : levels) display += level + ".";
+  return display + name;
+}
+
+Status ValidateEntity(const EntityRecord& entity) {
+  SERAC_RETURN_IF_ERROR(ValidateNamespaceLevels(entity.levels));
+  if (entity.name.empty()) return Error(ErrorCode::kInvalidArgument, "a table or view name cannot be empty");
+  return Status::Ok();
+}
+
+// Runs a statement whose only parameter (?1) is a name.
+Status RunForName(Connection& db, const std::string& sql, const std::string& name) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
+  return stmt->BindText(1, name).Run();
+}
+
+Result<bool> HasRowsForName(Connection& db, const std::string& sql, const std::string& name) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
+  return stmt->BindText(1, name).Step();
+}
+
+// Runs a statement whose parameters are ?1 warehouse and ?2 an encoded namespace path.
+Result<bool> HasRowsInNamespace(Connection& db, const std::string& sql, const std::string& warehouse,
+                                const std::string& path) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
+  return stmt->BindText(1, warehouse).BindBlob(2, path).Step();
+}
+
+// The kind of whatever entity holds `name` in the namespace, if any.
+Result<std::optional<EntityKind>> LoadEntityKind(Connection& db, const std::string& warehouse,
+                                                 const std::string& path, const std::string& name) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT kind FROM entities "
+                                               "WHERE warehouse = ?1 AND namespace = ?2 AND name = ?3;"));
+  SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, warehouse).BindBlob(2, path).BindBlob(3, name).Step());
+  if (!found) return std::optional<EntityKind>();
+  return std::optional<EntityKind>(stmt->Int(0) == EntityKindCode(EntityKind::kView) ? EntityKind::kView
+                                                                                     : EntityKind::kTable);
+}
+
+Status NameTaken(EntityKind holder, const NamespaceLevels& levels, const std::string& name) {
+  return Error(ErrorCode::kAlreadyExists,
+               std::string("a ") + EntityKindName(holder) + " already exists: " + DisplayName(levels, name));
+}
+
+Status WriteEntityRow(Connection& db, const EntityRecord& entity, bool replace) {
+  std::string sql = replace ? "INSERT OR REPLACE" : "INSERT";
+  sql +=
+      " INTO entities(warehouse, namespace, name, kind, uuid, location, metadata_location, created_ms, "
+      "updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);";
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
+  stmt->BindText(1, entity.warehouse)
+      .BindBlob(2, EncodeNamespacePath(entity.levels))
+      .BindBlob(3, entity.name);
+  stmt->BindInt(4, EntityKindCode(entity.kind)).BindText(5, entity.uuid).BindText(6, entity.location);
+  stmt->BindText(7, entity.metadata_location).BindInt(8, entity.created_ms).BindInt(9, entity.updated_ms);
+  return stmt->Run();
+}
+
+Status DeleteEntityRow(Connection& db, const EntityId& id) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM entities "
+                                               "WHERE warehouse = ?1 AND namespace = ?2 AND name = ?3;"));
+  return stmt->BindText(1, id.warehouse)
+      .BindBlob(2, EncodeNamespacePath(id.levels))
+      .BindBlob(3, id.name)
+      .Run();
+}
+
+// Checks one swap against the stored entity without changing anything.
+Status CheckSwap(Connection& db, const MetadataSwap& swap) {
+  SERAC_ASSIGN_OR_RETURN(EntityRecord current, GetEntityRead(db, swap.id));
+  if (current.metadata_location == swap.expected_metadata_location) return Status::Ok();
+  return Error(ErrorCode::kConflict,
+               std::string(EntityKindName(swap.id.kind)) + " " + DisplayName(swap.id.levels, swap.id.name) +
+                   " was changed concurrently: its metadata location is " + current.metadata_location +
+                   ", not " + swap.expected_metadata_location);
+}
+
+Status ApplySwap(Connection& db, const MetadataSwap& swap, int64_t now_ms) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("UPDATE entities SET metadata_location = ?4, updated_ms = ?5 "
+                                               "WHERE warehouse = ?1 AND namespace = ?2 AND name = ?3;"));
+  stmt->BindText(1, swap.id.warehouse).BindBlob(2, EncodeNamespacePath(swap.id.levels));
+  stmt->BindBlob(3, swap.id.name).BindText(4, swap.new_metadata_location).BindInt(5, now_ms);
+  return stmt->Run();
+}
+
+// Two swaps of one entity in one commit would make "expected" ambiguous.
+Status RejectDuplicateSwaps(const std::vector<MetadataSwap>& swaps) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const MetadataSwap& swap : swaps) {
+    std::string key = swap.id.warehouse + '\x1F' + EncodeNamespacePath(swap.id.levels);
+    if (!seen.emplace(std::move(key), swap.id.name).second) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "one commit changes " + DisplayName(swap.id.levels, swap.id.name) + " twice");
+    }
+  }
+  return Status::Ok();
+}
+
+// Applies a properties change to `properties` and reports it; fails if a key is both set and removed.
+Result<NamespacePropertiesReport> ApplyPropertiesChange(std::map<std::string, std::string>& properties,
+                                                        const NamespacePropertiesChange& change) {
+  NamespacePropertiesReport report;
+  std::set<std::string> seen_removals;
+  for (const std::string& key : change.removals) {
+    if (change.updates.count(key) != 0) {
+      return Error(ErrorCode::kInvalidArgument, "property is both updated and removed: " + key);
+    }
+    if (!seen_removals.insert(key).second) continue;
+    (properties.erase(key) != 0 ? report.removed : report.missing).push_back(key);
+  }
+  for (const auto& [key, value] : change.updates) {
+    properties[key] = value;
+    report.updated.push_back(key);
+  }
+  return report;
+}
+
+}  // namespace
+
+Status CreateWarehouseTx(Connection& db, const WarehouseRecord& warehouse, bool bucket_may_exist) {
+  SERAC_ASSIGN_OR_RETURN(bool exists, IsWarehouse(db, warehouse.name));
+  if (exists) return Error(ErrorCode::kAlreadyExists, "warehouse already exists");
+  Result<BucketRecord> bucket = GetBucketRead(db, warehouse.name);
+  if (bucket.ok() && !bucket_may_exist) return Error(ErrorCode::kAlreadyExists, "bucket already exists");
+  if (!bucket.ok() && bucket.status().code() != ErrorCode::kNotFound) return bucket.status();
+  if (!bucket.ok())
+    SERAC_RETURN_IF_ERROR(CreateBucketTx(db, BucketRecord{warehouse.name, warehouse.created_ms}));
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT INTO warehouses(name, created_ms) VALUES (?1, ?2);"));
+  return stmt->BindText(1, warehouse.name).BindInt(2, warehouse.created_ms).Run();
+}
+
+Status DeleteWarehouseTx(Connection& db, const std::string& name, bool force, bool preserve_bucket,
+                         int64_t now_ms) {
+  SERAC_RETURN_IF_ERROR(RequireWarehouse(db, name));
+  SERAC_ASSIGN_OR_RETURN(bool has_namespaces,
+                         HasRowsForName(db, "SELECT 1 FROM namespaces WHERE warehouse = ?1 LIMIT 1;", name));
+  if (has_namespaces && !force) return Error(ErrorCode::kNotEmpty, "warehouse still holds namespaces");
+  // Children first: the foreign keys are checked statement by statement.
+  SERAC_RETURN_IF_ERROR(RunForName(db, "DELETE FROM entities WHERE warehouse = ?1;", name));
+  SERAC_RETURN_IF_ERROR(RunForName(db, "DELETE FROM namespaces WHERE warehouse = ?1;", name));
+  SERAC_RETURN_IF_ERROR(RunForName(db, "DELETE FROM warehouses WHERE name = ?1;", name));
+  if (preserve_bucket) return Status::Ok();
+  return PurgeBucketTx(db, name, now_ms);
+}
+
+Status CreateNamespaceTx(Connection& db, const NamespaceRecord& ns) {
+  SERAC_RETURN_IF_ERROR(ValidateNamespaceLevels(ns.levels));
+  SERAC_RETURN_IF_ERROR(RequireWarehouse(db, ns.warehouse));
+  NamespaceLevels parent(ns.levels.begin(), ns.levels.end() - 1);
+  if (!parent.empty()) {
+    Status parent_found = RequireNamespace(db, ns.warehouse, EncodeNamespacePath(parent));
+    if (!parent_found.ok()) return Error(parent_found.code(), "parent " + parent_found.message());
+  }
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT OR IGNORE INTO namespaces(warehouse, path, parent, "
+                                               "last_level, properties, created_ms) "
+                                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6);"));
+  stmt->BindText(1, ns.warehouse).BindBlob(2, EncodeNamespacePath(ns.levels));
+  stmt->BindBlob(3, EncodeNamespacePath(parent)).BindBlob(4, ns.levels.back());
+  stmt->BindText(5, EncodeNamespaceProperties(ns.properties)).BindInt(6, ns.created_ms);
+  SERAC_RETURN_IF_ERROR(stmt->Run());
+  if (db.Changes() == 0) return Error(ErrorCode::kAlreadyExists, "namespace already exists");
+  return Status::Ok();
+}
+
+Result<NamespacePropertiesReport> UpdateNamespacePropertiesTx(Connection& db, const std::string& warehouse,
+                                                              const NamespaceLevels& levels,
+                                                              const NamespacePropertiesChange& change) {
+  SERAC_ASSIGN_OR_RETURN(NamespaceRecord ns, GetNamespaceRead(db, warehouse, levels));
+  SERAC_ASSIGN_OR_RETURN(NamespacePropertiesReport report, ApplyPropertiesChange(ns.properties, change));
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("UPDATE namespaces SET properties = ?3 "
+                                               "WHERE warehouse = ?1 AND path = ?2;"));
+  stmt->BindText(1, warehouse).BindBlob(2, EncodeNamespacePath(levels));
+  SERAC_RETURN_IF_ERROR(stmt->BindText(3, EncodeNamespaceProperties(ns.properties)).Run());
+  return report;
+}
+
+Status DropNamespaceTx(Connection& db, const std::string& warehouse, const NamespaceLevels& levels) {
+  SERAC_RETURN_IF_ERROR(ValidateNamespaceLevels(levels));
+  const std::string path = EncodeNamespacePath(levels);
+  SERAC_RETURN_IF_ERROR(RequireNamespace(db, warehouse, path));
+  SERAC_ASSIGN_OR_RETURN(
+      bool has_entities,
+      HasRowsInNamespace(db, "SELECT 1 FROM entities WHERE warehouse = ?1 AND namespace = ?2 LIMIT 1;",
+                         warehouse, path));
+  if (has_entities) return Error(ErrorCode::kNotEmpty, "namespace still holds tables or views");
+  SERAC_ASSIGN_OR_RETURN(
+      bool has_children,
+      HasRowsInNamespace(db, "SELECT 1 FROM namespaces WHERE warehouse = ?1 AND parent = ?2 LIMIT 1;",
+                         warehouse, path));
+  if (has_children) return Error(ErrorCode::kNotEmpty, "namespace still holds namespaces");
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM namespaces WHERE warehouse = ?1 AND path = ?2;"));
+  return stmt->BindText(1, warehouse).BindBlob(2, path).Run();
+}
+
+Status CreateEntityTx(Connection& db, const EntityRecord& entity) {
+  SERAC_RETURN_IF_ERROR(ValidateEntity(entity));
+  const std::string path = EncodeNamespacePath(entity.levels);
+  SERAC_RETURN_IF_ERROR(RequireNamespace(db, entity.warehouse, path));
+  SERAC_ASSIGN_OR_RETURN(auto holder, LoadEntityKind(db, entity.warehouse, path, entity.name));
+  if (holder) return NameTaken(*holder, entity.levels, entity.name);
+  return WriteEntityRow(db, entity, false);
+}
+
+Result<EntityRecord> DropEntityTx(Connection& db, const EntityId& id) {
+  SERAC_ASSIGN_OR_RETURN(EntityRecord entity, GetEntityRead(db, id));
+  SERAC_RETURN_IF_ERROR(DeleteEntityRow(db, id));
+  return entity;
+}
+
+Status RenameEntityTx(Connection& db, const EntityId& from, const NamespaceLevels& to_levels,
+                      const std::string& to_name) {
+  SERAC_ASSIGN_OR_RETURN(EntityRecord entity, GetEntityRead(db, from));
+  entity.levels = to_levels;
+  entity.name = to_name;
+  SERAC_RETURN_IF_ERROR(ValidateEntity(entity));
+  const std::string to_path = EncodeNamespacePath(to_levels);
+  Status target_found = RequireNamespace(db, from.warehouse, to_path);
+  if (!target_found.ok()) return Error(target_found.code(), "target " + target_found.message());
+  SERAC_ASSIGN_OR_RETURN(auto holder, LoadEntityKind(db, from.warehouse, to_path, to_name));
+  if (holder) return NameTaken(*holder, to_levels, to_name);
+  SERAC_RETURN_IF_ERROR(DeleteEntityRow(db, from));
+  return WriteEntityRow(db, entity, false);
+}
+
+Status RegisterEntityTx(Connection& db, const EntityRecord& entity, bool overwrite) {
+  SERAC_RETURN_IF_ERROR(ValidateEntity(entity));
+  const std::string path = EncodeNamespacePath(entity.levels);
+  SERAC_RETURN_IF_ERROR(RequireNamespace(db, entity.warehouse, path));
+  SERAC_ASSIGN_OR_RETURN(auto holder, LoadEntityKind(db, entity.warehouse, path, entity.name));
+  // Overwrite replaces an entity of the same kind only: a view never silently replaces a table.
+  if (holder && (!overwrite || *holder != entity.kind)) return NameTaken(*holder, entity.levels, entity.name);
+  return WriteEntityRow(db, entity, true);
+}
+
+Status SwapMetadataLocationsTx(Connection& db, const std::vector<MetadataSwap>& swaps, int64_t now_ms) {
+  SERAC_RETURN_IF_ERROR(RejectDuplicateSwaps(swaps));
+  for (const MetadataSwap& swap : swaps) SERAC_RETURN_IF_ERROR(CheckSwap(db, swap));
+  for (const MetadataSwap& swap : swaps) SERAC_RETURN_IF_ERROR(ApplySwap(db, swap, now_ms));
+  return Status::Ok();
+}
+
+}  // namespace serac::meta::sqlite
