@@ -1,0 +1,249 @@
+// Table commits: load the current metadata, apply requirements and updates (iceberg module),
+// write the next metadata file, then compare-and-swap the table's pointer. A lost race is retried
+// here with the requirements re-checked against the winner's metadata; files written by attempts
+// that did not land are deleted. Multi-table transactions swap every pointer in one call.
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/limits.h"
+#include "common/random.h"
+#include "catalog/catalog_internal.h"
+
+namespace serac::catalog {
+namespace {
+
+struct TableChange {
+  meta::EntityId id;
+  Json requirements = Json::array();
+  Json updates = Json::array();
+};
+
+// One table's next state, prepared (and its file written) but not yet swapped in.
+struct PreparedCommit {
+  std::optional<meta::EntityRecord> entity;  // nullopt: the commit creates the table (assert-create)
+  std::shared_ptr<const iceberg::TableMetadata> current;
+  iceberg::TableMetadata next;
+  bool changed = false;
+  std::string new_location;  // written when changed
+};
+
+std::string DisplayName(const meta::EntityId& id) { return NamespaceDisplayName(id.levels) + "." + id.name; }
+
+bool HasAssertCreate(const Json& requirements) {
+  for (const Json& requirement : requirements) {
+    if (requirement.is_object() && requirement.value("type", "") == "assert-create") return true;
+  }
+  return false;
+}
+
+HandlerResult ReadArray(const Json& body, const char* key, Json& out) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return kHandled;
+  if (!it->is_array()) return BadRequest(std::string(key) + " must be an array");
+  out = *it;
+  return kHandled;
+}
+
+HandlerResult ReadChange(const Json& body, TableChange& change) {
+  if (auto error = ReadArray(body, "requirements", change.requirements)) return error;
+  return ReadArray(body, "updates", change.updates);
+}
+
+// Waits a little before retrying a lost race so that competing writers spread out.
+void BackOff(uint32_t attempt) {
+  const uint32_t ceiling_ms = 1u << std::min<uint32_t>(attempt, 6);
+  const std::string noise = RandomBytes(1);
+  const uint32_t wait_ms = static_cast<uint8_t>(noise[0]) % (ceiling_ms + 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+}
+
+HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool allow_create, PreparedCommit& out) {
+  auto entity = ctx.catalog().GetEntity(change.id);
+  if (entity.ok()) {
+    out.entity = std::move(entity).value();
+    auto metadata = LoadTableMetadata(ctx.backend, out.entity->metadata_location);
+    if (!metadata.ok()) {
+      return MakeError(500, "InternalServerError", "cannot read table metadata: " + metadata.status().message());
+    }
+    out.current = std::move(metadata).value();
+    return kHandled;
+  }
+  if (entity.status().code() != ErrorCode::kNotFound) return ErrorFromStatus(entity.status(), BadRequest(""));
+  if (!allow_create || !HasAssertCreate(change.requirements)) return NoSuchTable(DisplayName(change.id));
+  auto ns = ctx.catalog().GetNamespace(change.id.warehouse, change.id.levels);
+  if (!ns.ok()) return ErrorFromStatus(ns.status(), NoSuchNamespace(NamespaceDisplayName(change.id.levels)));
+  return kHandled;
+}
+
+// Applies the change to the current metadata and writes the next metadata file if it differs.
+HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow_create, PreparedCommit& out) {
+  out = PreparedCommit{};
+  if (auto error = LoadCurrent(ctx, change, allow_create, out)) return error;
+  iceberg::CommitOptions options;
+  options.now_ms = ToUnixMillis(Now());
+  if (out.entity) options.previous_metadata_location = out.entity->metadata_location;
+  auto applied = iceberg::ApplyTableCommit(out.current.get(), change.requirements, change.updates, options);
+  if (!applied.ok()) {
+    if (applied.status().code() == ErrorCode::kConflict) {
+      return MakeError(409, "CommitFailedException",
+                       "Commit failed for " + DisplayName(change.id) + ": " + applied.status().message());
+    }
+    return ErrorFromStatus(applied.status(), BadRequest(applied.status().message()));
+  }
+  out.next = std::move(applied->metadata);
+  out.changed = applied->changed || !out.entity;
+  if (!out.changed) return kHandled;
+  if (!out.current || out.next.location != out.current->location) {
+    if (!ClientLocationInWarehouse(out.next.location, change.id.warehouse)) {
+      return BadRequest("table location must be below s3://" + change.id.warehouse + "/: " + out.next.location);
+    }
+  }
+  out.new_location =
+      iceberg::NewTableMetadataFileLocation(out.next, options.previous_metadata_location, RandomUuid());
+  if (auto error = RequireInWarehouse(ctx, out.new_location)) return error;
+  Status written = WriteMetadataFile(ctx.backend, out.new_location, iceberg::TableMetadataToJson(out.next).dump());
+  if (!written.ok()) {
+    out.new_location.clear();
+    return ErrorFromStatus(written, BadRequest(written.message()));
+  }
+  return kHandled;
+}
+
+// The pointer change landed: remember the parsed file and tidy trimmed history.
+void Landed(RequestContext& ctx, const PreparedCommit& prepared) {
+  ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(prepared.next));
+  if (prepared.current) {
+    DeleteTrimmedMetadataFiles(ctx.backend, *prepared.current, prepared.entity->metadata_location, prepared.next);
+  }
+}
+
+HandlerResult SendCommitResponse(RequestContext& ctx, const std::string& location,
+                                 const iceberg::TableMetadata& metadata) {
+  ctx.response.AddHeader("ETag", TableEtag(location, iceberg::SnapshotSelection::kAll));
+  return SendJson(ctx, Json{{"metadata-location", location}, {"metadata", iceberg::TableMetadataToJson(metadata)}});
+}
+
+// Finishes a stage-create: the table appears with its first metadata file.
+Status CreateFromCommit(RequestContext& ctx, const TableChange& change, const PreparedCommit& prepared) {
+  meta::EntityRecord record;
+  record.warehouse = change.id.warehouse;
+  record.levels = change.id.levels;
+  record.name = change.id.name;
+  record.kind = meta::EntityKind::kTable;
+  record.uuid = prepared.next.table_uuid;
+  record.location = prepared.next.location;
+  record.metadata_location = prepared.new_location;
+  record.created_ms = record.updated_ms = ToUnixMillis(Now());
+  return ctx.catalog().CreateEntity(record);
+}
+
+// The swap did not happen; any other outcome than a lost race ends the commit.
+IcebergError SwapError(const Status& status, const std::string& display) {
+  if (status.code() == ErrorCode::kNotFound) return NoSuchTable(display);
+  if (status.code() == ErrorCode::kInternal) {
+    return MakeError(500, "CommitStateUnknownException", "commit state unknown: " + status.message());
+  }
+  // The store reports errors only for transactions it rolled back: the commit surely did not land.
+  return ErrorFromStatus(status, NoSuchTable(display));
+}
+
+}  // namespace
+
+HandlerResult CommitTable(RequestContext& ctx) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  TableChange change;
+  change.id = ctx.Entity(meta::EntityKind::kTable);
+  if (auto error = ReadChange(body, change)) return error;
+  const std::string display = DisplayName(change.id);
+  for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
+    PreparedCommit prepared;
+    if (auto error = Prepare(ctx, change, true, prepared)) return error;
+    if (!prepared.changed) return SendCommitResponse(ctx, prepared.entity->metadata_location, *prepared.current);
+    Status swapped = prepared.entity
+                         ? ctx.catalog().SwapMetadataLocations(
+                               {{change.id, prepared.entity->metadata_location, prepared.new_location}})
+                         : CreateFromCommit(ctx, change, prepared);
+    if (swapped.ok()) {
+      Landed(ctx, prepared);
+      return SendCommitResponse(ctx, prepared.new_location, prepared.next);
+    }
+    DeleteMetadataFileQuietly(ctx.backend, prepared.new_location);
+    const bool lost_race = swapped.code() == ErrorCode::kConflict || swapped.code() == ErrorCode::kAlreadyExists;
+    if (!lost_race) return SwapError(swapped, display);
+    BackOff(attempt);
+  }
+  return MakeError(409, "CommitFailedException",
+                   "Commit failed for " + display + ": too many concurrent commits (limits::kCatalogCommitRetriesMax)");
+}
+
+namespace {
+
+HandlerResult ParseTransaction(RequestContext& ctx, std::vector<TableChange>& changes) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  auto list = body.find("table-changes");
+  if (list == body.end() || !list->is_array() || list->empty()) {
+    return BadRequest("table-changes must be a non-empty array");
+  }
+  if (list->size() > limits::kCatalogTablesPerTransactionMax) {
+    return BadRequest("too many table changes (limits::kCatalogTablesPerTransactionMax = 100)");
+  }
+  std::set<std::pair<meta::NamespaceLevels, std::string>> seen;
+  for (const Json& item : *list) {
+    if (!item.is_object()) return BadRequest("each table change must be an object");
+    auto identifier = item.find("identifier");
+    if (identifier == item.end()) return BadRequest("each table change needs an identifier");
+    TableChange change;
+    change.id = {ctx.path.warehouse, {}, "", meta::EntityKind::kTable};
+    if (auto error = ParseIdentifier(*identifier, change.id.levels, change.id.name)) return error;
+    if (auto error = ReadChange(item, change)) return error;
+    if (!seen.insert({change.id.levels, change.id.name}).second) {
+      return BadRequest("table changed twice in one transaction: " + DisplayName(change.id));
+    }
+    changes.push_back(std::move(change));
+  }
+  return kHandled;
+}
+
+void DeleteWritten(RequestContext& ctx, const std::vector<PreparedCommit>& prepared) {
+  for (const PreparedCommit& commit : prepared) {
+    if (!commit.new_location.empty()) DeleteMetadataFileQuietly(ctx.backend, commit.new_location);
+  }
+}
+
+}  // namespace
+
+HandlerResult CommitTransaction(RequestContext& ctx) {
+  std::vector<TableChange> changes;
+  if (auto error = ParseTransaction(ctx, changes)) return error;
+  for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
+    std::vector<PreparedCommit> prepared(changes.size());
+    std::vector<meta::MetadataSwap> swaps;
+    for (size_t i = 0; i < changes.size(); ++i) {
+      if (auto error = Prepare(ctx, changes[i], false, prepared[i])) {
+        DeleteWritten(ctx, prepared);
+        return error;
+      }
+      if (prepared[i].changed) {
+        swaps.push_back({changes[i].id, prepared[i].entity->metadata_location, prepared[i].new_location});
+      }
+    }
+    if (swaps.empty()) return SendNoContent(ctx);
+    Status swapped = ctx.catalog().SwapMetadataLocations(swaps);
+    if (swapped.ok()) {
+      for (const PreparedCommit& commit : prepared) {
+        if (commit.changed) Landed(ctx, commit);
+      }
+      return SendNoContent(ctx);
+    }
+    DeleteWritten(ctx, prepared);
+    if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, "in transaction");
+    BackOff(attempt);
+  }
+  return MakeError(409, "CommitFailedException", "Transaction failed: too many concurrent commits");
+}
+
+}  // namespace serac::catalog

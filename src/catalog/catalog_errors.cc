@@ -1,0 +1,75 @@
+// Iceberg error responses and the mapping from serac's error codes to them.
+#include "catalog/catalog_internal.h"
+
+namespace serac::catalog {
+
+IcebergError MakeError(int http_status, std::string type, std::string message) {
+  return IcebergError{http_status, std::move(type), std::move(message)};
+}
+
+IcebergError BadRequest(std::string message) { return MakeError(400, "BadRequestException", std::move(message)); }
+
+IcebergError NoSuchTable(std::string_view name) {
+  return MakeError(404, "NoSuchTableException", "Table does not exist: " + std::string(name));
+}
+
+IcebergError NoSuchView(std::string_view name) {
+  return MakeError(404, "NoSuchViewException", "View does not exist: " + std::string(name));
+}
+
+IcebergError NoSuchNamespace(std::string_view name) {
+  return MakeError(404, "NoSuchNamespaceException", "Namespace does not exist: " + std::string(name));
+}
+
+IcebergError ErrorFromStatus(const Status& status, const IcebergError& not_found) {
+  const std::string& message = status.message();
+  switch (status.code()) {
+    case ErrorCode::kNotFound:
+      return not_found;
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kMalformedXml:
+    case ErrorCode::kTooSmall:
+    case ErrorCode::kBadDigest:
+    case ErrorCode::kIncompleteBody:
+    case ErrorCode::kAuthHeaderMalformed:
+      return BadRequest(message);
+    case ErrorCode::kLimitExceeded:
+      return MakeError(413, "BadRequestException", message);
+    case ErrorCode::kAlreadyExists:
+      return MakeError(409, "AlreadyExistsException", message);
+    case ErrorCode::kNotEmpty:
+      return MakeError(409, "NamespaceNotEmptyException", message);
+    case ErrorCode::kConflict:
+    case ErrorCode::kPreconditionFailed:
+      return MakeError(409, "CommitFailedException", message);
+    case ErrorCode::kNotImplemented:
+      return MakeError(406, "UnsupportedOperationException", message);
+    case ErrorCode::kUnknownAccessKey:
+    case ErrorCode::kSignatureMismatch:
+    case ErrorCode::kRequestTimeTooSkewed:
+    case ErrorCode::kExpired:
+    case ErrorCode::kContentSha256Mismatch:
+      return MakeError(401, "NotAuthorizedException", message);
+    case ErrorCode::kAccessDenied:
+      return MakeError(403, "ForbiddenException", message);
+    case ErrorCode::kMissingContentLength:
+      return MakeError(411, "BadRequestException", message);
+    case ErrorCode::kTimeout:
+    case ErrorCode::kUnavailable:
+    case ErrorCode::kIoError:
+      return MakeError(503, "ServiceUnavailableException", message);
+    case ErrorCode::kNotModified:
+    case ErrorCode::kInvalidRange:
+    case ErrorCode::kOk:
+    case ErrorCode::kInternal:
+      break;
+  }
+  return MakeError(500, "InternalServerError", message.empty() ? "internal error" : message);
+}
+
+std::string RenderErrorJson(const IcebergError& error) {
+  Json body = {{"error", {{"message", error.message}, {"type", error.type}, {"code", error.http_status}}}};
+  return body.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace serac::catalog

@@ -1,0 +1,281 @@
+// Private to catalog/: the per-request context, error values, pure request rules, metadata file
+// I/O and the route handlers, one file per area (catalog_config.cc, catalog_namespaces.cc,
+// catalog_tables.cc, catalog_commit.cc, catalog_views.cc, catalog_warehouses.cc).
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "auth/sigv4.h"
+#include "blob/blob_store.h"
+#include "catalog/catalog_service.h"
+#include "http/http.h"
+#include "iceberg/metadata_internal.h"
+#include "meta/catalog_store.h"
+#include "meta/meta_store.h"
+
+namespace serac::catalog {
+
+using Json = iceberg::Json;
+
+// ---- Errors (catalog_errors.cc): the IcebergErrorResponse of the REST spec. ----
+
+struct IcebergError {
+  int http_status = 500;
+  std::string type;  // "NoSuchTableException", ...
+  std::string message;
+};
+
+// A handler either sent its success response itself (nullopt) or returns the error to send.
+using HandlerResult = std::optional<IcebergError>;
+inline constexpr std::nullopt_t kHandled = std::nullopt;
+
+IcebergError MakeError(int http_status, std::string type, std::string message);
+IcebergError BadRequest(std::string message);
+IcebergError NoSuchTable(std::string_view name);
+IcebergError NoSuchView(std::string_view name);
+IcebergError NoSuchNamespace(std::string_view name);
+// Maps a Status from the stores or the iceberg module. kNotFound becomes `not_found` (the caller
+// knows what was missing); kConflict a 409 CommitFailedException.
+IcebergError ErrorFromStatus(const Status& status, const IcebergError& not_found);
+// {"error": {"message", "type", "code"}}
+std::string RenderErrorJson(const IcebergError& error);
+
+// ---- Pure request rules (catalog_rules.cc). ----
+
+// Decoded query parameters in request order.
+class QueryParams {
+ public:
+  static QueryParams Parse(std::string_view raw);
+  bool Has(std::string_view name) const { return Find(name) != nullptr; }
+  const std::string* Find(std::string_view name) const;
+  std::string_view Get(std::string_view name, std::string_view fallback = {}) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> entries_;
+};
+
+// "true"/"false" in any letter case; nullopt for anything else.
+std::optional<bool> ParseBoolean(std::string_view text);
+// Splits a decoded namespace path segment on 0x1F (the %1F separator). Empty levels are refused.
+std::optional<meta::NamespaceLevels> SplitNamespace(std::string_view decoded);
+// "a.b" for messages.
+std::string NamespaceDisplayName(const meta::NamespaceLevels& levels);
+// Why a namespace level list is unacceptable (empty, empty level, 0x1F, not UTF-8), if it is.
+std::optional<std::string> NamespaceProblem(const meta::NamespaceLevels& levels);
+// Why a table or view name is unacceptable, if it is.
+std::optional<std::string> EntityNameProblem(std::string_view name);
+// S3 bucket naming rules plus the words that name catalog routes ("namespaces", ...).
+std::optional<std::string> WarehouseNameProblem(std::string_view name);
+// True for the first path segments after /v1 that are routes, never a {prefix}.
+bool IsReservedPrefixWord(std::string_view segment);
+
+struct S3Location {
+  std::string bucket;
+  std::string key;  // without leading '/', may be empty
+};
+// "s3://bucket/key" (also s3a:// and s3n://); nullopt otherwise.
+std::optional<S3Location> ParseS3Location(std::string_view location);
+// s3://<warehouse>/<levels joined by '/'>/<name>-<32 hex>: unique for every entity ever created.
+std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
+                                  std::string_view name);
+// The client's location without trailing slashes, if it is below the warehouse bucket (not the
+// bucket root itself, so a purge can never remove the whole warehouse); nullopt otherwise.
+std::optional<std::string> ClientLocationInWarehouse(std::string_view location, std::string_view warehouse);
+
+// Page tokens are the last name of the previous page, opaque to clients.
+std::string EncodePageToken(std::string_view last_name);
+std::optional<std::string> DecodePageToken(std::string_view token);
+// True if an If-None-Match header value (entity-tag list or "*") matches `etag` (quoted).
+bool IfNoneMatchMatches(std::string_view header, std::string_view etag);
+
+// ---- Bounded LRU cache of parsed metadata, keyed by file location (files never change). ----
+
+template <typename V>
+class MetadataCache {
+ public:
+  explicit MetadataCache(size_t entries_max) : entries_max_(entries_max) {}
+
+  std::shared_ptr<const V> Get(const std::string& location) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = index_.find(location);
+    if (it == index_.end()) return nullptr;
+    order_.splice(order_.begin(), order_, it->second);
+    return it->second->second;
+  }
+
+  void Put(const std::string& location, std::shared_ptr<const V> value) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = index_.find(location); it != index_.end()) {
+      order_.erase(it->second);
+      index_.erase(it);
+    }
+    order_.emplace_front(location, std::move(value));
+    index_[location] = order_.begin();
+    while (order_.size() > entries_max_) {
+      index_.erase(order_.back().first);
+      order_.pop_back();
+    }
+  }
+
+ private:
+  using Entry = std::pair<std::string, std::shared_ptr<const V>>;
+  const size_t entries_max_;
+  std::mutex mutex_;
+  std::list<Entry> order_;  // guarded by mutex_; most recently used first
+  std::unordered_map<std::string, typename std::list<Entry>::iterator> index_;  // guarded by mutex_
+};
+
+// ---- Shared state and the request context. ----
+
+struct Backend {
+  meta::MetaStore* meta = nullptr;
+  blob::BlobStore* blobs = nullptr;
+  auth::CredentialLookup credentials;
+  CatalogOptions options;
+  MetadataCache<iceberg::TableMetadata> tables;
+  MetadataCache<iceberg::ViewMetadata> views;
+
+  Backend();
+  meta::CatalogStore& catalog();
+};
+
+// Values taken from the route's path template.
+struct PathParams {
+  std::string warehouse;        // {prefix}, or the default warehouse
+  meta::NamespaceLevels levels;  // {namespace}
+  std::string name;             // {table} / {view} / warehouse name of the admin API
+};
+
+struct RequestContext {
+  RequestContext(Backend& backend_in, const http::Request& request_in, http::BodyReader& raw_body_in,
+                 http::ResponseWriter& response_in, http::RequestOutcome& outcome_in)
+      : backend(backend_in),
+        request(request_in),
+        raw_body(raw_body_in),
+        response(response_in),
+        outcome(outcome_in),
+        query(QueryParams::Parse(request_in.query)) {}
+
+  Backend& backend;
+  const http::Request& request;
+  http::BodyReader& raw_body;
+  http::ResponseWriter& response;
+  http::RequestOutcome& outcome;
+  auth::VerifiedRequest verified;
+  QueryParams query;
+  std::string body;  // the whole verified request body (catalog bodies are small JSON)
+  PathParams path;
+
+  meta::CatalogStore& catalog() { return backend.catalog(); }
+  meta::MetaStore& meta() { return *backend.meta; }
+  meta::EntityId Entity(meta::EntityKind kind) const { return {path.warehouse, path.levels, path.name, kind}; }
+};
+
+// ---- Response helpers (catalog_service.cc). ----
+
+// List paging: a client that sends no pageToken gets everything (the spec's rule); with one
+// (even empty) it gets pages of pageSize (capped by limits::kCatalogPageSizeMax).
+struct Paging {
+  bool paged = false;
+  uint32_t page_size = 0;
+  std::string start_after;  // decoded from pageToken
+};
+HandlerResult ReadPaging(RequestContext& ctx, Paging& paging);
+
+// Parses ctx.body as a JSON object (400 BadRequestException otherwise).
+HandlerResult ParseJsonObject(RequestContext& ctx, Json& out);
+HandlerResult SendJson(RequestContext& ctx, const Json& body, int status = 200);
+HandlerResult SendNoContent(RequestContext& ctx);
+// The S3 endpoint clients should use for data: the configured one, else scheme://Host.
+std::string AdvertisedS3Endpoint(const RequestContext& ctx);
+// FileIO settings for LoadTableResult/LoadViewResult "config" and the catalog config defaults.
+Json StorageConfig(const RequestContext& ctx);
+// Every "<VERB> <template>" the service answers, for /v1/config "endpoints".
+std::vector<std::string> AdvertisedEndpoints();
+
+// ---- Metadata files as objects in the warehouse bucket (catalog_metadata_io.cc). ----
+
+// Writes a new metadata file (never overwrites: kPreconditionFailed if it exists).
+Status WriteMetadataFile(Backend& backend, const std::string& location, const std::string& json);
+// Removes a metadata file written by a failed attempt; errors are only logged.
+void DeleteMetadataFileQuietly(Backend& backend, const std::string& location);
+Result<std::string> ReadMetadataFile(Backend& backend, const std::string& location);
+Result<std::shared_ptr<const iceberg::TableMetadata>> LoadTableMetadata(Backend& backend,
+                                                                        const std::string& location);
+Result<std::shared_ptr<const iceberg::ViewMetadata>> LoadViewMetadata(Backend& backend,
+                                                                      const std::string& location);
+// Deletes every object under the location's key prefix (blobs go to the GC queue).
+Status PurgeLocation(Backend& backend, const std::string& location);
+// The metadata files a commit dropped from the metadata log, when the table asks for their deletion.
+void DeleteTrimmedMetadataFiles(Backend& backend, const iceberg::TableMetadata& before,
+                                const std::string& before_location, const iceberg::TableMetadata& after);
+
+// ---- Handlers. ----
+
+// catalog_config.cc / catalog_warehouses.cc
+HandlerResult GetConfig(RequestContext& ctx);
+HandlerResult CreateWarehouse(RequestContext& ctx);
+HandlerResult ListWarehouses(RequestContext& ctx);
+HandlerResult GetWarehouse(RequestContext& ctx);
+HandlerResult DeleteWarehouse(RequestContext& ctx);
+// Resolves the warehouse of a prefix-less request (options.default_warehouse, else the only one).
+HandlerResult ResolveDefaultWarehouse(RequestContext& ctx, std::string& warehouse);
+// 404 NoSuchWarehouseException unless it exists.
+HandlerResult RequireWarehouse(RequestContext& ctx, const std::string& warehouse);
+
+// catalog_namespaces.cc
+HandlerResult ListNamespaces(RequestContext& ctx);
+HandlerResult CreateNamespace(RequestContext& ctx);
+HandlerResult LoadNamespace(RequestContext& ctx);
+HandlerResult NamespaceExists(RequestContext& ctx);
+HandlerResult DropNamespace(RequestContext& ctx);
+HandlerResult UpdateNamespaceProperties(RequestContext& ctx);
+// Lists names of one kind page by page (shared by tables and views).
+HandlerResult ListEntities(RequestContext& ctx, meta::EntityKind kind);
+// Reads a {"namespace": [...], "name": "..."} identifier.
+HandlerResult ParseIdentifier(const Json& json, meta::NamespaceLevels& levels, std::string& name);
+Json NamespaceToJson(const meta::NamespaceLevels& levels);
+
+// catalog_tables.cc
+HandlerResult CreateTable(RequestContext& ctx);
+HandlerResult LoadTable(RequestContext& ctx);
+HandlerResult TableExists(RequestContext& ctx);
+HandlerResult DropTable(RequestContext& ctx);
+HandlerResult RegisterTable(RequestContext& ctx);
+HandlerResult ReportMetrics(RequestContext& ctx);
+HandlerResult RenameTable(RequestContext& ctx);
+HandlerResult RenameView(RequestContext& ctx);
+// "ns.name" of the request's table or view, for messages.
+std::string EntityDisplayName(const RequestContext& ctx);
+// The quoted ETag of one rendering of one metadata file.
+std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
+// LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known.
+HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::string>& metadata_location,
+                              const iceberg::TableMetadata& metadata,
+                              iceberg::SnapshotSelection selection = iceberg::SnapshotSelection::kAll);
+// 400 unless `location` is an object location in the request's warehouse bucket.
+HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location);
+
+// catalog_commit.cc
+HandlerResult CommitTable(RequestContext& ctx);
+HandlerResult CommitTransaction(RequestContext& ctx);
+
+// catalog_views.cc
+HandlerResult ListViews(RequestContext& ctx);
+HandlerResult CreateView(RequestContext& ctx);
+HandlerResult LoadView(RequestContext& ctx);
+HandlerResult ViewExists(RequestContext& ctx);
+HandlerResult ReplaceView(RequestContext& ctx);
+HandlerResult DropView(RequestContext& ctx);
+HandlerResult RegisterView(RequestContext& ctx);
+
+}  // namespace serac::catalog

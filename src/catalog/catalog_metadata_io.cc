@@ -1,0 +1,159 @@
+// Metadata files as objects in the warehouse bucket: written once (If-None-Match: *), read back
+// through the object index so S3 clients and the catalog see the same bytes, parsed once per
+// location and cached (a metadata file never changes).
+#include <set>
+
+#include "common/clock.h"
+#include "common/encoding.h"
+#include "common/hash.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "catalog/catalog_internal.h"
+
+namespace serac::catalog {
+namespace {
+
+Result<S3Location> RequireS3Location(const std::string& location) {
+  auto parsed = ParseS3Location(location);
+  if (!parsed || parsed->key.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "not an s3:// object location: " + location);
+  }
+  return *parsed;
+}
+
+Result<blob::BlobId> WriteBlob(blob::BlobStore& blobs, const std::string& bytes) {
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobWriter> writer, blobs.Create());
+  SERAC_RETURN_IF_ERROR(writer->Append(bytes.data(), bytes.size()));
+  SERAC_RETURN_IF_ERROR(writer->Commit());
+  return writer->id();
+}
+
+Status AppendSegment(blob::BlobStore& blobs, const meta::Segment& segment, std::string& out) {
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobReader> reader, blobs.Open(segment.blob_id));
+  const size_t start = out.size();
+  out.resize(start + segment.size);
+  uint64_t done = 0;
+  while (done < segment.size) {
+    SERAC_ASSIGN_OR_RETURN(size_t got, reader->ReadAt(done, out.data() + start + done, segment.size - done));
+    if (got == 0) return Error(ErrorCode::kIoError, "blob shorter than its index entry: " + segment.blob_id);
+    done += got;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status WriteMetadataFile(Backend& backend, const std::string& location, const std::string& json) {
+  SERAC_ASSIGN_OR_RETURN(S3Location target, RequireS3Location(location));
+  meta::ObjectRecord record;
+  record.bucket = target.bucket;
+  record.key = target.key;
+  record.size = json.size();
+  const Md5Digest md5 = Md5(json);
+  record.etag = HexEncode(std::string_view(reinterpret_cast<const char*>(md5.data()), md5.size()));
+  record.mtime_ms = ToUnixMillis(Now());
+  record.headers.content_type = "application/json";
+  if (json.size() <= limits::kInlineObjectBytesMax) {
+    record.inline_data = json;
+  } else {
+    SERAC_ASSIGN_OR_RETURN(blob::BlobId id, WriteBlob(*backend.blobs, json));
+    record.segments.push_back({id, json.size()});
+  }
+  meta::WriteCondition never_overwrite;
+  never_overwrite.if_none_match_any = true;
+  Status stored = backend.meta->PutObject(record, never_overwrite);
+  if (!stored.ok() && !record.segments.empty()) {
+    (void)backend.blobs->Remove(record.segments.front().blob_id);  // the index never pointed at it
+  }
+  return stored;
+}
+
+void DeleteMetadataFileQuietly(Backend& backend, const std::string& location) {
+  auto target = ParseS3Location(location);
+  if (!target || target->key.empty()) return;
+  Status deleted = backend.meta->DeleteObject(target->bucket, target->key, {});
+  if (!deleted.ok()) log::Warn("catalog: could not delete metadata file " + location + ": " + deleted.ToString());
+}
+
+Result<std::string> ReadMetadataFile(Backend& backend, const std::string& location) {
+  SERAC_ASSIGN_OR_RETURN(S3Location target, RequireS3Location(location));
+  auto object = backend.meta->GetObject(target.bucket, target.key);
+  if (!object.ok()) {
+    if (object.status().code() == ErrorCode::kNotFound) {
+      return Error(ErrorCode::kNotFound, "metadata file does not exist: " + location);
+    }
+    return object.status();
+  }
+  if (object->size > limits::kCatalogMetadataFileBytesMax) {
+    return Error(ErrorCode::kLimitExceeded,
+                 "metadata file exceeds limits::kCatalogMetadataFileBytesMax (64 MiB): " + location);
+  }
+  if (object->segments.empty()) return std::move(object->inline_data);
+  std::string bytes;
+  bytes.reserve(object->size);
+  for (const meta::Segment& segment : object->segments) {
+    SERAC_RETURN_IF_ERROR(AppendSegment(*backend.blobs, segment, bytes));
+  }
+  return bytes;
+}
+
+Result<std::shared_ptr<const iceberg::TableMetadata>> LoadTableMetadata(Backend& backend,
+                                                                        const std::string& location) {
+  if (auto cached = backend.tables.Get(location)) return cached;
+  SERAC_ASSIGN_OR_RETURN(std::string text, ReadMetadataFile(backend, location));
+  SERAC_ASSIGN_OR_RETURN(Json json, iceberg::ParseJson(text));
+  SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::ParseTableMetadata(json));
+  auto shared = std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
+  backend.tables.Put(location, shared);
+  return shared;
+}
+
+Result<std::shared_ptr<const iceberg::ViewMetadata>> LoadViewMetadata(Backend& backend,
+                                                                      const std::string& location) {
+  if (auto cached = backend.views.Get(location)) return cached;
+  SERAC_ASSIGN_OR_RETURN(std::string text, ReadMetadataFile(backend, location));
+  SERAC_ASSIGN_OR_RETURN(Json json, iceberg::ParseJson(text));
+  SERAC_ASSIGN_OR_RETURN(iceberg::ViewMetadata metadata, iceberg::ParseViewMetadata(json));
+  auto shared = std::make_shared<const iceberg::ViewMetadata>(std::move(metadata));
+  backend.views.Put(location, shared);
+  return shared;
+}
+
+Status PurgeLocation(Backend& backend, const std::string& location) {
+  auto target = ParseS3Location(location);
+  // An empty key would be the whole bucket: never purge that.
+  if (!target || target->key.empty()) return Status::Ok();
+  meta::ListObjectsQuery query;
+  query.bucket = target->bucket;
+  query.prefix = target->key + "/";
+  query.limit = limits::kKeysPerListMax;
+  query.with_details = false;
+  while (true) {
+    SERAC_ASSIGN_OR_RETURN(std::vector<meta::ObjectRecord> page, backend.meta->ListObjects(query));
+    for (const meta::ObjectRecord& object : page) {
+      SERAC_RETURN_IF_ERROR(backend.meta->DeleteObject(object.bucket, object.key, {}));
+    }
+    if (page.size() < query.limit) return Status::Ok();
+    query.start_after = page.back().key;
+  }
+}
+
+void DeleteTrimmedMetadataFiles(Backend& backend, const iceberg::TableMetadata& before,
+                                const std::string& before_location, const iceberg::TableMetadata& after) {
+  auto enabled = before.properties.find("write.metadata.delete-after-commit.enabled");
+  auto enabled_after = after.properties.find("write.metadata.delete-after-commit.enabled");
+  auto is_true = [&](auto it, const auto& properties) {
+    return it != properties.end() && ParseBoolean(it->second).value_or(false);
+  };
+  if (!is_true(enabled, before.properties) && !is_true(enabled_after, after.properties)) return;
+  std::set<std::string> kept;
+  for (const iceberg::MetadataLogEntry& entry : after.metadata_log) kept.insert(entry.metadata_file);
+  std::vector<std::string> candidates;
+  for (const iceberg::MetadataLogEntry& entry : before.metadata_log) candidates.push_back(entry.metadata_file);
+  candidates.push_back(before_location);
+  for (const std::string& file : candidates) {
+    if (!kept.count(file)) DeleteMetadataFileQuietly(backend, file);
+  }
+}
+
+}  // namespace serac::catalog

@@ -1,0 +1,192 @@
+// Namespace routes, and the paged listing shared by namespaces, tables and views.
+#include <set>
+
+#include "common/clock.h"
+#include "common/limits.h"
+#include "catalog/catalog_internal.h"
+
+namespace serac::catalog {
+namespace {
+
+Json PropertiesToJson(const std::map<std::string, std::string>& properties) {
+  Json json = Json::object();
+  for (const auto& [key, value] : properties) json[key] = value;
+  return json;
+}
+
+// Sends {field: [...], "next-page-token": ...}. `fetch(start_after, limit)` returns one store page;
+// `key(record)` is the name paging resumes after.
+template <typename Fetch, typename Key, typename ToJson>
+HandlerResult SendListing(RequestContext& ctx, const char* field, const Paging& paging, Fetch fetch, Key key,
+                          ToJson to_json, const IcebergError& not_found) {
+  Json items = Json::array();
+  Json next = nullptr;
+  std::string start_after = paging.start_after;
+  while (true) {
+    const uint32_t limit = paging.paged ? paging.page_size + 1 : limits::kCatalogPageSizeMax;
+    auto page = fetch(start_after, limit);
+    if (!page.ok()) return ErrorFromStatus(page.status(), not_found);
+    if (paging.paged) {
+      for (size_t i = 0; i < page->size() && i < paging.page_size; ++i) items.push_back(to_json((*page)[i]));
+      if (page->size() > paging.page_size) next = EncodePageToken(key((*page)[paging.page_size - 1]));
+      break;
+    }
+    for (const auto& record : *page) items.push_back(to_json(record));
+    if (page->size() < limit) break;
+    start_after = key(page->back());
+  }
+  return SendJson(ctx, Json{{field, items}, {"next-page-token", next}});
+}
+
+HandlerResult ReadLevels(const Json& value, meta::NamespaceLevels& levels) {
+  if (!value.is_array()) return BadRequest("namespace must be an array of strings");
+  levels.clear();
+  for (const Json& level : value) {
+    if (!level.is_string()) return BadRequest("namespace must be an array of strings");
+    levels.push_back(level.get<std::string>());
+  }
+  if (auto problem = NamespaceProblem(levels)) return BadRequest(*problem);
+  return kHandled;
+}
+
+HandlerResult ReadStringList(const Json& body, const char* key, std::vector<std::string>& out) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return kHandled;
+  if (!it->is_array()) return BadRequest(std::string(key) + " must be an array of strings");
+  for (const Json& item : *it) {
+    if (!item.is_string()) return BadRequest(std::string(key) + " must be an array of strings");
+    out.push_back(item.get<std::string>());
+  }
+  return kHandled;
+}
+
+HandlerResult ReadProperties(const Json& body, const char* key, std::map<std::string, std::string>& out) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return kHandled;
+  auto properties = iceberg::StringMap(*it);
+  if (!properties.ok()) return BadRequest(std::string(key) + ": " + properties.status().message());
+  out = std::move(properties).value();
+  return kHandled;
+}
+
+}  // namespace
+
+Json NamespaceToJson(const meta::NamespaceLevels& levels) {
+  Json json = Json::array();
+  for (const std::string& level : levels) json.push_back(level);
+  return json;
+}
+
+HandlerResult ParseIdentifier(const Json& json, meta::NamespaceLevels& levels, std::string& name) {
+  if (!json.is_object()) return BadRequest("identifier must be an object with namespace and name");
+  auto ns = json.find("namespace");
+  if (ns == json.end()) return BadRequest("identifier needs a namespace");
+  if (auto error = ReadLevels(*ns, levels)) return error;
+  auto parsed_name = iceberg::RequiredString(json, "name");
+  if (!parsed_name.ok()) return BadRequest(parsed_name.status().message());
+  if (auto problem = EntityNameProblem(*parsed_name)) return BadRequest(*problem);
+  name = std::move(parsed_name).value();
+  return kHandled;
+}
+
+HandlerResult ListNamespaces(RequestContext& ctx) {
+  Paging paging;
+  if (auto error = ReadPaging(ctx, paging)) return error;
+  meta::NamespaceLevels parent;
+  if (const std::string* text = ctx.query.Find("parent"); text != nullptr && !text->empty()) {
+    auto levels = SplitNamespace(*text);
+    if (!levels) return BadRequest("malformed parent namespace");
+    parent = std::move(*levels);
+  }
+  auto fetch = [&](const std::string& start_after, uint32_t limit) {
+    return ctx.catalog().ListNamespaces(ctx.path.warehouse, parent, start_after, limit);
+  };
+  auto key = [](const meta::NamespaceRecord& record) { return record.levels.back(); };
+  auto to_json = [](const meta::NamespaceRecord& record) { return NamespaceToJson(record.levels); };
+  return SendListing(ctx, "namespaces", paging, fetch, key, to_json, NoSuchNamespace(NamespaceDisplayName(parent)));
+}
+
+HandlerResult CreateNamespace(RequestContext& ctx) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  meta::NamespaceRecord record;
+  record.warehouse = ctx.path.warehouse;
+  auto ns = body.find("namespace");
+  if (ns == body.end()) return BadRequest("missing field: namespace");
+  if (auto error = ReadLevels(*ns, record.levels)) return error;
+  if (auto error = ReadProperties(body, "properties", record.properties)) return error;
+  record.created_ms = ToUnixMillis(Now());
+  const std::string display = NamespaceDisplayName(record.levels);
+  Status created = ctx.catalog().CreateNamespace(record);
+  if (!created.ok()) {
+    if (created.code() == ErrorCode::kAlreadyExists) {
+      return MakeError(409, "AlreadyExistsException", "Namespace already exists: " + display);
+    }
+    meta::NamespaceLevels parent(record.levels.begin(), record.levels.end() - 1);
+    return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(parent)));
+  }
+  return SendJson(ctx, Json{{"namespace", NamespaceToJson(record.levels)},
+                            {"properties", PropertiesToJson(record.properties)}});
+}
+
+HandlerResult LoadNamespace(RequestContext& ctx) {
+  auto found = ctx.catalog().GetNamespace(ctx.path.warehouse, ctx.path.levels);
+  if (!found.ok()) return ErrorFromStatus(found.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  return SendJson(ctx, Json{{"namespace", NamespaceToJson(found->levels)},
+                            {"properties", PropertiesToJson(found->properties)}});
+}
+
+HandlerResult NamespaceExists(RequestContext& ctx) {
+  auto found = ctx.catalog().GetNamespace(ctx.path.warehouse, ctx.path.levels);
+  if (!found.ok()) return ErrorFromStatus(found.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  return SendNoContent(ctx);
+}
+
+HandlerResult DropNamespace(RequestContext& ctx) {
+  const std::string display = NamespaceDisplayName(ctx.path.levels);
+  Status dropped = ctx.catalog().DropNamespace(ctx.path.warehouse, ctx.path.levels);
+  if (!dropped.ok()) {
+    if (dropped.code() == ErrorCode::kNotEmpty) {
+      return MakeError(409, "NamespaceNotEmptyException", "Namespace is not empty: " + display);
+    }
+    return ErrorFromStatus(dropped, NoSuchNamespace(display));
+  }
+  return SendNoContent(ctx);
+}
+
+HandlerResult UpdateNamespaceProperties(RequestContext& ctx) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  meta::NamespacePropertiesChange change;
+  if (auto error = ReadStringList(body, "removals", change.removals)) return error;
+  if (auto error = ReadProperties(body, "updates", change.updates)) return error;
+  std::set<std::string> both;
+  for (const std::string& key : change.removals) {
+    if (change.updates.count(key)) both.insert(key);
+  }
+  if (!both.empty()) {
+    return MakeError(422, "UnprocessableEntityException",
+                     "properties both updated and removed: " + *both.begin());
+  }
+  auto report = ctx.catalog().UpdateNamespaceProperties(ctx.path.warehouse, ctx.path.levels, change);
+  if (!report.ok()) {
+    return ErrorFromStatus(report.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  }
+  return SendJson(ctx, Json{{"updated", report->updated}, {"removed", report->removed}, {"missing", report->missing}});
+}
+
+HandlerResult ListEntities(RequestContext& ctx, meta::EntityKind kind) {
+  Paging paging;
+  if (auto error = ReadPaging(ctx, paging)) return error;
+  auto fetch = [&](const std::string& start_after, uint32_t limit) {
+    return ctx.catalog().ListEntities(ctx.path.warehouse, ctx.path.levels, kind, start_after, limit);
+  };
+  auto key = [](const meta::EntityRecord& record) { return record.name; };
+  auto to_json = [](const meta::EntityRecord& record) {
+    return Json{{"namespace", NamespaceToJson(record.levels)}, {"name", record.name}};
+  };
+  return SendListing(ctx, "identifiers", paging, fetch, key, to_json,
+                     NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+}
+
+}  // namespace serac::catalog

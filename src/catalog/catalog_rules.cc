@@ -1,0 +1,179 @@
+// Pure request rules: query strings, namespace paths, names, locations, page tokens, ETags.
+#include <array>
+
+#include "common/encoding.h"
+#include "common/limits.h"
+#include "common/random.h"
+#include "catalog/catalog_internal.h"
+
+namespace serac::catalog {
+namespace {
+
+constexpr char kNamespaceSeparator = '\x1F';
+
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+bool LooksLikeIpv4(std::string_view name) {
+  int dots = 0;
+  for (char c : name) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
+
+std::string DecodeOrRaw(std::string_view text) {
+  auto decoded = UriDecode(text, true);
+  return decoded ? std::move(*decoded) : std::string(text);
+}
+
+}  // namespace
+
+QueryParams QueryParams::Parse(std::string_view raw) {
+  QueryParams params;
+  while (!raw.empty()) {
+    size_t amp = raw.find('&');
+    std::string_view pair = raw.substr(0, amp);
+    raw = amp == std::string_view::npos ? std::string_view() : raw.substr(amp + 1);
+    if (pair.empty()) continue;
+    size_t eq = pair.find('=');
+    std::string name = DecodeOrRaw(pair.substr(0, eq));
+    std::string value = eq == std::string_view::npos ? std::string() : DecodeOrRaw(pair.substr(eq + 1));
+    params.entries_.emplace_back(std::move(name), std::move(value));
+  }
+  return params;
+}
+
+const std::string* QueryParams::Find(std::string_view name) const {
+  for (const auto& [key, value] : entries_) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+std::string_view QueryParams::Get(std::string_view name, std::string_view fallback) const {
+  const std::string* value = Find(name);
+  return value ? std::string_view(*value) : fallback;
+}
+
+std::optional<bool> ParseBoolean(std::string_view text) {
+  if (AsciiEqualsIgnoreCase(text, "true")) return true;
+  if (AsciiEqualsIgnoreCase(text, "false")) return false;
+  return std::nullopt;
+}
+
+std::optional<meta::NamespaceLevels> SplitNamespace(std::string_view decoded) {
+  meta::NamespaceLevels levels;
+  while (true) {
+    size_t separator = decoded.find(kNamespaceSeparator);
+    levels.emplace_back(decoded.substr(0, separator));
+    if (levels.back().empty()) return std::nullopt;
+    if (separator == std::string_view::npos) break;
+    decoded.remove_prefix(separator + 1);
+  }
+  return levels;
+}
+
+std::string NamespaceDisplayName(const meta::NamespaceLevels& levels) {
+  std::string name;
+  for (const std::string& level : levels) {
+    if (!name.empty()) name += '.';
+    name += level;
+  }
+  return name;
+}
+
+std::optional<std::string> NamespaceProblem(const meta::NamespaceLevels& levels) {
+  if (levels.empty()) return "namespace must have at least one level";
+  for (const std::string& level : levels) {
+    if (level.empty()) return "namespace levels must not be empty";
+    if (level.find(kNamespaceSeparator) != std::string::npos) return "namespace levels must not contain 0x1F";
+    if (!IsValidUtf8(level)) return "namespace levels must be UTF-8";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> EntityNameProblem(std::string_view name) {
+  if (name.empty()) return "name must not be empty";
+  if (!IsValidUtf8(name)) return "name must be UTF-8";
+  if (name.find('/') != std::string_view::npos) return "name must not contain '/'";
+  if (name.size() > limits::kObjectKeyBytesMax / 4) return "name is too long";
+  return std::nullopt;
+}
+
+bool IsReservedPrefixWord(std::string_view segment) {
+  static constexpr std::array<std::string_view, 7> kWords = {"namespaces", "tables", "views", "transactions",
+                                                            "config",     "oauth",  "warehouses"};
+  for (std::string_view word : kWords) {
+    if (segment == word) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> WarehouseNameProblem(std::string_view name) {
+  if (name.size() < limits::kBucketNameBytesMin || name.size() > limits::kBucketNameBytesMax) {
+    return "warehouse names must be between 3 and 63 characters long";
+  }
+  for (char c : name) {
+    if (!IsLowerAlnum(c) && c != '.' && c != '-') {
+      return "warehouse names can consist only of lowercase letters, numbers, dots and hyphens";
+    }
+  }
+  if (!IsLowerAlnum(name.front()) || !IsLowerAlnum(name.back())) {
+    return "warehouse names must begin and end with a letter or number";
+  }
+  if (name.find("..") != std::string_view::npos) return "warehouse names must not contain two adjacent periods";
+  if (LooksLikeIpv4(name)) return "warehouse names must not be formatted as an IP address";
+  if (IsReservedPrefixWord(name)) return "warehouse name is reserved by the catalog API";
+  return std::nullopt;
+}
+
+std::optional<S3Location> ParseS3Location(std::string_view location) {
+  static constexpr std::array<std::string_view, 3> kSchemes = {"s3://", "s3a://", "s3n://"};
+  for (std::string_view scheme : kSchemes) {
+    if (location.substr(0, scheme.size()) != scheme) continue;
+    std::string_view rest = location.substr(scheme.size());
+    size_t slash = rest.find('/');
+    S3Location parsed;
+    parsed.bucket = std::string(rest.substr(0, slash));
+    if (parsed.bucket.empty()) return std::nullopt;
+    if (slash != std::string_view::npos) parsed.key = std::string(rest.substr(slash + 1));
+    return parsed;
+  }
+  return std::nullopt;
+}
+
+std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
+                                  std::string_view name) {
+  std::string location = "s3://" + std::string(warehouse);
+  for (const std::string& level : levels) location += "/" + level;
+  return location + "/" + std::string(name) + "-" + RandomHexId(16);
+}
+
+std::optional<std::string> ClientLocationInWarehouse(std::string_view location, std::string_view warehouse) {
+  while (!location.empty() && location.back() == '/') location.remove_suffix(1);
+  auto parsed = ParseS3Location(location);
+  if (!parsed || parsed->bucket != warehouse || parsed->key.empty()) return std::nullopt;
+  return std::string(location);
+}
+
+std::string EncodePageToken(std::string_view last_name) { return Base64Encode(last_name); }
+
+std::optional<std::string> DecodePageToken(std::string_view token) { return Base64Decode(token); }
+
+bool IfNoneMatchMatches(std::string_view header, std::string_view etag) {
+  while (!header.empty()) {
+    size_t comma = header.find(',');
+    std::string_view candidate = TrimWhitespace(header.substr(0, comma));
+    header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
+    if (candidate == "*") return true;
+    if (candidate.substr(0, 2) == "W/") candidate.remove_prefix(2);
+    if (candidate == etag) return true;
+  }
+  return false;
+}
+
+}  // namespace serac::catalog

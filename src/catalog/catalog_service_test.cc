@@ -1,0 +1,555 @@
+// End-to-end tests of CatalogService over the real SQLite MetaStore and local BlobStore, with
+// SigV4-signed requests (service s3tables, generic URI encoding) and in-memory HTTP fakes.
+#include "catalog/catalog_service.h"
+
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "blob/local/local_blob_store.h"
+#include "catalog/catalog_internal.h"
+#include "common/clock.h"
+#include "common/encoding.h"
+#include "common/hash.h"
+#include "common/random.h"
+#include "meta/sqlite/sqlite_meta_store.h"
+
+namespace serac::catalog {
+namespace {
+
+constexpr std::string_view kAccessKey = "CATALOGKEY";
+constexpr std::string_view kSecretKey = "catalogsecret/abcdefghijklmnopqrstuvwx";
+constexpr char kWarehouse[] = "lake";
+constexpr char kBase[] = "/_iceberg/v1/lake";
+
+class StringBody : public http::BodyReader {
+ public:
+  explicit StringBody(std::string data) : data_(std::move(data)) {}
+  Result<size_t> Read(char* buffer, size_t capacity) override {
+    size_t n = std::min(capacity, data_.size() - offset_);
+    std::copy_n(data_.data() + offset_, n, buffer);
+    offset_ += n;
+    return n;
+  }
+  std::optional<uint64_t> content_length() const override { return data_.size(); }
+  void SetLimit(uint64_t) override {}
+
+ private:
+  std::string data_;
+  size_t offset_ = 0;
+};
+
+class RecordingResponse : public http::ResponseWriter {
+ public:
+  void SetStatus(int status) override { status_ = status; }
+  void AddHeader(std::string_view name, std::string_view value) override {
+    headers.emplace_back(std::string(name), std::string(value));
+  }
+  Status Send(std::string_view bytes) override {
+    started_ = true;
+    body = bytes;
+    return Status::Ok();
+  }
+  Status Begin(uint64_t) override {
+    started_ = true;
+    return Status::Ok();
+  }
+  Status Write(const char* data, size_t size) override {
+    body.append(data, size);
+    return Status::Ok();
+  }
+  Status SendFile(int, uint64_t, uint64_t) override { return Error(ErrorCode::kInternal, "unused"); }
+  Status SendContinue() override { return Status::Ok(); }
+  bool started() const override { return started_; }
+  int status() const override { return status_; }
+  void CloseAfterResponse() override {}
+
+  std::string Header(std::string_view name) const {
+    for (const auto& [n, v] : headers) {
+      if (AsciiEqualsIgnoreCase(n, name)) return v;
+    }
+    return {};
+  }
+  Json json() const { return body.empty() ? Json() : Json::parse(body); }
+  std::string error_type() const { return json()["error"]["type"].get<std::string>(); }
+
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+ private:
+  int status_ = 200;
+  bool started_ = false;
+};
+
+struct CallOptions {
+  std::vector<http::Header> headers;
+  bool sign = true;
+  bool content_sha256_header = false;  // PyIceberg omits it on requests with a body
+  std::string signed_body;             // sign this instead of the sent body (tampering)
+  std::string secret = std::string(kSecretKey);
+};
+
+Json Schema() {
+  return Json::parse(R"({"type": "struct", "schema-id": 0, "fields": [
+    {"id": 1, "name": "id", "required": true, "type": "long"},
+    {"id": 2, "name": "data", "required": false, "type": "string"}]})");
+}
+
+Json Snapshot(int64_t id, int64_t sequence) {
+  return Json{{"snapshot-id", id},
+              {"sequence-number", sequence},
+              {"timestamp-ms", 1700000000000 + id},
+              {"manifest-list", "s3://lake/db/t/metadata/snap-" + std::to_string(id) + ".avro"},
+              {"summary", {{"operation", "append"}}},
+              {"schema-id", 0}};
+}
+
+Json AddSnapshotToMain(int64_t id, int64_t sequence) {
+  return Json::array({Json{{"action", "add-snapshot"}, {"snapshot", Snapshot(id, sequence)}},
+                      Json{{"action", "set-snapshot-ref"},
+                           {"ref-name", "main"},
+                           {"type", "branch"},
+                           {"snapshot-id", id}}});
+}
+
+class CatalogServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() / ("catalog_service_test_" + RandomHexId(8));
+    std::filesystem::create_directories(root_);
+    auto meta = meta::OpenSqliteMetaStore({(root_ / "meta.db").string(), false});
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    meta_ = std::move(meta).value();
+    auto blobs = blob::OpenLocalBlobStore({(root_ / "data").string(), false});
+    ASSERT_TRUE(blobs.ok()) << blobs.status().ToString();
+    blobs_ = std::move(blobs).value();
+    auth::CredentialLookup lookup = [](std::string_view key) -> Result<auth::Credentials> {
+      if (key != kAccessKey) return Error(ErrorCode::kUnknownAccessKey, "unknown");
+      return auth::Credentials{std::string(kAccessKey), std::string(kSecretKey), ""};
+    };
+    service_ = std::make_unique<CatalogService>(meta_.get(), blobs_.get(), lookup, CatalogOptions{});
+    ASSERT_EQ(Call("POST", "/_iceberg/v1/warehouses", "", R"({"name":"lake"})").status(), 200);
+  }
+  void TearDown() override {
+    service_.reset();
+    blobs_.reset();
+    meta_.reset();
+    std::filesystem::remove_all(root_);
+  }
+
+  RecordingResponse Call(const std::string& method, const std::string& path, const std::string& query = "",
+                         const std::string& body = "", CallOptions options = {}) {
+    std::vector<http::Header> headers = {{"Host", "localhost:9000"}};
+    for (auto& header : options.headers) headers.push_back(header);
+    if (!body.empty()) headers.push_back({"Content-Length", std::to_string(body.size())});
+    if (options.sign) {
+      auth::SignOptions sign;
+      sign.service = "s3tables";
+      sign.uri_encoding = auth::UriEncoding::kGeneric;
+      sign.now = Now();
+      sign.payload_sha256_hex = Sha256Hex(options.signed_body.empty() ? body : options.signed_body);
+      sign.send_content_sha256_header = options.content_sha256_header || body.empty();
+      auth::SignRequest(method, path, query, headers, {std::string(kAccessKey), options.secret, ""}, sign);
+    }
+    http::Request request;
+    request.method = method;
+    request.path = path;
+    request.query = query;
+    request.target = path + (query.empty() ? "" : "?" + query);
+    request.headers = headers;
+    request.request_id = "REQ";
+    StringBody reader(body);
+    RecordingResponse response;
+    http::RequestOutcome outcome;
+    service_->Handle(request, reader, response, outcome);
+    last_operation_ = outcome.operation;
+    return response;
+  }
+
+  RecordingResponse Post(const std::string& path, const Json& body, const std::string& query = "") {
+    return Call("POST", path, query, body.dump());
+  }
+
+  void CreateNamespace(const Json& levels) {
+    auto response = Post(std::string(kBase) + "/namespaces", Json{{"namespace", levels}});
+    ASSERT_EQ(response.status(), 200) << response.body;
+  }
+
+  Json CreateTable(const std::string& ns, const std::string& name, Json extra = Json::object()) {
+    Json body = {{"name", name}, {"schema", Schema()}};
+    body.update(extra);
+    auto response = Post(std::string(kBase) + "/namespaces/" + ns + "/tables", body);
+    EXPECT_EQ(response.status(), 200) << response.body;
+    return response.json();
+  }
+
+  Json LoadTable(const std::string& ns, const std::string& name) {
+    auto response = Call("GET", std::string(kBase) + "/namespaces/" + ns + "/tables/" + name);
+    EXPECT_EQ(response.status(), 200) << response.body;
+    return response.json();
+  }
+
+  RecordingResponse Commit(const std::string& ns, const std::string& name, const Json& requirements,
+                           const Json& updates) {
+    return Post(std::string(kBase) + "/namespaces/" + ns + "/tables/" + name,
+                Json{{"requirements", requirements}, {"updates", updates}});
+  }
+
+  std::filesystem::path root_;
+  std::unique_ptr<meta::MetaStore> meta_;
+  std::unique_ptr<blob::BlobStore> blobs_;
+  std::unique_ptr<CatalogService> service_;
+  std::string last_operation_;
+};
+
+TEST_F(CatalogServiceTest, ConfigNamesThePrefixEndpointsAndStorage) {
+  auto response = Call("GET", "/_iceberg/v1/config", "warehouse=lake");
+  ASSERT_EQ(response.status(), 200) << response.body;
+  EXPECT_EQ(last_operation_, "GetConfig");
+  Json config = response.json();
+  EXPECT_EQ(config["overrides"]["prefix"], "lake");
+  EXPECT_EQ(config["defaults"]["s3.endpoint"], "http://localhost:9000");
+  EXPECT_EQ(config["defaults"]["s3.path-style-access"], "true");
+  EXPECT_EQ(config["defaults"]["client.region"], "us-east-1");
+  std::vector<std::string> endpoints = config["endpoints"];
+  EXPECT_NE(std::find(endpoints.begin(), endpoints.end(), "HEAD /v1/{prefix}/namespaces/{namespace}"),
+            endpoints.end());
+  EXPECT_NE(std::find(endpoints.begin(), endpoints.end(), "POST /v1/{prefix}/transactions/commit"),
+            endpoints.end());
+
+  auto unknown = Call("GET", "/_iceberg/v1/config", "warehouse=nope");
+  EXPECT_EQ(unknown.status(), 404);
+  EXPECT_EQ(unknown.error_type(), "NoSuchWarehouseException");
+}
+
+TEST_F(CatalogServiceTest, UnsignedWrongKeyAndTamperedBodiesAreRefused) {
+  CallOptions unsigned_call;
+  unsigned_call.sign = false;
+  auto response = Call("GET", "/_iceberg/v1/config", "warehouse=lake", "", unsigned_call);
+  EXPECT_EQ(response.status(), 401);
+  EXPECT_EQ(response.error_type(), "NotAuthorizedException");
+
+  CallOptions wrong_secret;
+  wrong_secret.secret = "not-the-secret-at-all";
+  EXPECT_EQ(Call("GET", "/_iceberg/v1/config", "warehouse=lake", "", wrong_secret).status(), 401);
+
+  // PyIceberg style: no x-amz-content-sha256, so the body hash is part of the signature.
+  CallOptions tampered;
+  tampered.signed_body = R"({"namespace":["good"]})";
+  response = Call("POST", std::string(kBase) + "/namespaces", "", R"({"namespace":["evil"]})", tampered);
+  EXPECT_EQ(response.status(), 401) << response.body;
+  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces/evil").status(), 404);
+
+  CallOptions java_style;
+  java_style.content_sha256_header = true;
+  response = Call("POST", std::string(kBase) + "/namespaces", "", R"({"namespace":["java"]})", java_style);
+  EXPECT_EQ(response.status(), 200) << response.body;
+}
+
+TEST_F(CatalogServiceTest, NamespaceLifecycle) {
+  CreateNamespace({"a"});
+  CreateNamespace({"a", "b"});
+  auto duplicate = Post(std::string(kBase) + "/namespaces", Json{{"namespace", {"a"}}});
+  EXPECT_EQ(duplicate.status(), 409);
+  EXPECT_EQ(duplicate.error_type(), "AlreadyExistsException");
+
+  auto top = Call("GET", std::string(kBase) + "/namespaces");
+  ASSERT_EQ(top.status(), 200);
+  EXPECT_EQ(top.json()["namespaces"], Json::parse(R"([["a"]])"));
+  EXPECT_TRUE(top.json()["next-page-token"].is_null());
+  auto children = Call("GET", std::string(kBase) + "/namespaces", "parent=a%1Fb");
+  EXPECT_EQ(children.json()["namespaces"], Json::array());
+  children = Call("GET", std::string(kBase) + "/namespaces", "parent=a");
+  EXPECT_EQ(children.json()["namespaces"], Json::parse(R"([["a","b"]])"));
+
+  auto loaded = Call("GET", std::string(kBase) + "/namespaces/a%1Fb");
+  ASSERT_EQ(loaded.status(), 200) << loaded.body;
+  EXPECT_EQ(loaded.json()["namespace"], Json::parse(R"(["a","b"])"));
+  EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/a%1Fb").status(), 204);
+
+  auto both = Post(std::string(kBase) + "/namespaces/a/properties",
+                   Json{{"updates", {{"k", "v"}}}, {"removals", {"k"}}});
+  EXPECT_EQ(both.status(), 422);
+  auto props = Post(std::string(kBase) + "/namespaces/a/properties",
+                    Json{{"updates", {{"k", "v"}}}, {"removals", {"gone"}}});
+  ASSERT_EQ(props.status(), 200) << props.body;
+  EXPECT_EQ(props.json()["updated"], Json::parse(R"(["k"])"));
+  EXPECT_EQ(props.json()["missing"], Json::parse(R"(["gone"])"));
+  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces/a").json()["properties"]["k"], "v");
+
+  auto not_empty = Call("DELETE", std::string(kBase) + "/namespaces/a");
+  EXPECT_EQ(not_empty.status(), 409);
+  EXPECT_EQ(not_empty.error_type(), "NamespaceNotEmptyException");
+  EXPECT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/a%1Fb").status(), 204);
+  EXPECT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/a").status(), 204);
+  auto missing = Call("GET", std::string(kBase) + "/namespaces/a");
+  EXPECT_EQ(missing.status(), 404);
+  EXPECT_EQ(missing.error_type(), "NoSuchNamespaceException");
+  EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/a").status(), 404);
+}
+
+TEST_F(CatalogServiceTest, NamespaceListingPagesOnlyWhenAskedTo) {
+  for (const char* name : {"n1", "n2", "n3"}) CreateNamespace({name});
+  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces").json()["namespaces"].size(), 3u);
+  auto first = Call("GET", std::string(kBase) + "/namespaces", "pageToken=&pageSize=2");
+  ASSERT_EQ(first.json()["namespaces"].size(), 2u);
+  std::string token = first.json()["next-page-token"];
+  auto second = Call("GET", std::string(kBase) + "/namespaces", "pageToken=" + UriEncode(token, true) + "&pageSize=2");
+  EXPECT_EQ(second.json()["namespaces"], Json::parse(R"([["n3"]])"));
+  EXPECT_TRUE(second.json()["next-page-token"].is_null());
+}
+
+TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
+  CreateNamespace({"db"});
+  Json created = CreateTable("db", "t");
+  const std::string location = created["metadata"]["location"];
+  const std::string first_file = created["metadata-location"];
+  EXPECT_EQ(location.rfind("s3://lake/db/t-", 0), 0u);
+  EXPECT_EQ(first_file.rfind(location + "/metadata/00000-", 0), 0u);
+  EXPECT_EQ(created["config"]["s3.endpoint"], "http://localhost:9000");
+
+  // The metadata file is an object S3 clients can read.
+  auto object = meta_->GetObject(kWarehouse, first_file.substr(std::string("s3://lake/").size()));
+  ASSERT_TRUE(object.ok()) << object.status().ToString();
+  EXPECT_EQ(object->headers.content_type, "application/json");
+  EXPECT_EQ(Json::parse(object->inline_data)["table-uuid"], created["metadata"]["table-uuid"]);
+
+  auto listed = Call("GET", std::string(kBase) + "/namespaces/db/tables");
+  EXPECT_EQ(listed.json()["identifiers"], Json::parse(R"([{"namespace":["db"],"name":"t"}])"));
+  auto again = Post(std::string(kBase) + "/namespaces/db/tables", Json{{"name", "t"}, {"schema", Schema()}});
+  EXPECT_EQ(again.status(), 409);
+
+  auto committed = Commit("db", "t", Json::parse(R"([{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":null}])"),
+                          AddSnapshotToMain(1, 1));
+  ASSERT_EQ(committed.status(), 200) << committed.body;
+  EXPECT_EQ(last_operation_, "CommitTable");
+  const std::string second_file = committed.json()["metadata-location"];
+  EXPECT_EQ(second_file.rfind(location + "/metadata/00001-", 0), 0u);
+  Json loaded = LoadTable("db", "t");
+  EXPECT_EQ(loaded["metadata-location"], second_file);
+  EXPECT_EQ(loaded["metadata"]["current-snapshot-id"], 1);
+
+  // Dropping with purge removes every object under the table location.
+  ASSERT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/tables/t", "purgeRequested=True").status(), 204);
+  auto gone = Call("GET", std::string(kBase) + "/namespaces/db/tables/t");
+  EXPECT_EQ(gone.status(), 404);
+  EXPECT_EQ(gone.error_type(), "NoSuchTableException");
+  meta::ListObjectsQuery query;
+  query.bucket = kWarehouse;
+  query.prefix = location.substr(std::string("s3://lake/").size());
+  auto remaining = meta_->ListObjects(query);
+  ASSERT_TRUE(remaining.ok());
+  EXPECT_TRUE(remaining->empty());
+}
+
+TEST_F(CatalogServiceTest, CommitErrorsLeaveTheTableUnchanged) {
+  CreateNamespace({"db"});
+  const std::string before = CreateTable("db", "t")["metadata-location"];
+
+  auto malformed = Call("POST", std::string(kBase) + "/namespaces/db/tables/t", "", "{not json");
+  EXPECT_EQ(malformed.status(), 400);
+  EXPECT_EQ(malformed.error_type(), "BadRequestException");
+  auto unknown = Commit("db", "t", Json::array(), Json::parse(R"([{"action":"no-such-action"}])"));
+  EXPECT_EQ(unknown.status(), 400);
+  auto stale = Commit("db", "t", Json::parse(R"([{"type":"assert-table-uuid","uuid":"00000000-0000-0000-0000-000000000000"}])"),
+                      AddSnapshotToMain(1, 1));
+  EXPECT_EQ(stale.status(), 409);
+  EXPECT_EQ(stale.error_type(), "CommitFailedException");
+  EXPECT_EQ(LoadTable("db", "t")["metadata-location"], before);
+
+  auto no_change = Commit("db", "t", Json::array(), Json::array());
+  ASSERT_EQ(no_change.status(), 200);
+  EXPECT_EQ(no_change.json()["metadata-location"], before);
+
+  auto missing_ns = Call("GET", std::string(kBase) + "/namespaces/nope/tables/t");
+  EXPECT_EQ(missing_ns.status(), 404);
+  EXPECT_EQ(missing_ns.error_type(), "NoSuchTableException");
+  auto missing_table = Commit("db", "nope", Json::array(), AddSnapshotToMain(1, 1));
+  EXPECT_EQ(missing_table.status(), 404);
+  EXPECT_EQ(missing_table.error_type(), "NoSuchTableException");
+  auto outside = Post(std::string(kBase) + "/namespaces/db/tables",
+                      Json{{"name", "u"}, {"schema", Schema()}, {"location", "s3://other/u"}});
+  EXPECT_EQ(outside.status(), 400);
+}
+
+TEST_F(CatalogServiceTest, StageCreateThenAssertCreate) {
+  CreateNamespace({"db"});
+  Json staged = CreateTable("db", "s", Json{{"stage-create", true}});
+  EXPECT_TRUE(staged["metadata-location"].is_null());
+  EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/db/tables/s").status(), 404);
+
+  const Json& metadata = staged["metadata"];
+  Json updates = Json::array({
+      Json{{"action", "assign-uuid"}, {"uuid", metadata["table-uuid"]}},
+      Json{{"action", "upgrade-format-version"}, {"format-version", 2}},
+      Json{{"action", "add-schema"}, {"schema", Schema()}},
+      Json{{"action", "set-current-schema"}, {"schema-id", -1}},
+      Json{{"action", "add-spec"}, {"spec", Json{{"spec-id", 0}, {"fields", Json::array()}}}},
+      Json{{"action", "set-default-spec"}, {"spec-id", -1}},
+      Json{{"action", "add-sort-order"}, {"sort-order", Json{{"order-id", 0}, {"fields", Json::array()}}}},
+      Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}},
+      Json{{"action", "set-location"}, {"location", metadata["location"]}},
+      Json{{"action", "set-properties"}, {"updates", {{"owner", "me"}}}},
+  });
+  auto finished = Commit("db", "s", Json::parse(R"([{"type":"assert-create"}])"), updates);
+  ASSERT_EQ(finished.status(), 200) << finished.body;
+  EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/db/tables/s").status(), 204);
+  Json loaded = LoadTable("db", "s");
+  EXPECT_EQ(loaded["metadata"]["table-uuid"], metadata["table-uuid"]);
+  EXPECT_EQ(loaded["metadata"]["properties"]["owner"], "me");
+
+  auto twice = Commit("db", "s", Json::parse(R"([{"type":"assert-create"}])"), updates);
+  EXPECT_EQ(twice.status(), 409);
+}
+
+TEST_F(CatalogServiceTest, EtagsAndNotModified) {
+  CreateNamespace({"db"});
+  CreateTable("db", "t");
+  const std::string path = std::string(kBase) + "/namespaces/db/tables/t";
+  auto all = Call("GET", path);
+  auto refs = Call("GET", path, "snapshots=refs");
+  ASSERT_FALSE(all.Header("ETag").empty());
+  EXPECT_NE(all.Header("ETag"), refs.Header("ETag"));
+  CallOptions conditional;
+  conditional.headers = {{"If-None-Match", all.Header("ETag")}};
+  auto not_modified = Call("GET", path, "", "", conditional);
+  EXPECT_EQ(not_modified.status(), 304);
+  EXPECT_TRUE(not_modified.body.empty());
+  conditional.headers = {{"If-None-Match", refs.Header("ETag")}};
+  EXPECT_EQ(Call("GET", path, "", "", conditional).status(), 200);
+}
+
+TEST_F(CatalogServiceTest, TransactionIsAllOrNothing) {
+  CreateNamespace({"db"});
+  const std::string t1 = CreateTable("db", "t1")["metadata-location"];
+  const std::string t2 = CreateTable("db", "t2")["metadata-location"];
+  Json stale = {{"table-changes",
+                 Json::array({Json{{"identifier", {{"namespace", {"db"}}, {"name", "t1"}}},
+                                   {"requirements", Json::array()},
+                                   {"updates", AddSnapshotToMain(1, 1)}},
+                              Json{{"identifier", {{"namespace", {"db"}}, {"name", "t2"}}},
+                                   {"requirements", Json::parse(R"([{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":99}])")},
+                                   {"updates", AddSnapshotToMain(2, 1)}}})}};
+  auto refused = Post(std::string(kBase) + "/transactions/commit", stale);
+  EXPECT_EQ(refused.status(), 409) << refused.body;
+  EXPECT_EQ(LoadTable("db", "t1")["metadata-location"], t1);
+  EXPECT_EQ(LoadTable("db", "t2")["metadata-location"], t2);
+
+  stale["table-changes"][1]["requirements"] = Json::array();
+  auto accepted = Post(std::string(kBase) + "/transactions/commit", stale);
+  ASSERT_EQ(accepted.status(), 204) << accepted.body;
+  EXPECT_EQ(LoadTable("db", "t1")["metadata"]["current-snapshot-id"], 1);
+  EXPECT_EQ(LoadTable("db", "t2")["metadata"]["current-snapshot-id"], 2);
+}
+
+TEST_F(CatalogServiceTest, ConcurrentCommitsAreRetriedOnTheServer) {
+  CreateNamespace({"db"});
+  CreateTable("db", "t");
+  constexpr int kThreads = 8;
+  std::vector<int> statuses(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      // Snapshots without a parent carry no stale-sequence check, so every retry can land.
+      Json updates = Json::array({Json{{"action", "add-snapshot"}, {"snapshot", Snapshot(100 + i, 1)}},
+                                  Json{{"action", "set-snapshot-ref"},
+                                       {"ref-name", "branch-" + std::to_string(i)},
+                                       {"type", "branch"},
+                                       {"snapshot-id", 100 + i}}});
+      statuses[i] = Commit("db", "t", Json::array(), updates).status();
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int status : statuses) EXPECT_EQ(status, 200);
+  Json metadata = LoadTable("db", "t")["metadata"];
+  EXPECT_EQ(metadata["snapshots"].size(), static_cast<size_t>(kThreads));
+  EXPECT_EQ(metadata["refs"].size(), static_cast<size_t>(kThreads));
+}
+
+TEST_F(CatalogServiceTest, RenameAndRegister) {
+  CreateNamespace({"db"});
+  CreateNamespace({"other"});
+  const std::string file = CreateTable("db", "t")["metadata-location"];
+  Json rename = {{"source", {{"namespace", {"db"}}, {"name", "t"}}},
+                 {"destination", {{"namespace", {"other"}}, {"name", "u"}}}};
+  ASSERT_EQ(Post(std::string(kBase) + "/tables/rename", rename).status(), 204);
+  EXPECT_EQ(LoadTable("other", "u")["metadata-location"], file);
+  auto missing = Post(std::string(kBase) + "/tables/rename", rename);
+  EXPECT_EQ(missing.status(), 404);
+  EXPECT_EQ(missing.error_type(), "NoSuchTableException");
+
+  ASSERT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/other/tables/u").status(), 204);
+  auto registered = Post(std::string(kBase) + "/namespaces/db/register",
+                         Json{{"name", "back"}, {"metadata-location", file}});
+  ASSERT_EQ(registered.status(), 200) << registered.body;
+  EXPECT_EQ(LoadTable("db", "back")["metadata-location"], file);
+  auto conflict = Post(std::string(kBase) + "/namespaces/db/register",
+                       Json{{"name", "back"}, {"metadata-location", file}});
+  EXPECT_EQ(conflict.status(), 409);
+  EXPECT_EQ(Post(std::string(kBase) + "/namespaces/db/tables/back/metrics", Json{{"report-type", "scan-report"}})
+                .status(),
+            204);
+}
+
+TEST_F(CatalogServiceTest, ViewLifecycle) {
+  CreateNamespace({"db"});
+  Json version = {{"version-id", 1},
+                  {"schema-id", 0},
+                  {"timestamp-ms", 1700000000000},
+                  {"summary", {{"engine-name", "spark"}}},
+                  {"representations", Json::array({Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", "spark"}}})},
+                  {"default-namespace", {"db"}}};
+  auto created = Post(std::string(kBase) + "/namespaces/db/views",
+                      Json{{"name", "v"}, {"schema", Schema()}, {"view-version", version}, {"properties", Json::object()}});
+  ASSERT_EQ(created.status(), 200) << created.body;
+  const std::string uuid = created.json()["metadata"]["view-uuid"];
+  EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/db/views/v").status(), 204);
+  auto clash = Post(std::string(kBase) + "/namespaces/db/tables", Json{{"name", "v"}, {"schema", Schema()}});
+  EXPECT_EQ(clash.status(), 409);
+
+  Json next = version;
+  next["version-id"] = 2;
+  next["representations"][0]["sql"] = "select 2";
+  auto replaced = Post(std::string(kBase) + "/namespaces/db/views/v",
+                       Json{{"requirements", Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", uuid}}})},
+                            {"updates", Json::array({Json{{"action", "add-view-version"}, {"view-version", next}},
+                                                     Json{{"action", "set-current-view-version"},
+                                                          {"view-version-id", -1}}})}});
+  ASSERT_EQ(replaced.status(), 200) << replaced.body;
+  auto loaded = Call("GET", std::string(kBase) + "/namespaces/db/views/v");
+  EXPECT_EQ(loaded.json()["metadata"]["current-version-id"], 2);
+  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces/db/views").json()["identifiers"].size(), 1u);
+  EXPECT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/views/v").status(), 204);
+  auto gone = Call("GET", std::string(kBase) + "/namespaces/db/views/v");
+  EXPECT_EQ(gone.status(), 404);
+  EXPECT_EQ(gone.error_type(), "NoSuchViewException");
+}
+
+TEST_F(CatalogServiceTest, WarehouseAdminAndPrefixLessRoutes) {
+  // With one warehouse, prefix-less routes (ClickHouse's DROP) address it.
+  auto created = Post("/_iceberg/v1/namespaces", Json{{"namespace", {"p"}}});
+  ASSERT_EQ(created.status(), 200) << created.body;
+  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces/p").status(), 200);
+
+  ASSERT_EQ(Post("/_iceberg/v1/warehouses", Json{{"name", "second"}}).status(), 200);
+  EXPECT_EQ(Post("/_iceberg/v1/warehouses", Json{{"name", "second"}}).status(), 409);
+  EXPECT_EQ(Post("/_iceberg/v1/warehouses", Json{{"name", "Bad_Name"}}).status(), 400);
+  auto listed = Call("GET", "/_iceberg/v1/warehouses", "pageSize=1");
+  ASSERT_EQ(listed.status(), 200);
+  EXPECT_EQ(listed.json()["warehouses"], Json::parse(R"(["lake"])"));
+  EXPECT_FALSE(listed.json()["next-page-token"].is_null());
+  EXPECT_EQ(Call("GET", "/_iceberg/v1/warehouses/second").status(), 200);
+  EXPECT_EQ(Call("GET", "/_iceberg/v1/namespaces").status(), 400);  // now ambiguous
+
+  auto not_empty = Call("DELETE", "/_iceberg/v1/warehouses/lake");
+  EXPECT_EQ(not_empty.status(), 409);
+  EXPECT_EQ(Call("DELETE", "/_iceberg/v1/warehouses/lake", "force=true").status(), 204);
+  auto gone = Call("GET", "/_iceberg/v1/warehouses/lake");
+  EXPECT_EQ(gone.status(), 404);
+  EXPECT_EQ(gone.error_type(), "NoSuchWarehouseException");
+  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces").status(), 404);
+}
+
+}  // namespace
+}  // namespace serac::catalog

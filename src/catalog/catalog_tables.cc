@@ -1,0 +1,250 @@
+// Table routes other than commits: create (and stage-create), load, exists, drop (and purge),
+// register, metrics, and the rename of tables and views.
+#include "common/clock.h"
+#include "common/encoding.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/random.h"
+#include "catalog/catalog_internal.h"
+
+namespace serac::catalog {
+namespace {
+
+HandlerResult ParseSelection(RequestContext& ctx, iceberg::SnapshotSelection& selection) {
+  std::string_view mode = ctx.query.Get("snapshots", "all");
+  if (AsciiEqualsIgnoreCase(mode, "all")) {
+    selection = iceberg::SnapshotSelection::kAll;
+  } else if (AsciiEqualsIgnoreCase(mode, "refs")) {
+    selection = iceberg::SnapshotSelection::kRefs;
+  } else {
+    return BadRequest("snapshots must be all or refs");
+  }
+  return kHandled;
+}
+
+// A metadata file the catalog points at but cannot read is the server's problem, not the client's.
+IcebergError UnreadableMetadata(const Status& status) {
+  return MakeError(500, "InternalServerError", "cannot read table metadata: " + status.message());
+}
+
+HandlerResult CheckNameAndNamespace(RequestContext& ctx, const std::string& name) {
+  if (auto problem = EntityNameProblem(name)) return BadRequest(*problem);
+  auto ns = ctx.catalog().GetNamespace(ctx.path.warehouse, ctx.path.levels);
+  if (!ns.ok()) return ErrorFromStatus(ns.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  return kHandled;
+}
+
+HandlerResult RequireNameFree(RequestContext& ctx, const std::string& name) {
+  for (meta::EntityKind kind : {meta::EntityKind::kTable, meta::EntityKind::kView}) {
+    auto existing = ctx.catalog().GetEntity({ctx.path.warehouse, ctx.path.levels, name, kind});
+    if (existing.ok()) {
+      return MakeError(409, "AlreadyExistsException",
+                       std::string(kind == meta::EntityKind::kTable ? "Table" : "View") +
+                           " already exists: " + NamespaceDisplayName(ctx.path.levels) + "." + name);
+    }
+    if (existing.status().code() != ErrorCode::kNotFound) return ErrorFromStatus(existing.status(), BadRequest(""));
+  }
+  return kHandled;
+}
+
+HandlerResult ChooseLocation(RequestContext& ctx, const std::optional<std::string>& requested,
+                             const std::string& name, std::string& location) {
+  if (!requested || requested->empty()) {
+    location = DefaultEntityLocation(ctx.path.warehouse, ctx.path.levels, name);
+    return kHandled;
+  }
+  auto inside = ClientLocationInWarehouse(*requested, ctx.path.warehouse);
+  if (!inside) {
+    return BadRequest("location must be below s3://" + ctx.path.warehouse + "/ (the warehouse bucket): " + *requested);
+  }
+  location = std::move(*inside);
+  return kHandled;
+}
+
+HandlerResult SendLoadedTable(RequestContext& ctx, const meta::EntityRecord& entity,
+                              iceberg::SnapshotSelection selection) {
+  auto metadata = LoadTableMetadata(ctx.backend, entity.metadata_location);
+  if (!metadata.ok()) return UnreadableMetadata(metadata.status());
+  return SendTableResult(ctx, entity.metadata_location, **metadata, selection);
+}
+
+IcebergError NoSuchEntity(meta::EntityKind kind, std::string_view name) {
+  return kind == meta::EntityKind::kTable ? NoSuchTable(name) : NoSuchView(name);
+}
+
+HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  auto source = body.find("source");
+  auto destination = body.find("destination");
+  if (source == body.end() || destination == body.end()) return BadRequest("rename needs source and destination");
+  meta::EntityId from{ctx.path.warehouse, {}, "", kind};
+  meta::NamespaceLevels to_levels;
+  std::string to_name;
+  if (auto error = ParseIdentifier(*source, from.levels, from.name)) return error;
+  if (auto error = ParseIdentifier(*destination, to_levels, to_name)) return error;
+  Status renamed = ctx.catalog().RenameEntity(from, to_levels, to_name);
+  if (renamed.ok()) return SendNoContent(ctx);
+  const std::string from_display = NamespaceDisplayName(from.levels) + "." + from.name;
+  if (renamed.code() == ErrorCode::kAlreadyExists) {
+    return MakeError(409, "AlreadyExistsException",
+                     "Table or view already exists: " + NamespaceDisplayName(to_levels) + "." + to_name);
+  }
+  if (renamed.code() == ErrorCode::kNotFound && ctx.catalog().GetEntity(from).ok()) {
+    return NoSuchNamespace(NamespaceDisplayName(to_levels));
+  }
+  return ErrorFromStatus(renamed, NoSuchEntity(kind, from_display));
+}
+
+}  // namespace
+
+std::string EntityDisplayName(const RequestContext& ctx) {
+  return NamespaceDisplayName(ctx.path.levels) + "." + ctx.path.name;
+}
+
+std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
+  const char* mode = selection == iceberg::SnapshotSelection::kAll ? "#all" : "#refs";
+  return "\"" + Sha256Hex(metadata_location + mode).substr(0, 32) + "\"";
+}
+
+HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location) {
+  auto parsed = ParseS3Location(location);
+  if (!parsed || parsed->bucket != ctx.path.warehouse || parsed->key.empty()) {
+    return BadRequest("metadata location must be inside the warehouse bucket " + ctx.path.warehouse + ": " + location);
+  }
+  return kHandled;
+}
+
+HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::string>& metadata_location,
+                              const iceberg::TableMetadata& metadata, iceberg::SnapshotSelection selection) {
+  Json body = {{"metadata-location", metadata_location ? Json(*metadata_location) : Json(nullptr)},
+               {"metadata", iceberg::TableMetadataToJson(metadata, selection)},
+               {"config", StorageConfig(ctx)}};
+  if (metadata_location) ctx.response.AddHeader("ETag", TableEtag(*metadata_location, selection));
+  return SendJson(ctx, body);
+}
+
+HandlerResult CreateTable(RequestContext& ctx) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  auto request = iceberg::ParseCreateTableRequest(body);
+  if (!request.ok()) return BadRequest(request.status().message());
+  ctx.path.name = request->name;
+  if (auto error = CheckNameAndNamespace(ctx, request->name)) return error;
+  if (auto error = RequireNameFree(ctx, request->name)) return error;
+  std::string location;
+  if (auto error = ChooseLocation(ctx, request->location, request->name, location)) return error;
+  auto metadata = iceberg::NewTableMetadata(*request, location, RandomUuid(), ToUnixMillis(Now()));
+  if (!metadata.ok()) return ErrorFromStatus(metadata.status(), BadRequest(metadata.status().message()));
+  if (request->stage_create) return SendTableResult(ctx, std::nullopt, *metadata);
+
+  const std::string file = iceberg::NewTableMetadataFileLocation(*metadata, "", RandomUuid());
+  if (auto error = RequireInWarehouse(ctx, file)) return error;
+  Status written = WriteMetadataFile(ctx.backend, file, iceberg::TableMetadataToJson(*metadata).dump());
+  if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));
+  meta::EntityRecord record;
+  record.warehouse = ctx.path.warehouse;
+  record.levels = ctx.path.levels;
+  record.name = request->name;
+  record.kind = meta::EntityKind::kTable;
+  record.uuid = metadata->table_uuid;
+  record.location = location;
+  record.metadata_location = file;
+  record.created_ms = record.updated_ms = ToUnixMillis(Now());
+  Status created = ctx.catalog().CreateEntity(record);
+  if (!created.ok()) {
+    DeleteMetadataFileQuietly(ctx.backend, file);
+    if (created.code() == ErrorCode::kAlreadyExists) {
+      return MakeError(409, "AlreadyExistsException", "Table already exists: " + EntityDisplayName(ctx));
+    }
+    return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  }
+  ctx.backend.tables.Put(file, std::make_shared<const iceberg::TableMetadata>(*metadata));
+  return SendTableResult(ctx, file, *metadata);
+}
+
+HandlerResult LoadTable(RequestContext& ctx) {
+  iceberg::SnapshotSelection selection = iceberg::SnapshotSelection::kAll;
+  if (auto error = ParseSelection(ctx, selection)) return error;
+  auto entity = ctx.catalog().GetEntity(ctx.Entity(meta::EntityKind::kTable));
+  if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchTable(EntityDisplayName(ctx)));
+  const std::string etag = TableEtag(entity->metadata_location, selection);
+  if (const std::string* if_none_match = ctx.request.FindHeader("if-none-match");
+      if_none_match != nullptr && IfNoneMatchMatches(*if_none_match, etag)) {
+    ctx.response.SetStatus(304);
+    ctx.response.AddHeader("ETag", etag);
+    (void)ctx.response.Send("");
+    return kHandled;
+  }
+  return SendLoadedTable(ctx, *entity, selection);
+}
+
+HandlerResult TableExists(RequestContext& ctx) {
+  auto entity = ctx.catalog().GetEntity(ctx.Entity(meta::EntityKind::kTable));
+  if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchTable(EntityDisplayName(ctx)));
+  return SendNoContent(ctx);
+}
+
+HandlerResult DropTable(RequestContext& ctx) {
+  auto purge = ParseBoolean(ctx.query.Get("purgeRequested", "false"));
+  if (!purge) return BadRequest("purgeRequested must be true or false");
+  auto dropped = ctx.catalog().DropEntity(ctx.Entity(meta::EntityKind::kTable));
+  if (!dropped.ok()) return ErrorFromStatus(dropped.status(), NoSuchTable(EntityDisplayName(ctx)));
+  if (*purge) {
+    // The table is gone either way; files a failed purge leaves behind are orphans for maintenance.
+    Status purged = PurgeLocation(ctx.backend, dropped->location);
+    if (!purged.ok()) log::Warn("catalog: purge of " + dropped->location + " incomplete: " + purged.ToString());
+  }
+  return SendNoContent(ctx);
+}
+
+HandlerResult RegisterTable(RequestContext& ctx) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  auto name = iceberg::RequiredString(body, "name");
+  auto location = iceberg::RequiredString(body, "metadata-location");
+  if (!name.ok()) return BadRequest(name.status().message());
+  if (!location.ok()) return BadRequest(location.status().message());
+  bool overwrite = false;
+  if (auto it = body.find("overwrite"); it != body.end() && !it->is_null()) {
+    if (!it->is_boolean()) return BadRequest("overwrite must be a boolean");
+    overwrite = it->get<bool>();
+  }
+  ctx.path.name = *name;
+  if (auto error = CheckNameAndNamespace(ctx, *name)) return error;
+  if (auto error = RequireInWarehouse(ctx, *location)) return error;
+  auto metadata = LoadTableMetadata(ctx.backend, *location);
+  if (!metadata.ok()) {
+    return ErrorFromStatus(metadata.status(), BadRequest("metadata-location does not exist: " + *location));
+  }
+  meta::EntityRecord record;
+  record.warehouse = ctx.path.warehouse;
+  record.levels = ctx.path.levels;
+  record.name = *name;
+  record.kind = meta::EntityKind::kTable;
+  record.uuid = (*metadata)->table_uuid;
+  record.location = (*metadata)->location;
+  record.metadata_location = *location;
+  record.created_ms = record.updated_ms = ToUnixMillis(Now());
+  Status registered = ctx.catalog().RegisterEntity(record, overwrite);
+  if (!registered.ok()) {
+    if (registered.code() == ErrorCode::kAlreadyExists) {
+      return MakeError(409, "AlreadyExistsException", "Table or view already exists: " + EntityDisplayName(ctx));
+    }
+    return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  }
+  return SendTableResult(ctx, *location, **metadata);
+}
+
+HandlerResult ReportMetrics(RequestContext& ctx) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  auto entity = ctx.catalog().GetEntity(ctx.Entity(meta::EntityKind::kTable));
+  if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchTable(EntityDisplayName(ctx)));
+  return SendNoContent(ctx);  // accepted and dropped: a sink is all clients need
+}
+
+HandlerResult RenameTable(RequestContext& ctx) { return RenameEntity(ctx, meta::EntityKind::kTable); }
+HandlerResult RenameView(RequestContext& ctx) { return RenameEntity(ctx, meta::EntityKind::kView); }
+
+}  // namespace serac::catalog

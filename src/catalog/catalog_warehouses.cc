@@ -1,0 +1,112 @@
+// GET /v1/config and the warehouse admin API (AIStor-compatible): a warehouse is a bucket whose
+// tables the catalog manages.
+#include "common/clock.h"
+#include "common/limits.h"
+#include "catalog/catalog_internal.h"
+
+namespace serac::catalog {
+namespace {
+
+IcebergError NoSuchWarehouse(std::string_view name) {
+  return MakeError(404, "NoSuchWarehouseException", "Warehouse does not exist: " + std::string(name));
+}
+
+// "wh", "s3://wh" and "s3://wh/" all name warehouse "wh".
+std::string WarehouseFromParameter(std::string_view value) {
+  if (auto location = ParseS3Location(value)) return location->bucket;
+  while (!value.empty() && value.back() == '/') value.remove_suffix(1);
+  return std::string(value);
+}
+
+}  // namespace
+
+HandlerResult RequireWarehouse(RequestContext& ctx, const std::string& warehouse) {
+  auto found = ctx.catalog().GetWarehouse(warehouse);
+  if (!found.ok()) return ErrorFromStatus(found.status(), NoSuchWarehouse(warehouse));
+  return kHandled;
+}
+
+HandlerResult ResolveDefaultWarehouse(RequestContext& ctx, std::string& warehouse) {
+  if (!ctx.backend.options.default_warehouse.empty()) {
+    warehouse = ctx.backend.options.default_warehouse;
+    return kHandled;
+  }
+  auto listed = ctx.catalog().ListWarehouses("", 2);
+  if (!listed.ok()) return ErrorFromStatus(listed.status(), NoSuchWarehouse(""));
+  if (listed->size() != 1) {
+    return BadRequest("this request names no warehouse: pass ?warehouse= to /v1/config and use its prefix");
+  }
+  warehouse = listed->front().name;
+  return kHandled;
+}
+
+HandlerResult GetConfig(RequestContext& ctx) {
+  std::string warehouse = WarehouseFromParameter(ctx.query.Get("warehouse"));
+  if (warehouse.empty()) {
+    if (auto error = ResolveDefaultWarehouse(ctx, warehouse)) return error;
+  }
+  if (auto error = RequireWarehouse(ctx, warehouse)) return error;
+  Json defaults = StorageConfig(ctx);
+  defaults["view-endpoints-supported"] = "true";
+  Json overrides = {{"prefix", warehouse}, {"warehouse", warehouse}, {"namespace-separator", "%1F"}};
+  Json body = {{"defaults", defaults}, {"overrides", overrides}, {"endpoints", AdvertisedEndpoints()}};
+  return SendJson(ctx, body);
+}
+
+HandlerResult CreateWarehouse(RequestContext& ctx) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  auto name = iceberg::RequiredString(body, "name");
+  if (!name.ok()) return BadRequest(name.status().message());
+  if (auto problem = WarehouseNameProblem(*name)) return BadRequest(*problem);
+  bool upgrade_existing = false;
+  if (auto it = body.find("upgrade-existing"); it != body.end() && !it->is_null()) {
+    if (!it->is_boolean()) return BadRequest("upgrade-existing must be a boolean");
+    upgrade_existing = it->get<bool>();
+  }
+  meta::WarehouseRecord record{*name, ToUnixMillis(Now())};
+  Status created = ctx.catalog().CreateWarehouse(record, upgrade_existing);
+  if (!created.ok()) {
+    if (created.code() == ErrorCode::kAlreadyExists) {
+      return MakeError(409, "AlreadyExistsException", "Warehouse or bucket already exists: " + *name);
+    }
+    return ErrorFromStatus(created, NoSuchWarehouse(*name));
+  }
+  return SendJson(ctx, Json{{"name", *name}});
+}
+
+HandlerResult ListWarehouses(RequestContext& ctx) {
+  Paging paging;
+  if (auto error = ReadPaging(ctx, paging)) return error;
+  const uint32_t page_size = paging.page_size;  // the admin API always pages
+  auto listed = ctx.catalog().ListWarehouses(paging.start_after, page_size + 1);
+  if (!listed.ok()) return ErrorFromStatus(listed.status(), NoSuchWarehouse(""));
+  Json names = Json::array();
+  Json next = nullptr;
+  for (size_t i = 0; i < listed->size() && i < page_size; ++i) names.push_back((*listed)[i].name);
+  if (listed->size() > page_size) next = EncodePageToken((*listed)[page_size - 1].name);
+  return SendJson(ctx, Json{{"warehouses", names}, {"next-page-token", next}});
+}
+
+HandlerResult GetWarehouse(RequestContext& ctx) {
+  auto found = ctx.catalog().GetWarehouse(ctx.path.name);
+  if (!found.ok()) return ErrorFromStatus(found.status(), NoSuchWarehouse(ctx.path.name));
+  return SendJson(ctx, Json{{"name", found->name}, {"created-at-ms", found->created_ms}});
+}
+
+HandlerResult DeleteWarehouse(RequestContext& ctx) {
+  auto force = ParseBoolean(ctx.query.Get("force", "false"));
+  auto preserve_bucket = ParseBoolean(ctx.query.Get("preserve-bucket", "false"));
+  if (!force || !preserve_bucket) return BadRequest("force and preserve-bucket must be true or false");
+  Status deleted = ctx.catalog().DeleteWarehouse(ctx.path.name, *force, *preserve_bucket);
+  if (!deleted.ok()) {
+    if (deleted.code() == ErrorCode::kNotEmpty) {
+      return MakeError(409, "WarehouseNotEmptyException",
+                       "Warehouse still holds namespaces (use force=true): " + ctx.path.name);
+    }
+    return ErrorFromStatus(deleted, NoSuchWarehouse(ctx.path.name));
+  }
+  return SendNoContent(ctx);
+}
+
+}  // namespace serac::catalog
