@@ -26,6 +26,12 @@ inline constexpr auto kResponseStallTimeout = std::chrono::seconds(60);    // cl
 inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);     // in-flight requests on SIGTERM
 inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                     // per-request streaming buffer
 
+// Outgoing HTTP (http::Send: the CLI, the sync catalog client).
+inline constexpr auto kHttpClientConnectTimeout = std::chrono::seconds(10);   // resolve + connect + TLS handshake
+inline constexpr auto kHttpClientRequestTimeout = std::chrono::seconds(120);  // whole exchange, connect included
+inline constexpr uint64_t kHttpClientResponseHeaderBytesMax = 64 * kKiB;     // status line + response headers
+inline constexpr uint64_t kHttpClientResponseBodyBytesMax = 64 * kMiB;       // default cap on a buffered response body
+
 // Blob storage.
 inline constexpr uint64_t kBlobWriteBufferBytes = 1 * kMiB;   // a blob writer gathers appends up to this before write(2)
 inline constexpr uint64_t kBlobCopyChunkBytes = 8 * kMiB;    // one copy_file_range / read-write step of CreateFromRange

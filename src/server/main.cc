@@ -1,1 +1,62 @@
-int main() { return 0; }
+// serac's command line. Each subcommand parses its flags here and hands a plain options struct to
+// the module that runs it; `server` is the first, client subcommands (warehouse, namespace, table,
+// config, user) will join it the same way.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "common/log.h"
+#include "server/server_command.h"
+
+namespace {
+
+const std::map<std::string, serac::log::Level> kLogLevels = {
+    {"debug", serac::log::Level::kDebug},
+    {"info", serac::log::Level::kInfo},
+    {"warn", serac::log::Level::kWarn},
+    {"error", serac::log::Level::kError},
+};
+
+CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& options) {
+  CLI::App* command = app.add_subcommand("server", "Run the S3-compatible object store");
+  command->add_option("--data", options.data_dir, "Data directory (created with mode 0700)")
+      ->capture_default_str();
+  command->add_option("--address", options.address, "Listen address HOST:PORT; :0 picks a free port")
+      ->capture_default_str();
+  command->add_option("--certs-dir", options.certs_dir,
+                      "Serve HTTPS when this directory holds cert.pem and key.pem");
+  command->add_option("--domain", options.domain,
+                      "Base domain for virtual-host style requests (<bucket>.<domain>)");
+  command->add_option("--region", options.region, "Region reported to clients")->capture_default_str();
+  command->add_flag_callback("--no-fsync", [&options] { options.fsync = false; },
+                             "Do not fsync writes (benchmarks only: acknowledged data can be lost)");
+  return command;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("serac: an S3-compatible object store", "serac");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "serac 0.1.0");
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "Log level: debug, info, warn, error")
+      ->capture_default_str()
+      ->transform(CLI::IsMember({"debug", "info", "warn", "error"}, CLI::ignore_case));
+  app.fallthrough();  // lets --log-level follow the subcommand name too
+
+  serac::server::ServerCommandOptions server_options;
+  CLI::App* server = AddServerCommand(app, server_options);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  serac::log::SetLevel(kLogLevels.at(log_level));
+  if (server->parsed()) return serac::server::RunServer(server_options);
+  std::fputs(app.help().c_str(), stderr);
+  return 2;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds serac with debug info, then runs the unit tests (ctest) and the system tests (pytest in
+# tests/, against a real `serac server` started by the tests). Exits non-zero if either fails.
+# Idempotent: re-running only rebuilds what changed and reinstalls Python packages only when
+# tests/requirements.txt changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh --test
+
+if [ ! -f build/build.ninja ] || ! grep -q '^CMAKE_BUILD_TYPE:STRING=RelWithDebInfo$' build/CMakeCache.txt 2>/dev/null; then
+  echo "==> configuring build/ (RelWithDebInfo)"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+echo "==> building"
+ninja -C build --quiet ${SERAC_BUILD_JOBS:+-j "$SERAC_BUILD_JOBS"}
+
+echo "==> preparing .venv"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+requirements_hash="$(sha256sum tests/requirements.txt | cut -d' ' -f1)"
+stamp=.venv/.requirements.sha256
+if [ "$(cat "$stamp" 2>/dev/null || true)" != "$requirements_hash" ]; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+  echo "$requirements_hash" >"$stamp"
+fi
+
+echo "==> unit tests (ctest)"
+unit_status=0
+ctest --test-dir build --output-on-failure -j2 || unit_status=$?
+
+echo "==> system tests (pytest)"
+system_status=0
+SERAC_BIN="$PWD/build/serac" .venv/bin/python -m pytest -q tests || system_status=$?
+
+verdict() { [ "$1" -eq 0 ] && echo "passed" || echo "FAILED (exit $1)"; }
+echo "==> summary: unit tests $(verdict $unit_status), system tests $(verdict $system_status)"
+[ $unit_status -eq 0 ] && [ $system_status -eq 0 ]

@@ -1,0 +1,126 @@
+#include "server/gc.h"
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "common/limits.h"
+#include "common/log.h"
+
+namespace serac::server {
+
+namespace {
+
+Result<uint64_t> RemoveOrphans(meta::MetaStore& meta, blob::BlobStore& blobs) {
+  std::unordered_set<std::string> referenced;
+  SERAC_RETURN_IF_ERROR(meta.ForEachReferencedBlob([&](const std::string& id) {
+    referenced.insert(id);
+    return Status::Ok();
+  }));
+  // Collect first, remove afterwards: removing while the store iterates its directories could
+  // confuse the iteration.
+  std::vector<blob::BlobId> orphans;
+  SERAC_RETURN_IF_ERROR(blobs.ForEachBlob([&](const blob::BlobId& id) {
+    if (!referenced.contains(id)) orphans.push_back(id);
+    return Status::Ok();
+  }));
+  for (const blob::BlobId& id : orphans) {
+    SERAC_RETURN_IF_ERROR(blobs.Remove(id));
+  }
+  return static_cast<uint64_t>(orphans.size());
+}
+
+}  // namespace
+
+Result<uint64_t> CollectGarbageOnce(meta::MetaStore& meta, blob::BlobStore& blobs,
+                                    uint32_t batch_max) {
+  SERAC_ASSIGN_OR_RETURN(std::vector<std::string> queued, meta.PeekGarbage(batch_max));
+  std::vector<std::string> removed;
+  removed.reserve(queued.size());
+  for (const std::string& id : queued) {
+    Status status = blobs.Remove(id);
+    if (status.ok()) {
+      removed.push_back(id);
+    } else {
+      log::Warn("gc: cannot remove blob " + id + ": " + status.ToString());
+    }
+  }
+  if (!removed.empty()) SERAC_RETURN_IF_ERROR(meta.ForgetGarbage(removed));
+  return static_cast<uint64_t>(removed.size());
+}
+
+Result<uint64_t> DrainGarbage(meta::MetaStore& meta, blob::BlobStore& blobs) {
+  uint64_t total = 0;
+  while (true) {
+    SERAC_ASSIGN_OR_RETURN(uint64_t removed, CollectGarbageOnce(meta, blobs, limits::kGarbageBatchMax));
+    total += removed;
+    // A round that removed nothing means the queue is empty or every queued blob fails to
+    // remove; either way another round now would not help.
+    if (removed == 0) return total;
+  }
+}
+
+Result<SweepReport> SweepAtStartup(meta::MetaStore& meta, blob::BlobStore& blobs) {
+  SweepReport report;
+  SERAC_RETURN_IF_ERROR(blobs.SweepTemporaryFiles());
+  SERAC_ASSIGN_OR_RETURN(report.orphan_blobs_removed, RemoveOrphans(meta, blobs));
+  SERAC_ASSIGN_OR_RETURN(report.garbage_blobs_removed, DrainGarbage(meta, blobs));
+  return report;
+}
+
+GarbageCollector::GarbageCollector(meta::MetaStore* meta, blob::BlobStore* blobs)
+    : meta_(meta), blobs_(blobs) {}
+
+GarbageCollector::~GarbageCollector() { Stop(); }
+
+void GarbageCollector::Start() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (thread_.joinable() || stopping_) return;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void GarbageCollector::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_pending_ = true;
+  }
+  wake_.notify_one();
+}
+
+void GarbageCollector::Stop() {
+  std::thread thread;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    thread = std::move(thread_);
+  }
+  wake_.notify_one();
+  if (thread.joinable()) thread.join();
+}
+
+uint64_t GarbageCollector::blobs_removed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return blobs_removed_;
+}
+
+void GarbageCollector::Run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, limits::kGarbageCollectionInterval,
+                   [this] { return stopping_ || wake_pending_; });
+    if (stopping_) break;
+    wake_pending_ = false;
+    lock.unlock();
+    // One batch per round so Stop() never waits for a long queue to drain.
+    Result<uint64_t> removed = CollectGarbageOnce(*meta_, *blobs_, limits::kGarbageBatchMax);
+    lock.lock();
+    if (removed.ok()) {
+      blobs_removed_ += *removed;
+      if (*removed == limits::kGarbageBatchMax) wake_pending_ = true;  // more is probably queued
+    } else {
+      log::Warn("gc: round failed: " + removed.status().ToString());
+    }
+  }
+}
+
+}  // namespace serac::server

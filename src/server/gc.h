@@ -1,0 +1,63 @@
+// Blob garbage collection. The MetaStore queues a blob id in the same transaction that makes the
+// blob unreferenced; this module removes queued blobs from the BlobStore and then forgets them, so
+// a crash between the two only repeats an idempotent Remove. The start-up sweep also removes
+// orphans: blobs committed by a writer that crashed before its index transaction.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+#include "blob/blob_store.h"
+#include "common/status.h"
+#include "meta/meta_store.h"
+
+namespace serac::server {
+
+struct SweepReport {
+  uint64_t orphan_blobs_removed = 0;   // committed but referenced by nothing in the MetaStore
+  uint64_t garbage_blobs_removed = 0;  // drained from the GC queue
+};
+
+// One GC round: removes up to `batch_max` queued blobs and forgets those that were removed.
+// Returns how many were removed; blobs whose removal failed stay queued for a later round.
+Result<uint64_t> CollectGarbageOnce(meta::MetaStore& meta, blob::BlobStore& blobs,
+                                    uint32_t batch_max);
+
+// Runs CollectGarbageOnce until the queue is empty or a round makes no progress.
+Result<uint64_t> DrainGarbage(meta::MetaStore& meta, blob::BlobStore& blobs);
+
+// Start-up sweep, before any request is served: temporary files, then orphans, then the GC queue.
+// Only safe while no writer runs against the same BlobStore (one node; a shared store across
+// several nodes would need a minimum blob age before a blob counts as an orphan).
+Result<SweepReport> SweepAtStartup(meta::MetaStore& meta, blob::BlobStore& blobs);
+
+// A background thread that runs a GC round every limits::kGarbageCollectionInterval, or sooner
+// when woken. Thread-safe; Stop() is idempotent and also run by the destructor.
+class GarbageCollector {
+ public:
+  GarbageCollector(meta::MetaStore* meta, blob::BlobStore* blobs);
+  ~GarbageCollector();
+  GarbageCollector(const GarbageCollector&) = delete;
+  GarbageCollector& operator=(const GarbageCollector&) = delete;
+
+  void Start();
+  void Wake();
+  void Stop();
+  uint64_t blobs_removed() const;
+
+ private:
+  void Run();
+
+  meta::MetaStore* meta_;
+  blob::BlobStore* blobs_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;       // guarded by mutex_
+  bool wake_pending_ = false;   // guarded by mutex_
+  uint64_t blobs_removed_ = 0;  // guarded by mutex_
+  std::thread thread_;
+};
+
+}  // namespace serac::server

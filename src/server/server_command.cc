@@ -1,0 +1,285 @@
+#include "server/server_command.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "blob/local/local_blob_store.h"
+#include "catalog/catalog_service.h"
+#include "common/log.h"
+#include "http/metrics.h"
+#include "http/server.h"
+#include "meta/sqlite/sqlite_meta_store.h"
+#include "s3/s3_service.h"
+#include "server/gc.h"
+#include "server/listen_address.h"
+#include "server/root_credentials.h"
+#include "server/router.h"
+#include "server/startup_banner.h"
+
+namespace serac::server {
+
+namespace {
+
+// SIGUSR1 only wakes the signal thread when the server stopped on its own.
+constexpr int kWakeSignal = SIGUSR1;
+
+sigset_t WatchedSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, kWakeSignal);
+  return set;
+}
+
+// Must run before any thread starts so every thread inherits the mask and only sigwait sees them.
+void BlockWatchedSignals() {
+  sigset_t set = WatchedSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill the process
+}
+
+std::optional<std::string> Environment(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+Status PrepareDataDirectory(const std::string& dir) {
+  std::error_code error;
+  bool created = std::filesystem::create_directories(dir, error);
+  if (error) return Error(ErrorCode::kIoError, "cannot create data directory " + dir + ": " + error.message());
+  if (created && ::chmod(dir.c_str(), 0700) != 0) {
+    return Error(ErrorCode::kIoError, "cannot chmod data directory " + dir + ": " + std::strerror(errno));
+  }
+  if (!std::filesystem::is_directory(dir, error)) {
+    return Error(ErrorCode::kInvalidArgument, "data path " + dir + " is not a directory");
+  }
+  return Status::Ok();
+}
+
+// Fills the TLS files when --certs-dir holds cert.pem and key.pem.
+Status ConfigureTls(const std::string& certs_dir, http::ServerOptions& options) {
+  if (certs_dir.empty()) return Status::Ok();
+  const std::string cert = certs_dir + "/cert.pem";
+  const std::string key = certs_dir + "/key.pem";
+  bool has_cert = ::access(cert.c_str(), R_OK) == 0;
+  bool has_key = ::access(key.c_str(), R_OK) == 0;
+  if (has_cert != has_key) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--certs-dir " + certs_dir + " must hold both cert.pem and key.pem (found only one)");
+  }
+  if (!has_cert) {
+    log::Warn("--certs-dir " + certs_dir + " holds no cert.pem/key.pem; serving plain HTTP");
+    return Status::Ok();
+  }
+  options.tls_cert_file = cert;
+  options.tls_key_file = key;
+  return Status::Ok();
+}
+
+// Loopback first, then the machine's other IPv4 addresses when listening on all of them.
+std::vector<std::string> EndpointUrls(const std::string& host, uint16_t port, bool tls) {
+  std::vector<std::string> urls = {EndpointUrl(host, port, tls)};
+  if (!IsWildcardHost(host)) return urls;
+  ifaddrs* interfaces = nullptr;
+  if (::getifaddrs(&interfaces) != 0) return urls;
+  for (ifaddrs* it = interfaces; it != nullptr; it = it->ifa_next) {
+    if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    const auto* address = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
+    if (::inet_ntop(AF_INET, &address->sin_addr, text, sizeof text) == nullptr) continue;
+    std::string url = EndpointUrl(text, port, tls);
+    if (url != urls.front()) urls.push_back(url);
+  }
+  ::freeifaddrs(interfaces);
+  return urls;
+}
+
+struct Stores {
+  std::unique_ptr<meta::MetaStore> meta;
+  std::unique_ptr<blob::BlobStore> blobs;
+};
+
+Result<Stores> OpenStores(const ServerCommandOptions& options) {
+  Stores stores;
+  meta::SqliteOptions meta_options;
+  meta_options.path = options.data_dir + "/meta.db";
+  meta_options.fsync = options.fsync;
+  SERAC_ASSIGN_OR_RETURN(stores.meta, meta::OpenSqliteMetaStore(meta_options));
+  blob::LocalBlobStoreOptions blob_options;
+  blob_options.root = options.data_dir + "/blobs";
+  blob_options.fsync = options.fsync;
+  SERAC_ASSIGN_OR_RETURN(stores.blobs, blob::OpenLocalBlobStore(blob_options));
+  return stores;
+}
+
+Status Sweep(Stores& stores) {
+  SERAC_ASSIGN_OR_RETURN(SweepReport report, SweepAtStartup(*stores.meta, *stores.blobs));
+  log::Info("start-up sweep: removed " + std::to_string(report.orphan_blobs_removed) +
+            " orphaned blobs and " + std::to_string(report.garbage_blobs_removed) + " queued garbage blobs");
+  return Status::Ok();
+}
+
+auth::CredentialLookup RootLookup(const auth::Credentials& root) {
+  return [root](std::string_view access_key) -> Result<auth::Credentials> {
+    if (access_key == root.access_key) return root;
+    return Error(ErrorCode::kUnknownAccessKey, "unknown access key");
+  };
+}
+
+// Waits for SIGTERM/SIGINT and starts a graceful shutdown; a second one exits at once.
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(http::Server* server) : server_(server), thread_([this] { Run(); }) {}
+  ~SignalWatcher() { Stop(); }
+
+  void Stop() {
+    if (!thread_.joinable()) return;
+    finished_.store(true);
+    pthread_kill(thread_.native_handle(), kWakeSignal);
+    thread_.join();
+    if (shutdown_thread_.joinable()) shutdown_thread_.join();
+  }
+
+ private:
+  void Run() {
+    sigset_t set = WatchedSignals();
+    bool shutting_down = false;
+    while (true) {
+      int signal_number = 0;
+      if (sigwait(&set, &signal_number) != 0) continue;
+      if (signal_number == kWakeSignal) {
+        if (finished_.load()) return;
+        continue;
+      }
+      if (shutting_down) {
+        log::Warn("second signal: exiting without waiting for in-flight requests");
+        std::_Exit(1);
+      }
+      shutting_down = true;
+      log::Info(std::string("received ") + strsignal(signal_number) + ": shutting down");
+      // Shutdown may wait for in-flight requests; keep listening for a second signal meanwhile.
+      shutdown_thread_ = std::thread([this] { server_->Shutdown(); });
+    }
+  }
+
+  http::Server* server_;
+  std::atomic<bool> finished_{false};
+  std::thread shutdown_thread_;
+  std::thread thread_;
+};
+
+void PrintBanner(const ServerCommandOptions& options, const RootCredentials& root,
+                 const http::ServerOptions& server_options, uint16_t port) {
+  BannerInput banner;
+  bool tls = !server_options.tls_cert_file.empty();
+  banner.endpoints = EndpointUrls(server_options.address, port, tls);
+  banner.region = options.region;
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(options.data_dir, error);
+  banner.data_dir = error ? options.data_dir : absolute.lexically_normal().string();
+  banner.root = root;
+  if (!error) {  // so the pasted commands work from any directory
+    banner.root.file_path = (absolute / std::string(kRootCredentialsFileName)).lexically_normal().string();
+  }
+  banner.fsync = options.fsync;
+  std::string text = FormatStartupBanner(banner);
+  std::string shown_host = server_options.address.find(':') != std::string::npos
+                               ? "[" + server_options.address + "]"
+                               : server_options.address;
+  text += "serac: listening on " + shown_host + ":" + std::to_string(port) + "\n";
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "serac: cannot start: %s\n", status.message().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int RunServer(const ServerCommandOptions& options) {
+  BlockWatchedSignals();
+  if (!options.fsync) {
+    log::Warn("*** --no-fsync: writes are acknowledged before they reach stable storage; a crash or "
+              "power loss can lose or corrupt data. Use for benchmarks only. ***");
+  }
+  Result<ListenAddress> address = ParseListenAddress(options.address);
+  if (!address.ok()) return Fail(address.status());
+  http::ServerOptions server_options;
+  server_options.address = address->host;
+  server_options.port = address->port;
+  if (Status tls = ConfigureTls(options.certs_dir, server_options); !tls.ok()) return Fail(tls);
+  if (Status dir = PrepareDataDirectory(options.data_dir); !dir.ok()) return Fail(dir);
+
+  Result<RootCredentials> root = LoadRootCredentials(options.data_dir, Environment("SERAC_ROOT_USER"),
+                                                     Environment("SERAC_ROOT_PASSWORD"));
+  if (!root.ok()) return Fail(root.status());
+  Result<Stores> stores = OpenStores(options);
+  if (!stores.ok()) return Fail(stores.status());
+  if (Status swept = Sweep(*stores); !swept.ok()) return Fail(swept);
+
+  s3::S3Options s3_options;
+  s3_options.domain = options.domain;
+  s3_options.region = options.region;
+  s3::S3Service s3(stores->meta.get(), stores->blobs.get(), RootLookup(root->credentials), s3_options);
+  catalog::CatalogOptions catalog_options;
+  catalog_options.region = options.region;
+  catalog::CatalogService catalog(stores->meta.get(), stores->blobs.get(), RootLookup(root->credentials),
+                                  catalog_options);
+  http::Metrics metrics;
+  RouterOptions router_options;
+  router_options.domain = options.domain;
+  router_options.iceberg = [&catalog](const http::Request& request, http::BodyReader& body,
+                                      http::ResponseWriter& response, http::RequestOutcome& outcome) {
+    catalog.Handle(request, body, response, outcome);
+  };
+  Router router(stores->meta.get(), &metrics,
+                [&s3](const http::Request& request, http::BodyReader& body,
+                      http::ResponseWriter& response, http::RequestOutcome& outcome) {
+                  s3.Handle(request, body, response, outcome);
+                },
+                std::move(router_options));
+  http::Server server(server_options,
+                      [&router](const http::Request& request, http::BodyReader& body,
+                                http::ResponseWriter& response, http::RequestOutcome& outcome) {
+                        router.Handle(request, body, response, outcome);
+                      },
+                      &metrics);
+  if (Status started = server.Start(); !started.ok()) return Fail(started);
+
+  GarbageCollector gc(stores->meta.get(), stores->blobs.get());
+  gc.Start();
+  SignalWatcher signals(&server);
+  PrintBanner(options, *root, server_options, server.port());
+  log::Info("serving on port " + std::to_string(server.port()) + " as root access key " +
+            root->credentials.access_key);
+
+  server.Wait();
+  signals.Stop();
+  gc.Stop();
+  log::Info("shut down cleanly");
+  return 0;
+}
+
+}  // namespace serac::server

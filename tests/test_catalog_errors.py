@@ -1,0 +1,233 @@
+"""Bad input to the Iceberg REST catalog, sent with requests and a botocore SigV4 signer: every
+error must be an IcebergErrorResponse {"error": {"message", "type", "code"}} with the status the
+spec gives, and a rejected commit must leave the table unchanged."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.auth import SigV4Auth
+
+from catalog_util import (CatalogApi, assert_iceberg_error, catalog, catalog_api, encode_namespace,  # noqa: F401
+                          warehouse)
+from pyiceberg.schema import Schema
+from pyiceberg.types import LongType, NestedField
+
+SCHEMA = Schema(NestedField(1, "id", LongType(), required=False))
+
+
+@pytest.fixture
+def table_path(catalog, warehouse):
+    """A table db.t (via PyIceberg); returns its route path."""
+    catalog.create_namespace("db")
+    catalog.create_table("db.t", SCHEMA)
+    return f"/v1/{warehouse}/namespaces/db/tables/t"
+
+
+def metadata_location(api, path):
+    response = api.call("GET", path)
+    assert response.status_code == 200, response.text
+    return response.json()["metadata-location"]
+
+
+def table_uuid(api, path):
+    return api.call("GET", path).json()["metadata"]["table-uuid"]
+
+
+# --- Malformed requests ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"", b"[1, 2]", b'{"namespace": "not-a-list"}',
+                                  b'{"namespace": ["ok"], "properties": {"k": 5}}'])
+def test_malformed_create_namespace_body(catalog_api, warehouse, body):
+    response = catalog_api.call("POST", f"/v1/{warehouse}/namespaces", body)
+    assert_iceberg_error(response, 400, "BadRequestException")
+    listed = catalog_api.call("GET", f"/v1/{warehouse}/namespaces").json()
+    assert listed["namespaces"] == []
+
+
+def test_malformed_commit_body(catalog_api, table_path):
+    before = metadata_location(catalog_api, table_path)
+    assert_iceberg_error(catalog_api.call("POST", table_path, b'{"requirements": [], "updates": ['),
+                         400, "BadRequestException")
+    assert_iceberg_error(catalog_api.call("POST", table_path, {"requirements": [], "updates": "nope"}),
+                         400, "BadRequestException")
+    assert metadata_location(catalog_api, table_path) == before
+
+
+def test_unknown_update_action(catalog_api, table_path):
+    before = metadata_location(catalog_api, table_path)
+    body = {"requirements": [], "updates": [{"action": "set-properties", "updates": {"a": "1"}},
+                                            {"action": "frobnicate-table", "level": 11}]}
+    assert_iceberg_error(catalog_api.call("POST", table_path, body), 400, "BadRequestException")
+    after = catalog_api.call("GET", table_path).json()
+    assert after["metadata-location"] == before
+    assert "a" not in after["metadata"].get("properties", {})
+
+
+def test_unknown_requirement_type(catalog_api, table_path):
+    before = metadata_location(catalog_api, table_path)
+    body = {"requirements": [{"type": "assert-moon-phase", "phase": "full"}],
+            "updates": [{"action": "set-properties", "updates": {"a": "1"}}]}
+    assert_iceberg_error(catalog_api.call("POST", table_path, body), 400, "BadRequestException")
+    assert metadata_location(catalog_api, table_path) == before
+
+
+# --- Failed requirements ----------------------------------------------------------------------------------
+
+
+def test_failed_requirement_is_409_and_changes_nothing(catalog_api, table_path):
+    before = catalog_api.call("GET", table_path).json()
+    body = {"requirements": [{"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}],
+            "updates": [{"action": "set-properties", "updates": {"changed": "yes"}}]}
+    assert_iceberg_error(catalog_api.call("POST", table_path, body), 409, "CommitFailedException")
+    after = catalog_api.call("GET", table_path).json()
+    assert after["metadata-location"] == before["metadata-location"]
+    assert after["metadata"] == before["metadata"]
+
+    # The same commit with the right uuid (in upper case: compared case-insensitively) goes through.
+    body["requirements"][0]["uuid"] = before["metadata"]["table-uuid"].upper()
+    response = catalog_api.call("POST", table_path, body)
+    assert response.status_code == 200, response.text
+    assert response.json()["metadata"]["properties"]["changed"] == "yes"
+    assert metadata_location(catalog_api, table_path) != before["metadata-location"]
+
+
+def test_stale_ref_requirement_is_409(catalog_api, table_path):
+    before = metadata_location(catalog_api, table_path)
+    body = {"requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 123456789}],
+            "updates": [{"action": "set-properties", "updates": {"x": "1"}}]}
+    assert_iceberg_error(catalog_api.call("POST", table_path, body), 409, "CommitFailedException")
+    body = {"requirements": [{"type": "assert-current-schema-id", "current-schema-id": 7}], "updates": []}
+    assert_iceberg_error(catalog_api.call("POST", table_path, body), 409, "CommitFailedException")
+    assert metadata_location(catalog_api, table_path) == before
+
+
+# --- Missing things ---------------------------------------------------------------------------------------
+
+
+def test_missing_namespace_and_table(catalog_api, warehouse, table_path):
+    # A table in a namespace that does not exist is NoSuchTable (Java clients rely on it).
+    for method in ("GET", "DELETE"):
+        response = catalog_api.call(method, f"/v1/{warehouse}/namespaces/nowhere/tables/t")
+        assert_iceberg_error(response, 404, "NoSuchTableException")
+    assert_iceberg_error(catalog_api.call("GET", f"/v1/{warehouse}/namespaces/db/tables/absent"),
+                         404, "NoSuchTableException")
+    head = catalog_api.call("HEAD", f"/v1/{warehouse}/namespaces/db/tables/absent")
+    assert head.status_code == 404 and head.content == b""
+    assert catalog_api.call("HEAD", table_path).status_code == 204
+
+    assert_iceberg_error(catalog_api.call("GET", f"/v1/{warehouse}/namespaces/nowhere"),
+                         404, "NoSuchNamespaceException")
+    assert_iceberg_error(catalog_api.call("GET", f"/v1/{warehouse}/namespaces/nowhere/tables"),
+                         404, "NoSuchNamespaceException")
+    create = {"name": "t", "schema": {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "type": "long", "required": False}]}}
+    assert_iceberg_error(catalog_api.call("POST", f"/v1/{warehouse}/namespaces/nowhere/tables", create),
+                         404, "NoSuchNamespaceException")
+    assert_iceberg_error(catalog_api.call("GET", "/v1/config", params={"warehouse": "no-such-warehouse-x"}),
+                         404, "NoSuchWarehouseException")
+
+
+def test_conflicts(catalog_api, warehouse, table_path):
+    assert_iceberg_error(catalog_api.call("POST", f"/v1/{warehouse}/namespaces", {"namespace": ["db"]}),
+                         409, "AlreadyExistsException")
+    create = {"name": "t", "schema": {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "type": "long", "required": False}]}}
+    assert_iceberg_error(catalog_api.call("POST", f"/v1/{warehouse}/namespaces/db/tables", create),
+                         409, "AlreadyExistsException")
+    assert_iceberg_error(catalog_api.call("DELETE", f"/v1/{warehouse}/namespaces/db"),
+                         409, "NamespaceNotEmptyException")
+
+
+# --- Authentication ---------------------------------------------------------------------------------------
+
+
+def test_unsigned_request_is_401(catalog_api, warehouse):
+    for method, path in (("GET", "/v1/config"), ("GET", f"/v1/{warehouse}/namespaces"),
+                         ("POST", f"/v1/{warehouse}/namespaces")):
+        body = {"namespace": ["sneaky"]} if method == "POST" else None
+        response = catalog_api.call(method, path, body, params={"warehouse": warehouse}, sign=False)
+        assert_iceberg_error(response, 401, "NotAuthorizedException")
+    assert catalog_api.call("GET", f"/v1/{warehouse}/namespaces").json()["namespaces"] == []
+
+
+def test_wrong_secret_is_401(server, warehouse):
+    wrong = CatalogApi(server.endpoint, secret_key="not-the-secret")
+    assert_iceberg_error(wrong.call("GET", f"/v1/{warehouse}/namespaces"), 401, "NotAuthorizedException")
+    unknown = CatalogApi(server.endpoint, access_key="nobody-here")
+    assert_iceberg_error(unknown.call("GET", f"/v1/{warehouse}/namespaces"), 401, "NotAuthorizedException")
+
+
+def test_body_tampered_after_signing_is_401(catalog_api, warehouse):
+    # PyIceberg-style: no x-amz-content-sha256 header, the body hash only inside the signature.
+    import requests
+    from botocore.awsrequest import AWSRequest
+
+    url = catalog_api.url(f"/v1/{warehouse}/namespaces")
+    signed = AWSRequest(method="POST", url=url, data=b'{"namespace": ["good"]}',
+                        headers={"Content-Type": "application/json"})
+    SigV4Auth(catalog_api.credentials, "s3tables", "us-east-1").add_auth(signed)
+    response = requests.post(url, data=b'{"namespace": ["evil"]}', headers=dict(signed.headers.items()),
+                             timeout=30)
+    assert_iceberg_error(response, 401, "NotAuthorizedException")
+    assert catalog_api.call("GET", f"/v1/{warehouse}/namespaces").json()["namespaces"] == []
+
+
+def test_multi_level_namespace_path_signs_with_generic_encoding(catalog_api, warehouse):
+    # %1F in the path is encoded again in the canonical request by generic signers (%251F).
+    base = f"/v1/{warehouse}/namespaces"
+    assert catalog_api.call("POST", base, {"namespace": ["a"]}).status_code == 200
+    assert catalog_api.call("POST", base, {"namespace": ["a", "b c"]}).status_code == 200
+    response = catalog_api.call("GET", f"{base}/{encode_namespace(['a', 'b c'])}")
+    assert response.status_code == 200, response.text
+    assert response.json()["namespace"] == ["a", "b c"]
+    listed = catalog_api.call("GET", base, params={"parent": "a"})
+    assert listed.status_code == 200, listed.text
+    assert listed.json()["namespaces"] == [["a", "b c"]]
+
+
+class _JavaStyleSigV4(SigV4Auth):
+    """Signs like Iceberg's Java client (RESTSigV4AuthSession, AWS SDK v2 with a SHA-256 checksum):
+    the x-amz-content-sha256 header carries the base64 SHA-256 of the body and is signed, while
+    the canonical request's payload line is the hex SHA-256 of the body."""
+
+    def canonical_request(self, request):
+        import hashlib
+        from urllib.parse import urlsplit
+
+        headers_to_sign = self.headers_to_sign(request)
+        body = request.body or b""
+        return "\n".join([request.method.upper(), self._normalize_url_path(urlsplit(request.url).path),
+                          self.canonical_query_string(request), self.canonical_headers(headers_to_sign) + "\n",
+                          self.signed_headers(headers_to_sign), hashlib.sha256(body).hexdigest()])
+
+
+def _send_java_style(catalog_api, method, path, body: bytes, checksum: bytes | None = None):
+    import base64
+    import hashlib
+
+    import requests
+    from botocore.awsrequest import AWSRequest
+
+    url = catalog_api.url(path)
+    digest = hashlib.sha256(checksum if checksum is not None else body).digest()
+    headers = {"Content-Type": "application/json", "Accept": "application/json",
+               "x-amz-content-sha256": base64.b64encode(digest).decode()}
+    signed = AWSRequest(method=method, url=url, data=body, headers=headers)
+    _JavaStyleSigV4(catalog_api.credentials, "s3tables", "us-east-1").add_auth(signed)
+    return requests.request(method, url, data=body, headers=dict(signed.headers.items()), timeout=30)
+
+
+def test_java_client_base64_content_sha256_is_accepted(catalog_api, warehouse):
+    # What the RCK, Spark and Trino send on every request with a body.
+    response = _send_java_style(catalog_api, "POST", f"/v1/{warehouse}/namespaces", b'{"namespace":["java"]}')
+    assert response.status_code == 200, response.text
+    assert catalog_api.call("GET", f"/v1/{warehouse}/namespaces").json()["namespaces"] == [["java"]]
+
+
+def test_java_client_base64_content_sha256_must_match_body(catalog_api, warehouse):
+    response = _send_java_style(catalog_api, "POST", f"/v1/{warehouse}/namespaces", b'{"namespace":["evil"]}',
+                                checksum=b'{"namespace":["good"]}')
+    assert response.status_code in (400, 401), response.text
+    assert response.json()["error"]["type"] in ("BadRequestException", "NotAuthorizedException")
+    assert catalog_api.call("GET", f"/v1/{warehouse}/namespaces").json()["namespaces"] == []

@@ -1,0 +1,60 @@
+"""The Iceberg REST Compatibility Kit (iceberg-open-api 1.10.1, catalog and view halves) against a
+fresh serac: SigV4 (s3tables) for the catalog, S3FileIO on serac for the data files the kit
+writes. Needs the Java tools from scripts/install-java-tools.sh."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from catalog_util import CATALOG_BASE, CatalogApi
+from s3util import ACCESS_KEY, REGION, REPO_ROOT, SECRET_KEY, SeracServer
+
+RUN_RCK = REPO_ROOT / "tests" / "catalog_tools" / "run_rck.sh"
+JAVA_LIB = Path(os.environ.get("SERAC_JAVA_TOOLS_DIR", REPO_ROOT / "build" / "java")) / "lib"
+SUMMARY_RE = re.compile(r"^rck: (\d+) passed, (\d+) failed, (\d+) skipped$", re.M)
+RCK_TIMEOUT_S = 900
+
+pytestmark = pytest.mark.skipif(not (JAVA_LIB / "iceberg-open-api-1.10.1.jar").is_file() or not shutil.which("java"),
+                                reason="Java tools not installed (scripts/install-java-tools.sh)")
+
+
+@pytest.fixture
+def rck_server():
+    root = Path(tempfile.mkdtemp(prefix="serac-rck-"))
+    serac = SeracServer(root, name="serac-rck")
+    serac.start()
+    yield serac
+    serac.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.timeout(RCK_TIMEOUT_S + 60)
+def test_rest_compatibility_kit(rck_server, tmp_path):
+    warehouse = "rck-warehouse"
+    CatalogApi(rck_server.endpoint).create_warehouse(warehouse)
+    env = dict(os.environ,
+               CATALOG_URI=rck_server.endpoint + CATALOG_BASE, CATALOG_WAREHOUSE=warehouse,
+               RCK_SIGV4="1", RCK_S3_ENDPOINT=rck_server.endpoint, RCK_ACCESS_KEY_ID=ACCESS_KEY,
+               RCK_SECRET_ACCESS_KEY=SECRET_KEY, RCK_REGION=REGION, RCK_SUITE=os.environ.get("RCK_SUITE", "all"),
+               RCK_JAVA_OPTS="-Drck.requires-namespace-create=true -Drck.supports-serverside-retry=true",
+               RCK_REPORTS_DIR=str(tmp_path / "reports"), RCK_TIMEOUT=str(RCK_TIMEOUT_S))
+    completed = subprocess.run(["bash", str(RUN_RCK)], env=env, capture_output=True, text=True,
+                               timeout=RCK_TIMEOUT_S + 30)
+    output = completed.stdout + completed.stderr
+    summary = SUMMARY_RE.search(output)
+    assert summary, f"no RCK summary (exit {completed.returncode}):\n{output[-6000:]}"
+    passed, failed, skipped = map(int, summary.groups())
+    print(f"RCK: {passed} passed, {failed} failed, {skipped} skipped")
+    failures = "\n".join(line.strip(" │├└─") for line in output.splitlines() if "✘" in line)
+    assert failed == 0 and completed.returncode == 0, (
+        f"RCK: {passed} passed, {failed} failed, {skipped} skipped; failing tests:\n{failures[:8000]}\n"
+        f"(details: the rck-console.log named in the output)\n{output[-1500:]}")
+    # The catalog half alone has 94 passing tests against the reference server.
+    assert passed >= 90, output[-6000:]
