@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh --test
+scripts/install-java-tools.sh   # Iceberg REST Compatibility Kit and reference server (Maven)
 
 if [ ! -f build/build.ninja ] || ! grep -q '^CMAKE_BUILD_TYPE:STRING=RelWithDebInfo$' build/CMakeCache.txt 2>/dev/null; then
   echo "==> configuring build/ (RelWithDebInfo)"
