@@ -7,11 +7,11 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 
-if [ ! -f build-release/build.ninja ] || ! grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' build-release/CMakeCache.txt 2>/dev/null; then
-  echo "==> configuring build-release/ (Release)"
-  cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+if [ ! -f build/build.ninja ] || ! grep -q '^CMAKE_BUILD_TYPE:STRING=RelWithDebInfo$' build/CMakeCache.txt 2>/dev/null; then
+  echo "==> configuring build/ (RelWithDebInfo)"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-echo "==> building build-release/serac"
-ninja -C build-release --quiet ${SERAC_BUILD_JOBS:+-j "$SERAC_BUILD_JOBS"} serac
+echo "==> building build/serac"
+ninja -C build --quiet ${SERAC_BUILD_JOBS:+-j "$SERAC_BUILD_JOBS"} serac
 
-exec build-release/serac server "$@"
+exec build/serac server "$@"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Iceberg REST catalog benchmark: serac's /_iceberg against the Apache Iceberg reference REST
+# catalog, the same workloads side by side. Not a test: it prints a table. See bench/README.md.
+#
+#   bench/catalog_bench.sh [--seconds 5] [--warmup 1] [--clients 1,8,32] [--workloads load,hot,spread]
+#                          [--procs 2] [--tables 100] [--only serac|reference] [--json out.json] [--keep]
+#
+# Environment: SERAC_BIN (default build/serac; built in Release into build/ when missing),
+# BENCH_TMPDIR (where serac's data and the reference warehouse live), REFERENCE_SERVER_JAVA_OPTS.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+
+command -v java >/dev/null || { echo "catalog_bench: 'java' not found (Java 17+)" >&2; exit 2; }
+if [ ! -s build/java/lib/iceberg-open-api-1.10.1.jar ] && [ -z "${SERAC_JAVA_TOOLS_DIR:-}" ]; then
+  echo "catalog_bench: reference server missing: run scripts/install-java-tools.sh" >&2
+  exit 2
+fi
+
+serac_bin="${SERAC_BIN:-build/serac}"
+if [ ! -x "$serac_bin" ]; then
+  if [ -n "${SERAC_BIN:-}" ]; then
+    echo "catalog_bench: SERAC_BIN=$SERAC_BIN is not an executable" >&2
+    exit 2
+  fi
+  for tool in cmake ninja; do
+    command -v "$tool" >/dev/null || { echo "catalog_bench: '$tool' not found" >&2; exit 2; }
+  done
+  echo "catalog_bench: building serac (Release) into build/" >&2
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
+  ninja -C build -j2 serac >&2
+fi
+
+venv="$repo_root/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "catalog_bench: creating .venv with boto3" >&2
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c 'import botocore' 2>/dev/null; then
+  "$venv/bin/pip" install --quiet boto3 >&2
+fi
+
+export SERAC_BIN="$serac_bin"
+exec "$venv/bin/python" "$repo_root/bench/catalog_bench.py" "$@"
