@@ -39,11 +39,17 @@ def rck_server():
 def test_rest_compatibility_kit(rck_server, tmp_path):
     warehouse = "rck-warehouse"
     CatalogApi(rck_server.endpoint).create_warehouse(warehouse)
+    # serac keeps table data in its warehouse bucket and overrides the file:/tmp/... locations the kit
+    # asks for (rck.overrides-requested-location). Replace transactions still write their new
+    # manifests to the requested location on the client side before the commit, so the kit gets
+    # ResolvingFileIO: s3:// paths go to serac through S3FileIO, file: paths to the local disk.
     env = dict(os.environ,
                CATALOG_URI=rck_server.endpoint + CATALOG_BASE, CATALOG_WAREHOUSE=warehouse,
                RCK_SIGV4="1", RCK_S3_ENDPOINT=rck_server.endpoint, RCK_ACCESS_KEY_ID=ACCESS_KEY,
                RCK_SECRET_ACCESS_KEY=SECRET_KEY, RCK_REGION=REGION, RCK_SUITE=os.environ.get("RCK_SUITE", "all"),
-               RCK_JAVA_OPTS="-Drck.requires-namespace-create=true -Drck.supports-serverside-retry=true",
+               CATALOG_IO__IMPL="org.apache.iceberg.io.ResolvingFileIO",
+               RCK_JAVA_OPTS="-Drck.requires-namespace-create=true -Drck.supports-serverside-retry=true "
+                             "-Drck.overrides-requested-location=true",
                RCK_REPORTS_DIR=str(tmp_path / "reports"), RCK_TIMEOUT=str(RCK_TIMEOUT_S))
     completed = subprocess.run(["bash", str(RUN_RCK)], env=env, capture_output=True, text=True,
                                timeout=RCK_TIMEOUT_S + 30)

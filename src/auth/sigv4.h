@@ -34,7 +34,8 @@ enum class UriEncoding {
 };
 
 enum class PayloadMode {
-  kSignedHex,                 // x-amz-content-sha256 is the hex SHA-256 of the body
+  kSignedHex,                 // x-amz-content-sha256 is the hex SHA-256 of the body (for kGeneric
+                              // requests also its base64 form, as Java SDK clients send it)
   kUnsigned,                  // UNSIGNED-PAYLOAD (also every presigned URL)
   kStreamingSigned,           // STREAMING-AWS4-HMAC-SHA256-PAYLOAD
   kStreamingSignedTrailer,    // STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER

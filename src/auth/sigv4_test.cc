@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "auth/sigv4_internal.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
@@ -418,6 +419,58 @@ TEST(SigV4RoundTrip, S3TablesGenericEncodingWithoutPayloadHeader) {
   s3_service.services = {"s3"};
   EXPECT_EQ(Verify(MakeRequest("GET", path, "pageToken=", get_headers), s3_service, Lookup()).status().code(),
             ErrorCode::kAuthHeaderMalformed);
+}
+
+// Signs like Iceberg's Java REST client: x-amz-content-sha256 carries the body's SHA-256 in
+// base64 (and is signed as such), while the canonical request's payload line is its hex form.
+http::Request JavaStyleSignedPost(std::string_view body, std::string_view claimed_body) {
+  const std::string amz_date = "20240101T120000Z";
+  const std::string path = "/_iceberg/v1/wh/namespaces";
+  const std::string claimed = Base64Encode(*HexDecode(Sha256Hex(claimed_body)));
+  const std::string canonical_request = "POST\n" + CanonicalUri(path, UriEncoding::kGeneric) +
+                                        "\n\nhost:localhost:9000\nx-amz-content-sha256:" + claimed +
+                                        "\nx-amz-date:" + amz_date +
+                                        "\n\nhost;x-amz-content-sha256;x-amz-date\n" + Sha256Hex(claimed_body);
+  const std::string scope = "20240101/us-east-1/s3tables/aws4_request";
+  const std::string signature = internal::SignatureHex(
+      DeriveSigningKey(kSecretKey, "20240101", "us-east-1", "s3tables"),
+      internal::StringToSign(internal::kSigningAlgorithm, amz_date, scope, Sha256Hex(canonical_request)));
+  return MakeRequest("POST", path, "",
+                     {{"Host", "localhost:9000"},
+                      {"Content-Length", std::to_string(body.size())},
+                      {"x-amz-content-sha256", claimed},
+                      {"x-amz-date", amz_date},
+                      {"Authorization", "AWS4-HMAC-SHA256 Credential=" + std::string(kAccessKey) + "/" + scope +
+                                            ",SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature=" +
+                                            signature}});
+}
+
+TEST(SigV4Verify, Base64ContentSha256IsAcceptedForGenericServicesOnly) {
+  const std::string body = R"({"namespace":["java"]})";
+  VerifyOptions options;
+  options.services = {"s3tables"};
+  options.uri_encoding = UriEncoding::kGeneric;
+  options.now = At("20240101T120000Z");
+  Result<VerifiedRequest> verified = Verify(JavaStyleSignedPost(body, body), options, Lookup());
+  ASSERT_TRUE(verified.ok()) << verified.status().ToString();
+  EXPECT_EQ(verified->payload_mode, PayloadMode::kSignedHex);
+  // The body reader compares this with the body it reads.
+  EXPECT_EQ(verified->payload_sha256_hex, Sha256Hex(body));
+
+  // A claim about another body still verifies here (it is what was signed); the body check fails later.
+  Result<VerifiedRequest> other = Verify(JavaStyleSignedPost(body, "{}"), options, Lookup());
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_EQ(other->payload_sha256_hex, Sha256Hex("{}"));
+
+  // S3 keeps its exact rule: base64 is not a valid x-amz-content-sha256 there.
+  VerifyOptions s3_rules = options;
+  s3_rules.uri_encoding = UriEncoding::kS3;
+  EXPECT_EQ(Verify(JavaStyleSignedPost(body, body), s3_rules, Lookup()).status().code(), ErrorCode::kInvalidArgument);
+
+  // 44 base64 characters that do not decode to 32 bytes are refused.
+  http::Request short_digest = JavaStyleSignedPost(body, body);
+  SetHeader(short_digest, "x-amz-content-sha256", Base64Encode(std::string(33, 'x')));
+  EXPECT_EQ(Verify(short_digest, options, Lookup()).status().code(), ErrorCode::kInvalidArgument);
 }
 
 TEST(SigV4Streaming, AwsChunkedExampleSeedSignature) {

@@ -74,7 +74,17 @@ HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool a
   if (!allow_create || !HasAssertCreate(change.requirements)) return NoSuchTable(DisplayName(change.id));
   auto ns = ctx.catalog().GetNamespace(change.id.warehouse, change.id.levels);
   if (!ns.ok()) return ErrorFromStatus(ns.status(), NoSuchNamespace(NamespaceDisplayName(change.id.levels)));
-  return kHandled;
+  // A view that took the name since the stage-create: the name is not ours to create.
+  return RequireNameFree(ctx, change.id);
+}
+
+// Keeps the table's files in the warehouse bucket: a location elsewhere (a client's file:/ path,
+// another bucket) is replaced by the table's current one, or a fresh one for a new table.
+void KeepLocationInWarehouse(const TableChange& change, PreparedCommit& prepared) {
+  if (ClientLocationInWarehouse(prepared.next.location, change.id.warehouse)) return;
+  prepared.next.location = prepared.current
+                      ? prepared.current->location
+                      : ChooseTableLocation(change.id.warehouse, change.id.levels, change.id.name, std::nullopt);
 }
 
 // Applies the change to the current metadata and writes the next metadata file if it differs.
@@ -86,20 +96,16 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
   if (out.entity) options.previous_metadata_location = out.entity->metadata_location;
   auto applied = iceberg::ApplyTableCommit(out.current.get(), change.requirements, change.updates, options);
   if (!applied.ok()) {
+    // The message goes out unchanged: Java clients recognise "Requirement failed: ..." in it.
     if (applied.status().code() == ErrorCode::kConflict) {
-      return MakeError(409, "CommitFailedException",
-                       "Commit failed for " + DisplayName(change.id) + ": " + applied.status().message());
+      return MakeError(409, "CommitFailedException", applied.status().message());
     }
     return ErrorFromStatus(applied.status(), BadRequest(applied.status().message()));
   }
   out.next = std::move(applied->metadata);
   out.changed = applied->changed || !out.entity;
   if (!out.changed) return kHandled;
-  if (!out.current || out.next.location != out.current->location) {
-    if (!ClientLocationInWarehouse(out.next.location, change.id.warehouse)) {
-      return BadRequest("table location must be below s3://" + change.id.warehouse + "/: " + out.next.location);
-    }
-  }
+  KeepLocationInWarehouse(change, out);
   out.new_location =
       iceberg::NewTableMetadataFileLocation(out.next, options.previous_metadata_location, RandomUuid());
   if (auto error = RequireInWarehouse(ctx, out.new_location)) return error;
@@ -171,8 +177,9 @@ HandlerResult CommitTable(RequestContext& ctx) {
       return SendCommitResponse(ctx, prepared.new_location, prepared.next);
     }
     DeleteMetadataFileQuietly(ctx.backend, prepared.new_location);
-    const bool lost_race = swapped.code() == ErrorCode::kConflict || swapped.code() == ErrorCode::kAlreadyExists;
-    if (!lost_race) return SwapError(swapped, display);
+    // A name taken since the checks (by a table or a view) is final, not a race to retry.
+    if (swapped.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, change.id);
+    if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, display);
     BackOff(attempt);
   }
   return MakeError(409, "CommitFailedException",

@@ -84,7 +84,10 @@ struct S3Location {
 };
 // "s3://bucket/key" (also s3a:// and s3n://); nullopt otherwise.
 std::optional<S3Location> ParseS3Location(std::string_view location);
-// s3://<warehouse>/<levels joined by '/'>/<name>-<32 hex>: unique for every entity ever created.
+// A name as one segment of an object key: '/' (allowed in names) becomes '_'.
+std::string LocationSegment(std::string_view name);
+// s3://<warehouse>/<levels joined by '/'>/<name>-<32 hex>, each part a LocationSegment: unique for
+// every entity ever created, whatever its name holds.
 std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
                                   std::string_view name);
 // The client's location without trailing slashes, if it is below the warehouse bucket (not the
@@ -256,6 +259,22 @@ HandlerResult RenameTable(RequestContext& ctx);
 HandlerResult RenameView(RequestContext& ctx);
 // "ns.name" of the request's table or view, for messages.
 std::string EntityDisplayName(const RequestContext& ctx);
+// "Table" or "View", as messages name them.
+const char* KindName(meta::EntityKind kind);
+// Which kind holds the name of `wanted` (its own kind first), if any.
+std::optional<meta::EntityKind> HolderKind(RequestContext& ctx, const meta::EntityId& wanted);
+// The 409 AlreadyExistsException for a taken name, worded as the reference server words it (Java
+// clients and the conformance kit compare the text): "<Kind> already exists: ns.name" when the
+// same kind holds it, "<Other kind> with same name already exists: ns.name" otherwise.
+IcebergError NameTaken(RequestContext& ctx, const meta::EntityId& wanted);
+// NameTaken unless neither a table nor a view holds the name of `wanted`.
+HandlerResult RequireNameFree(RequestContext& ctx, const meta::EntityId& wanted);
+// Where a new table lives: the client's location when it lies inside the warehouse bucket (below
+// its root), else a fresh default location. Locations elsewhere (another bucket, file:/...) are
+// overridden rather than refused, as the REST spec allows: serac stores data only in its own
+// buckets, and the response tells the client where the table went.
+std::string ChooseTableLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
+                                std::string_view name, const std::optional<std::string>& requested);
 // The quoted ETag of one rendering of one metadata file.
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
 // LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known.

@@ -1,4 +1,5 @@
 // Pure request rules: query strings, namespace paths, names, locations, page tokens, ETags.
+#include <algorithm>
 #include <array>
 
 #include "common/encoding.h"
@@ -99,7 +100,6 @@ std::optional<std::string> NamespaceProblem(const meta::NamespaceLevels& levels)
 std::optional<std::string> EntityNameProblem(std::string_view name) {
   if (name.empty()) return "name must not be empty";
   if (!IsValidUtf8(name)) return "name must be UTF-8";
-  if (name.find('/') != std::string_view::npos) return "name must not contain '/'";
   if (name.size() > limits::kObjectKeyBytesMax / 4) return "name is too long";
   return std::nullopt;
 }
@@ -146,11 +146,17 @@ std::optional<S3Location> ParseS3Location(std::string_view location) {
   return std::nullopt;
 }
 
+std::string LocationSegment(std::string_view name) {
+  std::string segment(name);
+  std::replace(segment.begin(), segment.end(), '/', '_');
+  return segment;
+}
+
 std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
                                   std::string_view name) {
   std::string location = "s3://" + std::string(warehouse);
-  for (const std::string& level : levels) location += "/" + level;
-  return location + "/" + std::string(name) + "-" + RandomHexId(16);
+  for (const std::string& level : levels) location += "/" + LocationSegment(level);
+  return location + "/" + LocationSegment(name) + "-" + RandomHexId(16);
 }
 
 std::optional<std::string> ClientLocationInWarehouse(std::string_view location, std::string_view warehouse) {

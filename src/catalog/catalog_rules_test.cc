@@ -1,4 +1,6 @@
 // Tests of the pure request rules.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "catalog/catalog_internal.h"
@@ -53,6 +55,15 @@ TEST(CatalogRulesTest, LocationsStayInsideTheWarehouse) {
   EXPECT_EQ(first.rfind("s3://wh/a/b/t-", 0), 0u);
   EXPECT_EQ(first.size(), std::string("s3://wh/a/b/t-").size() + 32);
   EXPECT_NE(first, second);
+}
+
+TEST(CatalogRulesTest, NamesWithSlashesAreAllowedButNeverSplitALocation) {
+  EXPECT_FALSE(EntityNameProblem("tab/le"));
+  EXPECT_TRUE(EntityNameProblem(""));
+  EXPECT_EQ(LocationSegment("a/b/c"), "a_b_c");
+  std::string location = DefaultEntityLocation("wh", {"n/s"}, "tab/le");
+  EXPECT_EQ(location.rfind("s3://wh/n_s/tab_le-", 0), 0u) << location;
+  EXPECT_EQ(std::count(location.begin(), location.end(), '/'), 4);  // s3:// + wh/n_s/<name>
 }
 
 TEST(CatalogRulesTest, PageTokensRoundTrip) {

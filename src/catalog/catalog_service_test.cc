@@ -368,9 +368,62 @@ TEST_F(CatalogServiceTest, CommitErrorsLeaveTheTableUnchanged) {
   auto missing_table = Commit("db", "nope", Json::array(), AddSnapshotToMain(1, 1));
   EXPECT_EQ(missing_table.status(), 404);
   EXPECT_EQ(missing_table.error_type(), "NoSuchTableException");
-  auto outside = Post(std::string(kBase) + "/namespaces/db/tables",
-                      Json{{"name", "u"}, {"schema", Schema()}, {"location", "s3://other/u"}});
-  EXPECT_EQ(outside.status(), 400);
+}
+
+TEST_F(CatalogServiceTest, LocationsOutsideTheWarehouseAreOverridden) {
+  CreateNamespace({"db"});
+  // Another bucket, a local path, the warehouse root: the table goes to a place of serac's choosing.
+  for (const char* requested : {"s3://other/u", "file:/tmp/db/u", "s3://lake/", "s3://lake"}) {
+    SCOPED_TRACE(requested);
+    Json created = CreateTable("db", "u", Json{{"location", requested}});
+    EXPECT_EQ(created["metadata"]["location"].get<std::string>().rfind("s3://lake/db/u-", 0), 0u) << created;
+    ASSERT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/tables/u").status(), 204);
+  }
+  // A location inside the warehouse bucket is honoured.
+  Json inside = CreateTable("db", "u", Json{{"location", "s3://lake/custom/u/"}});
+  EXPECT_EQ(inside["metadata"]["location"], "s3://lake/custom/u");
+  // A commit moving the table out keeps it where it is; moving inside is honoured.
+  auto moved_out = Commit("db", "u", Json::array(),
+                          Json::array({Json{{"action", "set-location"}, {"location", "file:/tmp/elsewhere"}}}));
+  ASSERT_EQ(moved_out.status(), 200) << moved_out.body;
+  EXPECT_EQ(moved_out.json()["metadata"]["location"], "s3://lake/custom/u");
+  auto moved_in = Commit("db", "u", Json::array(),
+                         Json::array({Json{{"action", "set-location"}, {"location", "s3://lake/moved"}}}));
+  ASSERT_EQ(moved_in.status(), 200) << moved_in.body;
+  EXPECT_EQ(moved_in.json()["metadata"]["location"], "s3://lake/moved");
+}
+
+TEST_F(CatalogServiceTest, NamesWithSlashesAreStoredAsGiven) {
+  CreateNamespace({"db"});
+  Json created = CreateTable("db", "tab/le");
+  const std::string location = created["metadata"]["location"];
+  EXPECT_EQ(location.rfind("s3://lake/db/tab_le-", 0), 0u) << location;
+  Json loaded = LoadTable("db", "tab%2Fle");
+  EXPECT_EQ(loaded["metadata"]["location"], location);
+  auto listed = Call("GET", std::string(kBase) + "/namespaces/db/tables");
+  EXPECT_EQ(listed.json()["identifiers"][0]["name"], "tab/le");
+  EXPECT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/tables/tab%2Fle").status(), 204);
+  EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/db/tables/tab%2Fle").status(), 404);
+}
+
+TEST_F(CatalogServiceTest, CommitErrorsUseTheReferenceWording) {
+  CreateNamespace({"db"});
+  CreateTable("db", "t");
+  auto stale = Commit("db", "t", Json::parse(R"([{"type":"assert-current-schema-id","current-schema-id":4}])"),
+                      Json::array({Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}}}));
+  EXPECT_EQ(stale.status(), 409);
+  EXPECT_EQ(stale.error_type(), "CommitFailedException");
+  EXPECT_EQ(stale.json()["error"]["message"], "Requirement failed: current schema changed: expected id 4 != 0");
+  auto exists = Commit("db", "t", Json::parse(R"([{"type":"assert-create"}])"), Json::array());
+  EXPECT_EQ(exists.status(), 409);
+  EXPECT_EQ(exists.json()["error"]["message"], "Requirement failed: table already exists");
+  // A schema that drops the newest column carries a lower last-column-id: fine, ids are not reused.
+  Json id_only = Json::parse(R"({"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]})");
+  auto dropped = Commit("db", "t", Json::parse(R"([{"type":"assert-current-schema-id","current-schema-id":0}])"),
+                        Json::array({Json{{"action", "add-schema"}, {"schema", id_only}, {"last-column-id", 1}},
+                                     Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
+  ASSERT_EQ(dropped.status(), 200) << dropped.body;
+  EXPECT_EQ(dropped.json()["metadata"]["last-column-id"], 2);
 }
 
 TEST_F(CatalogServiceTest, StageCreateThenAssertCreate) {
@@ -507,6 +560,7 @@ TEST_F(CatalogServiceTest, ViewLifecycle) {
   EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/db/views/v").status(), 204);
   auto clash = Post(std::string(kBase) + "/namespaces/db/tables", Json{{"name", "v"}, {"schema", Schema()}});
   EXPECT_EQ(clash.status(), 409);
+  EXPECT_EQ(clash.json()["error"]["message"], "View with same name already exists: db.v");
 
   Json next = version;
   next["version-id"] = 2;
@@ -524,6 +578,68 @@ TEST_F(CatalogServiceTest, ViewLifecycle) {
   auto gone = Call("GET", std::string(kBase) + "/namespaces/db/views/v");
   EXPECT_EQ(gone.status(), 404);
   EXPECT_EQ(gone.error_type(), "NoSuchViewException");
+}
+
+Json ViewBody(const std::string& name, Json representations) {
+  Json version = {{"version-id", 1},
+                  {"schema-id", 0},
+                  {"timestamp-ms", 1700000000000},
+                  {"summary", {{"engine-name", "trino"}}},
+                  {"representations", std::move(representations)},
+                  {"default-namespace", {"db"}}};
+  return Json{{"name", name}, {"schema", Schema()}, {"view-version", version}, {"properties", Json::object()}};
+}
+
+Json SqlFor(const std::string& dialect) { return Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", dialect}}; }
+
+TEST_F(CatalogServiceTest, NameClashesAndInvalidViewsUseTheReferenceWording) {
+  CreateNamespace({"db"});
+  CreateTable("db", "t");
+  const std::string views = std::string(kBase) + "/namespaces/db/views";
+  auto over_table = Post(views, ViewBody("t", Json::array({SqlFor("trino")})));
+  EXPECT_EQ(over_table.status(), 409);
+  EXPECT_EQ(over_table.json()["error"]["message"], "Table with same name already exists: db.t");
+  // A view location may be anything (views have no files there); it is kept as given.
+  Json with_location = ViewBody("v", Json::array({SqlFor("trino")}));
+  with_location["location"] = "file:/tmp/somewhere/v";
+  auto created = Post(views, with_location);
+  ASSERT_EQ(created.status(), 200) << created.body;
+  EXPECT_EQ(created.json()["metadata"]["location"], "file:/tmp/somewhere/v");
+  EXPECT_EQ(created.json()["metadata-location"].get<std::string>().rfind("s3://lake/db/v-", 0), 0u);
+  auto again = Post(views, ViewBody("v", Json::array({SqlFor("trino")})));
+  EXPECT_EQ(again.status(), 409);
+  EXPECT_EQ(again.json()["error"]["message"], "View already exists: db.v");
+
+  auto twice = Post(views, ViewBody("w", Json::array({SqlFor("trino"), SqlFor("trino")})));
+  EXPECT_EQ(twice.status(), 400);
+  EXPECT_EQ(twice.error_type(), "IllegalArgumentException");
+  EXPECT_EQ(twice.json()["error"]["message"], "Invalid view version: Cannot add multiple queries for dialect trino");
+
+  Json rename = {{"source", {{"namespace", {"db"}}, {"name", "v"}}},
+                 {"destination", {{"namespace", {"db"}}, {"name", "t"}}}};
+  auto onto_table = Post(std::string(kBase) + "/views/rename", rename);
+  EXPECT_EQ(onto_table.status(), 409);
+  EXPECT_EQ(onto_table.json()["error"]["message"], "Cannot rename db.v to db.t. Table already exists");
+  CreateTable("db", "t2");
+  rename["source"]["name"] = "t2";
+  rename["destination"]["name"] = "v";
+  auto onto_view = Post(std::string(kBase) + "/tables/rename", rename);
+  EXPECT_EQ(onto_view.json()["error"]["message"], "Cannot rename db.t2 to db.v. View already exists");
+}
+
+TEST_F(CatalogServiceTest, StageCreateWhoseNameAViewTookFailsAtOnce) {
+  CreateNamespace({"db"});
+  Json staged = CreateTable("db", "x", Json{{"stage-create", true}});
+  ASSERT_EQ(Post(std::string(kBase) + "/namespaces/db/views", ViewBody("x", Json::array({SqlFor("spark")}))).status(),
+            200);
+  Json updates = Json::array({Json{{"action", "assign-uuid"}, {"uuid", staged["metadata"]["table-uuid"]}},
+                              Json{{"action", "add-schema"}, {"schema", Schema()}},
+                              Json{{"action", "set-current-schema"}, {"schema-id", -1}},
+                              Json{{"action", "set-location"}, {"location", staged["metadata"]["location"]}}});
+  auto finished = Commit("db", "x", Json::parse(R"([{"type":"assert-create"}])"), updates);
+  EXPECT_EQ(finished.status(), 409) << finished.body;
+  EXPECT_EQ(finished.error_type(), "AlreadyExistsException");
+  EXPECT_EQ(finished.json()["error"]["message"], "View with same name already exists: db.x");
 }
 
 TEST_F(CatalogServiceTest, WarehouseAdminAndPrefixLessRoutes) {

@@ -34,33 +34,6 @@ HandlerResult CheckNameAndNamespace(RequestContext& ctx, const std::string& name
   return kHandled;
 }
 
-HandlerResult RequireNameFree(RequestContext& ctx, const std::string& name) {
-  for (meta::EntityKind kind : {meta::EntityKind::kTable, meta::EntityKind::kView}) {
-    auto existing = ctx.catalog().GetEntity({ctx.path.warehouse, ctx.path.levels, name, kind});
-    if (existing.ok()) {
-      return MakeError(409, "AlreadyExistsException",
-                       std::string(kind == meta::EntityKind::kTable ? "Table" : "View") +
-                           " already exists: " + NamespaceDisplayName(ctx.path.levels) + "." + name);
-    }
-    if (existing.status().code() != ErrorCode::kNotFound) return ErrorFromStatus(existing.status(), BadRequest(""));
-  }
-  return kHandled;
-}
-
-HandlerResult ChooseLocation(RequestContext& ctx, const std::optional<std::string>& requested,
-                             const std::string& name, std::string& location) {
-  if (!requested || requested->empty()) {
-    location = DefaultEntityLocation(ctx.path.warehouse, ctx.path.levels, name);
-    return kHandled;
-  }
-  auto inside = ClientLocationInWarehouse(*requested, ctx.path.warehouse);
-  if (!inside) {
-    return BadRequest("location must be below s3://" + ctx.path.warehouse + "/ (the warehouse bucket): " + *requested);
-  }
-  location = std::move(*inside);
-  return kHandled;
-}
-
 HandlerResult SendLoadedTable(RequestContext& ctx, const meta::EntityRecord& entity,
                               iceberg::SnapshotSelection selection) {
   auto metadata = LoadTableMetadata(ctx.backend, entity.metadata_location);
@@ -87,8 +60,10 @@ HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
   if (renamed.ok()) return SendNoContent(ctx);
   const std::string from_display = NamespaceDisplayName(from.levels) + "." + from.name;
   if (renamed.code() == ErrorCode::kAlreadyExists) {
+    const meta::EntityId to{ctx.path.warehouse, to_levels, to_name, kind};
     return MakeError(409, "AlreadyExistsException",
-                     "Table or view already exists: " + NamespaceDisplayName(to_levels) + "." + to_name);
+                     "Cannot rename " + from_display + " to " + NamespaceDisplayName(to_levels) + "." + to_name +
+                         ". " + KindName(HolderKind(ctx, to).value_or(kind)) + " already exists");
   }
   if (renamed.code() == ErrorCode::kNotFound && ctx.catalog().GetEntity(from).ok()) {
     return NoSuchNamespace(NamespaceDisplayName(to_levels));
@@ -100,6 +75,47 @@ HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
 
 std::string EntityDisplayName(const RequestContext& ctx) {
   return NamespaceDisplayName(ctx.path.levels) + "." + ctx.path.name;
+}
+
+const char* KindName(meta::EntityKind kind) { return kind == meta::EntityKind::kTable ? "Table" : "View"; }
+
+std::optional<meta::EntityKind> HolderKind(RequestContext& ctx, const meta::EntityId& wanted) {
+  for (meta::EntityKind kind : {wanted.kind, wanted.kind == meta::EntityKind::kTable ? meta::EntityKind::kView
+                                                                                     : meta::EntityKind::kTable}) {
+    meta::EntityId id = wanted;
+    id.kind = kind;
+    if (ctx.catalog().GetEntity(id).ok()) return kind;
+  }
+  return std::nullopt;
+}
+
+IcebergError NameTaken(RequestContext& ctx, const meta::EntityId& wanted) {
+  const std::string display = NamespaceDisplayName(wanted.levels) + "." + wanted.name;
+  const meta::EntityKind holder = HolderKind(ctx, wanted).value_or(wanted.kind);
+  if (holder == wanted.kind) {
+    return MakeError(409, "AlreadyExistsException", std::string(KindName(holder)) + " already exists: " + display);
+  }
+  return MakeError(409, "AlreadyExistsException",
+                   std::string(KindName(holder)) + " with same name already exists: " + display);
+}
+
+HandlerResult RequireNameFree(RequestContext& ctx, const meta::EntityId& wanted) {
+  for (meta::EntityKind kind : {meta::EntityKind::kTable, meta::EntityKind::kView}) {
+    meta::EntityId id = wanted;
+    id.kind = kind;
+    auto existing = ctx.catalog().GetEntity(id);
+    if (existing.ok()) return NameTaken(ctx, wanted);
+    if (existing.status().code() != ErrorCode::kNotFound) return ErrorFromStatus(existing.status(), BadRequest(""));
+  }
+  return kHandled;
+}
+
+std::string ChooseTableLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
+                                std::string_view name, const std::optional<std::string>& requested) {
+  if (requested && !requested->empty()) {
+    if (auto inside = ClientLocationInWarehouse(*requested, warehouse)) return *inside;
+  }
+  return DefaultEntityLocation(warehouse, levels, name);
 }
 
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
@@ -131,9 +147,9 @@ HandlerResult CreateTable(RequestContext& ctx) {
   if (!request.ok()) return BadRequest(request.status().message());
   ctx.path.name = request->name;
   if (auto error = CheckNameAndNamespace(ctx, request->name)) return error;
-  if (auto error = RequireNameFree(ctx, request->name)) return error;
-  std::string location;
-  if (auto error = ChooseLocation(ctx, request->location, request->name, location)) return error;
+  if (auto error = RequireNameFree(ctx, ctx.Entity(meta::EntityKind::kTable))) return error;
+  const std::string location =
+      ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, request->name, request->location);
   auto metadata = iceberg::NewTableMetadata(*request, location, RandomUuid(), ToUnixMillis(Now()));
   if (!metadata.ok()) return ErrorFromStatus(metadata.status(), BadRequest(metadata.status().message()));
   if (request->stage_create) return SendTableResult(ctx, std::nullopt, *metadata);
@@ -154,9 +170,7 @@ HandlerResult CreateTable(RequestContext& ctx) {
   Status created = ctx.catalog().CreateEntity(record);
   if (!created.ok()) {
     DeleteMetadataFileQuietly(ctx.backend, file);
-    if (created.code() == ErrorCode::kAlreadyExists) {
-      return MakeError(409, "AlreadyExistsException", "Table already exists: " + EntityDisplayName(ctx));
-    }
+    if (created.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   ctx.backend.tables.Put(file, std::make_shared<const iceberg::TableMetadata>(*metadata));
@@ -228,9 +242,7 @@ HandlerResult RegisterTable(RequestContext& ctx) {
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
   Status registered = ctx.catalog().RegisterEntity(record, overwrite);
   if (!registered.ok()) {
-    if (registered.code() == ErrorCode::kAlreadyExists) {
-      return MakeError(409, "AlreadyExistsException", "Table or view already exists: " + EntityDisplayName(ctx));
-    }
+    if (registered.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
     return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   return SendTableResult(ctx, *location, **metadata);

@@ -13,6 +13,20 @@ std::string NewViewMetadataFileLocation(std::string location, const std::string&
   return location + "/metadata/" + iceberg::MetadataFileName(previous, RandomUuid());
 }
 
+// The next metadata file of a view goes beside its current one, which is always in the warehouse
+// (the view's own location may point anywhere: views have no files there).
+std::string NextViewMetadataFileLocation(const std::string& current_file) {
+  const size_t slash = current_file.rfind('/');
+  return current_file.substr(0, slash + 1) + iceberg::MetadataFileName(current_file, RandomUuid());
+}
+
+// Invalid view definitions are IllegalArgumentException, as the reference reports them (Java
+// clients then raise that type with the message unchanged).
+IcebergError InvalidView(const Status& status) {
+  if (status.code() != ErrorCode::kInvalidArgument) return ErrorFromStatus(status, BadRequest(status.message()));
+  return MakeError(400, "IllegalArgumentException", status.message());
+}
+
 HandlerResult SendViewResult(RequestContext& ctx, const std::string& metadata_location,
                              const iceberg::ViewMetadata& metadata) {
   return SendJson(ctx, Json{{"metadata-location", metadata_location},
@@ -31,21 +45,17 @@ HandlerResult RequireNamespace(RequestContext& ctx) {
 }
 
 meta::EntityRecord ViewRecord(const RequestContext& ctx, const iceberg::ViewMetadata& metadata,
-                              const std::string& metadata_location) {
+                              const std::string& metadata_location, const std::string& storage_location) {
   meta::EntityRecord record;
   record.warehouse = ctx.path.warehouse;
   record.levels = ctx.path.levels;
   record.name = ctx.path.name;
   record.kind = meta::EntityKind::kView;
   record.uuid = metadata.view_uuid;
-  record.location = metadata.location;
+  record.location = storage_location;
   record.metadata_location = metadata_location;
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
   return record;
-}
-
-IcebergError AlreadyExists(const RequestContext& ctx) {
-  return MakeError(409, "AlreadyExistsException", "Table or view already exists: " + EntityDisplayName(ctx));
 }
 
 }  // namespace
@@ -60,21 +70,22 @@ HandlerResult CreateView(RequestContext& ctx) {
   ctx.path.name = request->name;
   if (auto problem = EntityNameProblem(request->name)) return BadRequest(*problem);
   if (auto error = RequireNamespace(ctx)) return error;
-  std::string location = DefaultEntityLocation(ctx.path.warehouse, ctx.path.levels, request->name);
-  if (request->location && !request->location->empty()) {
-    auto inside = ClientLocationInWarehouse(*request->location, ctx.path.warehouse);
-    if (!inside) return BadRequest("location must be below s3://" + ctx.path.warehouse + "/: " + *request->location);
-    location = *inside;
-  }
-  auto metadata = iceberg::NewViewMetadata(*request, location, RandomUuid());
-  if (!metadata.ok()) return ErrorFromStatus(metadata.status(), BadRequest(metadata.status().message()));
-  const std::string file = NewViewMetadataFileLocation(location, "");
+  if (auto error = RequireNameFree(ctx, ctx.Entity(meta::EntityKind::kView))) return error;
+  // The view's location is kept as given (it names no files serac has to manage); its metadata
+  // files live in the warehouse: below that location when it is there, else at a default place.
+  const std::string storage =
+      ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, request->name, request->location);
+  const bool kept_as_given = request->location && !request->location->empty() &&
+                             !ClientLocationInWarehouse(*request->location, ctx.path.warehouse);
+  auto metadata = iceberg::NewViewMetadata(*request, kept_as_given ? *request->location : storage, RandomUuid());
+  if (!metadata.ok()) return InvalidView(metadata.status());
+  const std::string file = NewViewMetadataFileLocation(storage, "");
   Status written = WriteMetadataFile(ctx.backend, file, iceberg::ViewMetadataToJson(*metadata).dump());
   if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));
-  Status created = ctx.catalog().CreateEntity(ViewRecord(ctx, *metadata, file));
+  Status created = ctx.catalog().CreateEntity(ViewRecord(ctx, *metadata, file, storage));
   if (!created.ok()) {
     DeleteMetadataFileQuietly(ctx.backend, file);
-    if (created.code() == ErrorCode::kAlreadyExists) return AlreadyExists(ctx);
+    if (created.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   ctx.backend.views.Put(file, std::make_shared<const iceberg::ViewMetadata>(*metadata));
@@ -109,13 +120,14 @@ HandlerResult ReplaceView(RequestContext& ctx) {
     if (!current.ok()) return UnreadableMetadata(current.status());
     auto applied = iceberg::ApplyViewCommit(**current, requirements, updates);
     if (!applied.ok()) {
+      // Unchanged: Java clients recognise "Requirement failed: ..." and add "Commit failed: ".
       if (applied.status().code() == ErrorCode::kConflict) {
-        return MakeError(409, "CommitFailedException", "Commit failed: " + applied.status().message());
+        return MakeError(409, "CommitFailedException", applied.status().message());
       }
-      return ErrorFromStatus(applied.status(), BadRequest(applied.status().message()));
+      return InvalidView(applied.status());
     }
     if (!applied->changed) return SendViewResult(ctx, entity->metadata_location, **current);
-    const std::string file = NewViewMetadataFileLocation(applied->metadata.location, entity->metadata_location);
+    const std::string file = NextViewMetadataFileLocation(entity->metadata_location);
     if (auto error = RequireInWarehouse(ctx, file)) return error;
     Status written = WriteMetadataFile(ctx.backend, file, iceberg::ViewMetadataToJson(applied->metadata).dump());
     if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));
@@ -153,9 +165,11 @@ HandlerResult RegisterView(RequestContext& ctx) {
   if (!metadata.ok()) {
     return ErrorFromStatus(metadata.status(), BadRequest("metadata-location does not exist: " + *location));
   }
-  Status registered = ctx.catalog().RegisterEntity(ViewRecord(ctx, **metadata, *location), false);
+  // Its files stay where they are: the record's storage location is their directory.
+  const std::string directory = location->substr(0, location->rfind('/'));
+  Status registered = ctx.catalog().RegisterEntity(ViewRecord(ctx, **metadata, *location, directory), false);
   if (!registered.ok()) {
-    if (registered.code() == ErrorCode::kAlreadyExists) return AlreadyExists(ctx);
+    if (registered.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
     return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   return SendViewResult(ctx, *location, **metadata);

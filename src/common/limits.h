@@ -31,6 +31,7 @@ inline constexpr auto kHttpClientConnectTimeout = std::chrono::seconds(10);   //
 inline constexpr auto kHttpClientRequestTimeout = std::chrono::seconds(120);  // whole exchange, connect included
 inline constexpr uint64_t kHttpClientResponseHeaderBytesMax = 64 * kKiB;     // status line + response headers
 inline constexpr uint64_t kHttpClientResponseBodyBytesMax = 64 * kMiB;       // default cap on a buffered response body
+inline constexpr uint32_t kCliListPagesMax = 10000;                        // pages one `serac ... list` follows
 
 // Blob storage.
 inline constexpr uint64_t kBlobWriteBufferBytes = 1 * kMiB;   // a blob writer gathers appends up to this before write(2)

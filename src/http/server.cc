@@ -541,7 +541,9 @@ bool Connection<Stream>::WriteAll(const Buffers& buffers) {
 
 template <class Stream>
 Status Connection<Stream>::SendContinue() {
-  if (!expects_continue_ || continue_sent_ || started_ || parser_->is_done()) return Status::Ok();
+  // Also sent when the declared body is empty (the parser is then already done): clients that
+  // asked for 100 Continue may misread the connection if the final response comes without it.
+  if (!expects_continue_ || continue_sent_ || started_) return Status::Ok();
   continue_sent_ = true;
   static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
   if (!WriteAll(asio::buffer(kContinue.data(), kContinue.size()))) return ConnectionLost();
@@ -565,6 +567,9 @@ void Connection<Stream>::DecideConnectionReuse() {
 template <class Stream>
 Status Connection<Stream>::StartResponse(uint64_t content_length, std::string_view inline_body) {
   if (started_) return Error(ErrorCode::kInternal, "the response was already started");
+  // An empty declared body has been "read" in full, so the client is owed its 100 Continue first.
+  // A non-empty body left unread gets none: the connection closes instead (DecideConnectionReuse).
+  if (parser_ && parser_->is_done()) SERAC_RETURN_IF_ERROR(SendContinue());
   DecideConnectionReuse();
   bool no_length = status_ == 204 || status_ == 304 || status_ < 200;
   std::string head = internal::BuildResponseHead(

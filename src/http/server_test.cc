@@ -367,6 +367,29 @@ TEST_F(ServerTest, RejectionWithoutReadingBodySendsNoContinue) {
   EXPECT_TRUE(client.ClosedWithin(3s));
 }
 
+// Older botocore misreads a keep-alive connection when a final response arrives without the 100
+// Continue it asked for, even for an empty body; so an empty declared body always gets one.
+TEST_F(ServerTest, EmptyBodyWithExpectGetsContinueBeforeFinalResponse) {
+  StartServer();
+  Client client(server_->port());
+  for (const char* path : {"/echo", "/reject", "/hello"}) {
+    ASSERT_TRUE(client.Send(std::string("PUT ") + path +
+                            " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nExpect: 100-continue\r\n\r\n"));
+    std::optional<Response> interim = client.ReadResponse();
+    ASSERT_TRUE(interim) << path;
+    EXPECT_EQ(interim->status, 100) << path;
+    std::optional<Response> final_response = client.ReadResponse();
+    ASSERT_TRUE(final_response) << path;
+    EXPECT_NE(final_response->status, 100) << path;
+    EXPECT_EQ(final_response->Header("connection"), "") << path;  // the connection stays usable
+  }
+  ASSERT_TRUE(client.Send(Get("/hello")));
+  std::optional<Response> next = client.ReadResponse();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->body, "hello");
+  EXPECT_EQ(client.pending(), "");  // exactly one interim response per request
+}
+
 TEST_F(ServerTest, SmallUnreadBodyIsDrainedAndConnectionKept) {
   StartServer();
   Client client(server_->port());

@@ -88,6 +88,23 @@ TEST(RequirementTest, IntegerAssertions) {
   }
 }
 
+// Java clients and the conformance kit recognise failures by the reference's wording.
+TEST(RequirementTest, FailureMessagesUseTheReferenceWording) {
+  TableMetadata table = NewTable(2);
+  auto message = [&](const Json& requirements) {
+    return ApplyTableCommit(&table, requirements, Json::array(), Options()).status().message();
+  };
+  EXPECT_EQ(message(Requirement("assert-current-schema-id", "current-schema-id", 1)),
+            "Requirement failed: current schema changed: expected id 1 != 0");
+  EXPECT_EQ(message(Requirement("assert-last-assigned-field-id", "last-assigned-field-id", 1)),
+            "Requirement failed: last assigned field id changed: expected id 1 != 2");
+  EXPECT_EQ(message(Requirement("assert-default-spec-id", "default-spec-id", 3)),
+            "Requirement failed: default partition spec changed: expected id 3 != 0");
+  EXPECT_EQ(message(Json::array({Json{{"type", "assert-table-uuid"}, {"uuid", "other"}}})),
+            "Requirement failed: UUID does not match: expected " + table.table_uuid + " != other");
+  EXPECT_EQ(message(Json::array({Json{{"type", "assert-create"}}})), "Requirement failed: table already exists");
+}
+
 TEST(RequirementTest, UnknownOrMalformedRequirementIsBadRequest) {
   TableMetadata table = NewTable(2);
   EXPECT_EQ(CommitError(table, Json::array({Json{{"type", "assert-nothing"}}}), Json::array()),
@@ -178,10 +195,17 @@ TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "set-current-schema"}, {"schema-id", 9}}})),
             ErrorCode::kInvalidArgument);
-  // last-column-id going backwards is malformed.
+  // A last-column-id below the table's is only a stale hint (clients send the new schema's highest
+  // id, lower after a column drop): ids are never reused, the table keeps its maximum.
+  Json id_only = {{"type", "struct"},
+                  {"fields", Json::array({Json{{"id", 1}, {"name", "id"}, {"required", true}, {"type", "long"}}})}};
+  auto dropped = MustCommit(table, Json::array({Json{{"action", "add-schema"}, {"schema", id_only}, {"last-column-id", 1}},
+                                                Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
+  EXPECT_EQ(dropped.metadata.last_column_id, 2);
+  EXPECT_EQ(dropped.metadata.current_schema_id, 1);
   EXPECT_EQ(
       CommitError(table, Json::array(),
-                  Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", 1}}})),
+                  Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", -5}}})),
       ErrorCode::kInvalidArgument);
 }
 

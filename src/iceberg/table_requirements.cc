@@ -1,6 +1,8 @@
 // Commit requirements: checked against the current metadata before any update is applied.
 // A requirement that no longer holds is kConflict (409 CommitFailedException: reload and retry);
-// a malformed one is kInvalidArgument (400).
+// a malformed one is kInvalidArgument (400). Failure messages start with "Requirement failed: "
+// and otherwise read as the reference implementation's do: Java clients recognise that prefix,
+// and conformance tests compare the text.
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -11,7 +13,7 @@ namespace serac::iceberg {
 namespace {
 
 Status Failed(const std::string& message) {
-  return Error(ErrorCode::kConflict, "requirement failed: " + message);
+  return Error(ErrorCode::kConflict, "Requirement failed: " + message);
 }
 
 bool EqualsIgnoringCase(const std::string& a, const std::string& b) {
@@ -43,7 +45,7 @@ Status CheckRefSnapshotId(const TableMetadata& current, const Json& requirement)
 Status CheckIntEquals(const Json& requirement, const char* key, int64_t actual, const char* what) {
   SERAC_ASSIGN_OR_RETURN(int64_t expected, RequiredInt(requirement, key));
   if (expected != actual) {
-    return Failed(std::string(what) + " changed: expected " + std::to_string(expected) +
+    return Failed(std::string(what) + " changed: expected id " + std::to_string(expected) +
                   " != " + std::to_string(actual));
   }
   return Status::Ok();
@@ -69,7 +71,8 @@ Status CheckOne(const TableMetadata* current, const Json& requirement) {
   if (type == "assert-table-uuid") {
     SERAC_ASSIGN_OR_RETURN(std::string uuid, RequiredString(requirement, "uuid"));
     if (!EqualsIgnoringCase(uuid, current->table_uuid)) {
-      return Failed("table uuid does not match: expected " + uuid + " != " + current->table_uuid);
+      // The reference names the table's uuid as the expected one.
+      return Failed("UUID does not match: expected " + current->table_uuid + " != " + uuid);
     }
     return Status::Ok();
   }

@@ -3,6 +3,7 @@
 // lineage, logs). Stale client state is kConflict (409); malformed or forbidden changes are
 // kInvalidArgument (400).
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -180,10 +181,11 @@ Status TableBuilder::AddSchema(const Json& update) {
   SERAC_ASSIGN_OR_RETURN(const Json* schema, RequiredMember(update, "schema", Json::value_t::object));
   SERAC_RETURN_IF_ERROR(ValidateSchema(*schema));
   SERAC_RETURN_IF_ERROR(CheckSchemaCompatibleWithFormat(*schema, metadata_.format_version));
+  // last-column-id is only a hint: clients send the new schema's highest field id, which is below
+  // the table's when the schema drops its newest columns. Ids are never reused, so keep the maximum.
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> requested_last, OptionalInt(update, "last-column-id"));
-  if (requested_last && *requested_last < metadata_.last_column_id) {
-    return BadRequest("invalid last column id " + std::to_string(*requested_last) + " < " +
-                      std::to_string(metadata_.last_column_id));
+  if (requested_last && (*requested_last < 0 || *requested_last > INT32_MAX)) {
+    return BadRequest("invalid last column id " + std::to_string(*requested_last));
   }
   const int32_t new_last_column_id = std::max<int32_t>(
       {metadata_.last_column_id, HighestFieldId(*schema), static_cast<int32_t>(requested_last.value_or(0))});

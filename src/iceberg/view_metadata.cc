@@ -43,7 +43,8 @@ Status CheckDialectsUnique(const Json& version) {
     std::transform(dialect.begin(), dialect.end(), dialect.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (!dialects.insert(dialect).second) {
-      return BadRequest("invalid view version: cannot add multiple queries for dialect " + dialect);
+      // The reference's wording: conformance tests compare it.
+      return BadRequest("Invalid view version: Cannot add multiple queries for dialect " + dialect);
     }
   }
   return Status::Ok();
@@ -248,7 +249,10 @@ Status CheckViewRequirements(const ViewMetadata& current, const Json& requiremen
         std::equal(uuid.begin(), uuid.end(), current.view_uuid.begin(), [](char a, char b) {
           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
         });
-    if (!same) return Error(ErrorCode::kConflict, "requirement failed: view uuid does not match");
+    if (!same) {
+      return Error(ErrorCode::kConflict,
+                   "Requirement failed: view UUID does not match: expected " + current.view_uuid + " != " + uuid);
+    }
   }
   return Status::Ok();
 }

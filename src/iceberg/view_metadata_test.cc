@@ -69,6 +69,8 @@ TEST(ViewTest, RequirementsAndErrors) {
   auto wrong_uuid = ApplyViewCommit(
       view, Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", "other"}}}), Json::array());
   EXPECT_EQ(wrong_uuid.status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(wrong_uuid.status().message(),
+            "Requirement failed: view UUID does not match: expected " + view.view_uuid + " != other");
   auto table_requirement = ApplyViewCommit(
       view, Json::array({Json{{"type", "assert-current-schema-id"}, {"current-schema-id", 0}}}),
       Json::array());
@@ -86,9 +88,15 @@ TEST(ViewTest, RequirementsAndErrors) {
   EXPECT_EQ(code(Json{{"action", "assign-uuid"}, {"uuid", "new"}}), ErrorCode::kInvalidArgument);
   EXPECT_EQ(code(Json{{"action", "add-snapshot"}}), ErrorCode::kInvalidArgument);
   Json two_spark = ViewVersion(5, "select 3");
+  two_spark["schema-id"] = 0;  // an existing schema, so only the duplicate dialect is wrong
   two_spark["representations"].push_back({{"type", "sql"}, {"sql", "select 4"}, {"dialect", "SPARK"}});
   EXPECT_EQ(code(Json{{"action", "add-view-version"}, {"view-version", two_spark}}),
             ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ApplyViewCommit(view, Json::array(),
+                            Json::array({Json{{"action", "add-view-version"}, {"view-version", two_spark}}}))
+                .status()
+                .message(),
+            "Invalid view version: Cannot add multiple queries for dialect spark");
   Json unknown_schema = ViewVersion(5, "select 3");
   unknown_schema["schema-id"] = 8;
   EXPECT_EQ(code(Json{{"action", "add-view-version"}, {"view-version", unknown_schema}}),

@@ -189,6 +189,12 @@ Status FaultInjectionMetaStore::DeleteObject(const std::string& bucket, const st
   return Mutate([&](MetaStore& store) { return store.DeleteObject(bucket, key, condition); });
 }
 
+Status FaultInjectionMetaStore::SetObjectTags(const std::string& bucket, const std::string& key,
+                                              const std::vector<std::pair<std::string, std::string>>& tags,
+                                              const WriteCondition& condition) {
+  return Mutate([&](MetaStore& store) { return store.SetObjectTags(bucket, key, tags, condition); });
+}
+
 Result<std::vector<ObjectRecord>> FaultInjectionMetaStore::ListObjects(const ListObjectsQuery& query) {
   return Query<std::vector<ObjectRecord>>([&](MetaStore& store) { return store.ListObjects(query); });
 }

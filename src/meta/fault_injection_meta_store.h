@@ -49,6 +49,9 @@ class FaultInjectionMetaStore final : public MetaStore {
   Status PutObject(const ObjectRecord& object, const WriteCondition& condition) override;
   Status DeleteObject(const std::string& bucket, const std::string& key,
                       const WriteCondition& condition) override;
+  Status SetObjectTags(const std::string& bucket, const std::string& key,
+                       const std::vector<std::pair<std::string, std::string>>& tags,
+                       const WriteCondition& condition) override;
   Result<std::vector<ObjectRecord>> ListObjects(const ListObjectsQuery& query) override;
   Status CreateUpload(const UploadRecord& upload) override;
   Result<UploadRecord> GetUpload(const std::string& bucket, const std::string& key,

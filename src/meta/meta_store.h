@@ -136,6 +136,12 @@ class MetaStore {
                               const WriteCondition& condition) = 0;
   // Keys in byte order. kNotFound if the bucket does not exist.
   virtual Result<std::vector<ObjectRecord>> ListObjects(const ListObjectsQuery& query) = 0;
+  // Replaces only the object's tags (headers.tags), leaving its bytes, ETag, checksum, other headers
+  // and mtime as they are, so no blob is copied or released. kNotFound when the bucket or the
+  // object is missing; kPreconditionFailed when `condition` fails on the existing object.
+  virtual Status SetObjectTags(const std::string& bucket, const std::string& key,
+                               const std::vector<std::pair<std::string, std::string>>& tags,
+                               const WriteCondition& condition) = 0;
 
   // Multipart uploads.
   virtual Status CreateUpload(const UploadRecord& upload) = 0;  // kNotFound if the bucket is missing

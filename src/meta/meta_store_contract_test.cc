@@ -254,6 +254,44 @@ TEST_P(MetaStoreContractTest, ConditionalPut) {
   EXPECT_EQ(GetCode("absent"), ErrorCode::kNotFound);
 }
 
+TEST_P(MetaStoreContractTest, SetObjectTagsTouchesOnlyTheTags) {
+  ObjectRecord object = MakeObject("bucket", "tagged", "e1", {{"blob-1", 4}});
+  object.headers.content_type = "text/plain";
+  object.headers.user_metadata = {{"color", "blue"}};
+  object.headers.tags = {{"old", "1"}};
+  object.checksum = ChecksumRecord{"CRC64NVME", "AAAAAAAAAAA=", "FULL_OBJECT"};
+  SERAC_ASSERT_OK(store_->PutObject(object, {}));
+
+  SERAC_ASSERT_OK(store_->SetObjectTags("bucket", "tagged", {{"b", "2"}, {"a", ""}}, {false, "e1"}));
+  auto got = store_->GetObject("bucket", "tagged");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->headers.tags, (std::vector<std::pair<std::string, std::string>>{{"b", "2"}, {"a", ""}}));
+  EXPECT_EQ(got->headers.content_type, "text/plain");
+  EXPECT_EQ(got->headers.user_metadata, object.headers.user_metadata);
+  EXPECT_EQ(got->etag, "e1");
+  EXPECT_EQ(got->mtime_ms, object.mtime_ms);
+  ASSERT_TRUE(got->checksum.has_value());
+  EXPECT_EQ(got->checksum->value, "AAAAAAAAAAA=");
+  ASSERT_EQ(got->segments.size(), 1u);
+  EXPECT_EQ(got->segments[0].blob_id, "blob-1");
+  EXPECT_TRUE(Garbage().empty());  // the bytes stay where they were: nothing to collect
+
+  // Refused on a stale ETag (tags unchanged), and for missing objects and buckets.
+  EXPECT_EQ(store_->SetObjectTags("bucket", "tagged", {}, {false, "e0"}).code(), ErrorCode::kPreconditionFailed);
+  EXPECT_EQ(store_->GetObject("bucket", "tagged")->headers.tags.size(), 2u);
+  EXPECT_EQ(store_->SetObjectTags("bucket", "absent", {{"k", "v"}}, {}).code(), ErrorCode::kNotFound);
+  EXPECT_EQ(GetCode("absent"), ErrorCode::kNotFound);
+  EXPECT_EQ(store_->SetObjectTags("missing", "tagged", {}, {}).code(), ErrorCode::kNotFound);
+
+  // Clearing the tags, unconditionally; survives a reopen.
+  SERAC_ASSERT_OK(store_->SetObjectTags("bucket", "tagged", {}, {}));
+  Reopen();
+  got = store_->GetObject("bucket", "tagged");
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(got->headers.tags.empty());
+  EXPECT_EQ(got->headers.content_type, "text/plain");
+}
+
 TEST_P(MetaStoreContractTest, ConditionalDelete) {
   EXPECT_EQ(store_->DeleteObject("bucket", "absent", {false, "*"}).code(), ErrorCode::kPreconditionFailed);
   SERAC_ASSERT_OK(Put("k", "e1"));

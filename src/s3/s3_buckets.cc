@@ -42,7 +42,9 @@ HandlerResult CreateBucket(RequestContext& ctx) {
   }
   // The optional CreateBucketConfiguration only names a location; serac serves one region.
   auto configuration = ReadXmlBody(ctx);
-  if (!configuration.ok()) return ErrorFromStatus(configuration.status());
+  if (!configuration.ok()) return BodyOpenError(ctx, configuration.status());
+  auto location = ParseCreateBucketConfiguration(*configuration);
+  if (!location.ok()) return ErrorFromStatus(location.status());
   meta::BucketRecord record;
   record.name = ctx.bucket;
   record.created_ms = ToUnixMillis(Now());

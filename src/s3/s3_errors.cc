@@ -117,6 +117,30 @@ S3Error ErrorFromStatus(const Status& status, Missing missing, bool presigned) {
   return InternalError("unmapped error");
 }
 
+std::string SpacedHexBytes(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 3);
+  for (char c : bytes) {
+    if (!out.empty()) out += ' ';
+    auto byte = static_cast<unsigned char>(c);
+    out += kDigits[byte >> 4];
+    out += kDigits[byte & 0x0F];
+  }
+  return out;
+}
+
+void AddSignatureMismatchDetails(S3Error& error, std::string_view access_key, std::string_view string_to_sign,
+                                 std::string_view signature_provided, std::string_view canonical_request) {
+  error.details.emplace_back("AWSAccessKeyId", std::string(access_key));
+  error.details.emplace_back("StringToSign", std::string(string_to_sign));
+  error.details.emplace_back("SignatureProvided", std::string(signature_provided));
+  error.details.emplace_back("StringToSignBytes", SpacedHexBytes(string_to_sign));
+  if (canonical_request.empty()) return;
+  error.details.emplace_back("CanonicalRequest", std::string(canonical_request));
+  error.details.emplace_back("CanonicalRequestBytes", SpacedHexBytes(canonical_request));
+}
+
 std::string RenderErrorXml(const S3Error& error, std::string_view bucket, std::string_view key,
                            std::string_view resource, std::string_view request_id) {
   XmlWriter xml;

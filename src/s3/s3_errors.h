@@ -38,6 +38,13 @@ S3Error InvalidRequest(std::string message);
 S3Error MalformedXml(std::string message);
 S3Error InternalError(std::string message);
 
+// Bytes as AWS prints them in StringToSignBytes: two lower-case hex digits each, space-separated.
+std::string SpacedHexBytes(std::string_view bytes);
+// Adds what the server signed to a SignatureDoesNotMatch error, in AWS's element order, so clients
+// can debug their signing. The canonical request elements are left out when it is empty (SigV2).
+void AddSignatureMismatchDetails(S3Error& error, std::string_view access_key, std::string_view string_to_sign,
+                                 std::string_view signature_provided, std::string_view canonical_request);
+
 // The <Error> document. `resource` is the request path.
 std::string RenderErrorXml(const S3Error& error, std::string_view bucket, std::string_view key,
                            std::string_view resource, std::string_view request_id);

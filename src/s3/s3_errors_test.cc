@@ -67,5 +67,27 @@ TEST(ErrorXml, ContainsAllFields) {
   EXPECT_NE(xml.find("<RequestId>REQ1</RequestId><HostId>REQ1</HostId></Error>"), std::string::npos);
 }
 
+TEST(ErrorXml, SignatureMismatchDetailsInAwsOrder) {
+  EXPECT_EQ(SpacedHexBytes(std::string("AW\n\xff", 4)), "41 57 0a ff");
+  EXPECT_EQ(SpacedHexBytes(""), "");
+
+  S3Error v4 = ErrorFromStatus(Error(ErrorCode::kSignatureMismatch, ""));
+  AddSignatureMismatchDetails(v4, "AKID", "AWS4\nx", "abc123", "GET\n/");
+  std::string xml = RenderErrorXml(v4, "", "", "/", "R");
+  EXPECT_NE(xml.find("<AWSAccessKeyId>AKID</AWSAccessKeyId><StringToSign>AWS4\nx</StringToSign>"
+                     "<SignatureProvided>abc123</SignatureProvided>"
+                     "<StringToSignBytes>41 57 53 34 0a 78</StringToSignBytes>"
+                     "<CanonicalRequest>GET\n/</CanonicalRequest>"
+                     "<CanonicalRequestBytes>47 45 54 0a 2f</CanonicalRequestBytes>"),
+            std::string::npos)
+      << xml;
+
+  S3Error v2 = ErrorFromStatus(Error(ErrorCode::kSignatureMismatch, ""));
+  AddSignatureMismatchDetails(v2, "AKID", "GET\n\n", "sig=", "");
+  xml = RenderErrorXml(v2, "", "", "/", "R");
+  EXPECT_NE(xml.find("<StringToSignBytes>47 45 54 0a 0a</StringToSignBytes>"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("CanonicalRequest"), std::string::npos) << xml;
+}
+
 }  // namespace
 }  // namespace serac::s3

@@ -78,7 +78,10 @@ void AddValidators(RequestContext& ctx, const meta::ObjectRecord& object) {
 
 void AddStoredHeaders(RequestContext& ctx, const meta::ObjectRecord& object) {
   const meta::ObjectHeaders& headers = object.headers;
-  std::string_view content_type = headers.content_type.empty() ? "binary/octet-stream" : headers.content_type;
+  // Both branches must be views: a ?: mixing a literal with a std::string yields a temporary
+  // std::string copy, and a view of that dangles once the declaration ends.
+  std::string_view content_type = headers.content_type.empty() ? std::string_view("binary/octet-stream")
+                                                               : std::string_view(headers.content_type);
   ctx.response.AddHeader("Content-Type", ctx.query.Get("response-content-type", content_type));
   for (const StoredHeaderOverride& stored : kStoredHeaders) {
     std::string_view value = ctx.query.Get(stored.query_override, headers.*stored.field);

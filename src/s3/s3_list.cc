@@ -29,10 +29,7 @@ struct ListingPage {
 
 // The common prefix `key` rolls up into, or "" when it is listed itself.
 std::string_view RollUp(std::string_view key, const ListingRequest& request) {
-  if (request.delimiter.empty() || key.size() < request.prefix.size()) return {};
-  size_t at = key.find(request.delimiter, request.prefix.size());
-  if (at == std::string_view::npos) return {};
-  return key.substr(0, at + request.delimiter.size());
+  return CommonPrefixOf(key, request.prefix, request.delimiter);
 }
 
 Result<ListingPage> CollectPage(meta::MetaStore& meta, const std::string& bucket, const ListingRequest& request) {

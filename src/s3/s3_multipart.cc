@@ -48,6 +48,12 @@ Result<uint32_t> ReadPartNumber(const RequestContext& ctx) {
   return static_cast<uint32_t>(*number);
 }
 
+// The checksum every part gets: the upload's algorithm, else CRC64NVME, which Complete combines
+// into the full-object checksum AWS stores by default.
+ChecksumAlgorithm PartChecksumAlgorithm(const meta::UploadRecord& upload) {
+  return ParseOptionalAlgorithm(upload.checksum_algorithm).value_or(ChecksumAlgorithm::kCrc64Nvme);
+}
+
 HandlerResult LoadUpload(RequestContext& ctx, meta::UploadRecord& upload) {
   auto found = ctx.meta().GetUpload(ctx.bucket, ctx.key, std::string(ctx.query.Get("uploadId")));
   if (!found.ok()) return ErrorFromStatus(found.status(), Missing::kUpload);
@@ -97,7 +103,7 @@ HandlerResult UploadPart(RequestContext& ctx) {
   if (auto error = LoadUpload(ctx, upload)) return error;
 
   auth::PayloadOptions options;
-  options.default_checksum = ParseOptionalAlgorithm(upload.checksum_algorithm);
+  options.default_checksum = PartChecksumAlgorithm(upload);
   ReceivedBody body;
   if (auto error = ReceiveBody(ctx, options, false, body)) return error;
 
@@ -107,8 +113,8 @@ HandlerResult UploadPart(RequestContext& ctx) {
   part.etag = body.md5_hex;
   part.mtime_ms = ToUnixMillis(Now());
   part.blob_id = body.segments.front().blob_id;
-  // Only a checksum of the upload's own algorithm can take part in the object's checksum.
-  if (body.checksum && options.default_checksum && body.checksum->first == *options.default_checksum) {
+  // Only a checksum of the part algorithm can take part in the object's checksum.
+  if (body.checksum && body.checksum->first == *options.default_checksum) {
     part.checksum_value = body.checksum->second;
   }
   if (auto error = StorePart(ctx, upload.upload_id, part)) return error;
@@ -158,21 +164,20 @@ Status AppendRange(RequestContext& ctx, const meta::ObjectRecord& source, ByteRa
 }
 
 Result<CopiedPart> CopyRangeToBlob(RequestContext& ctx, const meta::ObjectRecord& source, ByteRange range,
-                                   std::optional<ChecksumAlgorithm> algorithm) {
+                                   ChecksumAlgorithm algorithm) {
   SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobWriter> writer, ctx.blobs().Create());
   Digest md5(Digest::Algorithm::kMd5);
-  std::optional<Checksummer> checksummer;
-  if (algorithm) checksummer.emplace(*algorithm);
+  Checksummer checksummer(algorithm);
   SERAC_RETURN_IF_ERROR(AppendRange(ctx, source, range, [&](std::string_view bytes) {
     md5.Update(bytes);
-    if (checksummer) checksummer->Update(bytes.data(), bytes.size());
+    checksummer.Update(bytes.data(), bytes.size());
     return bytes.empty() ? Status::Ok() : writer->Append(bytes.data(), bytes.size());
   }));
   SERAC_RETURN_IF_ERROR(writer->Commit());
   CopiedPart part;
   part.blob_id = writer->id();
   part.md5_hex = HexEncode(md5.Finish());
-  if (checksummer) part.checksum_value = Base64Encode(checksummer->Finish());
+  part.checksum_value = Base64Encode(checksummer.Finish());
   return part;
 }
 
@@ -195,7 +200,7 @@ HandlerResult UploadPartCopy(RequestContext& ctx) {
     return InvalidRequest("The specified copy source is larger than the maximum allowable size for a copy source: 5368709120");
   }
   std::optional<ChecksumAlgorithm> algorithm = ParseOptionalAlgorithm(upload.checksum_algorithm);
-  auto copied = CopyRangeToBlob(ctx, source, range, algorithm);
+  auto copied = CopyRangeToBlob(ctx, source, range, PartChecksumAlgorithm(upload));
   if (!copied.ok()) return ErrorFromStatus(copied.status());
 
   meta::PartRecord part;
@@ -277,47 +282,129 @@ HandlerResult ListParts(RequestContext& ctx) {
     xml.Element("LastModified", FormatIso8601(FromUnixMillis(part.mtime_ms)));
     xml.Element("ETag", QuoteEtag(part.etag));
     xml.Element("Size", part.size);
-    if (!part.checksum_value.empty()) xml.Element("Checksum" + upload.checksum_algorithm, part.checksum_value);
+    // Parts of an upload without an algorithm carry the default CRC64NVME, which AWS does not list.
+    if (!part.checksum_value.empty() && !upload.checksum_algorithm.empty()) {
+      xml.Element("Checksum" + upload.checksum_algorithm, part.checksum_value);
+    }
     xml.Close();
   }
   return SendXml(ctx, xml.Finish());
 }
 
+namespace {
+
+struct UploadListing {
+  std::string prefix;
+  std::string delimiter;
+  std::string key_marker;        // scan position: uploads after (key_marker, upload_id_marker)
+  std::string upload_id_marker;
+  uint32_t max_uploads = limits::kKeysPerListMax;
+};
+
+struct UploadPage {
+  std::vector<meta::UploadRecord> uploads;
+  std::vector<std::string> common_prefixes;
+  bool truncated = false;
+  std::string next_key_marker;        // last key or common prefix returned
+  std::string next_upload_id_marker;  // empty when the page ended on a common prefix
+};
+
+// Where a page starts. A key marker inside a rolled-up prefix resumes after that prefix, which
+// the previous page already reported as one CommonPrefixes entry.
+UploadListing ResumeListing(UploadListing listing) {
+  std::string_view common = CommonPrefixOf(listing.key_marker, listing.prefix, listing.delimiter);
+  if (!common.empty()) {
+    listing.key_marker = AfterCommonPrefix(common);
+    listing.upload_id_marker.clear();
+  }
+  return listing;
+}
+
+// Uploads and common prefixes both count toward max-uploads. On a roll-up the scan jumps past
+// the whole prefix, so a prefix with many uploads costs one row.
+Result<UploadPage> CollectUploadPage(meta::MetaStore& meta, const std::string& bucket, const UploadListing& listing) {
+  UploadPage page;
+  meta::ListUploadsQuery query;
+  query.bucket = bucket;
+  query.prefix = listing.prefix;
+  query.key_marker = listing.key_marker;
+  query.upload_id_marker = listing.upload_id_marker;
+  uint32_t count = 0;
+  while (count < listing.max_uploads) {
+    query.limit = std::min(listing.max_uploads - count, limits::kKeysPerListMax);
+    SERAC_ASSIGN_OR_RETURN(std::vector<meta::UploadRecord> batch, meta.ListUploads(query));
+    bool jumped = false;
+    for (meta::UploadRecord& upload : batch) {
+      ++count;
+      std::string_view common = CommonPrefixOf(upload.key, listing.prefix, listing.delimiter);
+      if (!common.empty()) {
+        page.common_prefixes.emplace_back(common);
+        page.next_key_marker = std::string(common);
+        page.next_upload_id_marker.clear();
+        query.key_marker = AfterCommonPrefix(common);
+        query.upload_id_marker.clear();
+        jumped = true;
+        break;
+      }
+      page.next_key_marker = upload.key;
+      page.next_upload_id_marker = upload.upload_id;
+      query.key_marker = upload.key;
+      query.upload_id_marker = upload.upload_id;
+      page.uploads.push_back(std::move(upload));
+    }
+    if (!jumped && batch.size() < query.limit) return page;  // the scan reached the end
+  }
+  if (listing.max_uploads == 0) return page;
+  query.limit = 1;
+  SERAC_ASSIGN_OR_RETURN(std::vector<meta::UploadRecord> next, meta.ListUploads(query));
+  page.truncated = !next.empty();
+  return page;
+}
+
+void WriteUpload(XmlWriter& xml, const meta::UploadRecord& upload, std::string_view owner) {
+  xml.Open("Upload");
+  xml.Element("Key", upload.key);
+  xml.Element("UploadId", upload.upload_id);
+  WriteOwnerAndInitiator(xml, owner);
+  xml.Element("StorageClass", "STANDARD");
+  xml.Element("Initiated", FormatIso8601(FromUnixMillis(upload.initiated_ms)));
+  if (!upload.checksum_algorithm.empty()) xml.Element("ChecksumAlgorithm", upload.checksum_algorithm);
+  xml.Close();
+}
+
+}  // namespace
+
 HandlerResult ListMultipartUploads(RequestContext& ctx) {
   if (auto error = RequireBucket(ctx)) return error;
   auto max_uploads = ReadPageSize(ctx, "max-uploads");
   if (!max_uploads.ok()) return ErrorFromStatus(max_uploads.status());
-  meta::ListUploadsQuery query;
-  query.bucket = ctx.bucket;
-  query.prefix = ctx.query.Get("prefix");
-  query.key_marker = ctx.query.Get("key-marker");
-  query.upload_id_marker = ctx.query.Get("upload-id-marker");
-  query.limit = *max_uploads + 1;
-  auto uploads = ctx.meta().ListUploads(query);
-  if (!uploads.ok()) return ErrorFromStatus(uploads.status(), Missing::kBucket);
-  bool truncated = uploads->size() > *max_uploads;
-  if (truncated) uploads->resize(*max_uploads);
+  UploadListing listing;
+  listing.prefix = ctx.query.Get("prefix");
+  listing.delimiter = ctx.query.Get("delimiter");
+  listing.key_marker = ctx.query.Get("key-marker");
+  // An upload-id-marker means nothing without a key-marker (AWS ignores it then).
+  if (!listing.key_marker.empty()) listing.upload_id_marker = ctx.query.Get("upload-id-marker");
+  listing.max_uploads = *max_uploads;
+  auto page = CollectUploadPage(ctx.meta(), ctx.bucket, ResumeListing(listing));
+  if (!page.ok()) return ErrorFromStatus(page.status(), Missing::kBucket);
 
   XmlWriter xml;
   xml.Open("ListMultipartUploadsResult", kS3Namespace);
   xml.Element("Bucket", ctx.bucket);
-  xml.Element("KeyMarker", query.key_marker);
-  xml.Element("UploadIdMarker", query.upload_id_marker);
-  if (truncated && !uploads->empty()) {
-    xml.Element("NextKeyMarker", uploads->back().key);
-    xml.Element("NextUploadIdMarker", uploads->back().upload_id);
+  xml.Element("KeyMarker", listing.key_marker);
+  xml.Element("UploadIdMarker", listing.upload_id_marker);
+  if (page->truncated) {
+    xml.Element("NextKeyMarker", page->next_key_marker);
+    xml.Element("NextUploadIdMarker", page->next_upload_id_marker);
   }
-  xml.Element("Prefix", query.prefix);
+  xml.Element("Prefix", listing.prefix);
+  if (!listing.delimiter.empty()) xml.Element("Delimiter", listing.delimiter);
   xml.Element("MaxUploads", *max_uploads);
-  xml.Bool("IsTruncated", truncated);
-  for (const meta::UploadRecord& upload : *uploads) {
-    xml.Open("Upload");
-    xml.Element("Key", upload.key);
-    xml.Element("UploadId", upload.upload_id);
-    WriteOwnerAndInitiator(xml, ctx.verified.access_key);
-    xml.Element("StorageClass", "STANDARD");
-    xml.Element("Initiated", FormatIso8601(FromUnixMillis(upload.initiated_ms)));
-    if (!upload.checksum_algorithm.empty()) xml.Element("ChecksumAlgorithm", upload.checksum_algorithm);
+  xml.Bool("IsTruncated", page->truncated);
+  for (const meta::UploadRecord& upload : page->uploads) WriteUpload(xml, upload, ctx.verified.access_key);
+  for (const std::string& common : page->common_prefixes) {
+    xml.Open("CommonPrefixes");
+    xml.Element("Prefix", common);
     xml.Close();
   }
   return SendXml(ctx, xml.Finish());

@@ -103,7 +103,9 @@ HandlerResult PutObject(RequestContext& ctx) {
   if (auto error = HeadersFromRequest(ctx, record.headers)) return error;
 
   auth::PayloadOptions options;
-  options.default_checksum = ParseOptionalAlgorithm(ctx.header("x-amz-sdk-checksum-algorithm"));
+  // Like AWS, store a full-object CRC64NVME when the client names no checksum of its own.
+  options.default_checksum =
+      ParseOptionalAlgorithm(ctx.header("x-amz-sdk-checksum-algorithm")).value_or(ChecksumAlgorithm::kCrc64Nvme);
   ReceivedBody body;
   if (auto error = ReceiveBody(ctx, options, true, body)) return error;
 

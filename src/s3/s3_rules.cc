@@ -205,6 +205,13 @@ std::string AfterCommonPrefix(std::string_view common_prefix) {
   return after;
 }
 
+std::string_view CommonPrefixOf(std::string_view key, std::string_view prefix, std::string_view delimiter) {
+  if (delimiter.empty() || key.substr(0, prefix.size()) != prefix) return {};
+  size_t at = key.find(delimiter, prefix.size());
+  if (at == std::string_view::npos) return {};
+  return key.substr(0, at + delimiter.size());
+}
+
 // --- Tags ---
 
 Status ValidateTags(const TagSet& tags) {
@@ -241,7 +248,9 @@ Result<CopySource> ParseCopySource(std::string_view header) {
   size_t question = header.find('?');
   if (question != std::string_view::npos) {
     std::string_view options = header.substr(question + 1);
-    std::string_view version = QueryParams::Parse(options).Get("versionId", "null");
+    // Keep the parsed parameters alive: Get() returns a view into them.
+    QueryParams params = QueryParams::Parse(options);
+    std::string_view version = params.Get("versionId", "null");
     if (version != "null") return Error(ErrorCode::kInvalidArgument, "Object versions are not supported");
     header = header.substr(0, question);
   }

@@ -76,6 +76,9 @@ std::string EncodeContinuationToken(std::string_view last, bool is_common_prefix
 std::optional<std::string> DecodeContinuationToken(std::string_view token);
 // Start-after key that also skips every key under `common_prefix` (0xFF never occurs in UTF-8).
 std::string AfterCommonPrefix(std::string_view common_prefix);
+// The common prefix `key` rolls up into under a delimiter listing (the key up to and including
+// the first `delimiter` after `prefix`), or "" when it is listed itself. A view into `key`.
+std::string_view CommonPrefixOf(std::string_view key, std::string_view prefix, std::string_view delimiter);
 
 // x-amz-tagging: a URL query string "k1=v1&k2=v2". InvalidArgument on limits or duplicates.
 Result<TagSet> ParseTaggingHeader(std::string_view header);

@@ -159,6 +159,15 @@ TEST(ContinuationToken, RoundTripsKeysAndPrefixes) {
   EXPECT_FALSE(DecodeContinuationToken(""));
 }
 
+TEST(CommonPrefix, RollsUpAfterThePrefix) {
+  EXPECT_EQ(CommonPrefixOf("a/b/c", "", "/"), "a/");
+  EXPECT_EQ(CommonPrefixOf("a/b/c", "a/", "/"), "a/b/");
+  EXPECT_EQ(CommonPrefixOf("a/b", "a/", "/"), "");   // listed itself
+  EXPECT_EQ(CommonPrefixOf("a/b/c", "", ""), "");    // no delimiter: no roll-up
+  EXPECT_EQ(CommonPrefixOf("x/b/c", "a/", "/"), "");  // outside the prefix
+  EXPECT_EQ(CommonPrefixOf("abcabd", "", "bc"), "abc");
+}
+
 TEST(Tagging, HeaderParsing) {
   auto tags = ParseTaggingHeader("a=1&b%20c=x%2By&empty=");
   ASSERT_TRUE(tags.ok());
@@ -183,6 +192,11 @@ TEST(CopySource, Forms) {
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->key, "k");
   EXPECT_FALSE(ParseCopySource("bucket/k?versionId=abc").ok());
+  // versionId is read from a parsed copy of the options that must outlive the comparison; long
+  // values make a dangling view visible (under sanitizers, and as garbage without them).
+  std::string filler(200, 'f');
+  EXPECT_TRUE(ParseCopySource("bucket/k?pad=" + filler + "&versionId=null").ok());
+  EXPECT_FALSE(ParseCopySource("bucket/k?pad=" + filler + "&versionId=" + filler).ok());
   EXPECT_FALSE(ParseCopySource("bucket").ok());
   EXPECT_FALSE(ParseCopySource("/bucket/").ok());
   EXPECT_FALSE(ParseCopySource("%zz/k").ok());

@@ -165,9 +165,14 @@ std::optional<S3Error> Authenticate(RequestContext& ctx) {
   options.uri_encoding = auth::UriEncoding::kS3;
   options.now = Now();
   if (ctx.virtual_host) options.virtual_host_bucket = ctx.bucket;  // SigV2 signs it as a path prefix
-  auto verified = auth::Verify(ctx.request, options, ctx.backend.credentials);
+  auth::SignatureMismatchDetail mismatch;
+  auto verified = auth::Verify(ctx.request, options, ctx.backend.credentials, &mismatch);
   if (!verified.ok()) {
     S3Error error = ErrorFromStatus(verified.status(), Missing::kKey, IsPresigned(ctx.request));
+    if (verified.status().code() == ErrorCode::kSignatureMismatch) {
+      AddSignatureMismatchDetails(error, mismatch.access_key, mismatch.string_to_sign, mismatch.signature_provided,
+                                  mismatch.canonical_request);
+    }
     if (verified.status().code() == ErrorCode::kRequestTimeTooSkewed) {
       std::string_view request_time = ctx.request.HeaderOr("x-amz-date", ctx.query.Get("X-Amz-Date"));
       error.details = {{"RequestTime", std::string(request_time)},

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include "common/hash.h"
 #include "common/random.h"
 #include "meta/sqlite/sqlite_meta_store.h"
+#include "s3/s3_errors.h"
 
 namespace serac::s3 {
 namespace {
@@ -86,6 +88,19 @@ class RecordingResponse : public http::ResponseWriter {
   int status_ = 200;
   bool started_ = false;
 };
+
+std::string Crc64NvmeBase64(std::string_view data) {
+  Checksummer checksummer(ChecksumAlgorithm::kCrc64Nvme);
+  checksummer.Update(data.data(), data.size());
+  return Base64Encode(checksummer.Finish());
+}
+
+std::string Between(const std::string& text, const std::string& open, const std::string& close) {
+  size_t at = text.find(open);
+  if (at == std::string::npos) return {};
+  at += open.size();
+  return text.substr(at, text.find(close, at) - at);
+}
 
 class S3ServiceTest : public ::testing::Test {
  protected:
@@ -320,6 +335,217 @@ TEST_F(S3ServiceTest, DeleteObjectsAndVirtualHost) {
   EXPECT_NE(deleted.body.find("<Deleted><Key>k2</Key></Deleted>"), std::string::npos);
   EXPECT_EQ(Call("POST", "/vhb", "delete", "<Delete>").status(), 400);
   EXPECT_EQ(Call("GET", "/vhb/k1").status(), 404);
+}
+
+// Stored header values come back byte for byte. Values longer than the small-string buffer once
+// came back as freed memory: the ?: choosing between a literal and the stored std::string made a
+// temporary copy, and the view of it dangled.
+TEST_F(S3ServiceTest, StoredContentTypeSurvivesEveryWritePath) {
+  CreateBucket("ctb");
+  const std::string type = "application/vnd.serac.example+json; charset=utf-8; profile=\"long enough\"";
+  ASSERT_EQ(Call("PUT", "/ctb/put", "", "body", {{"Content-Type", type}}).status(), 200);
+  EXPECT_EQ(Call("GET", "/ctb/put").Header("Content-Type"), type);
+  EXPECT_EQ(Call("HEAD", "/ctb/put").Header("Content-Type"), type);
+  EXPECT_EQ(Call("GET", "/ctb/put", "response-content-type=text%2Fplain").Header("Content-Type"), "text/plain");
+
+  auto copied = Call("PUT", "/ctb/copy", "", "", {{"x-amz-copy-source", "/ctb/put"},
+                                                 {"x-amz-metadata-directive", "REPLACE"},
+                                                 {"Content-Type", type + "; copied"}});
+  ASSERT_EQ(copied.status(), 200) << copied.body;
+  EXPECT_EQ(Call("HEAD", "/ctb/copy").Header("Content-Type"), type + "; copied");
+
+  auto created = Call("POST", "/ctb/mp", "uploads", "", {{"Content-Type", type + "; multipart"}});
+  ASSERT_EQ(created.status(), 200);
+  std::string upload_id = Between(created.body, "<UploadId>", "</UploadId>");
+  auto part = Call("PUT", "/ctb/mp", "partNumber=1&uploadId=" + upload_id, "only part");
+  ASSERT_EQ(part.status(), 200);
+  auto done = Call("POST", "/ctb/mp", "uploadId=" + upload_id,
+                   "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + part.Header("ETag") +
+                       "</ETag></Part></CompleteMultipartUpload>");
+  ASSERT_EQ(done.status(), 200) << done.body;
+  EXPECT_EQ(Call("GET", "/ctb/mp").Header("Content-Type"), type + "; multipart");
+
+  ASSERT_EQ(Call("PUT", "/ctb/untyped", "", "x").status(), 200);
+  EXPECT_EQ(Call("GET", "/ctb/untyped").Header("Content-Type"), "binary/octet-stream");
+}
+
+// Without a client checksum, AWS stores a full-object CRC64NVME; multipart objects get the parts'
+// CRC64NVMEs combined.
+TEST_F(S3ServiceTest, DefaultCrc64NvmeChecksum) {
+  CreateBucket("crc");
+  std::string data = "no checksum from the client";
+  auto put = Call("PUT", "/crc/simple", "", data);
+  ASSERT_EQ(put.status(), 200);
+  EXPECT_EQ(put.Header("x-amz-checksum-crc64nvme"), Crc64NvmeBase64(data));
+  auto get = Call("GET", "/crc/simple", "", "", {{"x-amz-checksum-mode", "ENABLED"}});
+  EXPECT_EQ(get.Header("x-amz-checksum-crc64nvme"), Crc64NvmeBase64(data));
+  EXPECT_EQ(get.Header("x-amz-checksum-type"), "FULL_OBJECT");
+  EXPECT_EQ(Call("GET", "/crc/simple").Header("x-amz-checksum-crc64nvme"), "");  // only when asked
+
+  auto created = Call("POST", "/crc/mp", "uploads");
+  std::string upload_id = Between(created.body, "<UploadId>", "</UploadId>");
+  std::string part1(5 * 1024 * 1024, 'p');
+  std::string part2 = "second part";
+  auto p1 = Call("PUT", "/crc/mp", "partNumber=1&uploadId=" + upload_id, part1);
+  auto p2 = Call("PUT", "/crc/mp", "partNumber=2&uploadId=" + upload_id, part2);
+  ASSERT_EQ(p1.status(), 200);
+  ASSERT_EQ(p2.status(), 200);
+  auto listed = Call("GET", "/crc/mp", "uploadId=" + upload_id);
+  EXPECT_EQ(listed.body.find("<Checksum"), std::string::npos) << listed.body;  // not an upload algorithm
+  auto done = Call("POST", "/crc/mp", "uploadId=" + upload_id,
+                   "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + p1.Header("ETag") +
+                       "</ETag></Part><Part><PartNumber>2</PartNumber><ETag>" + p2.Header("ETag") +
+                       "</ETag></Part></CompleteMultipartUpload>");
+  ASSERT_EQ(done.status(), 200) << done.body;
+  std::string whole = Crc64NvmeBase64(part1 + part2);
+  EXPECT_NE(done.body.find("<ChecksumCRC64NVME>" + whole + "</ChecksumCRC64NVME><ChecksumType>FULL_OBJECT"),
+            std::string::npos)
+      << done.body;
+  EXPECT_EQ(Call("HEAD", "/crc/mp", "", "", {{"x-amz-checksum-mode", "ENABLED"}}).Header("x-amz-checksum-crc64nvme"),
+            whole);
+
+  // A part sent with a checksum of another algorithm has no CRC64NVME: then no object checksum.
+  created = Call("POST", "/crc/mixed", "uploads");
+  upload_id = Between(created.body, "<UploadId>", "</UploadId>");
+  auto only = Call("PUT", "/crc/mixed", "partNumber=1&uploadId=" + upload_id, "x",
+                   {{"x-amz-checksum-crc32", "jNwWgw=="}});  // CRC32 of "x"
+  ASSERT_EQ(only.status(), 200) << only.body;
+  done = Call("POST", "/crc/mixed", "uploadId=" + upload_id,
+              "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + only.Header("ETag") +
+                  "</ETag></Part></CompleteMultipartUpload>");
+  ASSERT_EQ(done.status(), 200) << done.body;
+  EXPECT_EQ(done.body.find("<Checksum"), std::string::npos) << done.body;
+}
+
+TEST_F(S3ServiceTest, ListMultipartUploadsRollsUpCommonPrefixes) {
+  CreateBucket("lmu");
+  std::map<std::string, std::vector<std::string>> ids;
+  for (const char* key : {"a", "d/1", "d/2", "d/2", "e/x/y", "f"}) {
+    auto created = Call("POST", std::string("/lmu/") + key, "uploads");
+    ASSERT_EQ(created.status(), 200);
+    ids[key].push_back(Between(created.body, "<UploadId>", "</UploadId>"));
+  }
+  auto all = Call("GET", "/lmu", "uploads&delimiter=%2F");
+  EXPECT_NE(all.body.find("<Delimiter>/</Delimiter>"), std::string::npos) << all.body;
+  EXPECT_NE(all.body.find("<Key>a</Key>"), std::string::npos);
+  EXPECT_NE(all.body.find("<Key>f</Key>"), std::string::npos);
+  EXPECT_EQ(all.body.find("<Key>d/"), std::string::npos);
+  EXPECT_NE(all.body.find("<CommonPrefixes><Prefix>d/</Prefix></CommonPrefixes>"
+                          "<CommonPrefixes><Prefix>e/</Prefix></CommonPrefixes>"),
+            std::string::npos);
+  EXPECT_NE(all.body.find("<IsTruncated>false</IsTruncated>"), std::string::npos);
+
+  // Pages of two: [a, d/], [e/, f]; a page ending on a prefix resumes past it.
+  auto first = Call("GET", "/lmu", "uploads&delimiter=%2F&max-uploads=2");
+  EXPECT_NE(first.body.find("<IsTruncated>true</IsTruncated>"), std::string::npos) << first.body;
+  EXPECT_EQ(Between(first.body, "<NextKeyMarker>", "</NextKeyMarker>"), "d/");
+  EXPECT_NE(first.body.find("<NextUploadIdMarker></NextUploadIdMarker>"), std::string::npos);
+  auto second = Call("GET", "/lmu", "uploads&delimiter=%2F&max-uploads=2&key-marker=d%2F");
+  EXPECT_NE(second.body.find("<Prefix>e/</Prefix>"), std::string::npos) << second.body;
+  EXPECT_NE(second.body.find("<Key>f</Key>"), std::string::npos);
+  EXPECT_EQ(second.body.find("<Key>d/"), std::string::npos);
+  EXPECT_EQ(second.body.find("<Prefix>d/</Prefix></CommonPrefixes>"), std::string::npos);
+  EXPECT_NE(second.body.find("<KeyMarker>d/</KeyMarker>"), std::string::npos);
+  EXPECT_NE(second.body.find("<IsTruncated>false</IsTruncated>"), std::string::npos);
+
+  // Within a prefix, two uploads of one key page by upload id.
+  auto nested = Call("GET", "/lmu", "uploads&prefix=d%2F&delimiter=%2F&max-uploads=2");
+  EXPECT_NE(nested.body.find("<IsTruncated>true</IsTruncated>"), std::string::npos) << nested.body;
+  std::string key_marker = Between(nested.body, "<NextKeyMarker>", "</NextKeyMarker>");
+  std::string id_marker = Between(nested.body, "<NextUploadIdMarker>", "</NextUploadIdMarker>");
+  EXPECT_EQ(key_marker, "d/2");
+  auto rest = Call("GET", "/lmu", "uploads&prefix=d%2F&delimiter=%2F&key-marker=d%2F2&upload-id-marker=" + id_marker);
+  EXPECT_NE(rest.body.find("<IsTruncated>false</IsTruncated>"), std::string::npos) << rest.body;
+  EXPECT_EQ(rest.body.find("<Key>d/1</Key>"), std::string::npos);
+  EXPECT_NE(rest.body.find("<Key>d/2</Key>"), std::string::npos);
+  EXPECT_EQ(rest.body.find(id_marker + "</UploadId>"), std::string::npos);
+}
+
+TEST_F(S3ServiceTest, SignatureMismatchExplainsWhatWasSigned) {
+  CreateBucket("sig");
+  // Sign one path, send another: the server's string to sign then differs from the client's.
+  std::vector<http::Header> headers = {{"Host", "localhost:9000"}};
+  auth::SignOptions options;
+  options.now = Now();
+  options.payload_sha256_hex = Sha256Hex("");
+  auth::SignRequest("GET", "/sig/signed", "", headers, {std::string(kAccessKey), std::string(kSecretKey), ""}, options);
+  http::Request request;
+  request.method = "GET";
+  request.path = "/sig/sent";
+  request.target = "/sig/sent";
+  request.headers = headers;
+  request.request_id = "REQ";
+  StringBody reader("");
+  RecordingResponse response;
+  http::RequestOutcome outcome;
+  service_->Handle(request, reader, response, outcome);
+  EXPECT_EQ(response.status(), 403);
+  const std::string& body = response.body;
+  EXPECT_NE(body.find("<Code>SignatureDoesNotMatch</Code>"), std::string::npos) << body;
+  EXPECT_EQ(Between(body, "<AWSAccessKeyId>", "</"), kAccessKey);
+  std::string string_to_sign = Between(body, "<StringToSign>", "</StringToSign>");
+  EXPECT_EQ(string_to_sign.rfind("AWS4-HMAC-SHA256\n", 0), 0u) << body;
+  EXPECT_EQ(Between(body, "<StringToSignBytes>", "</"), SpacedHexBytes(string_to_sign));
+  std::string canonical = Between(body, "<CanonicalRequest>", "</CanonicalRequest>");
+  EXPECT_EQ(canonical.rfind("GET\n/sig/sent\n", 0), 0u) << body;
+  EXPECT_EQ(Between(body, "<CanonicalRequestBytes>", "</"), SpacedHexBytes(canonical));
+  EXPECT_EQ(Between(body, "<SignatureProvided>", "</").size(), 64u);
+}
+
+TEST_F(S3ServiceTest, MalformedRequestBodiesChangeNothing) {
+  CreateBucket("xml");
+  ASSERT_EQ(Call("PUT", "/xml/keep", "", "x").status(), 200);
+  auto trailing = Call("POST", "/xml", "delete", "<Delete><Object><Key>keep</Key></Object></Delete><trailing/>");
+  EXPECT_EQ(trailing.status(), 400);
+  EXPECT_NE(trailing.body.find("<Code>MalformedXML</Code>"), std::string::npos) << trailing.body;
+  EXPECT_EQ(Call("GET", "/xml/keep").body, "x");
+
+  auto tagging = Call("PUT", "/xml/keep", "tagging",
+                      "<!DOCTYPE t [<!ENTITY e \"v\">]><Tagging><TagSet><Tag><Key>&e;</Key><Value>1</Value></Tag>"
+                      "</TagSet></Tagging>");
+  EXPECT_EQ(tagging.status(), 400);
+  EXPECT_NE(tagging.body.find("MalformedXML"), std::string::npos);
+
+  EXPECT_EQ(Call("PUT", "/xml-two", "", "<CreateBucketConfiguration/><extra/>").status(), 400);
+  EXPECT_EQ(Call("HEAD", "/xml-two").status(), 404);
+  EXPECT_EQ(Call("PUT", "/xml-three", "",
+                 "<CreateBucketConfiguration><LocationConstraint>us-east-1</LocationConstraint>"
+                 "</CreateBucketConfiguration>")
+                .status(),
+            200);
+}
+
+// Tag changes rewrite only the tags: the object keeps its blobs, so nothing is copied or collected.
+TEST_F(S3ServiceTest, TaggingKeepsTheObjectsBlobs) {
+  CreateBucket("tgb");
+  std::string data(200 * 1024, 'b');
+  ASSERT_EQ(Call("PUT", "/tgb/big", "", data, {{"x-amz-tagging", "a=1"}}).status(), 200);
+  auto before = meta_->GetObject("tgb", "big");
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->segments.size(), 1u);
+
+  auto put = Call("PUT", "/tgb/big", "tagging",
+                  "<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>");
+  ASSERT_EQ(put.status(), 200) << put.body;
+  auto after = meta_->GetObject("tgb", "big");
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->segments.size(), 1u);
+  EXPECT_EQ(after->segments[0].blob_id, before->segments[0].blob_id);
+  EXPECT_EQ(after->headers.tags, (std::vector<std::pair<std::string, std::string>>{{"k", "v"}}));
+  EXPECT_NE(Call("GET", "/tgb/big", "tagging").body.find("<Key>k</Key><Value>v</Value>"), std::string::npos);
+
+  EXPECT_EQ(Call("DELETE", "/tgb/big", "tagging").status(), 204);
+  after = meta_->GetObject("tgb", "big");
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(after->headers.tags.empty());
+  EXPECT_EQ(after->segments[0].blob_id, before->segments[0].blob_id);
+  auto garbage = meta_->PeekGarbage(100);
+  ASSERT_TRUE(garbage.ok());
+  EXPECT_TRUE(garbage->empty());
+  EXPECT_EQ(Call("GET", "/tgb/big").body, data);
+
+  EXPECT_NE(Call("DELETE", "/tgb/none", "tagging").body.find("NoSuchKey"), std::string::npos);
+  EXPECT_NE(Call("DELETE", "/tgb-missing/none", "tagging").body.find("NoSuchBucket"), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Object tagging: Get/Put/DeleteObjectTagging. Tags live in the object's index row, so a change
-// rewrites the row under If-Match on the ETag it read.
+// Object tagging: Get/Put/DeleteObjectTagging. Tags live in the object's index row; a change
+// replaces just them in one MetaStore transaction, leaving the object's bytes where they are.
 #include "common/limits.h"
 #include "s3/s3_internal.h"
 #include "s3/s3_xml.h"
@@ -8,36 +8,23 @@ namespace serac::s3 {
 
 namespace {
 
-constexpr int kTagUpdateAttempts = 3;  // concurrent overwrites make the If-Match fail; retry a little
+HandlerResult MissingObject(RequestContext& ctx, const Status& status) {
+  if (status.code() != ErrorCode::kNotFound) return ErrorFromStatus(status);
+  if (auto error = RequireBucket(ctx)) return error;
+  return NoSuchKey();
+}
 
 HandlerResult LoadObject(RequestContext& ctx, meta::ObjectRecord& object) {
   auto found = ctx.meta().GetObject(ctx.bucket, ctx.key);
-  if (!found.ok()) {
-    if (found.status().code() != ErrorCode::kNotFound) return ErrorFromStatus(found.status());
-    if (auto error = RequireBucket(ctx)) return error;
-    return NoSuchKey();
-  }
+  if (!found.ok()) return MissingObject(ctx, found.status());
   object = std::move(found).value();
   return kHandled;
 }
 
-// Rewrites the object's row with new tags. The row must not share blobs with the one it replaces
-// (those go to garbage collection), so segmented objects get copied blobs.
 HandlerResult ReplaceTags(RequestContext& ctx, const TagSet& tags) {
-  for (int attempt = 0; attempt < kTagUpdateAttempts; ++attempt) {
-    meta::ObjectRecord current;
-    if (auto error = LoadObject(ctx, current)) return error;
-    meta::ObjectRecord updated = current;
-    updated.headers.tags = tags;
-    if (Status copied = CopyObjectBytes(ctx, current, updated); !copied.ok()) return ErrorFromStatus(copied);
-    meta::WriteCondition condition;
-    condition.if_match = current.etag;
-    Status stored = ctx.meta().PutObject(updated, condition);
-    if (stored.ok()) return kHandled;
-    RemoveBlobsQuietly(ctx, updated.segments);
-    if (stored.code() != ErrorCode::kPreconditionFailed) return ErrorFromStatus(stored, Missing::kBucket);
-  }
-  return ErrorFromStatus(Error(ErrorCode::kConflict, ""));
+  Status stored = ctx.meta().SetObjectTags(ctx.bucket, ctx.key, tags, {});
+  if (!stored.ok()) return MissingObject(ctx, stored);
+  return kHandled;
 }
 
 }  // namespace

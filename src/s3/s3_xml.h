@@ -33,6 +33,9 @@ class XmlWriter {
   std::vector<std::string> open_;
 };
 
+// Every parser below is strict: exactly one root element of the expected name, nothing but
+// whitespace (or comments) around it, no DOCTYPE and no entity references beyond XML's own.
+
 struct CompletedPart {
   uint32_t part_number = 0;
   std::string etag;  // unquoted
@@ -55,5 +58,9 @@ Result<DeleteRequest> ParseDeleteObjects(std::string_view xml);
 using TagSet = std::vector<std::pair<std::string, std::string>>;
 // <Tagging><TagSet><Tag><Key/><Value/></Tag>...</TagSet></Tagging>; kMalformedXml on bad XML.
 Result<TagSet> ParseTagging(std::string_view xml);
+
+// Optional <CreateBucketConfiguration><LocationConstraint/>?</CreateBucketConfiguration>: returns
+// the location constraint ("" when absent or the body is empty); kMalformedXml on bad XML.
+Result<std::string> ParseCreateBucketConfiguration(std::string_view xml);
 
 }  // namespace serac::s3

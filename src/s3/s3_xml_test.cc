@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 namespace serac::s3 {
 namespace {
 
@@ -87,6 +89,53 @@ TEST(TaggingXml, Parses) {
   EXPECT_EQ((*tags)[1].second, "");
   EXPECT_FALSE(ParseTagging("<Tagging></Tagging>").ok());
   EXPECT_FALSE(ParseTagging("<Tagging><TagSet><Tag><Value>1</Value></Tag></TagSet></Tagging>").ok());
+}
+
+// Every request body is parsed strictly, so a document a lenient parser would half-read (keeping
+// the first element and skipping the rest) is refused before anything happens.
+TEST(StrictXml, RefusesTrailingContentDoctypeAndEntities) {
+  const std::string delete_body = "<Delete><Object><Key>k</Key></Object></Delete>";
+  const std::string tagging_body = "<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag></TagSet></Tagging>";
+  const std::string complete_body =
+      "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>";
+  const std::string bucket_body = "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint>"
+                                  "</CreateBucketConfiguration>";
+  auto all_refuse = [&](const std::function<std::string(const std::string&)>& mutate, const char* what) {
+    EXPECT_EQ(ParseDeleteObjects(mutate(delete_body)).status().code(), ErrorCode::kMalformedXml) << what;
+    EXPECT_EQ(ParseTagging(mutate(tagging_body)).status().code(), ErrorCode::kMalformedXml) << what;
+    EXPECT_EQ(ParseCompleteMultipartUpload(mutate(complete_body)).status().code(), ErrorCode::kMalformedXml) << what;
+    EXPECT_EQ(ParseCreateBucketConfiguration(mutate(bucket_body)).status().code(), ErrorCode::kMalformedXml) << what;
+  };
+  all_refuse([](const std::string& body) { return body + "<trailing/>"; }, "second root element");
+  all_refuse([](const std::string& body) { return body + "junk"; }, "trailing text");
+  all_refuse([](const std::string& body) { return "junk" + body; }, "leading text");
+  all_refuse([](const std::string& body) { return "<!DOCTYPE x [<!ENTITY e \"v\">]>" + body; }, "DOCTYPE");
+  all_refuse([](const std::string& body) { return "<Wrapper>" + body + "</Wrapper>"; }, "wrong root");
+  all_refuse([](const std::string& body) { return "<Other/>" + body; }, "element before the root");
+  EXPECT_EQ(ParseDeleteObjects("<Delete><Object><Key>&e;</Key></Object></Delete>").status().code(),
+            ErrorCode::kMalformedXml);
+  EXPECT_EQ(ParseDeleteObjects("<Delete><Object><Key>a & b</Key></Object></Delete>").status().code(),
+            ErrorCode::kMalformedXml);
+
+  // Whitespace, comments and the XML declaration around the root stay fine, as do predefined and
+  // numeric references and '&' inside CDATA.
+  auto fine = ParseDeleteObjects("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- a & b -->\n"
+                                 "<Delete><Object><Key>&lt;&#65;&#x42;</Key></Object><Object><Key><![CDATA[&c]]></Key></Object>"
+                                 "</Delete>\n\r\n");
+  ASSERT_TRUE(fine.ok()) << fine.status().ToString();
+  EXPECT_EQ(fine->keys, (std::vector<std::string>{"<AB", "&c"}));
+}
+
+TEST(CreateBucketXml, OptionalBodyAndLocation) {
+  EXPECT_EQ(ParseCreateBucketConfiguration("").value(), "");
+  EXPECT_EQ(ParseCreateBucketConfiguration(" \n").value(), "");
+  EXPECT_EQ(ParseCreateBucketConfiguration("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                                           "<LocationConstraint>eu-west-1</LocationConstraint>"
+                                           "</CreateBucketConfiguration>")
+                .value(),
+            "eu-west-1");
+  EXPECT_EQ(ParseCreateBucketConfiguration("<CreateBucketConfiguration/>").value(), "");
+  EXPECT_FALSE(ParseCreateBucketConfiguration("<CreateBucketConfiguration>").ok());
 }
 
 }  // namespace

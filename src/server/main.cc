@@ -1,12 +1,14 @@
 // serac's command line. Each subcommand parses its flags here and hands a plain options struct to
-// the module that runs it; `server` is the first, client subcommands (warehouse, namespace, table,
-// config, user) will join it the same way.
+// the module that runs it: `server` here, the client subcommands (warehouse, namespace, table, view,
+// config) through cli::ClientCommands.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 
+#include "cli/client_commands.h"
 #include "common/log.h"
 #include "server/server_command.h"
 
@@ -38,7 +40,7 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("serac: an S3-compatible object store", "serac");
+  CLI::App app("serac: an S3-compatible object store and Iceberg REST catalog", "serac");
   app.require_subcommand(1);
   app.set_version_flag("--version", "serac 0.1.0");
   std::string log_level = "info";
@@ -49,6 +51,8 @@ int main(int argc, char** argv) {
 
   serac::server::ServerCommandOptions server_options;
   CLI::App* server = AddServerCommand(app, server_options);
+  serac::cli::ClientCommands client_commands;
+  client_commands.Register(app);
 
   try {
     app.parse(argc, argv);
@@ -57,6 +61,7 @@ int main(int argc, char** argv) {
   }
   serac::log::SetLevel(kLogLevels.at(log_level));
   if (server->parsed()) return serac::server::RunServer(server_options);
+  if (std::optional<int> exit_code = client_commands.RunSelected()) return *exit_code;
   std::fputs(app.help().c_str(), stderr);
   return 2;
 }

@@ -212,6 +212,11 @@ class SqliteMetaStore final : public MetaStore {
                       const WriteCondition& condition) override {
     return Write([&](Connection& db) { return DeleteObjectTx(db, bucket, key, condition, NowMillis()); });
   }
+  Status SetObjectTags(const std::string& bucket, const std::string& key,
+                       const std::vector<std::pair<std::string, std::string>>& tags,
+                       const WriteCondition& condition) override {
+    return Write([&](Connection& db) { return SetObjectTagsTx(db, bucket, key, tags, condition); });
+  }
   Result<std::vector<ObjectRecord>> ListObjects(const ListObjectsQuery& query) override {
     return Read<std::vector<ObjectRecord>>(true, [&](Connection& db) { return ListObjectsRead(db, query); });
   }

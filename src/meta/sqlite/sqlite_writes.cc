@@ -254,6 +254,29 @@ Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondit
   return ReplaceObject(db, object, condition, now_ms);
 }
 
+Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::string& key,
+                       const std::vector<std::pair<std::string, std::string>>& tags,
+                       const WriteCondition& condition) {
+  SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, bucket, key));
+  if (!stored) {
+    SERAC_RETURN_IF_ERROR(RequireBucket(db, bucket));
+    return Error(ErrorCode::kNotFound, "object does not exist");
+  }
+  SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
+  SERAC_ASSIGN_OR_RETURN(auto read, db.Prepare("SELECT headers FROM objects WHERE bucket = ?1 AND key = ?2;"));
+  SERAC_ASSIGN_OR_RETURN(bool found, read->BindText(1, bucket).BindBlob(2, key).Step());
+  if (!found) return Error(ErrorCode::kInternal, "object row vanished inside its transaction");
+  ObjectHeaders headers;
+  if (!read->IsNull(0)) {
+    SERAC_ASSIGN_OR_RETURN(headers, DecodeHeaders(read->Text(0)));
+  }
+  headers.tags = tags;
+  SERAC_ASSIGN_OR_RETURN(auto update, db.Prepare("UPDATE objects SET headers = ?1 WHERE bucket = ?2 AND key = ?3;"));
+  BindOptionalText(*update, 1, EncodeHeaders(headers));
+  update->BindText(2, bucket).BindBlob(3, key);
+  return update->Run();
+}
+
 Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
                       const WriteCondition& condition, int64_t now_ms) {
   SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, bucket, key));

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -21,6 +22,9 @@ Status PurgeBucketTx(Connection& db, const std::string& name, int64_t now_ms);
 
 Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
                    int64_t now_ms);
+Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::string& key,
+                       const std::vector<std::pair<std::string, std::string>>& tags,
+                       const WriteCondition& condition);
 Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
                       const WriteCondition& condition, int64_t now_ms);
 
