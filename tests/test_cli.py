@@ -52,13 +52,24 @@ def test_warehouse_create_list_remove(server, warehouse_name):
     assert again.returncode != 0
     assert "already exists" in again.stderr
 
-    run_cli(server, "warehouse", "create", warehouse_name, "--upgrade-existing")  # idempotent upgrade
     run_cli(server, "warehouse", "remove", warehouse_name)
     assert warehouse_name not in lines(run_cli(server, "warehouse", "list"))
 
     missing = run_cli(server, "warehouse", "remove", warehouse_name, check=False)
     assert missing.returncode != 0
     assert "does not exist" in missing.stderr
+
+
+def test_warehouse_upgrade_existing_bucket(server, s3, warehouse_name):
+    s3.create_bucket(Bucket=warehouse_name)
+    refused = run_cli(server, "warehouse", "create", warehouse_name, check=False)
+    assert refused.returncode != 0
+    assert "AlreadyExistsException" in refused.stderr
+    run_cli(server, "warehouse", "create", warehouse_name, "--upgrade-existing")
+    assert warehouse_name in lines(run_cli(server, "warehouse", "list"))
+    run_cli(server, "warehouse", "remove", warehouse_name, "--preserve-bucket")
+    assert warehouse_name not in lines(run_cli(server, "warehouse", "list"))
+    s3.head_bucket(Bucket=warehouse_name)  # the bucket stayed
 
 
 def test_warehouse_remove_force(server, warehouse_name):

@@ -39,6 +39,23 @@ std::string TrimTrailingSlashes(std::string text) {
 
 }  // namespace
 
+Connection ResolveConnection(const ConnectionFlags& flags,
+                             const std::function<const char*(const char* name)>& environment) {
+  auto pick = [&environment](const std::string& flag, const char* variable, std::string fallback) {
+    if (!flag.empty()) return flag;
+    const char* value = environment(variable);
+    return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+  };
+  Connection connection;
+  connection.endpoint = pick(flags.endpoint, "SERAC_ENDPOINT", connection.endpoint);
+  connection.access_key = pick(flags.access_key, "SERAC_ACCESS_KEY", "");
+  connection.secret_key = pick(flags.secret_key, "SERAC_SECRET_KEY", "");
+  connection.region = pick(flags.region, "SERAC_REGION", connection.region);
+  connection.ca_file = flags.ca_file;
+  connection.insecure = flags.insecure;
+  return connection;
+}
+
 Result<http::ClientRequest> BuildSignedRequest(const Connection& connection, const ApiRequest& api, WallTime now) {
   std::string url = TrimTrailingSlashes(connection.endpoint) + api.path;
   if (!api.query.empty()) url += "?" + api.query;

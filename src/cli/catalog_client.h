@@ -4,6 +4,7 @@
 // Thread-safe: CatalogClient is immutable after construction.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,21 @@ struct Connection {
   std::string ca_file;     // trusted CAs for https (PEM); empty = system store
   bool insecure = false;   // skip certificate verification (self-signed test servers)
 };
+
+// What the command line said; empty strings mean "not given".
+struct ConnectionFlags {
+  std::string endpoint;
+  std::string access_key;
+  std::string secret_key;
+  std::string region;
+  std::string ca_file;
+  bool insecure = false;
+};
+
+// Flags first, then SERAC_ENDPOINT / SERAC_ACCESS_KEY / SERAC_SECRET_KEY / SERAC_REGION from
+// `environment` (a getenv-like lookup returning nullptr when unset), then the defaults.
+Connection ResolveConnection(const ConnectionFlags& flags,
+                             const std::function<const char*(const char* name)>& environment);
 
 // The signed HTTP request for `api` at `now`. kInvalidArgument when the endpoint is not a URL.
 Result<http::ClientRequest> BuildSignedRequest(const Connection& connection, const ApiRequest& api, WallTime now);

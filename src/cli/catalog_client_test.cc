@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 
 #include "auth/sigv4.h"
@@ -85,6 +86,31 @@ TEST(BuildSignedRequestTest, BadEndpoint) {
   Result<http::ClientRequest> sent = BuildSignedRequest(TestConnection("127.0.0.1:9000"), ListWarehousesRequest(""), Now());
   ASSERT_FALSE(sent.ok());
   EXPECT_NE(sent.status().message().find("127.0.0.1:9000"), std::string::npos);
+}
+
+TEST(ResolveConnectionTest, FlagsBeatEnvironmentBeatsDefaults) {
+  std::map<std::string, std::string> environment = {{"SERAC_ENDPOINT", "http://env:1"},
+                                                    {"SERAC_ACCESS_KEY", "ENVKEY"},
+                                                    {"SERAC_SECRET_KEY", "env-secret"},
+                                                    {"SERAC_REGION", ""}};
+  auto lookup = [&environment](const char* name) -> const char* {
+    auto found = environment.find(name);
+    return found == environment.end() ? nullptr : found->second.c_str();
+  };
+  ConnectionFlags flags;
+  flags.endpoint = "http://flag:2";
+  flags.insecure = true;
+  Connection connection = ResolveConnection(flags, lookup);
+  EXPECT_EQ(connection.endpoint, "http://flag:2");
+  EXPECT_EQ(connection.access_key, "ENVKEY");
+  EXPECT_EQ(connection.secret_key, "env-secret");
+  EXPECT_EQ(connection.region, "us-east-1");  // empty variable = unset
+  EXPECT_TRUE(connection.insecure);
+
+  Connection defaults = ResolveConnection(ConnectionFlags{}, [](const char*) -> const char* { return nullptr; });
+  EXPECT_EQ(defaults.endpoint, kDefaultEndpoint);
+  EXPECT_EQ(defaults.access_key, "");
+  EXPECT_EQ(defaults.secret_key, "");
 }
 
 TEST(ErrorMessageTest, UsesIcebergErrorResponse) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,7 +19,11 @@ namespace serac::cli {
 using Json = nlohmann::json;
 
 struct CommandState {
-  Connection connection;
+  // Several subcommands declare the same flags into this one struct. CLI11 would also apply an
+  // option's environment variable to subcommands that were not chosen, overwriting the flag, so
+  // the environment is read afterwards by ResolveConnection instead.
+  ConnectionFlags flags;
+  Connection connection;  // resolved just before the chosen subcommand runs
   std::function<Status()> action;  // set by the callback of the subcommand that was parsed
   // Arguments, shared by the subcommands (only one runs per process).
   std::string warehouse;
@@ -230,21 +235,18 @@ Status PrintEngineConfig(const State& state) {
 // --- registration ---
 
 void AddEndpointFlags(CLI::App* command, State& state) {
-  command->add_option("--endpoint", state.connection.endpoint, "serac server URL")
-      ->envname("SERAC_ENDPOINT")
-      ->capture_default_str();
-  command->add_option("--access-key", state.connection.access_key, "Access key")->envname("SERAC_ACCESS_KEY");
-  command->add_option("--region", state.connection.region, "Signing region")
-      ->envname("SERAC_REGION")
-      ->capture_default_str();
+  command->add_option("--endpoint", state.flags.endpoint,
+                      "serac server URL (env SERAC_ENDPOINT, default " + std::string(kDefaultEndpoint) + ")");
+  command->add_option("--access-key", state.flags.access_key, "Access key (env SERAC_ACCESS_KEY)");
+  command->add_option("--region", state.flags.region, "Signing region (env SERAC_REGION, default us-east-1)");
 }
 
 void AddConnectionFlags(CLI::App* command, State& state) {
   AddEndpointFlags(command, state);
-  command->add_option("--secret-key", state.connection.secret_key, "Secret key (prefer SERAC_SECRET_KEY)")
-      ->envname("SERAC_SECRET_KEY");
-  command->add_option("--ca-file", state.connection.ca_file, "PEM file of CAs to trust for https");
-  command->add_flag("--insecure", state.connection.insecure,
+  command->add_option("--secret-key", state.flags.secret_key,
+                      "Secret key (prefer env SERAC_SECRET_KEY: flags are visible to other users)");
+  command->add_option("--ca-file", state.flags.ca_file, "PEM file of CAs to trust for https");
+  command->add_flag("--insecure", state.flags.insecure,
                     "Do not verify the server certificate (self-signed test servers only)");
 }
 
@@ -357,6 +359,7 @@ void ClientCommands::Register(CLI::App& app) {
 
 std::optional<int> ClientCommands::RunSelected() {
   if (!state_->action) return std::nullopt;
+  state_->connection = ResolveConnection(state_->flags, [](const char* name) { return std::getenv(name); });
   Status status = state_->action();
   if (status.ok()) return 0;
   std::fprintf(stderr, "serac: %s\n", status.message().c_str());

@@ -134,7 +134,7 @@ HandlerResult CompleteMultipartUpload(RequestContext& ctx) {
   meta::ObjectRecord object;
   if (auto error = BuildObject(ctx, *upload, chosen, object)) return error;
   if (Status completed = ctx.meta().CompleteUpload(upload->upload_id, object, condition); !completed.ok()) {
-    return ErrorFromStatus(completed, Missing::kUpload);
+    return WriteError(completed, condition, Missing::kUpload);
   }
 
   XmlWriter xml;

@@ -85,7 +85,7 @@ HandlerResult CopyObject(RequestContext& ctx) {
   if (Status copied = CopyObjectBytes(ctx, source, target); !copied.ok()) return ErrorFromStatus(copied);
   if (Status stored = ctx.meta().PutObject(target, condition); !stored.ok()) {
     RemoveBlobsQuietly(ctx, target.segments);
-    return ErrorFromStatus(stored, Missing::kBucket);
+    return WriteError(stored, condition, Missing::kBucket);
   }
 
   XmlWriter xml;

@@ -99,6 +99,9 @@ HandlerResult ReceiveBody(RequestContext& ctx, const auth::PayloadOptions& optio
                           ReceivedBody& body);
 // If-None-Match (only "*", else 501) and If-Match of a write, decided by the MetaStore.
 HandlerResult ReadWriteCondition(RequestContext& ctx, meta::WriteCondition& condition);
+// The error for a failed conditional write. A PreconditionFailed names the header that failed in
+// <Condition>, as AWS does (s3fs turns an If-None-Match failure into FileExistsError by it).
+S3Error WriteError(const Status& status, const meta::WriteCondition& condition, Missing missing);
 // Looks up the object named by x-amz-copy-source and checks the x-amz-copy-source-if-* headers.
 HandlerResult LoadCopySource(RequestContext& ctx, meta::ObjectRecord& source);
 // Adds x-amz-checksum-<alg> (and its type) for a stored checksum.

@@ -94,6 +94,20 @@ HandlerResult ReadWriteCondition(RequestContext& ctx, meta::WriteCondition& cond
   return kHandled;
 }
 
+S3Error WriteError(const Status& status, const meta::WriteCondition& condition, Missing missing) {
+  S3Error error = ErrorFromStatus(status, missing);
+  if (status.code() != ErrorCode::kPreconditionFailed) return error;
+  // With both headers the MetaStore's message says which one failed.
+  bool none_match_failed = condition.if_none_match_any &&
+                           (!condition.if_match || status.message().rfind("If-None-Match", 0) == 0);
+  if (none_match_failed) {
+    error.details.emplace_back("Condition", "If-None-Match");
+  } else if (condition.if_match) {
+    error.details.emplace_back("Condition", "If-Match");
+  }
+  return error;
+}
+
 HandlerResult PutObject(RequestContext& ctx) {
   if (auto problem = KeyProblem(ctx.key)) return problem;
   if (auto error = RequireBucket(ctx)) return error;
@@ -123,7 +137,7 @@ HandlerResult PutObject(RequestContext& ctx) {
   Status stored = ctx.meta().PutObject(record, condition);
   if (!stored.ok()) {
     RemoveBlobsQuietly(ctx, body.segments);  // the index never pointed at it
-    return ErrorFromStatus(stored, Missing::kBucket);
+    return WriteError(stored, condition, Missing::kBucket);
   }
   ctx.response.SetStatus(200);
   ctx.response.AddHeader("ETag", QuoteEtag(record.etag));
@@ -137,7 +151,7 @@ HandlerResult DeleteObject(RequestContext& ctx) {
   meta::WriteCondition condition;
   if (const std::string* match = ctx.request.FindHeader("if-match")) condition.if_match = UnquoteEtag(*match);
   Status deleted = ctx.meta().DeleteObject(ctx.bucket, ctx.key, condition);
-  if (!deleted.ok()) return ErrorFromStatus(deleted, Missing::kBucket);
+  if (!deleted.ok()) return WriteError(deleted, condition, Missing::kBucket);
   ctx.response.SetStatus(204);
   (void)ctx.response.Send("");
   return kHandled;

@@ -548,5 +548,20 @@ TEST_F(S3ServiceTest, TaggingKeepsTheObjectsBlobs) {
   EXPECT_NE(Call("DELETE", "/tgb-missing/none", "tagging").body.find("NoSuchBucket"), std::string::npos);
 }
 
+TEST_F(S3ServiceTest, FailedWriteConditionIsNamed) {
+  CreateBucket("cond");
+  ASSERT_EQ(Call("PUT", "/cond/k", "", "x").status(), 200);
+  auto exists = Call("PUT", "/cond/k", "", "y", {{"If-None-Match", "*"}});
+  EXPECT_EQ(exists.status(), 412);
+  EXPECT_NE(exists.body.find("<Condition>If-None-Match</Condition>"), std::string::npos) << exists.body;
+  auto stale = Call("PUT", "/cond/k", "", "y", {{"If-Match", "\"0123\""}});
+  EXPECT_EQ(stale.status(), 412);
+  EXPECT_NE(stale.body.find("<Condition>If-Match</Condition>"), std::string::npos) << stale.body;
+  auto copy = Call("PUT", "/cond/k2", "", "", {{"x-amz-copy-source", "/cond/k"}, {"If-Match", "\"0123\""}});
+  EXPECT_EQ(copy.status(), 412);
+  EXPECT_NE(copy.body.find("<Condition>If-Match</Condition>"), std::string::npos) << copy.body;
+  EXPECT_EQ(Call("GET", "/cond/k").body, "x");
+}
+
 }  // namespace
 }  // namespace serac::s3
