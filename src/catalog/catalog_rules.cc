@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 
+#include "common/bucket_name.h"
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/random.h"
@@ -11,20 +12,6 @@ namespace serac::catalog {
 namespace {
 
 constexpr char kNamespaceSeparator = '\x1F';
-
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-bool LooksLikeIpv4(std::string_view name) {
-  int dots = 0;
-  for (char c : name) {
-    if (c == '.') {
-      ++dots;
-    } else if (c < '0' || c > '9') {
-      return false;
-    }
-  }
-  return dots == 3;
-}
 
 std::string DecodeOrRaw(std::string_view text) {
   auto decoded = UriDecode(text, true);
@@ -114,19 +101,8 @@ bool IsReservedPrefixWord(std::string_view segment) {
 }
 
 std::optional<std::string> WarehouseNameProblem(std::string_view name) {
-  if (name.size() < limits::kBucketNameBytesMin || name.size() > limits::kBucketNameBytesMax) {
-    return "warehouse names must be between 3 and 63 characters long";
-  }
-  for (char c : name) {
-    if (!IsLowerAlnum(c) && c != '.' && c != '-') {
-      return "warehouse names can consist only of lowercase letters, numbers, dots and hyphens";
-    }
-  }
-  if (!IsLowerAlnum(name.front()) || !IsLowerAlnum(name.back())) {
-    return "warehouse names must begin and end with a letter or number";
-  }
-  if (name.find("..") != std::string_view::npos) return "warehouse names must not contain two adjacent periods";
-  if (LooksLikeIpv4(name)) return "warehouse names must not be formatted as an IP address";
+  // A warehouse is a bucket, so bucket naming rules apply first.
+  if (auto problem = BucketNameProblem(name)) return problem;
   if (IsReservedPrefixWord(name)) return "warehouse name is reserved by the catalog API";
   return std::nullopt;
 }

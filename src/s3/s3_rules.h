@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/bucket_name.h"
 #include "common/clock.h"
 #include "s3/s3_errors.h"
 #include "s3/s3_xml.h"
@@ -30,8 +31,7 @@ class QueryParams {
   std::vector<std::pair<std::string, std::string>> entries_;
 };
 
-// Bucket naming rules for new buckets; returns the reason a name is invalid.
-std::optional<std::string> BucketNameProblem(std::string_view name);
+using serac::BucketNameProblem;  // bucket naming rules: common/bucket_name.h
 // InvalidArgument-style problem with an object key (empty, too long, not UTF-8), if any.
 std::optional<S3Error> KeyProblem(std::string_view key);
 
