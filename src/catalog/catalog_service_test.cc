@@ -13,6 +13,7 @@
 #include "common/encoding.h"
 #include "common/hash.h"
 #include "common/random.h"
+#include "http/http_test_fakes.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 
 namespace serac::catalog {
@@ -23,64 +24,15 @@ constexpr std::string_view kSecretKey = "catalogsecret/abcdefghijklmnopqrstuvwx"
 constexpr char kWarehouse[] = "lake";
 constexpr char kBase[] = "/_iceberg/v1/lake";
 
-class StringBody : public http::BodyReader {
- public:
-  explicit StringBody(std::string data) : data_(std::move(data)) {}
-  Result<size_t> Read(char* buffer, size_t capacity) override {
-    size_t n = std::min(capacity, data_.size() - offset_);
-    std::copy_n(data_.data() + offset_, n, buffer);
-    offset_ += n;
-    return n;
-  }
-  std::optional<uint64_t> content_length() const override { return data_.size(); }
-  void SetLimit(uint64_t) override {}
+using http::testing::RecordingResponse;
+using http::testing::StringBody;
 
- private:
-  std::string data_;
-  size_t offset_ = 0;
-};
-
-class RecordingResponse : public http::ResponseWriter {
- public:
-  void SetStatus(int status) override { status_ = status; }
-  void AddHeader(std::string_view name, std::string_view value) override {
-    headers.emplace_back(std::string(name), std::string(value));
-  }
-  Status Send(std::string_view bytes) override {
-    started_ = true;
-    body = bytes;
-    return Status::Ok();
-  }
-  Status Begin(uint64_t) override {
-    started_ = true;
-    return Status::Ok();
-  }
-  Status Write(const char* data, size_t size) override {
-    body.append(data, size);
-    return Status::Ok();
-  }
-  Status SendFile(int, uint64_t, uint64_t) override { return Error(ErrorCode::kInternal, "unused"); }
-  Status SendContinue() override { return Status::Ok(); }
-  bool started() const override { return started_; }
-  int status() const override { return status_; }
-  void CloseAfterResponse() override {}
-
-  std::string Header(std::string_view name) const {
-    for (const auto& [n, v] : headers) {
-      if (AsciiEqualsIgnoreCase(n, name)) return v;
-    }
-    return {};
-  }
-  Json json() const { return body.empty() ? Json() : Json::parse(body); }
-  std::string error_type() const { return json()["error"]["type"].get<std::string>(); }
-
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
-
- private:
-  int status_ = 200;
-  bool started_ = false;
-};
+Json BodyJson(const RecordingResponse& response) {
+  return response.body.empty() ? Json() : Json::parse(response.body);
+}
+std::string ErrorType(const RecordingResponse& response) {
+  return BodyJson(response)["error"]["type"].get<std::string>();
+}
 
 struct CallOptions {
   std::vector<http::Header> headers;
@@ -181,13 +133,13 @@ class CatalogServiceTest : public ::testing::Test {
     body.update(extra);
     auto response = Post(std::string(kBase) + "/namespaces/" + ns + "/tables", body);
     EXPECT_EQ(response.status(), 200) << response.body;
-    return response.json();
+    return BodyJson(response);
   }
 
   Json LoadTable(const std::string& ns, const std::string& name) {
     auto response = Call("GET", std::string(kBase) + "/namespaces/" + ns + "/tables/" + name);
     EXPECT_EQ(response.status(), 200) << response.body;
-    return response.json();
+    return BodyJson(response);
   }
 
   RecordingResponse Commit(const std::string& ns, const std::string& name, const Json& requirements,
@@ -207,7 +159,7 @@ TEST_F(CatalogServiceTest, ConfigNamesThePrefixEndpointsAndStorage) {
   auto response = Call("GET", "/_iceberg/v1/config", "warehouse=lake");
   ASSERT_EQ(response.status(), 200) << response.body;
   EXPECT_EQ(last_operation_, "GetConfig");
-  Json config = response.json();
+  Json config = BodyJson(response);
   EXPECT_EQ(config["overrides"]["prefix"], "lake");
   EXPECT_EQ(config["defaults"]["s3.endpoint"], "http://localhost:9000");
   EXPECT_EQ(config["defaults"]["s3.path-style-access"], "true");
@@ -220,7 +172,7 @@ TEST_F(CatalogServiceTest, ConfigNamesThePrefixEndpointsAndStorage) {
 
   auto unknown = Call("GET", "/_iceberg/v1/config", "warehouse=nope");
   EXPECT_EQ(unknown.status(), 404);
-  EXPECT_EQ(unknown.error_type(), "NoSuchWarehouseException");
+  EXPECT_EQ(ErrorType(unknown), "NoSuchWarehouseException");
 }
 
 TEST_F(CatalogServiceTest, UnsignedWrongKeyAndTamperedBodiesAreRefused) {
@@ -228,7 +180,7 @@ TEST_F(CatalogServiceTest, UnsignedWrongKeyAndTamperedBodiesAreRefused) {
   unsigned_call.sign = false;
   auto response = Call("GET", "/_iceberg/v1/config", "warehouse=lake", "", unsigned_call);
   EXPECT_EQ(response.status(), 401);
-  EXPECT_EQ(response.error_type(), "NotAuthorizedException");
+  EXPECT_EQ(ErrorType(response), "NotAuthorizedException");
 
   CallOptions wrong_secret;
   wrong_secret.secret = "not-the-secret-at-all";
@@ -252,20 +204,20 @@ TEST_F(CatalogServiceTest, NamespaceLifecycle) {
   CreateNamespace({"a", "b"});
   auto duplicate = Post(std::string(kBase) + "/namespaces", Json{{"namespace", {"a"}}});
   EXPECT_EQ(duplicate.status(), 409);
-  EXPECT_EQ(duplicate.error_type(), "AlreadyExistsException");
+  EXPECT_EQ(ErrorType(duplicate), "AlreadyExistsException");
 
   auto top = Call("GET", std::string(kBase) + "/namespaces");
   ASSERT_EQ(top.status(), 200);
-  EXPECT_EQ(top.json()["namespaces"], Json::parse(R"([["a"]])"));
-  EXPECT_TRUE(top.json()["next-page-token"].is_null());
+  EXPECT_EQ(BodyJson(top)["namespaces"], Json::parse(R"([["a"]])"));
+  EXPECT_TRUE(BodyJson(top)["next-page-token"].is_null());
   auto children = Call("GET", std::string(kBase) + "/namespaces", "parent=a%1Fb");
-  EXPECT_EQ(children.json()["namespaces"], Json::array());
+  EXPECT_EQ(BodyJson(children)["namespaces"], Json::array());
   children = Call("GET", std::string(kBase) + "/namespaces", "parent=a");
-  EXPECT_EQ(children.json()["namespaces"], Json::parse(R"([["a","b"]])"));
+  EXPECT_EQ(BodyJson(children)["namespaces"], Json::parse(R"([["a","b"]])"));
 
   auto loaded = Call("GET", std::string(kBase) + "/namespaces/a%1Fb");
   ASSERT_EQ(loaded.status(), 200) << loaded.body;
-  EXPECT_EQ(loaded.json()["namespace"], Json::parse(R"(["a","b"])"));
+  EXPECT_EQ(BodyJson(loaded)["namespace"], Json::parse(R"(["a","b"])"));
   EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/a%1Fb").status(), 204);
 
   auto both = Post(std::string(kBase) + "/namespaces/a/properties",
@@ -274,30 +226,30 @@ TEST_F(CatalogServiceTest, NamespaceLifecycle) {
   auto props = Post(std::string(kBase) + "/namespaces/a/properties",
                     Json{{"updates", {{"k", "v"}}}, {"removals", {"gone"}}});
   ASSERT_EQ(props.status(), 200) << props.body;
-  EXPECT_EQ(props.json()["updated"], Json::parse(R"(["k"])"));
-  EXPECT_EQ(props.json()["missing"], Json::parse(R"(["gone"])"));
-  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces/a").json()["properties"]["k"], "v");
+  EXPECT_EQ(BodyJson(props)["updated"], Json::parse(R"(["k"])"));
+  EXPECT_EQ(BodyJson(props)["missing"], Json::parse(R"(["gone"])"));
+  EXPECT_EQ(BodyJson(Call("GET", std::string(kBase) + "/namespaces/a"))["properties"]["k"], "v");
 
   auto not_empty = Call("DELETE", std::string(kBase) + "/namespaces/a");
   EXPECT_EQ(not_empty.status(), 409);
-  EXPECT_EQ(not_empty.error_type(), "NamespaceNotEmptyException");
+  EXPECT_EQ(ErrorType(not_empty), "NamespaceNotEmptyException");
   EXPECT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/a%1Fb").status(), 204);
   EXPECT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/a").status(), 204);
   auto missing = Call("GET", std::string(kBase) + "/namespaces/a");
   EXPECT_EQ(missing.status(), 404);
-  EXPECT_EQ(missing.error_type(), "NoSuchNamespaceException");
+  EXPECT_EQ(ErrorType(missing), "NoSuchNamespaceException");
   EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/a").status(), 404);
 }
 
 TEST_F(CatalogServiceTest, NamespaceListingPagesOnlyWhenAskedTo) {
   for (const char* name : {"n1", "n2", "n3"}) CreateNamespace({name});
-  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces").json()["namespaces"].size(), 3u);
+  EXPECT_EQ(BodyJson(Call("GET", std::string(kBase) + "/namespaces"))["namespaces"].size(), 3u);
   auto first = Call("GET", std::string(kBase) + "/namespaces", "pageToken=&pageSize=2");
-  ASSERT_EQ(first.json()["namespaces"].size(), 2u);
-  std::string token = first.json()["next-page-token"];
+  ASSERT_EQ(BodyJson(first)["namespaces"].size(), 2u);
+  std::string token = BodyJson(first)["next-page-token"];
   auto second = Call("GET", std::string(kBase) + "/namespaces", "pageToken=" + UriEncode(token, true) + "&pageSize=2");
-  EXPECT_EQ(second.json()["namespaces"], Json::parse(R"([["n3"]])"));
-  EXPECT_TRUE(second.json()["next-page-token"].is_null());
+  EXPECT_EQ(BodyJson(second)["namespaces"], Json::parse(R"([["n3"]])"));
+  EXPECT_TRUE(BodyJson(second)["next-page-token"].is_null());
 }
 
 TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
@@ -316,7 +268,7 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
   EXPECT_EQ(Json::parse(object->inline_data)["table-uuid"], created["metadata"]["table-uuid"]);
 
   auto listed = Call("GET", std::string(kBase) + "/namespaces/db/tables");
-  EXPECT_EQ(listed.json()["identifiers"], Json::parse(R"([{"namespace":["db"],"name":"t"}])"));
+  EXPECT_EQ(BodyJson(listed)["identifiers"], Json::parse(R"([{"namespace":["db"],"name":"t"}])"));
   auto again = Post(std::string(kBase) + "/namespaces/db/tables", Json{{"name", "t"}, {"schema", Schema()}});
   EXPECT_EQ(again.status(), 409);
 
@@ -324,7 +276,7 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
                           AddSnapshotToMain(1, 1));
   ASSERT_EQ(committed.status(), 200) << committed.body;
   EXPECT_EQ(last_operation_, "CommitTable");
-  const std::string second_file = committed.json()["metadata-location"];
+  const std::string second_file = BodyJson(committed)["metadata-location"];
   EXPECT_EQ(second_file.rfind(location + "/metadata/00001-", 0), 0u);
   Json loaded = LoadTable("db", "t");
   EXPECT_EQ(loaded["metadata-location"], second_file);
@@ -334,7 +286,7 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
   ASSERT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/tables/t", "purgeRequested=True").status(), 204);
   auto gone = Call("GET", std::string(kBase) + "/namespaces/db/tables/t");
   EXPECT_EQ(gone.status(), 404);
-  EXPECT_EQ(gone.error_type(), "NoSuchTableException");
+  EXPECT_EQ(ErrorType(gone), "NoSuchTableException");
   meta::ListObjectsQuery query;
   query.bucket = kWarehouse;
   query.prefix = location.substr(std::string("s3://lake/").size());
@@ -349,25 +301,25 @@ TEST_F(CatalogServiceTest, CommitErrorsLeaveTheTableUnchanged) {
 
   auto malformed = Call("POST", std::string(kBase) + "/namespaces/db/tables/t", "", "{not json");
   EXPECT_EQ(malformed.status(), 400);
-  EXPECT_EQ(malformed.error_type(), "BadRequestException");
+  EXPECT_EQ(ErrorType(malformed), "BadRequestException");
   auto unknown = Commit("db", "t", Json::array(), Json::parse(R"([{"action":"no-such-action"}])"));
   EXPECT_EQ(unknown.status(), 400);
   auto stale = Commit("db", "t", Json::parse(R"([{"type":"assert-table-uuid","uuid":"00000000-0000-0000-0000-000000000000"}])"),
                       AddSnapshotToMain(1, 1));
   EXPECT_EQ(stale.status(), 409);
-  EXPECT_EQ(stale.error_type(), "CommitFailedException");
+  EXPECT_EQ(ErrorType(stale), "CommitFailedException");
   EXPECT_EQ(LoadTable("db", "t")["metadata-location"], before);
 
   auto no_change = Commit("db", "t", Json::array(), Json::array());
   ASSERT_EQ(no_change.status(), 200);
-  EXPECT_EQ(no_change.json()["metadata-location"], before);
+  EXPECT_EQ(BodyJson(no_change)["metadata-location"], before);
 
   auto missing_ns = Call("GET", std::string(kBase) + "/namespaces/nope/tables/t");
   EXPECT_EQ(missing_ns.status(), 404);
-  EXPECT_EQ(missing_ns.error_type(), "NoSuchTableException");
+  EXPECT_EQ(ErrorType(missing_ns), "NoSuchTableException");
   auto missing_table = Commit("db", "nope", Json::array(), AddSnapshotToMain(1, 1));
   EXPECT_EQ(missing_table.status(), 404);
-  EXPECT_EQ(missing_table.error_type(), "NoSuchTableException");
+  EXPECT_EQ(ErrorType(missing_table), "NoSuchTableException");
 }
 
 TEST_F(CatalogServiceTest, LocationsOutsideTheWarehouseAreOverridden) {
@@ -386,11 +338,11 @@ TEST_F(CatalogServiceTest, LocationsOutsideTheWarehouseAreOverridden) {
   auto moved_out = Commit("db", "u", Json::array(),
                           Json::array({Json{{"action", "set-location"}, {"location", "file:/tmp/elsewhere"}}}));
   ASSERT_EQ(moved_out.status(), 200) << moved_out.body;
-  EXPECT_EQ(moved_out.json()["metadata"]["location"], "s3://lake/custom/u");
+  EXPECT_EQ(BodyJson(moved_out)["metadata"]["location"], "s3://lake/custom/u");
   auto moved_in = Commit("db", "u", Json::array(),
                          Json::array({Json{{"action", "set-location"}, {"location", "s3://lake/moved"}}}));
   ASSERT_EQ(moved_in.status(), 200) << moved_in.body;
-  EXPECT_EQ(moved_in.json()["metadata"]["location"], "s3://lake/moved");
+  EXPECT_EQ(BodyJson(moved_in)["metadata"]["location"], "s3://lake/moved");
 }
 
 TEST_F(CatalogServiceTest, NamesWithSlashesAreStoredAsGiven) {
@@ -401,7 +353,7 @@ TEST_F(CatalogServiceTest, NamesWithSlashesAreStoredAsGiven) {
   Json loaded = LoadTable("db", "tab%2Fle");
   EXPECT_EQ(loaded["metadata"]["location"], location);
   auto listed = Call("GET", std::string(kBase) + "/namespaces/db/tables");
-  EXPECT_EQ(listed.json()["identifiers"][0]["name"], "tab/le");
+  EXPECT_EQ(BodyJson(listed)["identifiers"][0]["name"], "tab/le");
   EXPECT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/tables/tab%2Fle").status(), 204);
   EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/db/tables/tab%2Fle").status(), 404);
 }
@@ -412,18 +364,18 @@ TEST_F(CatalogServiceTest, CommitErrorsUseTheReferenceWording) {
   auto stale = Commit("db", "t", Json::parse(R"([{"type":"assert-current-schema-id","current-schema-id":4}])"),
                       Json::array({Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}}}));
   EXPECT_EQ(stale.status(), 409);
-  EXPECT_EQ(stale.error_type(), "CommitFailedException");
-  EXPECT_EQ(stale.json()["error"]["message"], "Requirement failed: current schema changed: expected id 4 != 0");
+  EXPECT_EQ(ErrorType(stale), "CommitFailedException");
+  EXPECT_EQ(BodyJson(stale)["error"]["message"], "Requirement failed: current schema changed: expected id 4 != 0");
   auto exists = Commit("db", "t", Json::parse(R"([{"type":"assert-create"}])"), Json::array());
   EXPECT_EQ(exists.status(), 409);
-  EXPECT_EQ(exists.json()["error"]["message"], "Requirement failed: table already exists");
+  EXPECT_EQ(BodyJson(exists)["error"]["message"], "Requirement failed: table already exists");
   // A schema that drops the newest column carries a lower last-column-id: fine, ids are not reused.
   Json id_only = Json::parse(R"({"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]})");
   auto dropped = Commit("db", "t", Json::parse(R"([{"type":"assert-current-schema-id","current-schema-id":0}])"),
                         Json::array({Json{{"action", "add-schema"}, {"schema", id_only}, {"last-column-id", 1}},
                                      Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
   ASSERT_EQ(dropped.status(), 200) << dropped.body;
-  EXPECT_EQ(dropped.json()["metadata"]["last-column-id"], 2);
+  EXPECT_EQ(BodyJson(dropped)["metadata"]["last-column-id"], 2);
 }
 
 TEST_F(CatalogServiceTest, StageCreateThenAssertCreate) {
@@ -530,7 +482,7 @@ TEST_F(CatalogServiceTest, RenameAndRegister) {
   EXPECT_EQ(LoadTable("other", "u")["metadata-location"], file);
   auto missing = Post(std::string(kBase) + "/tables/rename", rename);
   EXPECT_EQ(missing.status(), 404);
-  EXPECT_EQ(missing.error_type(), "NoSuchTableException");
+  EXPECT_EQ(ErrorType(missing), "NoSuchTableException");
 
   ASSERT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/other/tables/u").status(), 204);
   auto registered = Post(std::string(kBase) + "/namespaces/db/register",
@@ -556,11 +508,11 @@ TEST_F(CatalogServiceTest, ViewLifecycle) {
   auto created = Post(std::string(kBase) + "/namespaces/db/views",
                       Json{{"name", "v"}, {"schema", Schema()}, {"view-version", version}, {"properties", Json::object()}});
   ASSERT_EQ(created.status(), 200) << created.body;
-  const std::string uuid = created.json()["metadata"]["view-uuid"];
+  const std::string uuid = BodyJson(created)["metadata"]["view-uuid"];
   EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/db/views/v").status(), 204);
   auto clash = Post(std::string(kBase) + "/namespaces/db/tables", Json{{"name", "v"}, {"schema", Schema()}});
   EXPECT_EQ(clash.status(), 409);
-  EXPECT_EQ(clash.json()["error"]["message"], "View with same name already exists: db.v");
+  EXPECT_EQ(BodyJson(clash)["error"]["message"], "View with same name already exists: db.v");
 
   Json next = version;
   next["version-id"] = 2;
@@ -572,12 +524,12 @@ TEST_F(CatalogServiceTest, ViewLifecycle) {
                                                           {"view-version-id", -1}}})}});
   ASSERT_EQ(replaced.status(), 200) << replaced.body;
   auto loaded = Call("GET", std::string(kBase) + "/namespaces/db/views/v");
-  EXPECT_EQ(loaded.json()["metadata"]["current-version-id"], 2);
-  EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces/db/views").json()["identifiers"].size(), 1u);
+  EXPECT_EQ(BodyJson(loaded)["metadata"]["current-version-id"], 2);
+  EXPECT_EQ(BodyJson(Call("GET", std::string(kBase) + "/namespaces/db/views"))["identifiers"].size(), 1u);
   EXPECT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/views/v").status(), 204);
   auto gone = Call("GET", std::string(kBase) + "/namespaces/db/views/v");
   EXPECT_EQ(gone.status(), 404);
-  EXPECT_EQ(gone.error_type(), "NoSuchViewException");
+  EXPECT_EQ(ErrorType(gone), "NoSuchViewException");
 }
 
 Json ViewBody(const std::string& name, Json representations) {
@@ -598,33 +550,33 @@ TEST_F(CatalogServiceTest, NameClashesAndInvalidViewsUseTheReferenceWording) {
   const std::string views = std::string(kBase) + "/namespaces/db/views";
   auto over_table = Post(views, ViewBody("t", Json::array({SqlFor("trino")})));
   EXPECT_EQ(over_table.status(), 409);
-  EXPECT_EQ(over_table.json()["error"]["message"], "Table with same name already exists: db.t");
+  EXPECT_EQ(BodyJson(over_table)["error"]["message"], "Table with same name already exists: db.t");
   // A view location may be anything (views have no files there); it is kept as given.
   Json with_location = ViewBody("v", Json::array({SqlFor("trino")}));
   with_location["location"] = "file:/tmp/somewhere/v";
   auto created = Post(views, with_location);
   ASSERT_EQ(created.status(), 200) << created.body;
-  EXPECT_EQ(created.json()["metadata"]["location"], "file:/tmp/somewhere/v");
-  EXPECT_EQ(created.json()["metadata-location"].get<std::string>().rfind("s3://lake/db/v-", 0), 0u);
+  EXPECT_EQ(BodyJson(created)["metadata"]["location"], "file:/tmp/somewhere/v");
+  EXPECT_EQ(BodyJson(created)["metadata-location"].get<std::string>().rfind("s3://lake/db/v-", 0), 0u);
   auto again = Post(views, ViewBody("v", Json::array({SqlFor("trino")})));
   EXPECT_EQ(again.status(), 409);
-  EXPECT_EQ(again.json()["error"]["message"], "View already exists: db.v");
+  EXPECT_EQ(BodyJson(again)["error"]["message"], "View already exists: db.v");
 
   auto twice = Post(views, ViewBody("w", Json::array({SqlFor("trino"), SqlFor("trino")})));
   EXPECT_EQ(twice.status(), 400);
-  EXPECT_EQ(twice.error_type(), "IllegalArgumentException");
-  EXPECT_EQ(twice.json()["error"]["message"], "Invalid view version: Cannot add multiple queries for dialect trino");
+  EXPECT_EQ(ErrorType(twice), "IllegalArgumentException");
+  EXPECT_EQ(BodyJson(twice)["error"]["message"], "Invalid view version: Cannot add multiple queries for dialect trino");
 
   Json rename = {{"source", {{"namespace", {"db"}}, {"name", "v"}}},
                  {"destination", {{"namespace", {"db"}}, {"name", "t"}}}};
   auto onto_table = Post(std::string(kBase) + "/views/rename", rename);
   EXPECT_EQ(onto_table.status(), 409);
-  EXPECT_EQ(onto_table.json()["error"]["message"], "Cannot rename db.v to db.t. Table already exists");
+  EXPECT_EQ(BodyJson(onto_table)["error"]["message"], "Cannot rename db.v to db.t. Table already exists");
   CreateTable("db", "t2");
   rename["source"]["name"] = "t2";
   rename["destination"]["name"] = "v";
   auto onto_view = Post(std::string(kBase) + "/tables/rename", rename);
-  EXPECT_EQ(onto_view.json()["error"]["message"], "Cannot rename db.t2 to db.v. View already exists");
+  EXPECT_EQ(BodyJson(onto_view)["error"]["message"], "Cannot rename db.t2 to db.v. View already exists");
 }
 
 TEST_F(CatalogServiceTest, StageCreateWhoseNameAViewTookFailsAtOnce) {
@@ -638,8 +590,8 @@ TEST_F(CatalogServiceTest, StageCreateWhoseNameAViewTookFailsAtOnce) {
                               Json{{"action", "set-location"}, {"location", staged["metadata"]["location"]}}});
   auto finished = Commit("db", "x", Json::parse(R"([{"type":"assert-create"}])"), updates);
   EXPECT_EQ(finished.status(), 409) << finished.body;
-  EXPECT_EQ(finished.error_type(), "AlreadyExistsException");
-  EXPECT_EQ(finished.json()["error"]["message"], "View with same name already exists: db.x");
+  EXPECT_EQ(ErrorType(finished), "AlreadyExistsException");
+  EXPECT_EQ(BodyJson(finished)["error"]["message"], "View with same name already exists: db.x");
 }
 
 TEST_F(CatalogServiceTest, WarehouseAdminAndPrefixLessRoutes) {
@@ -653,8 +605,8 @@ TEST_F(CatalogServiceTest, WarehouseAdminAndPrefixLessRoutes) {
   EXPECT_EQ(Post("/_iceberg/v1/warehouses", Json{{"name", "Bad_Name"}}).status(), 400);
   auto listed = Call("GET", "/_iceberg/v1/warehouses", "pageSize=1");
   ASSERT_EQ(listed.status(), 200);
-  EXPECT_EQ(listed.json()["warehouses"], Json::parse(R"(["lake"])"));
-  EXPECT_FALSE(listed.json()["next-page-token"].is_null());
+  EXPECT_EQ(BodyJson(listed)["warehouses"], Json::parse(R"(["lake"])"));
+  EXPECT_FALSE(BodyJson(listed)["next-page-token"].is_null());
   EXPECT_EQ(Call("GET", "/_iceberg/v1/warehouses/second").status(), 200);
   EXPECT_EQ(Call("GET", "/_iceberg/v1/namespaces").status(), 400);  // now ambiguous
 
@@ -663,7 +615,7 @@ TEST_F(CatalogServiceTest, WarehouseAdminAndPrefixLessRoutes) {
   EXPECT_EQ(Call("DELETE", "/_iceberg/v1/warehouses/lake", "force=true").status(), 204);
   auto gone = Call("GET", "/_iceberg/v1/warehouses/lake");
   EXPECT_EQ(gone.status(), 404);
-  EXPECT_EQ(gone.error_type(), "NoSuchWarehouseException");
+  EXPECT_EQ(ErrorType(gone), "NoSuchWarehouseException");
   EXPECT_EQ(Call("GET", std::string(kBase) + "/namespaces").status(), 404);
 }
 
