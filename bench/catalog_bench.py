@@ -9,9 +9,11 @@ file warehouse), the same workloads against both in one run:
 - spread commits: the same commits over 100 tables, each table dealt to one client;
 - commit latency p50/p99, read from the 1-client commit cells.
 
-Load comes from a few Python processes, each with threads holding one keep-alive connection per
-client; requests are SigV4-signed for service s3tables. This is a measurement, not a test: it prints
-a table and marks the targets PASS or MISS. Run it through bench/catalog_bench.sh.
+Load comes from bench/catalog_load_client.cc (C++, one thread and one keep-alive connection per
+client, serac's own SigV4 signer), so that the catalogs, not the load generator, use the CPU;
+--python-load runs the former Python generator instead (processes x threads). Every request is
+SigV4-signed for service s3tables as PyIceberg signs it. This is a measurement, not a test: it
+prints a table and marks the targets PASS or MISS. Run it through bench/catalog_bench.sh.
 """
 
 import argparse
@@ -107,8 +109,11 @@ class Signer:
                                     f"SignedHeaders={';'.join(k for k, _ in signed)}, Signature={signature}")
         return headers
 
-    def check_against_botocore(self) -> str:
-        """Signs sample requests both ways; returns the first difference or ''."""
+    def check_against_botocore(self, sign=None) -> str:
+        """Signs sample requests with botocore and with `sign(method, host, target, body, amz_date)`
+        (default: this signer); returns the first difference or ''."""
+        sign = sign or (lambda method, host, target, body, amz_date:
+                        self.headers(method, host, target, body, amz_date)["Authorization"])
         from botocore.auth import SigV4Auth
         from botocore.awsrequest import AWSRequest
         from botocore.credentials import Credentials
@@ -122,7 +127,7 @@ class Signer:
                                  headers={"Content-Type": "application/json"} if body else {})
             SigV4Auth(Credentials(self.access_key, self.secret_key), self.service, self.region).add_auth(request)
             expected = request.headers["Authorization"]
-            mine = self.headers(method, host, target, body, request.headers["X-Amz-Date"])["Authorization"]
+            mine = sign(method, host, target, body, request.headers["X-Amz-Date"])
             if mine != expected:
                 return f"{method} {target}: botocore {expected!r}, bench {mine!r}"
         return ""
@@ -378,7 +383,95 @@ def percentile(sorted_values: list, fraction: float) -> float | None:
 
 def measure(endpoint: Endpoint, server_pid: int, workload: str, clients: int, args, hot_table: str,
             live_workers: list, warmup: float, seconds: float) -> Measurement:
-    """Runs one workload on one server with `clients` clients spread over a few processes."""
+    """Runs one workload on one server with `clients` clients: catalog_load_client, or with
+    --python-load the Python generator."""
+    run = measure_python if args.python_load else measure_native
+    return run(endpoint, server_pid, workload, clients, args, hot_table, live_workers, warmup, seconds)
+
+
+NATIVE_WORKLOADS = {"load": "load", "hot": "commit-hot", "spread": "commit-spread"}  # catalog_load_client's names
+NATIVE_SUMMARY_RE = re.compile(
+    r"ops=(\d+) seconds=([\d.]+) ops_per_s=[\d.]+ p50_ms=([\d.]+) p99_ms=([\d.]+) retries=(\d+) errors=(\d+) "
+    r"cpu_seconds=([\d.]+)(?: first_error=(.*))?")
+
+
+class NativeLoad:
+    """A running catalog_load_client; kill()/join() as for the Python load processes."""
+
+    def __init__(self, argv: list, endpoint: Endpoint):
+        env = dict(os.environ, AWS_ACCESS_KEY_ID=endpoint.access_key, AWS_SECRET_ACCESS_KEY=endpoint.secret_key)
+        self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+
+    def join(self):
+        self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            stream.close()
+
+
+def native_tables(workload: str, tables: int, hot_table: str) -> list[str]:
+    if workload == "load":
+        return [LOAD_TABLE]
+    if workload == "hot":
+        return [hot_table]
+    return [spread_table(t) for t in range(tables)]
+
+
+def measure_native(endpoint: Endpoint, server_pid: int, workload: str, clients: int, args, hot_table: str,
+                   live_workers: list, warmup: float, seconds: float) -> Measurement:
+    """One catalog_load_client run. It says when its window opens and when the last operation
+    started inside it has finished; the server's CPU is sampled at those two moments."""
+    argv = [args.load_client, "run", "--port", str(endpoint.port), "--workload", NATIVE_WORKLOADS[workload],
+            "--table-path", endpoint.table_path(""), "--tables", ",".join(native_tables(workload, args.tables, hot_table)),
+            "--clients", str(clients), "--warmup", str(warmup), "--seconds", str(seconds)]
+    load = NativeLoad(argv, endpoint)
+    live_workers.append(load)
+    m = Measurement()
+    try:
+        cpu_before = wall_before = None
+        lines = []
+        for line in load.proc.stdout:
+            lines.append(line.strip())
+            if line.startswith("phase=measure"):
+                cpu_before, wall_before = cpu_seconds_of_tree(server_pid), time.monotonic()
+            elif line.startswith("phase=done") and cpu_before is not None:
+                wall = time.monotonic() - wall_before
+                m.server_cpu_percent = 100 * (cpu_seconds_of_tree(server_pid) - cpu_before) / wall
+        stderr = load.proc.stderr.read()
+    finally:
+        load.join()
+        live_workers.remove(load)
+    match = next(filter(None, (NATIVE_SUMMARY_RE.fullmatch(line) for line in lines)), None)
+    if not match or m.server_cpu_percent is None:
+        m.note = f"catalog_load_client failed (rc {load.proc.returncode}): {(stderr or ' '.join(lines)).strip()[-300:]}"
+        return m
+    ops, secs, p50, p99, retries, errors, cpu, first_error = match.groups()
+    m.ops, m.seconds, m.retries, m.errors = int(ops), float(secs), int(retries), int(errors)
+    m.ok = m.ops > 0
+    m.p50_ms, m.p99_ms = (float(p50), float(p99)) if m.ok else (None, None)
+    m.generator_cpu_percent = 100 * float(cpu) / m.seconds if m.seconds else None
+    m.note = first_error or ""
+    return m
+
+
+def native_signer_check(binary: str, access_key: str, secret_key: str) -> str:
+    """Has catalog_load_client sign the sample requests and compares with botocore."""
+    def sign(method, host, target, body, amz_date):
+        done = subprocess.run([binary, "sign", "--port", host.rsplit(":", 1)[1], "--method", method,
+                               "--target", target, "--amz-date", amz_date], input=body,
+                              env=dict(os.environ, AWS_ACCESS_KEY_ID=access_key, AWS_SECRET_ACCESS_KEY=secret_key),
+                              capture_output=True)
+        return done.stdout.decode().strip() or f"(rc {done.returncode}: {done.stderr.decode().strip()})"
+    return Signer(access_key, secret_key).check_against_botocore(sign)
+
+
+def measure_python(endpoint: Endpoint, server_pid: int, workload: str, clients: int, args, hot_table: str,
+                   live_workers: list, warmup: float, seconds: float) -> Measurement:
+    """Runs one workload on one server with `clients` Python threads spread over a few processes."""
     context = multiprocessing.get_context("fork")
     processes = min(clients, args.procs)
     groups = [list(range(p, clients, processes)) for p in range(processes)]
@@ -631,10 +724,13 @@ def evaluate_targets(cells: list[Cell]) -> list[tuple[str, str, str, str]]:
 
 def print_report(args, cells: list[Cell], targets: dict, failures: list[str]):
     print()
-    print(f"serac catalog benchmark: {os.cpu_count()} CPUs, loopback, {args.warmup}s warm-up + {args.seconds}s window "
-          f"per cell, load from <= {args.procs} Python processes x threads (1 keep-alive connection per client), "
-          f"SigV4 (s3tables) on every request; reference = iceberg-open-api 1.10.1 RESTCatalogAdapter, "
-          f"JdbcCatalog on a SQLite file, file warehouse")
+    load = (f"<= {args.procs} Python processes x threads" if args.python_load else
+            "catalog_load_client (C++, 1 thread per client)")
+    window = "fixed window" if args.python_load else "window + drain"
+    print(f"serac catalog benchmark: {os.cpu_count()} CPUs, loopback, {args.warmup}s warm-up + {args.seconds}s "
+          f"{window} per cell, load from {load}, 1 keep-alive connection per client, SigV4 (s3tables) on every "
+          f"request; reference = iceberg-open-api 1.10.1 RESTCatalogAdapter, JdbcCatalog on a SQLite file, "
+          f"file warehouse")
     print()
     print_table(cells)
     print()
@@ -686,7 +782,12 @@ def parse_args():
                    help="seconds of load-table and of spread commits per catalog before the first cell (JIT)")
     p.add_argument("--clients", default="1,8,32", help="comma-separated concurrency levels")
     p.add_argument("--workloads", default="load,hot,spread", help="comma-separated subset of load,hot,spread")
-    p.add_argument("--procs", type=int, default=2, help="load processes at most (clients are threads in them)")
+    p.add_argument("--load-client", default=os.environ.get("CATALOG_LOAD_CLIENT"),
+                   help="catalog_load_client binary (default: beside the serac binary)")
+    p.add_argument("--python-load", action="store_true",
+                   help="load from the Python generator (processes x threads) instead of catalog_load_client")
+    p.add_argument("--procs", type=int, default=2,
+                   help="with --python-load: load processes at most (clients are threads in them)")
     p.add_argument("--tables", type=int, default=100, help="tables of the spread-commit cells")
     p.add_argument("--only", choices=("serac", "reference"), help="measure one catalog only")
     p.add_argument("--tmpdir", default=os.environ.get("BENCH_TMPDIR"), help="where serac data and the warehouse live")
@@ -711,10 +812,22 @@ def main() -> int:
         print(f"bad arguments: unknown workloads {unknown}" if unknown else "--procs and --tables must be >= 1",
               file=sys.stderr)
         return 2
-    sample = Signer("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY").check_against_botocore()
+    sample_keys = ("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+    sample = Signer(*sample_keys).check_against_botocore()
     if sample:
         print(f"SigV4 signer disagrees with botocore: {sample}", file=sys.stderr)
         return 2
+    if not args.python_load:
+        args.load_client = os.path.abspath(args.load_client or
+                                           os.path.join(os.path.dirname(args.serac), "catalog_load_client"))
+        if not os.access(args.load_client, os.X_OK):
+            print(f"no catalog_load_client at {args.load_client} (build the CMake target catalog_load_client, "
+                  f"or pass --python-load)", file=sys.stderr)
+            return 2
+        sample = native_signer_check(args.load_client, *sample_keys)
+        if sample:
+            print(f"catalog_load_client's SigV4 signature disagrees with botocore: {sample}", file=sys.stderr)
+            return 2
 
     processes, live_workers = Processes(), []
     work_dir = tempfile.mkdtemp(prefix="serac-catbench-", dir=args.tmpdir)

@@ -157,3 +157,27 @@ def warehouse(catalog_api, request) -> str:
 def catalog(server, warehouse):
     """A PyIceberg RestCatalog bound to the test's warehouse."""
     return load_pyiceberg_catalog(server.endpoint, warehouse)
+
+
+def pyiceberg_user_properties(endpoint: str, warehouse: str, access_key: str, secret_key: str,
+                              s3_keys: bool = True, **extra) -> dict:
+    """PyIceberg with SigV4 as one IAM user; without `s3_keys` the data is read only with the
+    credentials the catalog vends."""
+    properties = pyiceberg_properties(endpoint, warehouse, **{
+        "client.access-key-id": access_key, "client.secret-access-key": secret_key,
+        "s3.access-key-id": access_key, "s3.secret-access-key": secret_key})
+    if not s3_keys:
+        for key in ("s3.access-key-id", "s3.secret-access-key", "s3.endpoint"):
+            properties.pop(key)
+    properties.update(extra)
+    return properties
+
+
+def pyiceberg_oauth_properties(endpoint: str, warehouse: str, access_key: str, secret_key: str, **extra) -> dict:
+    """PyIceberg with OAuth2 client credentials (the key pair) and no SigV4 and no S3 keys: the
+    data is read with vended credentials."""
+    properties = {"type": "rest", "uri": endpoint + CATALOG_BASE, "warehouse": warehouse,
+                  "credential": f"{access_key}:{secret_key}",
+                  "oauth2-server-uri": endpoint + CATALOG_BASE + "/v1/oauth/tokens"}
+    properties.update(extra)
+    return properties

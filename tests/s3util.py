@@ -10,6 +10,7 @@ import datetime
 import hashlib
 import hmac
 import http.client
+import json
 import os
 import re
 import signal
@@ -73,6 +74,11 @@ class SeracServer:
         return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     @property
+    def server_key_file(self) -> Path:
+        """The server key lives beside the data directory, never inside it."""
+        return self.root_dir / "server.key"
+
+    @property
     def stderr_path(self) -> Path:
         return self.root_dir / f"stderr-{self.start_count}.log"
 
@@ -82,7 +88,9 @@ class SeracServer:
         if self.certs_dir is not None:
             args += ["--certs-dir", str(self.certs_dir)]
         args += self.extra_args
-        env = dict(os.environ, SERAC_ROOT_USER=ACCESS_KEY, SERAC_ROOT_PASSWORD=SECRET_KEY)
+        env = dict(os.environ, SERAC_ROOT_USER=ACCESS_KEY, SERAC_ROOT_PASSWORD=SECRET_KEY,
+                   SERAC_SERVER_KEY_FILE=str(self.server_key_file))
+        env.pop("SERAC_SERVER_KEY", None)
         stderr_file = open(self.stderr_path, "wb")
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=stderr_file, env=env,
                                         stdin=subprocess.DEVNULL)
@@ -327,6 +335,66 @@ class Signer:
         signed_headers.pop("host")
         return requests.request(method, self.url(path, query), headers=signed_headers, data=body, timeout=60,
                                 verify=False)
+
+
+class SeracAdmin:
+    """The admin API (/_serac/admin/v1) signed like an S3 request; root's keys by default."""
+
+    BASE = "/_serac/admin/v1"
+
+    def __init__(self, endpoint: str, access_key: str = ACCESS_KEY, secret_key: str = SECRET_KEY):
+        self.signer = Signer(endpoint, access_key, secret_key)
+
+    def call(self, method: str, path: str, body=None) -> requests.Response:
+        """`path` below the base, unencoded; `body` a JSON-able value, raw bytes/str, or None."""
+        if body is None:
+            data = b""
+        elif isinstance(body, bytes):
+            data = body
+        elif isinstance(body, str):
+            data = body.encode()
+        else:
+            data = json.dumps(body).encode()
+        headers = {"content-type": "application/json"} if data else {}
+        return self.signer.request(method, self.BASE + path, headers=headers, body=data)
+
+    def ok(self, method: str, path: str, body=None, status: int | None = None):
+        """Calls and asserts success; returns the parsed JSON reply (None for 204)."""
+        response = self.call(method, path, body)
+        assert 200 <= response.status_code < 300, f"{method} {path}: {response.status_code} {response.text}"
+        if status is not None:
+            assert response.status_code == status, f"{method} {path}: {response.status_code} {response.text}"
+        return response.json() if response.content else None
+
+    def create_user(self, name: str, policies=()) -> dict:
+        return self.ok("POST", "/users", {"name": name, "policies": list(policies)}, status=201)
+
+    def create_key(self, user: str, access_key: str | None = None, secret_key: str | None = None,
+                   description: str = "") -> tuple[str, str]:
+        body = {"description": description}
+        if access_key:
+            body["access-key"] = access_key
+        if secret_key:
+            body["secret-key"] = secret_key
+        reply = self.ok("POST", f"/users/{user}/access-keys", body, status=201)
+        return reply["access-key"], reply["secret-key"]
+
+    def create_user_with_key(self, name: str, policies=()) -> tuple[str, str]:
+        self.create_user(name, policies)
+        return self.create_key(name)
+
+    def put_policy(self, name: str, document) -> dict:
+        return self.ok("PUT", f"/policies/{name}", document if isinstance(document, (str, bytes))
+                       else json.dumps(document))
+
+    def attach(self, policy: str, user: str) -> None:
+        self.ok("PUT", f"/users/{user}/policies/{policy}", status=204)
+
+    def detach(self, policy: str, user: str) -> None:
+        self.ok("DELETE", f"/users/{user}/policies/{policy}", status=204)
+
+    def set_key_enabled(self, access_key: str, enabled: bool) -> None:
+        self.ok("PATCH", f"/access-keys/{access_key}", {"enabled": enabled}, status=204)
 
 
 def chunk_signature(context: dict, previous_signature: str, chunk: bytes) -> str:

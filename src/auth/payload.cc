@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "auth/sigv4_internal.h"
+#include "common/background_digest.h"
 #include "common/encoding.h"
 #include "common/limits.h"
 
@@ -178,6 +179,9 @@ struct VerifyingBodyReader::Impl {
   std::optional<std::string> expected_checksum;  // raw digest from the header or the trailer
   bool checksum_in_trailer = false;              // x-amz-trailer announced it
   std::string checksum_result;                   // raw, after the end
+  // MD5 and the checksum of a large body run here, beside receiving and storing it. Declared
+  // after the digests it feeds so it stops before they are destroyed.
+  std::unique_ptr<BackgroundDigest> background_digests;
 
   // aws-chunked parser.
   State state = State::kChunkHeader;
@@ -190,6 +194,8 @@ struct VerifyingBodyReader::Impl {
   Status Setup(const http::Request& request);
   Status SetupContentMd5(const http::Request& request);
   Status SetupChecksums(const http::Request& request);
+  void SetupBackgroundDigests();
+  void UpdateDigests(const char* data, size_t size);
 
   Result<size_t> ReadPlain(char* buffer, size_t capacity);
   Result<size_t> ReadChunked(char* buffer, size_t capacity);
@@ -225,7 +231,21 @@ Status VerifyingBodyReader::Impl::Setup(const http::Request& request) {
     body_sha256 = std::make_unique<Digest>(Digest::Algorithm::kSha256);
   }
   SERAC_RETURN_IF_ERROR(SetupContentMd5(request));
-  return SetupChecksums(request);
+  SERAC_RETURN_IF_ERROR(SetupChecksums(request));
+  SetupBackgroundDigests();
+  return Status::Ok();
+}
+
+void VerifyingBodyReader::Impl::SetupBackgroundDigests() {
+  std::optional<uint64_t> length = IsStreaming(verified.payload_mode) ? decoded_length : raw.content_length();
+  if (!length || *length < limits::kBackgroundDigestBodyBytesMin || (!md5 && !checksummer)) return;
+  background_digests = std::make_unique<BackgroundDigest>(
+      [this](const char* data, size_t size) { UpdateDigests(data, size); }, limits::kBackgroundDigestStageBytes);
+}
+
+void VerifyingBodyReader::Impl::UpdateDigests(const char* data, size_t size) {
+  if (md5) md5->Update(data, size);
+  if (checksummer) checksummer->Update(data, size);
 }
 
 Status VerifyingBodyReader::Impl::SetupContentMd5(const http::Request& request) {
@@ -289,8 +309,11 @@ Status VerifyingBodyReader::Impl::Consume(const char* data, size_t size) {
   }
   if (body_sha256) body_sha256->Update(data, size);
   if (chunk_sha256) chunk_sha256->Update(data, size);
-  if (md5) md5->Update(data, size);
-  if (checksummer) checksummer->Update(data, size);
+  if (background_digests) {
+    background_digests->Update(data, size);
+  } else {
+    UpdateDigests(data, size);
+  }
   return Status::Ok();
 }
 
@@ -483,6 +506,7 @@ Status VerifyingBodyReader::Impl::FinishSignature() {
 }
 
 Status VerifyingBodyReader::Impl::FinishDigests() {
+  if (background_digests) background_digests->Drain();
   if (md5) {
     md5_result = md5->Finish();
     if (expected_md5 && !ConstantTimeEquals(md5_result, *expected_md5)) {

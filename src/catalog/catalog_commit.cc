@@ -20,13 +20,16 @@ struct TableChange {
   Json updates = Json::array();
 };
 
-// One table's next state, prepared (and its file written) but not yet swapped in.
+// One table's next state, prepared but not yet stored: the new metadata file, its text and its
+// index record go into one CatalogStore::CommitMetadata together with the swap.
 struct PreparedCommit {
   std::optional<meta::EntityRecord> entity;  // nullopt: the commit creates the table (assert-create)
   std::shared_ptr<const iceberg::TableMetadata> current;
   iceberg::TableMetadata next;
   bool changed = false;
-  std::string new_location;  // written when changed
+  std::string new_location;   // when changed
+  std::string next_text;      // when changed: the file's JSON, also the response's "metadata"
+  meta::ObjectRecord new_file;  // when changed: the file's index record (its blob, if any, is written)
 };
 
 std::string DisplayName(const meta::EntityId& id) { return NamespaceDisplayName(id.levels) + "." + id.name; }
@@ -109,30 +112,18 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
   out.new_location =
       iceberg::NewTableMetadataFileLocation(out.next, options.previous_metadata_location, RandomUuid());
   if (auto error = RequireInWarehouse(ctx, out.new_location)) return error;
-  Status written = WriteMetadataFile(ctx.backend, out.new_location, iceberg::TableMetadataToJson(out.next).dump());
-  if (!written.ok()) {
+  out.next_text = iceberg::TableMetadataToJsonText(out.next);
+  auto file = MetadataFileRecord(ctx.backend, out.new_location, out.next_text);
+  if (!file.ok()) {
     out.new_location.clear();
-    return ErrorFromStatus(written, BadRequest(written.message()));
+    return ErrorFromStatus(file.status(), BadRequest(file.status().message()));
   }
+  out.new_file = std::move(file).value();
   return kHandled;
 }
 
-// The pointer change landed: remember the parsed file and tidy trimmed history.
-void Landed(RequestContext& ctx, const PreparedCommit& prepared) {
-  ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(prepared.next));
-  if (prepared.current) {
-    DeleteTrimmedMetadataFiles(ctx.backend, *prepared.current, prepared.entity->metadata_location, prepared.next);
-  }
-}
-
-HandlerResult SendCommitResponse(RequestContext& ctx, const std::string& location,
-                                 const iceberg::TableMetadata& metadata) {
-  ctx.response.AddHeader("ETag", TableEtag(location, iceberg::SnapshotSelection::kAll));
-  return SendJson(ctx, Json{{"metadata-location", location}, {"metadata", iceberg::TableMetadataToJson(metadata)}});
-}
-
-// Finishes a stage-create: the table appears with its first metadata file.
-Status CreateFromCommit(RequestContext& ctx, const TableChange& change, const PreparedCommit& prepared) {
+// The entity a commit that finishes a stage-create makes appear with its first metadata file.
+meta::EntityRecord CreatedEntity(const TableChange& change, const PreparedCommit& prepared) {
   meta::EntityRecord record;
   record.warehouse = change.id.warehouse;
   record.levels = change.id.levels;
@@ -142,7 +133,38 @@ Status CreateFromCommit(RequestContext& ctx, const TableChange& change, const Pr
   record.location = prepared.next.location;
   record.metadata_location = prepared.new_location;
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
-  return ctx.catalog().CreateEntity(record);
+  return record;
+}
+
+// Adds one prepared table to the single durable step that stores the whole commit.
+void AddToCommit(const TableChange& change, const PreparedCommit& prepared, meta::MetadataCommit& commit) {
+  commit.new_files.push_back(prepared.new_file);
+  if (!prepared.entity) {
+    commit.created.push_back(CreatedEntity(change, prepared));
+    return;
+  }
+  commit.swaps.push_back({change.id, prepared.entity->metadata_location, prepared.new_location});
+  for (auto& trimmed : TrimmedMetadataFiles(*prepared.current, prepared.entity->metadata_location, prepared.next)) {
+    commit.removed_files.push_back(std::move(trimmed));
+  }
+}
+
+void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& prepared) {
+  for (const PreparedCommit& commit : prepared) {
+    if (commit.changed && !commit.new_location.empty()) DiscardMetadataFileRecord(ctx.backend, commit.new_file);
+  }
+}
+
+// The commit landed: keep the parsed metadata and its text for the next load of this file.
+void Landed(RequestContext& ctx, PreparedCommit& prepared) {
+  ctx.backend.table_texts.Put(TableTextKey(prepared.new_location, iceberg::SnapshotSelection::kAll),
+                              std::make_shared<const std::string>(prepared.next_text));
+  ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)));
+}
+
+HandlerResult SendCommitResponse(RequestContext& ctx, const std::string& location, const std::string& metadata_text) {
+  ctx.response.AddHeader("ETag", TableEtag(location, iceberg::SnapshotSelection::kAll));
+  return SendJsonWithRawMember(ctx, Json{{"metadata-location", location}}, "metadata", metadata_text);
 }
 
 // The swap did not happen; any other outcome than a lost race ends the commit.
@@ -155,6 +177,21 @@ IcebergError SwapError(const Status& status, const std::string& display) {
   return ErrorFromStatus(status, NoSuchTable(display));
 }
 
+// A commit updates an existing table (the route's s3tables:UpdateTable on its ARN); one that
+// finishes a staged create (assert-create on a table that does not exist) creates it, which is
+// s3tables:CreateTable in its namespace, as for an unstaged create.
+HandlerResult AuthorizeChange(RequestContext& ctx, const TableChange& change, bool allow_create) {
+  auto found = ctx.catalog().GetEntity(change.id);
+  if (!found.ok() && found.status().code() != ErrorCode::kNotFound) {
+    return ErrorFromStatus(found.status(), BadRequest(""));
+  }
+  if (!found.ok() && allow_create && HasAssertCreate(change.requirements)) {
+    return Authorize(ctx, actions::kCreateTable, auth::TablesWarehouseArn(change.id.warehouse),
+                     CatalogConditions(ctx, change.id.levels, meta::EntityKind::kTable, change.id.name));
+  }
+  return AuthorizeEntity(ctx, ctx.action, change.id, found.ok() ? &*found : nullptr);
+}
+
 }  // namespace
 
 HandlerResult CommitTable(RequestContext& ctx) {
@@ -163,20 +200,23 @@ HandlerResult CommitTable(RequestContext& ctx) {
   TableChange change;
   change.id = ctx.Entity(meta::EntityKind::kTable);
   if (auto error = ReadChange(body, change)) return error;
+  if (auto error = AuthorizeChange(ctx, change, true)) return error;
   const std::string display = DisplayName(change.id);
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
-    PreparedCommit prepared;
-    if (auto error = Prepare(ctx, change, true, prepared)) return error;
-    if (!prepared.changed) return SendCommitResponse(ctx, prepared.entity->metadata_location, *prepared.current);
-    Status swapped = prepared.entity
-                         ? ctx.catalog().SwapMetadataLocations(
-                               {{change.id, prepared.entity->metadata_location, prepared.new_location}})
-                         : CreateFromCommit(ctx, change, prepared);
-    if (swapped.ok()) {
-      Landed(ctx, prepared);
-      return SendCommitResponse(ctx, prepared.new_location, prepared.next);
+    std::vector<PreparedCommit> prepared(1);
+    PreparedCommit& table = prepared[0];
+    if (auto error = Prepare(ctx, change, true, table)) return error;
+    if (!table.changed) {
+      return SendCommitResponse(ctx, table.entity->metadata_location, iceberg::TableMetadataToJsonText(*table.current));
     }
-    DeleteMetadataFileQuietly(ctx.backend, prepared.new_location);
+    meta::MetadataCommit commit;
+    AddToCommit(change, table, commit);
+    Status swapped = ctx.catalog().CommitMetadata(commit);
+    if (swapped.ok()) {
+      Landed(ctx, table);
+      return SendCommitResponse(ctx, table.new_location, table.next_text);
+    }
+    DiscardPrepared(ctx, prepared);
     // A name taken since the checks (by a table or a view) is final, not a race to retry.
     if (swapped.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, change.id);
     if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, display);
@@ -215,38 +255,34 @@ HandlerResult ParseTransaction(RequestContext& ctx, std::vector<TableChange>& ch
   return kHandled;
 }
 
-void DeleteWritten(RequestContext& ctx, const std::vector<PreparedCommit>& prepared) {
-  for (const PreparedCommit& commit : prepared) {
-    if (!commit.new_location.empty()) DeleteMetadataFileQuietly(ctx.backend, commit.new_location);
-  }
-}
-
 }  // namespace
 
 HandlerResult CommitTransaction(RequestContext& ctx) {
   std::vector<TableChange> changes;
   if (auto error = ParseTransaction(ctx, changes)) return error;
+  // Every table is authorised before any file is written.
+  for (const TableChange& change : changes) {
+    if (auto error = AuthorizeChange(ctx, change, false)) return error;
+  }
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     std::vector<PreparedCommit> prepared(changes.size());
-    std::vector<meta::MetadataSwap> swaps;
+    meta::MetadataCommit commit;
     for (size_t i = 0; i < changes.size(); ++i) {
       if (auto error = Prepare(ctx, changes[i], false, prepared[i])) {
-        DeleteWritten(ctx, prepared);
+        DiscardPrepared(ctx, prepared);
         return error;
       }
-      if (prepared[i].changed) {
-        swaps.push_back({changes[i].id, prepared[i].entity->metadata_location, prepared[i].new_location});
-      }
+      if (prepared[i].changed) AddToCommit(changes[i], prepared[i], commit);
     }
-    if (swaps.empty()) return SendNoContent(ctx);
-    Status swapped = ctx.catalog().SwapMetadataLocations(swaps);
+    if (commit.new_files.empty()) return SendNoContent(ctx);
+    Status swapped = ctx.catalog().CommitMetadata(commit);
     if (swapped.ok()) {
-      for (const PreparedCommit& commit : prepared) {
-        if (commit.changed) Landed(ctx, commit);
+      for (PreparedCommit& table : prepared) {
+        if (table.changed) Landed(ctx, table);
       }
       return SendNoContent(ctx);
     }
-    DeleteWritten(ctx, prepared);
+    DiscardPrepared(ctx, prepared);
     if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, "in transaction");
     BackOff(attempt);
   }

@@ -1,6 +1,7 @@
-// Private to catalog/: the per-request context, error values, pure request rules, metadata file
-// I/O and the route handlers, one file per area (catalog_config.cc, catalog_namespaces.cc,
-// catalog_tables.cc, catalog_commit.cc, catalog_views.cc, catalog_warehouses.cc).
+// Private to catalog/: the per-request context, error values, pure request rules, authorisation,
+// vended credentials, metadata file I/O and the route handlers, one file per area
+// (catalog_access.cc, catalog_credentials.cc, catalog_namespaces.cc, catalog_tables.cc,
+// catalog_commit.cc, catalog_views.cc, catalog_warehouses.cc).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "auth/identity.h"
+#include "auth/policy.h"
 #include "auth/sigv4.h"
 #include "blob/blob_store.h"
 #include "catalog/catalog_service.h"
@@ -142,10 +145,14 @@ class MetadataCache {
 struct Backend {
   meta::MetaStore* meta = nullptr;
   blob::BlobStore* blobs = nullptr;
-  auth::CredentialLookup credentials;
+  const auth::IdentityService* identity = nullptr;
+  auth::CredentialLookup credentials;  // identity->LookupFunction(), built once
   CatalogOptions options;
   MetadataCache<iceberg::TableMetadata> tables;
   MetadataCache<iceberg::ViewMetadata> views;
+  // Table documents as sent by loads, keyed by TableTextKey: a load of an unchanged table is then
+  // a copy of bytes instead of a serialisation of every snapshot.
+  MetadataCache<std::string> table_texts;
 
   Backend();
   meta::CatalogStore& catalog();
@@ -174,6 +181,12 @@ struct RequestContext {
   http::ResponseWriter& response;
   http::RequestOutcome& outcome;
   auth::VerifiedRequest verified;
+  auth::Principal principal;  // who the request acts as, once authenticated
+  // The s3tables:* action of the matched route (catalog_service.cc's route table).
+  std::string_view action;
+  // The table or view a route on an existing entity was authorised against (its uuid names the
+  // ARN), so the handler serves exactly what was checked.
+  std::optional<meta::EntityRecord> entity;
   QueryParams query;
   std::string body;  // the whole verified request body (catalog bodies are small JSON)
   PathParams path;
@@ -182,6 +195,99 @@ struct RequestContext {
   meta::MetaStore& meta() { return *backend.meta; }
   meta::EntityId Entity(meta::EntityKind kind) const { return {path.warehouse, path.levels, path.name, kind}; }
 };
+
+// ---- Authorisation (catalog_access.cc). ----
+
+namespace actions {
+// AIStor's names (shared/reference/peers.md §2.7) where they are on record.
+inline constexpr std::string_view kGetConfig = "s3tables:GetConfig";
+inline constexpr std::string_view kCreateWarehouse = "s3tables:CreateWarehouse";
+inline constexpr std::string_view kListWarehouses = "s3tables:ListWarehouses";
+inline constexpr std::string_view kGetWarehouse = "s3tables:GetWarehouse";
+inline constexpr std::string_view kDeleteWarehouse = "s3tables:DeleteWarehouse";
+inline constexpr std::string_view kCreateNamespace = "s3tables:CreateNamespace";
+inline constexpr std::string_view kListNamespaces = "s3tables:ListNamespaces";
+inline constexpr std::string_view kGetNamespace = "s3tables:GetNamespace";
+inline constexpr std::string_view kUpdateNamespaceProperties = "s3tables:UpdateNamespaceProperties";
+inline constexpr std::string_view kDeleteNamespace = "s3tables:DeleteNamespace";
+inline constexpr std::string_view kCreateTable = "s3tables:CreateTable";
+inline constexpr std::string_view kListTables = "s3tables:ListTables";
+inline constexpr std::string_view kGetTable = "s3tables:GetTable";
+inline constexpr std::string_view kUpdateTable = "s3tables:UpdateTable";
+inline constexpr std::string_view kDeleteTable = "s3tables:DeleteTable";
+inline constexpr std::string_view kRenameTable = "s3tables:RenameTable";
+inline constexpr std::string_view kRegisterTable = "s3tables:RegisterTable";
+inline constexpr std::string_view kCreateView = "s3tables:CreateView";
+inline constexpr std::string_view kListViews = "s3tables:ListViews";
+inline constexpr std::string_view kGetView = "s3tables:GetView";
+inline constexpr std::string_view kUpdateView = "s3tables:UpdateView";
+inline constexpr std::string_view kDeleteView = "s3tables:DeleteView";
+inline constexpr std::string_view kRenameView = "s3tables:RenameView";
+inline constexpr std::string_view kRegisterView = "s3tables:RegisterView";
+}  // namespace actions
+
+// What a route's action is checked against, decided before its handler runs (or by it).
+enum class AccessScope {
+  kPublic,         // no authentication (the OAuth2 token endpoint)
+  kService,        // TablesServiceArn(): account-level (list warehouses)
+  kWarehouseName,  // TablesWarehouseArn({name}) of the warehouse admin API
+  kNamespace,      // TablesWarehouseArn({prefix}) with s3tables:namespace = {namespace}
+  kTable,          // the existing table {table} (TablesTableArn of its uuid), or any table if none
+  kView,           // the same for the view {view}
+  kHandler,        // the handler authorises once it has read what the body names
+};
+
+struct RouteAccess {
+  std::string_view method;
+  std::string_view path;    // template after /_iceberg
+  std::string_view action;  // empty for kPublic
+  AccessScope scope;
+};
+// Every route with its action, in route-table order (catalog_service.cc).
+std::vector<RouteAccess> RouteAccessTable();
+
+// The condition keys of one request about `levels` (s3tables:namespace, levels joined by '.';
+// absent for the warehouse level) and, when `name` is not empty, s3tables:tableName or
+// s3tables:viewName; plus aws:SourceIp and aws:SecureTransport.
+auth::ConditionContext CatalogConditions(const RequestContext& ctx, const meta::NamespaceLevels& levels,
+                                         meta::EntityKind kind = meta::EntityKind::kTable,
+                                         std::string_view name = {});
+// 403 ForbiddenException naming the action unless the principal may do it.
+HandlerResult Authorize(RequestContext& ctx, std::string_view action, const std::string& resource,
+                        const auth::ConditionContext& conditions);
+bool IsAllowed(const RequestContext& ctx, std::string_view action, const std::string& resource,
+               const auth::ConditionContext& conditions);
+// An action at warehouse level (create, list, namespaces): TablesWarehouseArn(ctx.path.warehouse).
+HandlerResult AuthorizeInWarehouse(RequestContext& ctx, std::string_view action, const meta::NamespaceLevels& levels,
+                                   meta::EntityKind kind = meta::EntityKind::kTable, std::string_view name = {});
+// The ARN of a table or view: its uuid when it exists, else "*" (any entity of that kind), so the
+// decision for a name that does not exist never depends on whether it exists.
+std::string EntityArn(const std::string& warehouse, meta::EntityKind kind, const meta::EntityRecord* existing);
+// An action on the table or view `id` (existing or not; see EntityArn).
+HandlerResult AuthorizeEntity(RequestContext& ctx, std::string_view action, const meta::EntityId& id,
+                              const meta::EntityRecord* existing);
+bool IsEntityAllowed(const RequestContext& ctx, std::string_view action, const meta::EntityId& id,
+                     const meta::EntityRecord* existing);
+// Looks the route's entity up (kNotFound is fine) and authorises ctx.action on it; keeps the
+// record in ctx.entity.
+HandlerResult AuthorizeRouteEntity(RequestContext& ctx, meta::EntityKind kind);
+
+// ---- Vended credentials (catalog_credentials.cc). ----
+
+// True when X-Iceberg-Access-Delegation lists vended-credentials.
+bool WantsVendedCredentials(const http::Request& request);
+// Temporary credentials for the files under `location` (the table's, with a trailing '/'), as
+// FileIO properties: keys, token, expiry, endpoint (ending in '/'), path style, region, and the
+// refresh endpoint of `table`. nullopt (and a debug log) when the caller may not read there or the
+// location is not an s3:// one; the caller then sends the table without credentials.
+std::optional<Json> VendedStorageConfig(RequestContext& ctx, const meta::EntityId& table, const std::string& location,
+                                        bool want_write);
+// Adds vended credentials to a LoadTableResult body ("config" and "storage-credentials") when the
+// request asks for them.
+void AddVendedCredentials(RequestContext& ctx, const meta::EntityId& table, const std::string& location,
+                          bool want_write, Json& body);
+// GET .../tables/{table}/credentials
+HandlerResult LoadCredentials(RequestContext& ctx);
 
 // ---- Response helpers (catalog_service.cc). ----
 
@@ -197,6 +303,10 @@ HandlerResult ReadPaging(RequestContext& ctx, Paging& paging);
 // Parses ctx.body as a JSON object (400 BadRequestException otherwise).
 HandlerResult ParseJsonObject(RequestContext& ctx, Json& out);
 HandlerResult SendJson(RequestContext& ctx, const Json& body, int status = 200);
+// Sends `body` with one more member whose value is already JSON text (a metadata document that
+// is cached or was just written as text), so large documents are not rebuilt as a Json tree.
+HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
+                                    std::string_view raw_json, int status = 200);
 HandlerResult SendNoContent(RequestContext& ctx);
 // The S3 endpoint clients should use for data: the configured one, else scheme://Host.
 std::string AdvertisedS3Endpoint(const RequestContext& ctx);
@@ -209,6 +319,11 @@ std::vector<std::string> AdvertisedEndpoints();
 
 // Writes a new metadata file (never overwrites: kPreconditionFailed if it exists).
 Status WriteMetadataFile(Backend& backend, const std::string& location, const std::string& json);
+// The object record of a new metadata file, not yet in the index: small files are inline, larger
+// ones are written (durably) to a blob first. The caller stores it, e.g. in a
+// CatalogStore::CommitMetadata, or calls DiscardMetadataFileRecord when it does not.
+Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location, const std::string& json);
+void DiscardMetadataFileRecord(Backend& backend, const meta::ObjectRecord& record);
 // Removes a metadata file written by a failed attempt; errors are only logged.
 void DeleteMetadataFileQuietly(Backend& backend, const std::string& location);
 Result<std::string> ReadMetadataFile(Backend& backend, const std::string& location);
@@ -219,8 +334,11 @@ Result<std::shared_ptr<const iceberg::ViewMetadata>> LoadViewMetadata(Backend& b
 // Deletes every object under the location's key prefix (blobs go to the GC queue).
 Status PurgeLocation(Backend& backend, const std::string& location);
 // The metadata files a commit dropped from the metadata log, when the table asks for their deletion.
-void DeleteTrimmedMetadataFiles(Backend& backend, const iceberg::TableMetadata& before,
-                                const std::string& before_location, const iceberg::TableMetadata& after);
+// The metadata files (bucket, key) a commit from `before` to `after` drops from the history when
+// write.metadata.delete-after-commit.enabled is set; empty otherwise.
+std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceberg::TableMetadata& before,
+                                                                      const std::string& before_location,
+                                                                      const iceberg::TableMetadata& after);
 
 // ---- Handlers. ----
 
@@ -276,10 +394,13 @@ HandlerResult RequireNameFree(RequestContext& ctx, const meta::EntityId& wanted)
 std::string ChooseTableLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
                                 std::string_view name, const std::optional<std::string>& requested);
 // The quoted ETag of one rendering of one metadata file.
+std::string TableTextKey(const std::string& metadata_location, iceberg::SnapshotSelection selection);
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
-// LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known.
+// LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known,
+// and vended credentials for the table's location (read-write when `vend_write`) when the request
+// asks for them. The table is ctx.path's.
 HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::string>& metadata_location,
-                              const iceberg::TableMetadata& metadata,
+                              const iceberg::TableMetadata& metadata, bool vend_write,
                               iceberg::SnapshotSelection selection = iceberg::SnapshotSelection::kAll);
 // 400 unless `location` is an object location in the request's warehouse bucket.
 HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location);

@@ -43,7 +43,7 @@ Status AppendSegment(blob::BlobStore& blobs, const meta::Segment& segment, std::
 
 }  // namespace
 
-Status WriteMetadataFile(Backend& backend, const std::string& location, const std::string& json) {
+Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location, const std::string& json) {
   SERAC_ASSIGN_OR_RETURN(S3Location target, RequireS3Location(location));
   meta::ObjectRecord record;
   record.bucket = target.bucket;
@@ -53,18 +53,27 @@ Status WriteMetadataFile(Backend& backend, const std::string& location, const st
   record.etag = HexEncode(std::string_view(reinterpret_cast<const char*>(md5.data()), md5.size()));
   record.mtime_ms = ToUnixMillis(Now());
   record.headers.content_type = "application/json";
-  if (json.size() <= limits::kInlineObjectBytesMax) {
+  // Metadata files stay in the index row up to a larger size than S3 objects: a commit then
+  // costs one durable write instead of a blob, its directory and the index.
+  if (json.size() <= limits::kCatalogInlineMetadataBytesMax) {
     record.inline_data = json;
   } else {
     SERAC_ASSIGN_OR_RETURN(blob::BlobId id, WriteBlob(*backend.blobs, json));
     record.segments.push_back({id, json.size()});
   }
+  return record;
+}
+
+void DiscardMetadataFileRecord(Backend& backend, const meta::ObjectRecord& record) {
+  for (const meta::Segment& segment : record.segments) (void)backend.blobs->Remove(segment.blob_id);
+}
+
+Status WriteMetadataFile(Backend& backend, const std::string& location, const std::string& json) {
+  SERAC_ASSIGN_OR_RETURN(meta::ObjectRecord record, MetadataFileRecord(backend, location, json));
   meta::WriteCondition never_overwrite;
   never_overwrite.if_none_match_any = true;
   Status stored = backend.meta->PutObject(record, never_overwrite);
-  if (!stored.ok() && !record.segments.empty()) {
-    (void)backend.blobs->Remove(record.segments.front().blob_id);  // the index never pointed at it
-  }
+  if (!stored.ok()) DiscardMetadataFileRecord(backend, record);  // the index never pointed at it
   return stored;
 }
 
@@ -138,22 +147,26 @@ Status PurgeLocation(Backend& backend, const std::string& location) {
   }
 }
 
-void DeleteTrimmedMetadataFiles(Backend& backend, const iceberg::TableMetadata& before,
-                                const std::string& before_location, const iceberg::TableMetadata& after) {
-  auto enabled = before.properties.find("write.metadata.delete-after-commit.enabled");
-  auto enabled_after = after.properties.find("write.metadata.delete-after-commit.enabled");
-  auto is_true = [&](auto it, const auto& properties) {
+std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceberg::TableMetadata& before,
+                                                                      const std::string& before_location,
+                                                                      const iceberg::TableMetadata& after) {
+  std::vector<std::pair<std::string, std::string>> trimmed;
+  auto is_true = [](const std::map<std::string, std::string>& properties) {
+    auto it = properties.find("write.metadata.delete-after-commit.enabled");
     return it != properties.end() && ParseBoolean(it->second).value_or(false);
   };
-  if (!is_true(enabled, before.properties) && !is_true(enabled_after, after.properties)) return;
+  if (!is_true(before.properties) && !is_true(after.properties)) return trimmed;
   std::set<std::string> kept;
   for (const iceberg::MetadataLogEntry& entry : after.metadata_log) kept.insert(entry.metadata_file);
   std::vector<std::string> candidates;
   for (const iceberg::MetadataLogEntry& entry : before.metadata_log) candidates.push_back(entry.metadata_file);
   candidates.push_back(before_location);
   for (const std::string& file : candidates) {
-    if (!kept.count(file)) DeleteMetadataFileQuietly(backend, file);
+    if (kept.count(file)) continue;
+    auto target = ParseS3Location(file);
+    if (target && !target->key.empty()) trimmed.emplace_back(target->bucket, target->key);
   }
+  return trimmed;
 }
 
 }  // namespace serac::catalog

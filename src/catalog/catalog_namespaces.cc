@@ -14,11 +14,13 @@ Json PropertiesToJson(const std::map<std::string, std::string>& properties) {
   return json;
 }
 
-// Sends {field: [...], "next-page-token": ...}. `fetch(start_after, limit)` returns one store page;
+// Builds {field: [...], "next-page-token": ...}. `fetch(start_after, limit)` returns one store page;
 // `key(record)` is the name paging resumes after.
-template <typename Fetch, typename Key, typename ToJson>
-HandlerResult SendListing(RequestContext& ctx, const char* field, const Paging& paging, Fetch fetch, Key key,
-                          ToJson to_json, const IcebergError& not_found) {
+// `visible(record)` hides what the caller may not see; a page may then hold fewer entries than
+// its size (its token still moves on).
+template <typename Fetch, typename Key, typename ToJson, typename Visible>
+HandlerResult CollectListing(const char* field, const Paging& paging, Fetch fetch, Key key, ToJson to_json,
+                             Visible visible, const IcebergError& not_found, Json& out) {
   Json items = Json::array();
   Json next = nullptr;
   std::string start_after = paging.start_after;
@@ -27,15 +29,20 @@ HandlerResult SendListing(RequestContext& ctx, const char* field, const Paging& 
     auto page = fetch(start_after, limit);
     if (!page.ok()) return ErrorFromStatus(page.status(), not_found);
     if (paging.paged) {
-      for (size_t i = 0; i < page->size() && i < paging.page_size; ++i) items.push_back(to_json((*page)[i]));
+      for (size_t i = 0; i < page->size() && i < paging.page_size; ++i) {
+        if (visible((*page)[i])) items.push_back(to_json((*page)[i]));
+      }
       if (page->size() > paging.page_size) next = EncodePageToken(key((*page)[paging.page_size - 1]));
       break;
     }
-    for (const auto& record : *page) items.push_back(to_json(record));
+    for (const auto& record : *page) {
+      if (visible(record)) items.push_back(to_json(record));
+    }
     if (page->size() < limit) break;
     start_after = key(page->back());
   }
-  return SendJson(ctx, Json{{field, items}, {"next-page-token", next}});
+  out = Json{{field, items}, {"next-page-token", next}};
+  return kHandled;
 }
 
 HandlerResult ReadLevels(const Json& value, meta::NamespaceLevels& levels) {
@@ -98,12 +105,33 @@ HandlerResult ListNamespaces(RequestContext& ctx) {
     if (!levels) return BadRequest("malformed parent namespace");
     parent = std::move(*levels);
   }
+  // A caller allowed to list at this level sees every child it may list or get; one that is not
+  // still sees those children, and is refused only when there are none.
+  const bool may_list_level = IsAllowed(ctx, ctx.action, auth::TablesWarehouseArn(ctx.path.warehouse),
+                                        CatalogConditions(ctx, parent));
+  size_t visible_count = 0;
+  auto visible = [&](const meta::NamespaceRecord& record) {
+    const std::string warehouse_arn = auth::TablesWarehouseArn(ctx.path.warehouse);
+    const auth::ConditionContext conditions = CatalogConditions(ctx, record.levels);
+    const bool shown = IsAllowed(ctx, actions::kListNamespaces, warehouse_arn, conditions) ||
+                       IsAllowed(ctx, actions::kGetNamespace, warehouse_arn, conditions);
+    visible_count += shown ? 1 : 0;
+    return shown;
+  };
   auto fetch = [&](const std::string& start_after, uint32_t limit) {
     return ctx.catalog().ListNamespaces(ctx.path.warehouse, parent, start_after, limit);
   };
   auto key = [](const meta::NamespaceRecord& record) { return record.levels.back(); };
   auto to_json = [](const meta::NamespaceRecord& record) { return NamespaceToJson(record.levels); };
-  return SendListing(ctx, "namespaces", paging, fetch, key, to_json, NoSuchNamespace(NamespaceDisplayName(parent)));
+  Json listing;
+  HandlerResult error = CollectListing("namespaces", paging, fetch, key, to_json, visible,
+                                       NoSuchNamespace(NamespaceDisplayName(parent)), listing);
+  // Refused callers learn nothing, not even whether the parent exists.
+  if (!may_list_level && (error || visible_count == 0)) {
+    return Authorize(ctx, ctx.action, auth::TablesWarehouseArn(ctx.path.warehouse), CatalogConditions(ctx, parent));
+  }
+  if (error) return error;
+  return SendJson(ctx, listing);
 }
 
 HandlerResult CreateNamespace(RequestContext& ctx) {
@@ -114,6 +142,7 @@ HandlerResult CreateNamespace(RequestContext& ctx) {
   auto ns = body.find("namespace");
   if (ns == body.end()) return BadRequest("missing field: namespace");
   if (auto error = ReadLevels(*ns, record.levels)) return error;
+  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, record.levels)) return error;
   if (auto error = ReadProperties(body, "properties", record.properties)) return error;
   record.created_ms = ToUnixMillis(Now());
   const std::string display = NamespaceDisplayName(record.levels);
@@ -185,8 +214,13 @@ HandlerResult ListEntities(RequestContext& ctx, meta::EntityKind kind) {
   auto to_json = [](const meta::EntityRecord& record) {
     return Json{{"namespace", NamespaceToJson(record.levels)}, {"name", record.name}};
   };
-  return SendListing(ctx, "identifiers", paging, fetch, key, to_json,
-                     NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  auto visible = [](const meta::EntityRecord&) { return true; };
+  Json listing;
+  if (auto error = CollectListing("identifiers", paging, fetch, key, to_json, visible,
+                                  NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)), listing)) {
+    return error;
+  }
+  return SendJson(ctx, listing);
 }
 
 }  // namespace serac::catalog

@@ -1,11 +1,15 @@
-// Request entry point: authentication (SigV4 on the head, then the whole JSON body read through
-// the verifier so nothing runs before the signature is proven), routing against one route table
-// that also produces the advertised "endpoints" list, and Iceberg error responses.
+// Request entry point: routing against one route table that also maps every route to its action
+// and produces the advertised "endpoints" list; the OAuth2 token endpoint (unauthenticated);
+// authentication (SigV4 on the head, then the whole JSON body read through the verifier so nothing
+// runs before the signature is proven; or an OAuth2 bearer token); authorisation of the route's
+// action before the handler runs; and Iceberg error responses.
 #include "catalog/catalog_service.h"
 
 #include <array>
 
+#include "auth/identity.h"
 #include "auth/payload.h"
+#include "catalog/catalog_oauth.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/limits.h"
@@ -14,7 +18,9 @@
 namespace serac::catalog {
 
 Backend::Backend()
-    : tables(limits::kCatalogMetadataCacheEntriesMax), views(limits::kCatalogMetadataCacheEntriesMax) {}
+    : tables(limits::kCatalogMetadataCacheEntriesMax),
+      views(limits::kCatalogMetadataCacheEntriesMax),
+      table_texts(limits::kCatalogMetadataTextCacheEntriesMax) {}
 
 meta::CatalogStore& Backend::catalog() { return meta->catalog(); }
 
@@ -22,12 +28,13 @@ struct CatalogService::Impl {
   Backend backend;
 };
 
-CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs, auth::CredentialLookup credentials,
+CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs, const auth::IdentityService* identity,
                                CatalogOptions options)
     : impl_(std::make_unique<Impl>()) {
   impl_->backend.meta = meta;
   impl_->backend.blobs = blobs;
-  impl_->backend.credentials = std::move(credentials);
+  impl_->backend.identity = identity;
+  impl_->backend.credentials = identity->LookupFunction();
   impl_->backend.options = std::move(options);
 }
 
@@ -45,44 +52,73 @@ struct Route {
   const char* operation;
   HandlerFn handler;
   bool advertised;
+  std::string_view action;
+  AccessScope scope;
 };
 
 HandlerResult ListTablesRoute(RequestContext& ctx) { return ListEntities(ctx, meta::EntityKind::kTable); }
 
-// Every route the service answers. Templates with {prefix} also match without that segment.
-constexpr std::array<Route, 31> kRoutes = {{
-    {"GET", "/v1/config", "GetConfig", GetConfig, false},
-    {"GET", "/v1/warehouses", "ListWarehouses", ListWarehouses, false},
-    {"POST", "/v1/warehouses", "CreateWarehouse", CreateWarehouse, false},
-    {"GET", "/v1/warehouses/{name}", "GetWarehouse", GetWarehouse, false},
-    {"DELETE", "/v1/warehouses/{name}", "DeleteWarehouse", DeleteWarehouse, false},
-    {"GET", "/v1/{prefix}/namespaces", "ListNamespaces", ListNamespaces, true},
-    {"POST", "/v1/{prefix}/namespaces", "CreateNamespace", CreateNamespace, true},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}", "LoadNamespace", LoadNamespace, true},
-    {"HEAD", "/v1/{prefix}/namespaces/{namespace}", "NamespaceExists", NamespaceExists, true},
-    {"DELETE", "/v1/{prefix}/namespaces/{namespace}", "DropNamespace", DropNamespace, true},
+// Every route the service answers, with the s3tables:* action it needs and what that action is
+// checked against (the one place that maps routes to actions). Templates with {prefix} also match
+// without that segment. Reporting metrics and fetching credentials are part of reading a table, so
+// they need s3tables:GetTable; a commit that creates a staged table needs s3tables:CreateTable
+// (catalog_commit.cc), a rename also the action with the destination's condition keys.
+using S = AccessScope;
+namespace a = actions;
+constexpr std::array<Route, 32> kRoutes = {{
+    {"GET", "/v1/config", "GetConfig", GetConfig, false, a::kGetConfig, S::kHandler},
+    {"GET", "/v1/warehouses", "ListWarehouses", ListWarehouses, false, a::kListWarehouses, S::kService},
+    {"POST", "/v1/warehouses", "CreateWarehouse", CreateWarehouse, false, a::kCreateWarehouse, S::kHandler},
+    {"GET", "/v1/warehouses/{name}", "GetWarehouse", GetWarehouse, false, a::kGetWarehouse, S::kWarehouseName},
+    {"DELETE", "/v1/warehouses/{name}", "DeleteWarehouse", DeleteWarehouse, false, a::kDeleteWarehouse,
+     S::kWarehouseName},
+    {"GET", "/v1/{prefix}/namespaces", "ListNamespaces", ListNamespaces, true, a::kListNamespaces, S::kHandler},
+    {"POST", "/v1/{prefix}/namespaces", "CreateNamespace", CreateNamespace, true, a::kCreateNamespace, S::kHandler},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}", "LoadNamespace", LoadNamespace, true, a::kGetNamespace,
+     S::kNamespace},
+    {"HEAD", "/v1/{prefix}/namespaces/{namespace}", "NamespaceExists", NamespaceExists, true, a::kGetNamespace,
+     S::kNamespace},
+    {"DELETE", "/v1/{prefix}/namespaces/{namespace}", "DropNamespace", DropNamespace, true, a::kDeleteNamespace,
+     S::kNamespace},
     {"POST", "/v1/{prefix}/namespaces/{namespace}/properties", "UpdateNamespaceProperties",
-     UpdateNamespaceProperties, true},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables", "ListTables", ListTablesRoute, true},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables", "CreateTable", CreateTable, true},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "LoadTable", LoadTable, true},
-    {"HEAD", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "TableExists", TableExists, true},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "CommitTable", CommitTable, true},
-    {"DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "DropTable", DropTable, true},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/register", "RegisterTable", RegisterTable, true},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", "ReportMetrics", ReportMetrics, true},
-    {"POST", "/v1/{prefix}/tables/rename", "RenameTable", RenameTable, true},
-    {"POST", "/v1/{prefix}/transactions/commit", "CommitTransaction", CommitTransaction, true},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}/views", "ListViews", ListViews, true},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/views", "CreateView", CreateView, true},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "LoadView", LoadView, true},
-    {"HEAD", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "ViewExists", ViewExists, true},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "ReplaceView", ReplaceView, true},
-    {"DELETE", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "DropView", DropView, true},
-    {"POST", "/v1/{prefix}/views/rename", "RenameView", RenameView, true},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/register-view", "RegisterView", RegisterView, true},
-    {"POST", "/v1/oauth/tokens", "OAuthTokens", nullptr, false},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", "PlanTableScan", nullptr, false},
+     UpdateNamespaceProperties, true, a::kUpdateNamespaceProperties, S::kNamespace},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables", "ListTables", ListTablesRoute, true, a::kListTables,
+     S::kNamespace},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables", "CreateTable", CreateTable, true, a::kCreateTable,
+     S::kHandler},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "LoadTable", LoadTable, true, a::kGetTable,
+     S::kTable},
+    {"HEAD", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "TableExists", TableExists, true, a::kGetTable,
+     S::kTable},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "CommitTable", CommitTable, true,
+     a::kUpdateTable, S::kHandler},
+    {"DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "DropTable", DropTable, true, a::kDeleteTable,
+     S::kTable},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", "LoadCredentials", LoadCredentials,
+     true, a::kGetTable, S::kTable},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/register", "RegisterTable", RegisterTable, true,
+     a::kRegisterTable, S::kHandler},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", "ReportMetrics", ReportMetrics, true,
+     a::kGetTable, S::kTable},
+    {"POST", "/v1/{prefix}/tables/rename", "RenameTable", RenameTable, true, a::kRenameTable, S::kHandler},
+    {"POST", "/v1/{prefix}/transactions/commit", "CommitTransaction", CommitTransaction, true, a::kUpdateTable,
+     S::kHandler},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/views", "ListViews", ListViews, true, a::kListViews, S::kNamespace},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/views", "CreateView", CreateView, true, a::kCreateView,
+     S::kHandler},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "LoadView", LoadView, true, a::kGetView, S::kView},
+    {"HEAD", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "ViewExists", ViewExists, true, a::kGetView,
+     S::kView},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "ReplaceView", ReplaceView, true, a::kUpdateView,
+     S::kView},
+    {"DELETE", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "DropView", DropView, true, a::kDeleteView,
+     S::kView},
+    {"POST", "/v1/{prefix}/views/rename", "RenameView", RenameView, true, a::kRenameView, S::kHandler},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/register-view", "RegisterView", RegisterView, true,
+     a::kRegisterView, S::kHandler},
+    {"POST", "/v1/oauth/tokens", "OAuthTokens", nullptr, false, {}, S::kPublic},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", "PlanTableScan", nullptr, false,
+     a::kGetTable, S::kTable},
 }};
 
 std::vector<std::string_view> SplitSegments(std::string_view path) {
@@ -173,38 +209,81 @@ void SendError(RequestContext& ctx, const IcebergError& error) {
   (void)ctx.response.Send(RenderErrorJson(error));
 }
 
-HandlerResult Authenticate(RequestContext& ctx) {
-  if (!auth::HasSignature(ctx.request)) {
-    return MakeError(401, "NotAuthorizedException", "Requests to the catalog must be signed with AWS SigV4");
-  }
+IcebergError NotAuthorized(std::string message) { return MakeError(401, "NotAuthorizedException", std::move(message)); }
+
+// Failures to establish who is calling are 401 (ClickHouse fetches a new token only after a 401);
+// failures of the stores behind that are theirs (503/500).
+IcebergError AuthenticationError(const Status& status) {
+  IcebergError error = ErrorFromStatus(status, NotAuthorized(status.message()));
+  if (error.http_status < 500) error = NotAuthorized(status.message());
+  return error;
+}
+
+HandlerResult AuthenticateSigV4(RequestContext& ctx) {
   auth::VerifyOptions options;
   options.services = {"s3tables", "s3"};
   options.uri_encoding = auth::UriEncoding::kGeneric;
   options.now = Now();
   auto verified = auth::Verify(ctx.request, options, ctx.backend.credentials);
-  if (!verified.ok()) {
-    IcebergError error = ErrorFromStatus(verified.status(), MakeError(401, "NotAuthorizedException", ""));
-    if (error.http_status == 400) error = MakeError(401, "NotAuthorizedException", verified.status().message());
-    return error;
-  }
+  if (!verified.ok()) return AuthenticationError(verified.status());
   ctx.verified = std::move(verified).value();
   ctx.outcome.principal = ctx.verified.access_key;
+  auto principal = ctx.backend.identity->PrincipalForSignedRequest(ctx.verified, options.now);
+  if (!principal.ok()) return AuthenticationError(principal.status());
+  ctx.principal = std::move(principal).value();
   return kHandled;
 }
 
+// The token of "Authorization: Bearer <token>", if that is the header's scheme.
+std::optional<std::string_view> BearerToken(const http::Request& request) {
+  std::string_view header = TrimWhitespace(request.HeaderOr("authorization"));
+  constexpr std::string_view kScheme = "bearer ";
+  if (header.size() <= kScheme.size() || !AsciiEqualsIgnoreCase(header.substr(0, kScheme.size()), kScheme)) {
+    return std::nullopt;
+  }
+  return TrimWhitespace(header.substr(kScheme.size()));
+}
+
+HandlerResult Authenticate(RequestContext& ctx) {
+  // A client holding both signs with SigV4 and moves the bearer to Original-Authorization.
+  auto token = BearerToken(ctx.request);
+  if (!token) {
+    if (auth::HasSignature(ctx.request)) return AuthenticateSigV4(ctx);
+    return NotAuthorized("Requests to the catalog must be signed with AWS SigV4 or carry an OAuth2 bearer token");
+  }
+  auto principal = ctx.backend.identity->PrincipalForBearerToken(*token, Now());
+  if (!principal.ok()) {
+    if (principal.status().code() == ErrorCode::kExpired) return NotAuthorized("the bearer token has expired");
+    IcebergError error = AuthenticationError(principal.status());
+    if (error.http_status == 401) error.message = "the bearer token is not valid";
+    return error;
+  }
+  ctx.principal = std::move(principal).value();
+  ctx.outcome.principal = ctx.principal.access_key;
+  return kHandled;
+}
+
+HandlerResult BodyTooLarge() {
+  return MakeError(413, "BadRequestException", "request body exceeds limits::kJsonRequestBodyBytesMax (16 MiB)");
+}
+
 // Reads the whole body through the payload verifier; for PyIceberg-style requests (no
-// x-amz-content-sha256) this is where the signature check completes.
-HandlerResult ReadVerifiedBody(RequestContext& ctx) {
-  auth::PayloadOptions options;
-  options.compute_md5 = false;
-  auto reader = auth::VerifyingBodyReader::Create(ctx.request, ctx.verified, ctx.raw_body, options);
-  if (!reader.ok()) return ErrorFromStatus(reader.status(), BadRequest(reader.status().message()));
-  auto text = (*reader)->ReadAll(limits::kJsonRequestBodyBytesMax);
+// x-amz-content-sha256) this is where the signature check completes. Bearer requests have nothing
+// to verify in the body.
+HandlerResult ReadBody(RequestContext& ctx) {
+  const bool signed_request = !ctx.verified.access_key.empty();
+  Result<std::string> text = std::string();
+  if (signed_request) {
+    auth::PayloadOptions options;
+    options.compute_md5 = false;
+    auto reader = auth::VerifyingBodyReader::Create(ctx.request, ctx.verified, ctx.raw_body, options);
+    if (!reader.ok()) return ErrorFromStatus(reader.status(), BadRequest(reader.status().message()));
+    text = (*reader)->ReadAll(limits::kJsonRequestBodyBytesMax);
+  } else {
+    text = ctx.raw_body.ReadAll(limits::kJsonRequestBodyBytesMax);
+  }
   if (!text.ok()) {
-    if (text.status().code() == ErrorCode::kLimitExceeded) {
-      return MakeError(413, "BadRequestException",
-                       "request body exceeds limits::kJsonRequestBodyBytesMax (16 MiB)");
-    }
+    if (text.status().code() == ErrorCode::kLimitExceeded) return BodyTooLarge();
     return ErrorFromStatus(text.status(), BadRequest(text.status().message()));
   }
   ctx.outcome.bytes_in += text->size();
@@ -212,24 +291,82 @@ HandlerResult ReadVerifiedBody(RequestContext& ctx) {
   return kHandled;
 }
 
-HandlerResult Dispatch(RequestContext& ctx) {
-  std::string_view path = ctx.request.path;
-  path.remove_prefix(std::min(path.size(), kBasePath.size()));
-  bool decode_error = false;
-  Match match = FindRoute(ctx.request.method, path, ctx.path, decode_error);
+// POST /v1/oauth/tokens: unauthenticated by nature. Neither the query string nor the body (they
+// carry the client secret) is ever logged.
+void ServeOAuthTokens(RequestContext& ctx) {
+  const auth::IdentityService& identity = *ctx.backend.identity;
+  OAuthTokenRequest request;
+  request.content_type = std::string(ctx.request.HeaderOr("content-type"));
+  request.authorization_header = std::string(ctx.request.HeaderOr("authorization"));
+  request.query = ctx.request.query;
+  auto body = ctx.raw_body.ReadAll(limits::kOAuthTokenRequestBodyBytesMax);
+  if (!body.ok() && body.status().code() != ErrorCode::kLimitExceeded) {
+    ctx.response.CloseAfterResponse();
+    SendError(ctx, ErrorFromStatus(body.status(), BadRequest("cannot read the request body")));
+    return;
+  }
+  if (body.ok()) {
+    request.body = std::move(body).value();
+  } else {
+    // One byte past the limit makes the handler answer invalid_request; the rest is not read.
+    request.body.assign(limits::kOAuthTokenRequestBodyBytesMax + 1, ' ');
+    ctx.response.CloseAfterResponse();
+  }
+  ctx.outcome.bytes_in += request.body.size();
+  const WallTime now = Now();
+  OAuthKeyCheck check_key = [&identity](std::string_view access_key, std::string_view secret) {
+    return identity.CheckClientSecret(access_key, secret);
+  };
+  OAuthTokenCheck check_token = [&identity, now](std::string_view token) -> Result<std::string> {
+    SERAC_ASSIGN_OR_RETURN(auth::Principal principal, identity.PrincipalForBearerToken(token, now));
+    return principal.access_key;
+  };
+  OAuthTokenResponse response = HandleOAuthTokenRequest(request, check_key, check_token, identity.server_key(), now,
+                                                        identity.bearer_token_ttl());
+  ctx.response.SetStatus(response.status);
+  ctx.response.AddHeader("Content-Type", "application/json");
+  ctx.response.AddHeader("Cache-Control", "no-store");
+  ctx.response.AddHeader("Pragma", "no-cache");
+  if (!response.www_authenticate.empty()) ctx.response.AddHeader("WWW-Authenticate", response.www_authenticate);
+  ctx.outcome.bytes_out += response.json_body.size();
+  (void)ctx.response.Send(response.json_body);
+}
+
+// The checks a route's scope asks for before its handler runs (kHandler: the handler's own).
+HandlerResult AuthorizeRoute(RequestContext& ctx, AccessScope scope) {
+  switch (scope) {
+    case AccessScope::kService:
+      return Authorize(ctx, ctx.action, std::string(auth::TablesServiceArn()), CatalogConditions(ctx, {}));
+    case AccessScope::kWarehouseName:
+      return Authorize(ctx, ctx.action, auth::TablesWarehouseArn(ctx.path.name), CatalogConditions(ctx, {}));
+    case AccessScope::kNamespace:
+      return AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels);
+    case AccessScope::kTable:
+      return AuthorizeRouteEntity(ctx, meta::EntityKind::kTable);
+    case AccessScope::kView:
+      return AuthorizeRouteEntity(ctx, meta::EntityKind::kView);
+    case AccessScope::kPublic:
+    case AccessScope::kHandler:
+      break;
+  }
+  return kHandled;
+}
+
+HandlerResult Dispatch(RequestContext& ctx, const Match& match, bool decode_error) {
   if (match.route == nullptr) {
     if (decode_error) return BadRequest("malformed path segment in " + ctx.request.path);
     if (match.path_known) return MakeError(405, "BadRequestException", "method not allowed on this route");
     return MakeError(404, "NotFoundException", "no catalog route for " + ctx.request.method + " " + ctx.request.path);
   }
-  ctx.outcome.operation = match.route->operation;
+  ctx.action = match.route->action;
+  if (match.has_prefix && !match.prefix_given) {
+    if (auto error = ResolveDefaultWarehouse(ctx, ctx.path.warehouse)) return error;
+  }
+  if (auto error = AuthorizeRoute(ctx, match.route->scope)) return error;
   if (match.route->handler == nullptr) {
     return MakeError(501, "NotImplementedException", std::string(match.route->operation) + " is not implemented");
   }
   if (match.has_prefix) {
-    if (!match.prefix_given) {
-      if (auto error = ResolveDefaultWarehouse(ctx, ctx.path.warehouse)) return error;
-    }
     if (auto error = RequireWarehouse(ctx, ctx.path.warehouse)) return error;
   }
   return match.route->handler(ctx);
@@ -241,10 +378,25 @@ void CatalogService::Handle(const http::Request& request, http::BodyReader& body
                             http::RequestOutcome& outcome) {
   RequestContext ctx(impl_->backend, request, body, response, outcome);
   outcome.operation = "Catalog";
+  std::string_view path = request.path;
+  path.remove_prefix(std::min(path.size(), kBasePath.size()));
+  bool decode_error = false;
+  const Match match = FindRoute(request.method, path, ctx.path, decode_error);
+  if (match.route != nullptr) outcome.operation = match.route->operation;
+  if (match.route != nullptr && match.route->scope == AccessScope::kPublic) {
+    ServeOAuthTokens(ctx);
+    return;
+  }
   HandlerResult error = Authenticate(ctx);
-  if (!error) error = ReadVerifiedBody(ctx);
-  if (!error) error = Dispatch(ctx);
+  if (!error) error = ReadBody(ctx);
+  if (!error) error = Dispatch(ctx, match, decode_error);
   if (error) SendError(ctx, *error);
+}
+
+std::vector<RouteAccess> RouteAccessTable() {
+  std::vector<RouteAccess> table;
+  for (const Route& route : kRoutes) table.push_back({route.method, route.path, route.action, route.scope});
+  return table;
 }
 
 std::vector<std::string> AdvertisedEndpoints() {
@@ -282,6 +434,22 @@ HandlerResult ReadPaging(RequestContext& ctx, Paging& paging) {
 
 HandlerResult SendJson(RequestContext& ctx, const Json& body, int status) {
   std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  ctx.response.SetStatus(status);
+  ctx.response.AddHeader("Content-Type", "application/json");
+  ctx.outcome.bytes_out += text.size();
+  (void)ctx.response.Send(text);
+  return kHandled;
+}
+
+HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
+                                    std::string_view raw_json, int status) {
+  std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  text.pop_back();  // the closing brace of the object
+  if (text.size() > 1) text += ',';
+  text += Json(std::string(name)).dump();
+  text += ':';
+  text += raw_json;
+  text += '}';
   ctx.response.SetStatus(status);
   ctx.response.AddHeader("Content-Type", "application/json");
   ctx.outcome.bytes_out += text.size();

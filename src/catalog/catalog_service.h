@@ -1,19 +1,26 @@
 // The Iceberg REST catalog served under /_iceberg on the S3 port: configuration, namespaces,
 // tables (create, stage-create, load, commit, drop, purge, rename, register, metrics), views,
-// multi-table transactions and the warehouse admin API. Every request is authenticated with
-// SigV4 (signing name "s3tables" or "s3", generic URI encoding). Table and view metadata files are
-// written as objects in the warehouse bucket; the current file of each table is swapped by
-// compare-and-swap in the MetaStore's CatalogStore.
+// multi-table transactions, vended credentials and the warehouse admin API.
+//
+// Every request but the OAuth2 token endpoint (POST /_iceberg/v1/oauth/tokens) is authenticated,
+// with SigV4 (signing name "s3tables" or "s3", generic URI encoding) or an OAuth2 bearer token
+// that endpoint issued, and then authorised by the IdentityService with the s3tables:* action of
+// its route (catalog_service.cc's route table maps every route to one) before it has any effect.
+// Table and view metadata files are written as objects in the warehouse bucket; the current file
+// of each table is swapped by compare-and-swap in the MetaStore's CatalogStore.
 // Thread-safe: one instance serves all connections.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "auth/sigv4.h"
 #include "blob/blob_store.h"
 #include "http/http.h"
 #include "meta/meta_store.h"
+
+namespace serac::auth {
+class IdentityService;
+}
 
 namespace serac::catalog {
 
@@ -27,7 +34,8 @@ struct CatalogOptions {
 
 class CatalogService {
  public:
-  CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs, auth::CredentialLookup credentials,
+  // `identity` authenticates and authorises every request; it must outlive the service.
+  CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs, const auth::IdentityService* identity,
                  CatalogOptions options);
   ~CatalogService();
   CatalogService(const CatalogService&) = delete;

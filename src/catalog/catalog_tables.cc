@@ -38,11 +38,29 @@ HandlerResult SendLoadedTable(RequestContext& ctx, const meta::EntityRecord& ent
                               iceberg::SnapshotSelection selection) {
   auto metadata = LoadTableMetadata(ctx.backend, entity.metadata_location);
   if (!metadata.ok()) return UnreadableMetadata(metadata.status());
-  return SendTableResult(ctx, entity.metadata_location, **metadata, selection);
+  // Writable credentials only for a caller that may commit what it writes.
+  const bool vend_write = WantsVendedCredentials(ctx.request) &&
+                          IsEntityAllowed(ctx, actions::kUpdateTable, ctx.Entity(meta::EntityKind::kTable), &entity);
+  return SendTableResult(ctx, entity.metadata_location, **metadata, vend_write, selection);
 }
 
 IcebergError NoSuchEntity(meta::EntityKind kind, std::string_view name) {
   return kind == meta::EntityKind::kTable ? NoSuchTable(name) : NoSuchView(name);
+}
+
+// The entity must be renamable where it is (its own ARN and names) and to where it goes (the same
+// ARN with the destination's names), so nobody moves an entity out of or into a namespace they
+// may not rename in.
+HandlerResult AuthorizeRename(RequestContext& ctx, const meta::EntityId& from, const meta::NamespaceLevels& to_levels,
+                              const std::string& to_name) {
+  auto found = ctx.catalog().GetEntity(from);
+  if (!found.ok() && found.status().code() != ErrorCode::kNotFound) {
+    return ErrorFromStatus(found.status(), BadRequest(""));
+  }
+  const meta::EntityRecord* existing = found.ok() ? &*found : nullptr;
+  if (auto error = AuthorizeEntity(ctx, ctx.action, from, existing)) return error;
+  const meta::EntityId to{from.warehouse, to_levels, to_name, from.kind};
+  return AuthorizeEntity(ctx, ctx.action, to, existing);
 }
 
 HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
@@ -56,6 +74,7 @@ HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
   std::string to_name;
   if (auto error = ParseIdentifier(*source, from.levels, from.name)) return error;
   if (auto error = ParseIdentifier(*destination, to_levels, to_name)) return error;
+  if (auto error = AuthorizeRename(ctx, from, to_levels, to_name)) return error;
   Status renamed = ctx.catalog().RenameEntity(from, to_levels, to_name);
   if (renamed.ok()) return SendNoContent(ctx);
   const std::string from_display = NamespaceDisplayName(from.levels) + "." + from.name;
@@ -118,6 +137,10 @@ std::string ChooseTableLocation(std::string_view warehouse, const meta::Namespac
   return DefaultEntityLocation(warehouse, levels, name);
 }
 
+std::string TableTextKey(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
+  return metadata_location + (selection == iceberg::SnapshotSelection::kAll ? "#all" : "#refs");
+}
+
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
   const char* mode = selection == iceberg::SnapshotSelection::kAll ? "#all" : "#refs";
   return "\"" + Sha256Hex(metadata_location + mode).substr(0, 32) + "\"";
@@ -132,12 +155,22 @@ HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& l
 }
 
 HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::string>& metadata_location,
-                              const iceberg::TableMetadata& metadata, iceberg::SnapshotSelection selection) {
+                              const iceberg::TableMetadata& metadata, bool vend_write,
+                              iceberg::SnapshotSelection selection) {
   Json body = {{"metadata-location", metadata_location ? Json(*metadata_location) : Json(nullptr)},
-               {"metadata", iceberg::TableMetadataToJson(metadata, selection)},
                {"config", StorageConfig(ctx)}};
-  if (metadata_location) ctx.response.AddHeader("ETag", TableEtag(*metadata_location, selection));
-  return SendJson(ctx, body);
+  AddVendedCredentials(ctx, ctx.Entity(meta::EntityKind::kTable), metadata.location, vend_write, body);
+  if (!metadata_location) {
+    return SendJsonWithRawMember(ctx, body, "metadata", iceberg::TableMetadataToJsonText(metadata, selection));
+  }
+  ctx.response.AddHeader("ETag", TableEtag(*metadata_location, selection));
+  const std::string key = TableTextKey(*metadata_location, selection);
+  std::shared_ptr<const std::string> text = ctx.backend.table_texts.Get(key);
+  if (!text) {
+    text = std::make_shared<const std::string>(iceberg::TableMetadataToJsonText(metadata, selection));
+    ctx.backend.table_texts.Put(key, text);
+  }
+  return SendJsonWithRawMember(ctx, body, "metadata", *text);
 }
 
 HandlerResult CreateTable(RequestContext& ctx) {
@@ -146,13 +179,18 @@ HandlerResult CreateTable(RequestContext& ctx) {
   auto request = iceberg::ParseCreateTableRequest(body);
   if (!request.ok()) return BadRequest(request.status().message());
   ctx.path.name = request->name;
+  if (auto problem = EntityNameProblem(request->name)) return BadRequest(*problem);
+  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kTable, request->name)) {
+    return error;
+  }
   if (auto error = CheckNameAndNamespace(ctx, request->name)) return error;
   if (auto error = RequireNameFree(ctx, ctx.Entity(meta::EntityKind::kTable))) return error;
   const std::string location =
       ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, request->name, request->location);
   auto metadata = iceberg::NewTableMetadata(*request, location, RandomUuid(), ToUnixMillis(Now()));
   if (!metadata.ok()) return ErrorFromStatus(metadata.status(), BadRequest(metadata.status().message()));
-  if (request->stage_create) return SendTableResult(ctx, std::nullopt, *metadata);
+  // The creator writes the table's first files, so its credentials (if vended) may write.
+  if (request->stage_create) return SendTableResult(ctx, std::nullopt, *metadata, true);
 
   const std::string file = iceberg::NewTableMetadataFileLocation(*metadata, "", RandomUuid());
   if (auto error = RequireInWarehouse(ctx, file)) return error;
@@ -174,14 +212,15 @@ HandlerResult CreateTable(RequestContext& ctx) {
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   ctx.backend.tables.Put(file, std::make_shared<const iceberg::TableMetadata>(*metadata));
-  return SendTableResult(ctx, file, *metadata);
+  return SendTableResult(ctx, file, *metadata, true);
 }
 
 HandlerResult LoadTable(RequestContext& ctx) {
   iceberg::SnapshotSelection selection = iceberg::SnapshotSelection::kAll;
   if (auto error = ParseSelection(ctx, selection)) return error;
-  auto entity = ctx.catalog().GetEntity(ctx.Entity(meta::EntityKind::kTable));
-  if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchTable(EntityDisplayName(ctx)));
+  // The route's check found the table (ctx.entity) and authorised exactly that one.
+  if (!ctx.entity) return NoSuchTable(EntityDisplayName(ctx));
+  const meta::EntityRecord* entity = &*ctx.entity;
   const std::string etag = TableEtag(entity->metadata_location, selection);
   if (const std::string* if_none_match = ctx.request.FindHeader("if-none-match");
       if_none_match != nullptr && IfNoneMatchMatches(*if_none_match, etag)) {
@@ -194,8 +233,7 @@ HandlerResult LoadTable(RequestContext& ctx) {
 }
 
 HandlerResult TableExists(RequestContext& ctx) {
-  auto entity = ctx.catalog().GetEntity(ctx.Entity(meta::EntityKind::kTable));
-  if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchTable(EntityDisplayName(ctx)));
+  if (!ctx.entity) return NoSuchTable(EntityDisplayName(ctx));
   return SendNoContent(ctx);
 }
 
@@ -225,6 +263,16 @@ HandlerResult RegisterTable(RequestContext& ctx) {
     overwrite = it->get<bool>();
   }
   ctx.path.name = *name;
+  if (auto problem = EntityNameProblem(*name)) return BadRequest(*problem);
+  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kTable, *name)) {
+    return error;
+  }
+  // Overwriting replaces whatever table holds the name: that is an update of it.
+  const meta::EntityId id = ctx.Entity(meta::EntityKind::kTable);
+  auto replaced = ctx.catalog().GetEntity(id);
+  if (overwrite && replaced.ok()) {
+    if (auto error = AuthorizeEntity(ctx, actions::kUpdateTable, id, &*replaced)) return error;
+  }
   if (auto error = CheckNameAndNamespace(ctx, *name)) return error;
   if (auto error = RequireInWarehouse(ctx, *location)) return error;
   auto metadata = LoadTableMetadata(ctx.backend, *location);
@@ -245,14 +293,14 @@ HandlerResult RegisterTable(RequestContext& ctx) {
     if (registered.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
     return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
-  return SendTableResult(ctx, *location, **metadata);
+  const bool vend_write = WantsVendedCredentials(ctx.request) && IsEntityAllowed(ctx, actions::kUpdateTable, id, &record);
+  return SendTableResult(ctx, *location, **metadata, vend_write);
 }
 
 HandlerResult ReportMetrics(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto entity = ctx.catalog().GetEntity(ctx.Entity(meta::EntityKind::kTable));
-  if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchTable(EntityDisplayName(ctx)));
+  if (!ctx.entity) return NoSuchTable(EntityDisplayName(ctx));
   return SendNoContent(ctx);  // accepted and dropped: a sink is all clients need
 }
 

@@ -69,6 +69,9 @@ HandlerResult CreateView(RequestContext& ctx) {
   if (!request.ok()) return BadRequest(request.status().message());
   ctx.path.name = request->name;
   if (auto problem = EntityNameProblem(request->name)) return BadRequest(*problem);
+  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kView, request->name)) {
+    return error;
+  }
   if (auto error = RequireNamespace(ctx)) return error;
   if (auto error = RequireNameFree(ctx, ctx.Entity(meta::EntityKind::kView))) return error;
   // The view's location is kept as given (it names no files serac has to manage); its metadata
@@ -93,16 +96,16 @@ HandlerResult CreateView(RequestContext& ctx) {
 }
 
 HandlerResult LoadView(RequestContext& ctx) {
-  auto entity = ctx.catalog().GetEntity(ctx.Entity(meta::EntityKind::kView));
-  if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchView(EntityDisplayName(ctx)));
+  // The route's check found the view (ctx.entity) and authorised exactly that one.
+  if (!ctx.entity) return NoSuchView(EntityDisplayName(ctx));
+  const meta::EntityRecord* entity = &*ctx.entity;
   auto metadata = LoadViewMetadata(ctx.backend, entity->metadata_location);
   if (!metadata.ok()) return UnreadableMetadata(metadata.status());
   return SendViewResult(ctx, entity->metadata_location, **metadata);
 }
 
 HandlerResult ViewExists(RequestContext& ctx) {
-  auto entity = ctx.catalog().GetEntity(ctx.Entity(meta::EntityKind::kView));
-  if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchView(EntityDisplayName(ctx)));
+  if (!ctx.entity) return NoSuchView(EntityDisplayName(ctx));
   return SendNoContent(ctx);
 }
 
@@ -159,6 +162,9 @@ HandlerResult RegisterView(RequestContext& ctx) {
   if (!location.ok()) return BadRequest(location.status().message());
   ctx.path.name = *name;
   if (auto problem = EntityNameProblem(*name)) return BadRequest(*problem);
+  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kView, *name)) {
+    return error;
+  }
   if (auto error = RequireNamespace(ctx)) return error;
   if (auto error = RequireInWarehouse(ctx, *location)) return error;
   auto metadata = LoadViewMetadata(ctx.backend, *location);

@@ -45,6 +45,9 @@ HandlerResult GetConfig(RequestContext& ctx) {
   if (warehouse.empty()) {
     if (auto error = ResolveDefaultWarehouse(ctx, warehouse)) return error;
   }
+  if (auto error = Authorize(ctx, ctx.action, auth::TablesWarehouseArn(warehouse), CatalogConditions(ctx, {}))) {
+    return error;
+  }
   if (auto error = RequireWarehouse(ctx, warehouse)) return error;
   Json defaults = StorageConfig(ctx);
   defaults["view-endpoints-supported"] = "true";
@@ -59,6 +62,9 @@ HandlerResult CreateWarehouse(RequestContext& ctx) {
   auto name = iceberg::RequiredString(body, "name");
   if (!name.ok()) return BadRequest(name.status().message());
   if (auto problem = WarehouseNameProblem(*name)) return BadRequest(*problem);
+  if (auto error = Authorize(ctx, ctx.action, auth::TablesWarehouseArn(*name), CatalogConditions(ctx, {}))) {
+    return error;
+  }
   bool upgrade_existing = false;
   if (auto it = body.find("upgrade-existing"); it != body.end() && !it->is_null()) {
     if (!it->is_boolean()) return BadRequest("upgrade-existing must be a boolean");

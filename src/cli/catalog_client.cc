@@ -74,8 +74,8 @@ Result<http::ClientRequest> BuildSignedRequest(const Connection& connection, con
   auth::Credentials credentials{connection.access_key, connection.secret_key, ""};
   auth::SignOptions options;
   options.region = connection.region;
-  options.service = std::string(kCatalogSigningName);
-  options.uri_encoding = auth::UriEncoding::kGeneric;
+  options.service = api.s3_signing ? "s3" : std::string(kCatalogSigningName);
+  options.uri_encoding = api.s3_signing ? auth::UriEncoding::kS3 : auth::UriEncoding::kGeneric;
   options.now = now;
   options.payload_sha256_hex = Sha256Hex(api.body);
   auth::SignRequest(api.method, parsed->path, parsed->query, request.headers, credentials, options);
@@ -88,6 +88,7 @@ std::string ErrorMessageFromResponse(int status, std::string_view body) {
     const Json& error = parsed["error"];
     std::string message = StringField(error, "message");
     std::string type = StringField(error, "type");
+    if (type.empty()) type = StringField(error, "code");  // the admin API's error shape
     if (message.empty()) message = "HTTP " + std::to_string(status);
     return type.empty() ? message : message + " (" + type + ")";
   }

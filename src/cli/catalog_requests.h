@@ -20,6 +20,9 @@ struct ApiRequest {
   std::string path;   // raw, e.g. "/_iceberg/v1/wh/namespaces/a%1Fb"
   std::string query;  // raw, without '?'
   std::string body;   // JSON or empty
+  // false: the catalog's signing (service s3tables, generic URI encoding); true: S3-style signing
+  // (service s3, S3 URI encoding), as serac's admin API verifies it.
+  bool s3_signing = false;
 };
 
 using NamespaceLevels = std::vector<std::string>;

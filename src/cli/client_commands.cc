@@ -11,6 +11,7 @@
 
 #include "cli/catalog_client.h"
 #include "cli/catalog_requests.h"
+#include "cli/client_commands_internal.h"
 #include "cli/engine_config.h"
 #include "common/limits.h"
 
@@ -18,39 +19,9 @@ namespace serac::cli {
 
 using Json = nlohmann::json;
 
-struct CommandState {
-  // Several subcommands declare the same flags into this one struct. CLI11 would also apply an
-  // option's environment variable to subcommands that were not chosen, overwriting the flag, so
-  // the environment is read afterwards by ResolveConnection instead.
-  ConnectionFlags flags;
-  Connection connection;  // resolved just before the chosen subcommand runs
-  std::function<Status()> action;  // set by the callback of the subcommand that was parsed
-  // Arguments, shared by the subcommands (only one runs per process).
-  std::string warehouse;
-  std::string ns;
-  std::string name;
-  std::string parent;
-  std::string schema;
-  std::string partition_spec;
-  std::string from;
-  std::string to;
-  std::string engine;
-  std::vector<std::string> properties;
-  std::vector<std::string> unsets;
-  bool upgrade_existing = false;
-  bool force = false;
-  bool preserve_bucket = false;
-  bool purge = false;
-};
-
 namespace {
 
 using State = CommandState;
-
-void Print(const std::string& text) {
-  std::fputs(text.c_str(), stdout);
-  if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
-}
 
 Result<Json> ParseReply(const std::string& body) {
   if (body.empty()) return Json::object();
@@ -64,6 +35,15 @@ Result<Json> CallJson(const State& state, const ApiRequest& request) {
   SERAC_ASSIGN_OR_RETURN(std::string body, client.Call(request));
   return ParseReply(body);
 }
+
+// The string at `key`, or "" when absent or not a string (nlohmann's value() would throw).
+std::string StringField(const Json& object, std::string_view key) {
+  if (!object.is_object()) return "";
+  auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+std::string Pretty(const Json& json) { return json.dump(2, ' ', false, Json::error_handler_t::replace); }
 
 // Follows next-page-token until the listing ends; returns every element of `field`.
 Result<std::vector<Json>> ListAll(const State& state, std::string_view field,
@@ -83,15 +63,6 @@ Result<std::vector<Json>> ListAll(const State& state, std::string_view field,
   }
   return Error(ErrorCode::kLimitExceeded, "listing exceeds limits::kCliListPagesMax pages");
 }
-
-// The string at `key`, or "" when absent or not a string (nlohmann's value() would throw).
-std::string StringField(const Json& object, std::string_view key) {
-  if (!object.is_object()) return "";
-  auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
-}
-
-std::string Pretty(const Json& json) { return json.dump(2, ' ', false, Json::error_handler_t::replace); }
 
 std::string JoinLevels(const Json& levels) {
   std::string text;
@@ -250,22 +221,6 @@ void AddConnectionFlags(CLI::App* command, State& state) {
                     "Do not verify the server certificate (self-signed test servers only)");
 }
 
-// A group such as `serac warehouse` whose subcommands accept the connection flags too.
-CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description, State& state) {
-  CLI::App* group = app.add_subcommand(name, description);
-  group->require_subcommand(1);
-  AddConnectionFlags(group, state);
-  return group;
-}
-
-CLI::App* AddLeaf(CLI::App* group, const std::string& name, const std::string& description, State& state,
-                  std::function<Status(const State&)> run) {
-  CLI::App* leaf = group->add_subcommand(name, description);
-  leaf->fallthrough();  // connection flags may follow the subcommand's own arguments
-  leaf->callback([&state, run = std::move(run)] { state.action = [&state, run] { return run(state); }; });
-  return leaf;
-}
-
 void AddProperties(CLI::App* leaf, const std::string& flag, State& state, const std::string& description) {
   leaf->add_option(flag, state.properties, description)->allow_extra_args(false)->type_name("KEY=VALUE");
 }
@@ -346,6 +301,26 @@ void RegisterConfig(CLI::App& app, State& state) {
 
 }  // namespace
 
+void Print(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+}
+
+CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description, CommandState& state) {
+  CLI::App* group = app.add_subcommand(name, description);
+  group->require_subcommand(1);
+  AddConnectionFlags(group, state);
+  return group;
+}
+
+CLI::App* AddLeaf(CLI::App* group, const std::string& name, const std::string& description, CommandState& state,
+                  std::function<Status(const CommandState&)> run) {
+  CLI::App* leaf = group->add_subcommand(name, description);
+  leaf->fallthrough();  // connection flags may follow the subcommand's own arguments
+  leaf->callback([&state, run = std::move(run)] { state.action = [&state, run] { return run(state); }; });
+  return leaf;
+}
+
 ClientCommands::ClientCommands() : state_(std::make_unique<CommandState>()) {}
 ClientCommands::~ClientCommands() = default;
 
@@ -355,6 +330,7 @@ void ClientCommands::Register(CLI::App& app) {
   RegisterEntity(app, *state_, EntityKind::kTable);
   RegisterEntity(app, *state_, EntityKind::kView);
   RegisterConfig(app, *state_);
+  RegisterIamCommands(app, *state_);
 }
 
 std::optional<int> ClientCommands::RunSelected() {

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/encoding.h"
+#include "common/hash_crc_clmul_internal.h"
 
 #if defined(__x86_64__)
 #include <nmmintrin.h>
@@ -117,7 +118,8 @@ std::string HmacSha1(std::string_view key, std::string_view data) { return Hmac(
 
 // ---------------------------------------------------------------------------------------------
 // CRCs. All three are reflected CRCs with init and xorout all ones, so one generic table engine
-// and one combine routine serve them; only CRC32C has a hardware path.
+// and one combine routine serve them. CRC32C uses the SSE4.2 crc32 instruction when present; CRC32
+// and CRC64NVME use carry-less multiply folding (hash_crc_clmul.cc) when the CPU has PCLMULQDQ.
 
 namespace {
 
@@ -148,6 +150,7 @@ constexpr SliceTables<T> MakeSliceTables(T poly) {
 }
 
 constexpr SliceTables<uint32_t> kCrc32cTables = MakeSliceTables<uint32_t>(kCrc32cPolyReflected);
+constexpr SliceTables<uint32_t> kCrc32Tables = MakeSliceTables<uint32_t>(kCrc32PolyReflected);
 constexpr SliceTables<uint64_t> kCrc64NvmeTables = MakeSliceTables<uint64_t>(kCrc64NvmePolyReflected);
 
 uint64_t LoadLittleEndian64(const uint8_t* p) {
@@ -229,7 +232,11 @@ T CombineReflected(T crc_a, T crc_b, uint64_t length_b, T poly) {
 
 }  // namespace
 
-uint32_t Crc32Update(uint32_t crc, const void* data, size_t size) {
+namespace hash_internal {
+
+// zlib's crc32 outruns slice-by-8 for CRC32, so it stays the portable path; the table below only
+// serves short inputs and tails next to the carry-less multiply kernel.
+uint32_t Crc32Portable(uint32_t crc, const void* data, size_t size) {
   const auto* p = static_cast<const Bytef*>(data);
   uLong value = crc;
   while (size > 0) {
@@ -241,6 +248,55 @@ uint32_t Crc32Update(uint32_t crc, const void* data, size_t size) {
   return static_cast<uint32_t>(value);
 }
 
+uint64_t Crc64NvmePortable(uint64_t crc, const void* data, size_t size) {
+  return ~SliceBy8<uint64_t>(kCrc64NvmeTables, ~crc, static_cast<const uint8_t*>(data), size);
+}
+
+bool CpuHasClmul() {
+#if defined(__x86_64__)
+  static const bool has = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+  return has;
+#else
+  return false;
+#endif
+}
+
+// The kernels take whole 16-byte blocks; the table path takes the rest (and short inputs).
+uint32_t Crc32Clmul(uint32_t crc, const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  uint32_t state = ~crc;
+#if defined(__x86_64__)
+  if (size >= kClmulMinBytes) {
+    const size_t blocks = size & ~size_t{15};
+    state = Crc32ClmulBlocks(state, p, blocks);
+    p += blocks;
+    size -= blocks;
+  }
+#endif
+  return ~SliceBy8<uint32_t>(kCrc32Tables, state, p, size);
+}
+
+uint64_t Crc64NvmeClmul(uint64_t crc, const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  uint64_t state = ~crc;
+#if defined(__x86_64__)
+  if (size >= kClmulMinBytes) {
+    const size_t blocks = size & ~size_t{15};
+    state = Crc64NvmeClmulBlocks(state, p, blocks);
+    p += blocks;
+    size -= blocks;
+  }
+#endif
+  return ~SliceBy8<uint64_t>(kCrc64NvmeTables, state, p, size);
+}
+
+}  // namespace hash_internal
+
+uint32_t Crc32Update(uint32_t crc, const void* data, size_t size) {
+  if (hash_internal::CpuHasClmul()) return hash_internal::Crc32Clmul(crc, data, size);
+  return hash_internal::Crc32Portable(crc, data, size);
+}
+
 uint32_t Crc32cUpdate(uint32_t crc, const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
 #if defined(__x86_64__)
@@ -250,7 +306,8 @@ uint32_t Crc32cUpdate(uint32_t crc, const void* data, size_t size) {
 }
 
 uint64_t Crc64NvmeUpdate(uint64_t crc, const void* data, size_t size) {
-  return ~SliceBy8<uint64_t>(kCrc64NvmeTables, ~crc, static_cast<const uint8_t*>(data), size);
+  if (hash_internal::CpuHasClmul()) return hash_internal::Crc64NvmeClmul(crc, data, size);
+  return hash_internal::Crc64NvmePortable(crc, data, size);
 }
 
 uint32_t Crc32Combine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {

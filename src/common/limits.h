@@ -25,6 +25,8 @@ inline constexpr auto kBodyStallTimeout = std::chrono::seconds(60);        // no
 inline constexpr auto kResponseStallTimeout = std::chrono::seconds(60);    // client reads nothing for this long
 inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);     // in-flight requests on SIGTERM
 inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                     // per-request streaming buffer
+inline constexpr uint64_t kBackgroundDigestBodyBytesMin = 4 * kMiB;  // bodies this large are hashed on a second thread
+inline constexpr uint64_t kBackgroundDigestStageBytes = 1 * kMiB;    // bytes handed to that thread at a time
 
 // Outgoing HTTP (http::Send: the CLI, the sync catalog client).
 inline constexpr auto kHttpClientConnectTimeout = std::chrono::seconds(10);   // resolve + connect + TLS handshake
@@ -35,6 +37,7 @@ inline constexpr uint32_t kCliListPagesMax = 10000;                        // pa
 
 // Blob storage.
 inline constexpr uint64_t kBlobWriteBufferBytes = 1 * kMiB;   // a blob writer gathers appends up to this before write(2)
+inline constexpr uint64_t kBlobWriteBackStepBytes = 8 * kMiB;  // a blob writer starts disk write-back every this many bytes
 inline constexpr uint64_t kBlobCopyChunkBytes = 8 * kMiB;    // one copy_file_range / read-write step of CreateFromRange
 inline constexpr uint64_t kUnreadBodyDrainBytesMax = 64 * kKiB;            // unread request body discarded to keep a connection
 inline constexpr auto kLingeringCloseTimeout = std::chrono::seconds(2);    // read-and-discard after our FIN so the peer sees the response
@@ -68,6 +71,21 @@ inline constexpr uint64_t kAwsChunkSizeMin = 8 * kKiB;            // non-final a
 inline constexpr uint64_t kAwsChunkHeaderBytesMax = 4 * kKiB;      // "<hex>;chunk-signature=...\r\n"
 inline constexpr uint64_t kAwsTrailerBytesMax = 16 * kKiB;         // all trailer lines
 inline constexpr uint64_t kSigningKeyCacheEntriesMax = 4096;       // derived SigV4 keys kept (per key, day, region, service)
+inline constexpr uint64_t kPolicyDocumentBytesMax = 20 * kKiB;    // one IAM policy document (JSON text)
+inline constexpr uint32_t kPolicyStatementsMax = 100;              // statements in one policy document
+inline constexpr auto kIamRefreshInterval = std::chrono::seconds(1);  // how stale another server's IAM change may be here
+inline constexpr uint32_t kIamUsersMax = 10000;                       // IAM users in one deployment
+inline constexpr uint32_t kIamAccessKeysPerUserMax = 100;             // access keys of one IAM user
+inline constexpr uint32_t kIamPoliciesMax = 10000;                    // stored IAM policies
+inline constexpr auto kBearerTokenTtlDefault = std::chrono::hours(1);     // OAuth2 access tokens (--token-ttl)
+inline constexpr auto kBearerTokenTtlMax = std::chrono::hours(24 * 30);  // largest --token-ttl
+inline constexpr auto kSessionCredentialsTtlDefault = std::chrono::hours(1);  // vended credentials
+inline constexpr uint64_t kOAuthTokenRequestBodyBytesMax = 64 * kKiB;  // form body of a token request
+inline constexpr uint64_t kBearerTokenBytesMax = 1 * kKiB;   // an OAuth2 bearer token serac accepts
+inline constexpr uint64_t kSessionTokenBytesMax = 4 * kKiB;  // a session token (x-amz-security-token)
+inline constexpr uint64_t kTokenAccessKeyBytesMax = 128;     // the access key named inside a token
+inline constexpr uint64_t kServerKeyFileBytesMax = 1 * kKiB;  // the server key file (one base64 line)
+inline constexpr uint64_t kAdminRequestBodyBytesMax = 64 * kKiB;      // one /_serac/admin request body
 
 // Server start-up and housekeeping.
 inline constexpr uint32_t kRootAccessKeyBytesMin = 3;        // SERAC_ROOT_USER
@@ -89,5 +107,7 @@ inline constexpr uint32_t kCatalogPageSizeMax = 1000;             // namespaces 
 inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table changes in one transactions/commit
 inline constexpr uint64_t kCatalogMetadataFileBytesMax = 64 * kMiB;   // one table or view metadata JSON file read
 inline constexpr uint32_t kCatalogMetadataCacheEntriesMax = 1024;  // parsed metadata files kept in memory
+inline constexpr uint32_t kCatalogMetadataTextCacheEntriesMax = 256;  // serialised table documents kept for loads
+inline constexpr uint64_t kCatalogInlineMetadataBytesMax = 1 * kMiB;  // metadata files this small live in the index row
 
 }  // namespace serac::limits

@@ -118,6 +118,10 @@ enum class SnapshotSelection { kAll, kRefs };  // kRefs: only snapshots some bra
 Result<TableMetadata> ParseTableMetadata(const Json& json);
 Json TableMetadataToJson(const TableMetadata& metadata,
                          SnapshotSelection selection = SnapshotSelection::kAll);
+// The same document as text, written without copying the snapshots (a table may hold thousands,
+// and every commit and uncached load writes them all). Never throws: invalid UTF-8 is replaced.
+std::string TableMetadataToJsonText(const TableMetadata& metadata,
+                                    SnapshotSelection selection = SnapshotSelection::kAll);
 
 // ---- Create (table_create.cc). ----
 struct CreateTableRequest {

@@ -300,7 +300,18 @@ Result<TableMetadata> ParseTableMetadata(const Json& json) {
   return metadata;
 }
 
-Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection selection) {
+namespace {
+
+bool Selected(const TableMetadata& metadata, const Json& snapshot, SnapshotSelection selection) {
+  if (selection == SnapshotSelection::kAll) return true;
+  const int64_t id = snapshot.at("snapshot-id").get<int64_t>();
+  return std::any_of(metadata.refs.begin(), metadata.refs.end(), [&](const auto& entry) {
+    return entry.second.at("snapshot-id").template get<int64_t>() == id;
+  });
+}
+
+// Every field except "snapshots".
+Json TableMetadataWithoutSnapshots(const TableMetadata& metadata) {
   Json out = metadata.extra_fields.is_object() ? metadata.extra_fields : Json::object();
   out["format-version"] = metadata.format_version;
   if (!metadata.table_uuid.empty() || metadata.format_version >= 2) out["table-uuid"] = metadata.table_uuid;
@@ -324,15 +335,6 @@ Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection select
   Json refs = Json::object();
   for (const auto& [name, ref] : metadata.refs) refs[name] = ref;
   out["refs"] = refs;
-  Json snapshots = Json::array();
-  for (const Json& snapshot : metadata.snapshots) {
-    const int64_t id = snapshot.at("snapshot-id").get<int64_t>();
-    bool referenced = std::any_of(metadata.refs.begin(), metadata.refs.end(), [&](const auto& entry) {
-      return entry.second.at("snapshot-id").template get<int64_t>() == id;
-    });
-    if (selection == SnapshotSelection::kAll || referenced) snapshots.push_back(snapshot);
-  }
-  out["snapshots"] = snapshots;
   Json snapshot_log = Json::array();
   for (const auto& entry : metadata.snapshot_log) {
     snapshot_log.push_back({{"timestamp-ms", entry.timestamp_ms}, {"snapshot-id", entry.snapshot_id}});
@@ -350,6 +352,35 @@ Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection select
   if (metadata.format_version >= kRowLineageFormatVersion) out["next-row-id"] = metadata.next_row_id;
   if (!metadata.encryption_keys.empty()) out["encryption-keys"] = IdArray(metadata.encryption_keys);
   return out;
+}
+
+}  // namespace
+
+Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection selection) {
+  Json out = TableMetadataWithoutSnapshots(metadata);
+  Json snapshots = Json::array();
+  for (const Json& snapshot : metadata.snapshots) {
+    if (Selected(metadata, snapshot, selection)) snapshots.push_back(snapshot);
+  }
+  out["snapshots"] = std::move(snapshots);
+  return out;
+}
+
+std::string TableMetadataToJsonText(const TableMetadata& metadata, SnapshotSelection selection) {
+  constexpr auto kReplaceInvalid = Json::error_handler_t::replace;
+  std::string text = TableMetadataWithoutSnapshots(metadata).dump(-1, ' ', false, kReplaceInvalid);
+  // The object always has fields, so it ends in '}' after at least one member.
+  text.pop_back();
+  text += ",\"snapshots\":[";
+  bool first = true;
+  for (const Json& snapshot : metadata.snapshots) {
+    if (!Selected(metadata, snapshot, selection)) continue;
+    if (!first) text += ',';
+    first = false;
+    text += snapshot.dump(-1, ' ', false, kReplaceInvalid);
+  }
+  text += "]}";
+  return text;
 }
 
 }  // namespace serac::iceberg

@@ -178,6 +178,24 @@ TEST(TableMetadataJsonTest, NullCurrentSnapshotAndRefsSelection) {
   EXPECT_EQ(refs_only["snapshots"][0]["snapshot-id"], 2);
 }
 
+TEST(TableMetadataJsonTest, TextEqualsTheJsonDocument) {
+  auto metadata = ParseTableMetadata(TableMetadataToJson(NewTable(2)));
+  ASSERT_TRUE(metadata.ok());
+  for (SnapshotSelection selection : {SnapshotSelection::kAll, SnapshotSelection::kRefs}) {
+    EXPECT_EQ(Json::parse(TableMetadataToJsonText(*metadata, selection)), TableMetadataToJson(*metadata, selection));
+  }
+  metadata->snapshots.push_back(testing::Snapshot(1, std::nullopt, 1, 10));
+  metadata->snapshots.push_back(testing::Snapshot(2, 1, 2, 20));
+  metadata->snapshots.push_back(testing::Snapshot(3, 2, 3, 30));
+  metadata->refs["main"] = Json{{"snapshot-id", 3}, {"type", "branch"}};
+  metadata->refs["tag"] = Json{{"snapshot-id", 1}, {"type", "tag"}};
+  for (SnapshotSelection selection : {SnapshotSelection::kAll, SnapshotSelection::kRefs}) {
+    Json from_text = Json::parse(TableMetadataToJsonText(*metadata, selection));
+    EXPECT_EQ(from_text, TableMetadataToJson(*metadata, selection));
+    EXPECT_EQ(from_text["snapshots"].size(), selection == SnapshotSelection::kAll ? 3u : 2u);
+  }
+}
+
 TEST(MetadataFileTest, NamesFollowThePreviousNumber) {
   EXPECT_EQ(MetadataFileName("", "abc"), "00000-abc.metadata.json");
   EXPECT_EQ(MetadataFileName("s3://b/t/metadata/00000-x.metadata.json", "abc"), "00001-abc.metadata.json");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <unordered_set>
 #include <string>
 
 #include "common/random.h"
@@ -510,9 +511,14 @@ void TableBuilder::CleanSnapshotLog() {
   for (int64_t id : main_snapshots_set_) {
     if (id != metadata_.current_snapshot_id && added_snapshot_ids_.count(id) != 0) intermediate.insert(id);
   }
+  // One pass over the snapshots, not one search per log entry: a table with thousands of
+  // snapshots would otherwise spend most of every commit here.
+  std::unordered_set<int64_t> existing;
+  existing.reserve(metadata_.snapshots.size());
+  for (const Json& snapshot : metadata_.snapshots) existing.insert(snapshot.at("snapshot-id").get<int64_t>());
   std::vector<SnapshotLogEntry> kept;
   for (const SnapshotLogEntry& entry : metadata_.snapshot_log) {
-    if (metadata_.FindSnapshot(entry.snapshot_id) != nullptr && intermediate.count(entry.snapshot_id) == 0) {
+    if (existing.count(entry.snapshot_id) != 0 && intermediate.count(entry.snapshot_id) == 0) {
       kept.push_back(entry);
     } else {
       kept.clear();

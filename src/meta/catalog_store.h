@@ -62,6 +62,18 @@ struct MetadataSwap {
   std::string new_metadata_location;
 };
 
+struct ObjectRecord;  // meta_store.h
+
+// One durable step of a catalog commit (see CatalogStore::CommitMetadata). Users include
+// meta_store.h, which completes ObjectRecord.
+struct MetadataCommit {
+  std::vector<ObjectRecord> new_files;  // the new metadata files, as objects; never replace one
+  std::vector<EntityRecord> created;    // entities of stage-created tables that appear now
+  std::vector<MetadataSwap> swaps;      // existing entities moving to their new metadata file
+  // Metadata files trimmed from the history, as (bucket, key); ones already gone are skipped.
+  std::vector<std::pair<std::string, std::string>> removed_files;
+};
+
 struct NamespacePropertiesChange {
   std::map<std::string, std::string> updates;
   std::vector<std::string> removals;
@@ -127,6 +139,12 @@ class CatalogStore {
   // All swaps happen or none: kConflict if any entity's current location differs from expected
   // (the message names it), kNotFound if any entity is missing. updated_ms is set to now.
   virtual Status SwapMetadataLocations(const std::vector<MetadataSwap>& swaps) = 0;
+
+  // A whole commit in one transaction, so it costs one durable write: the new metadata files are
+  // stored, the created entities appear, the swaps happen and the trimmed files go — or nothing
+  // changes. Errors as CreateEntity and SwapMetadataLocations; kPreconditionFailed when a new
+  // file's key already exists.
+  virtual Status CommitMetadata(const MetadataCommit& commit) = 0;
 };
 
 }  // namespace serac::meta

@@ -517,6 +517,42 @@ TEST_P(CatalogStoreContractTest, MultiSwapIsAllOrNothing) {
   EXPECT_EQ(MetadataOf(Id({"db"}, "c")), "c1");
 }
 
+TEST_P(CatalogStoreContractTest, CommitMetadataIsOneAllOrNothingStep) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable, "s3://lake/db/t/0.json")));
+  SERAC_ASSERT_OK(store_->PutObject(MakeObject(kWarehouse, "db/t/old.json", "e0"), {}));
+
+  MetadataCommit commit;
+  commit.new_files.push_back(MakeObject(kWarehouse, "db/t/1.json", "e1"));
+  commit.new_files.push_back(MakeObject(kWarehouse, "db/s/0.json", "e2"));
+  commit.created.push_back(Entity({"db"}, "s", EntityKind::kTable, "s3://lake/db/s/0.json"));
+  commit.swaps.push_back({Id({"db"}, "t"), "s3://lake/db/t/0.json", "s3://lake/db/t/1.json"});
+  commit.removed_files = {{kWarehouse, "db/t/old.json"}, {kWarehouse, "db/t/never-existed.json"}};
+
+  // A stale swap: nothing of the whole commit happens.
+  MetadataCommit stale = commit;
+  stale.swaps[0].expected_metadata_location = "s3://lake/db/t/stale.json";
+  EXPECT_EQ(catalog().CommitMetadata(stale).code(), ErrorCode::kConflict);
+  EXPECT_EQ(store_->GetObject(kWarehouse, "db/t/1.json").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog().GetEntity(Id({"db"}, "s")).status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(store_->GetObject(kWarehouse, "db/t/old.json").ok());
+
+  // A new file whose key exists: refused, nothing changes.
+  MetadataCommit clash = commit;
+  clash.new_files.push_back(MakeObject(kWarehouse, "db/t/old.json", "e9"));
+  EXPECT_EQ(catalog().CommitMetadata(clash).code(), ErrorCode::kPreconditionFailed);
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "s3://lake/db/t/0.json");
+
+  SERAC_ASSERT_OK(catalog().CommitMetadata(commit));
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "s3://lake/db/t/1.json");
+  EXPECT_EQ(MetadataOf(Id({"db"}, "s")), "s3://lake/db/s/0.json");
+  EXPECT_TRUE(store_->GetObject(kWarehouse, "db/t/1.json").ok());
+  EXPECT_EQ(store_->GetObject(kWarehouse, "db/t/old.json").status().code(), ErrorCode::kNotFound);
+  Reopen();
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "s3://lake/db/t/1.json");
+  EXPECT_TRUE(store_->GetObject(kWarehouse, "db/s/0.json").ok());
+}
+
 TEST_P(CatalogStoreContractTest, RacingSwapsFromOneLocationHaveExactlyOneWinner) {
   SERAC_ASSERT_OK(CreateNamespace({"db"}));
   SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "hot", EntityKind::kTable, "base")));

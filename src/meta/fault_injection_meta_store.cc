@@ -85,17 +85,92 @@ class FaultInjectionMetaStore::Catalog final : public CatalogStore {
   Status SwapMetadataLocations(const std::vector<MetadataSwap>& swaps) override {
     return owner_.Mutate([&](MetaStore& store) { return store.catalog().SwapMetadataLocations(swaps); });
   }
+  Status CommitMetadata(const MetadataCommit& commit) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.catalog().CommitMetadata(commit); });
+  }
+
+ private:
+  FaultInjectionMetaStore& owner_;
+};
+
+// Forwards every call to the wrapped store's IAM part through the owner's fault machinery.
+class FaultInjectionMetaStore::Iam final : public IamStore {
+ public:
+  explicit Iam(FaultInjectionMetaStore& owner) : owner_(owner) {}
+
+  // Configuration, not a write: never faulted and not counted.
+  void SetBuiltinPolicyNames(std::vector<std::string> names) override {
+    std::shared_lock<std::shared_mutex> lock(owner_.store_mutex_);
+    {
+      std::lock_guard<std::mutex> builtin_lock(owner_.builtin_mutex_);
+      owner_.builtin_policy_names_ = names;
+    }
+    if (owner_.store_ != nullptr) owner_.store_->iam().SetBuiltinPolicyNames(std::move(names));
+  }
+
+  Status CreateUser(const IamUserRecord& user) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().CreateUser(user); });
+  }
+  Status SetUserEnabled(std::string_view name, bool enabled) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().SetUserEnabled(name, enabled); });
+  }
+  Status DeleteUser(std::string_view name) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().DeleteUser(name); });
+  }
+  Status CreateAccessKey(const AccessKeyRecord& key) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().CreateAccessKey(key); });
+  }
+  Status SetAccessKeyEnabled(std::string_view access_key, bool enabled) override {
+    return owner_.Mutate(
+        [&](MetaStore& store) { return store.iam().SetAccessKeyEnabled(access_key, enabled); });
+  }
+  Status DeleteAccessKey(std::string_view access_key) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().DeleteAccessKey(access_key); });
+  }
+  Status PutPolicy(const PolicyRecord& policy) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().PutPolicy(policy); });
+  }
+  Status DeletePolicy(std::string_view name) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().DeletePolicy(name); });
+  }
+  Status AttachPolicy(std::string_view user, std::string_view policy) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().AttachPolicy(user, policy); });
+  }
+  Status DetachPolicy(std::string_view user, std::string_view policy) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.iam().DetachPolicy(user, policy); });
+  }
+  Result<IamUserRecord> GetUser(std::string_view name) override {
+    return owner_.Query<IamUserRecord>([&](MetaStore& store) { return store.iam().GetUser(name); });
+  }
+  Result<AccessKeyRecord> GetAccessKey(std::string_view access_key) override {
+    return owner_.Query<AccessKeyRecord>(
+        [&](MetaStore& store) { return store.iam().GetAccessKey(access_key); });
+  }
+  Result<PolicyRecord> GetPolicy(std::string_view name) override {
+    return owner_.Query<PolicyRecord>([&](MetaStore& store) { return store.iam().GetPolicy(name); });
+  }
+  Result<IamSnapshot> LoadSnapshot() override {
+    return owner_.Query<IamSnapshot>([](MetaStore& store) { return store.iam().LoadSnapshot(); });
+  }
+  Result<uint64_t> Generation() override {
+    return owner_.Query<uint64_t>([](MetaStore& store) { return store.iam().Generation(); });
+  }
 
  private:
   FaultInjectionMetaStore& owner_;
 };
 
 FaultInjectionMetaStore::FaultInjectionMetaStore(Opener opener, std::unique_ptr<MetaStore> store)
-    : opener_(std::move(opener)), store_(std::move(store)), catalog_(std::make_unique<Catalog>(*this)) {}
+    : opener_(std::move(opener)),
+      store_(std::move(store)),
+      catalog_(std::make_unique<Catalog>(*this)),
+      iam_(std::make_unique<Iam>(*this)) {}
 
 FaultInjectionMetaStore::~FaultInjectionMetaStore() = default;
 
 CatalogStore& FaultInjectionMetaStore::catalog() { return *catalog_; }
+
+IamStore& FaultInjectionMetaStore::iam() { return *iam_; }
 
 Result<std::unique_ptr<FaultInjectionMetaStore>> FaultInjectionMetaStore::Open(Opener opener) {
   SERAC_ASSIGN_OR_RETURN(std::unique_ptr<MetaStore> store, opener());
@@ -115,6 +190,8 @@ Status FaultInjectionMetaStore::SimulateCrash() {
   std::unique_lock<std::shared_mutex> lock(store_mutex_);
   store_.reset();
   SERAC_ASSIGN_OR_RETURN(store_, opener_());
+  std::lock_guard<std::mutex> builtin_lock(builtin_mutex_);
+  store_->iam().SetBuiltinPolicyNames(builtin_policy_names_);
   return Status::Ok();
 }
 

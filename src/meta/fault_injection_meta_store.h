@@ -12,6 +12,8 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
+#include <vector>
 
 #include "meta/meta_store.h"
 
@@ -70,10 +72,14 @@ class FaultInjectionMetaStore final : public MetaStore {
   // Catalog calls go through the same fault and crash machinery (its mutations count too) and
   // always reach the catalog of the currently open wrapped store.
   CatalogStore& catalog() override;
+  // IAM calls likewise. The built-in policy names are remembered here and registered again on
+  // every store opened by SimulateCrash, as the server would do on start-up.
+  IamStore& iam() override;
 
  private:
   enum class Fault { kNone, kBefore, kAfter };
   class Catalog;
+  class Iam;
 
   FaultInjectionMetaStore(Opener opener, std::unique_ptr<MetaStore> store);
 
@@ -92,6 +98,9 @@ class FaultInjectionMetaStore final : public MetaStore {
   FaultTiming fault_timing_ = FaultTiming::kBeforeDelegating;  // guarded by fault_mutex_
   std::atomic<uint64_t> mutations_{0};
   std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<Iam> iam_;
+  std::mutex builtin_mutex_;
+  std::vector<std::string> builtin_policy_names_;  // guarded by builtin_mutex_
 };
 
 }  // namespace serac::meta

@@ -1,6 +1,7 @@
 // MetaStore: every piece of state that must change atomically — buckets, the object index,
-// multipart uploads and parts, the garbage-collection queue of blobs no longer referenced, and (through
-// catalog()) the Iceberg catalog's warehouses, namespaces, tables and views.
+// multipart uploads and parts, the garbage-collection queue of blobs no longer referenced, (through
+// catalog()) the Iceberg catalog's warehouses, namespaces, tables and views, and (through iam())
+// users, access keys and policies.
 // Each mutating call is one transaction: it either happens entirely or not at all, and when it
 // returns OK it is on stable storage. Back ends: sqlite/ (embedded default); postgres/ later.
 //
@@ -22,6 +23,7 @@
 
 #include "common/status.h"
 #include "meta/catalog_store.h"
+#include "meta/iam_store.h"
 
 namespace serac::meta {
 
@@ -172,6 +174,8 @@ class MetaStore {
 
   // The Iceberg catalog's state, in the same database; lives as long as this store.
   virtual CatalogStore& catalog() = 0;
+  // Users, access keys and policies, in the same database; lives as long as this store.
+  virtual IamStore& iam() = 0;
 };
 
 }  // namespace serac::meta

@@ -7,7 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "auth/identity.h"
 #include "auth/payload.h"
+#include "auth/policy.h"
 #include "auth/sigv4.h"
 #include "blob/blob_store.h"
 #include "http/http.h"
@@ -22,7 +24,8 @@ namespace serac::s3 {
 struct Backend {
   meta::MetaStore* meta = nullptr;
   blob::BlobStore* blobs = nullptr;
-  auth::CredentialLookup credentials;
+  const auth::IdentityService* identity = nullptr;
+  auth::CredentialLookup credentials;  // identity->LookupFunction(), built once
   S3Options options;
 };
 
@@ -43,6 +46,8 @@ struct RequestContext {
   http::ResponseWriter& response;
   http::RequestOutcome& outcome;
   auth::VerifiedRequest verified;
+  auth::Principal principal;          // who the request acts as, once authenticated
+  auth::ConditionContext conditions;  // the request's condition keys, once authorised
   QueryParams query;
   std::string bucket;  // decoded; empty for the service level
   std::string key;     // decoded; empty for bucket-level operations
@@ -57,6 +62,15 @@ struct RequestContext {
 // A handler either wrote its success response itself (nullopt) or returns the error to send.
 using HandlerResult = std::optional<S3Error>;
 inline constexpr std::nullopt_t kHandled = std::nullopt;
+
+// --- Authorisation (s3_auth.cc) ---
+
+// Checks the operation's action (s3_auth.h table) on its resource, and for a copy s3:GetObject on
+// the source, with the request's condition keys (kept in ctx.conditions). AccessDenied otherwise.
+// Runs before the handler, so a denied request changes nothing.
+HandlerResult AuthorizeOperation(RequestContext& ctx, std::string_view operation);
+// One more check inside a handler (DeleteObjects' keys), with ctx.conditions.
+bool IsAllowed(RequestContext& ctx, std::string_view action, std::string_view resource);
 
 // --- Shared helpers (s3_common.cc) ---
 

@@ -167,7 +167,10 @@ HandlerResult DeleteObjects(RequestContext& ctx) {
   XmlWriter xml;
   xml.Open("DeleteResult", kS3Namespace);
   for (const std::string& key : request->keys) {
-    Status deleted = ctx.meta().DeleteObject(ctx.bucket, key, {});
+    // Each key is its own s3:DeleteObject: a denied key is reported and the others still go.
+    Status deleted = IsAllowed(ctx, "s3:DeleteObject", auth::S3ObjectArn(ctx.bucket, key))
+                         ? ctx.meta().DeleteObject(ctx.bucket, key, {})
+                         : Error(ErrorCode::kAccessDenied, "Access Denied");
     if (deleted.ok()) {
       if (request->quiet) continue;
       xml.Open("Deleted");

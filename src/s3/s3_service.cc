@@ -16,12 +16,13 @@ struct S3Service::Impl {
   Backend backend;
 };
 
-S3Service::S3Service(meta::MetaStore* meta, blob::BlobStore* blobs, auth::CredentialLookup credentials,
+S3Service::S3Service(meta::MetaStore* meta, blob::BlobStore* blobs, const auth::IdentityService* identity,
                      S3Options options)
     : impl_(std::make_unique<Impl>()) {
   impl_->backend.meta = meta;
   impl_->backend.blobs = blobs;
-  impl_->backend.credentials = std::move(credentials);
+  impl_->backend.identity = identity;
+  impl_->backend.credentials = identity->LookupFunction();
   impl_->backend.options = std::move(options);
 }
 
@@ -156,6 +157,19 @@ bool IsPresigned(const http::Request& request) {
          request.query.find("X-Amz-Signature") != std::string::npos;
 }
 
+// Why the signed request's key or session token does not make a principal, in AWS's terms: a
+// session token that has expired or does not hold (forged, another key's, parent key gone) is a
+// 400 like AWS's STS tokens; anything else keeps its own code.
+S3Error PrincipalError(const Status& status, const auth::VerifiedRequest& verified) {
+  if (status.code() == ErrorCode::kExpired) {
+    return MakeError(400, "ExpiredToken", "The provided token has expired.");
+  }
+  if (status.code() == ErrorCode::kAccessDenied && !verified.session_token.empty()) {
+    return MakeError(400, "InvalidToken", "The provided token is malformed or otherwise invalid.");
+  }
+  return ErrorFromStatus(status);
+}
+
 std::optional<S3Error> Authenticate(RequestContext& ctx) {
   if (!auth::HasSignature(ctx.request)) {
     return MakeError(403, "AccessDenied", "Anonymous access is not allowed");
@@ -183,7 +197,13 @@ std::optional<S3Error> Authenticate(RequestContext& ctx) {
     return error;
   }
   ctx.verified = std::move(verified).value();
-  ctx.outcome.principal = ctx.verified.access_key;
+  auto principal = ctx.backend.identity->PrincipalForSignedRequest(ctx.verified, options.now);
+  if (!principal.ok()) {
+    ctx.outcome.principal = ctx.verified.access_key;  // an id, never a secret: who tried
+    return PrincipalError(principal.status(), ctx.verified);
+  }
+  ctx.principal = std::move(principal).value();
+  ctx.outcome.principal = ctx.principal.user;
   return std::nullopt;
 }
 
@@ -220,6 +240,7 @@ void S3Service::Handle(const http::Request& request, http::BodyReader& body, htt
   outcome.operation = route.operation;
   if (auto error = Authenticate(ctx)) return SendError(ctx, *error);
   if (route.handler == nullptr) return SendError(ctx, NotImplemented(route.operation));
+  if (auto error = AuthorizeOperation(ctx, route.operation)) return SendError(ctx, *error);
   HandlerResult result = route.handler(ctx);
   if (result) SendError(ctx, *result);
 }

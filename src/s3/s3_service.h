@@ -1,6 +1,7 @@
 // The S3 API: routes a request to an operation (path-style, or virtual-host style when a base
-// domain is set), authenticates it, runs it against the MetaStore and BlobStore, and writes the
-// S3 XML response or error. Thread-safe: one instance serves all connections.
+// domain is set), authenticates it, checks the principal's policies for the operation before any
+// effect, runs it against the MetaStore and BlobStore, and writes the S3 XML response or error.
+// Thread-safe: one instance serves all connections.
 #pragma once
 
 #include <memory>
@@ -11,6 +12,10 @@
 #include "http/http.h"
 #include "meta/meta_store.h"
 
+namespace serac::auth {
+class IdentityService;
+}
+
 namespace serac::s3 {
 
 struct S3Options {
@@ -20,7 +25,8 @@ struct S3Options {
 
 class S3Service {
  public:
-  S3Service(meta::MetaStore* meta, blob::BlobStore* blobs, auth::CredentialLookup credentials,
+  // `identity` authenticates and authorises every request; it must outlive the service.
+  S3Service(meta::MetaStore* meta, blob::BlobStore* blobs, const auth::IdentityService* identity,
             S3Options options);
   ~S3Service();
   S3Service(const S3Service&) = delete;

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "auth/identity.h"
+#include "auth/server_key.h"
 #include "blob/local/local_blob_store.h"
 #include "common/clock.h"
 #include "common/encoding.h"
@@ -51,14 +53,18 @@ class S3ServiceTest : public ::testing::Test {
     auto blobs = blob::OpenLocalBlobStore({(root_ / "data").string(), false});
     ASSERT_TRUE(blobs.ok()) << blobs.status().ToString();
     blobs_ = std::move(blobs).value();
-    auth::CredentialLookup lookup = [](std::string_view key) -> Result<auth::Credentials> {
-      if (key != kAccessKey) return Error(ErrorCode::kUnknownAccessKey, "unknown");
-      return auth::Credentials{std::string(kAccessKey), std::string(kSecretKey), ""};
-    };
-    service_ = std::make_unique<S3Service>(meta_.get(), blobs_.get(), lookup, S3Options{"s3.test", "us-east-1"});
+    auto server_key = auth::ServerKey::FromBytes(std::string(auth::ServerKey::kKeyBytes, '\x5a'));
+    ASSERT_TRUE(server_key.ok()) << server_key.status().ToString();
+    identity_ = std::make_unique<auth::IdentityService>(root_credentials_, std::move(server_key).value(),
+                                                        &meta_->iam(), auth::IdentityOptions{});
+    Status initialized = identity_->Initialize();
+    ASSERT_TRUE(initialized.ok()) << initialized.ToString();
+    service_ = std::make_unique<S3Service>(meta_.get(), blobs_.get(), identity_.get(),
+                                           S3Options{"s3.test", "us-east-1"});
   }
   void TearDown() override {
     service_.reset();
+    identity_.reset();
     blobs_.reset();
     meta_.reset();
     std::filesystem::remove_all(root_);
@@ -73,7 +79,7 @@ class S3ServiceTest : public ::testing::Test {
       auth::SignOptions options;
       options.now = Now();
       options.payload_sha256_hex = Sha256Hex(body);
-      auth::SignRequest(method, path, query, headers, {std::string(kAccessKey), std::string(kSecretKey), ""}, options);
+      auth::SignRequest(method, path, query, headers, signer_, options);
     }
     http::Request request;
     request.method = method;
@@ -82,11 +88,13 @@ class S3ServiceTest : public ::testing::Test {
     request.target = path + (query.empty() ? "" : "?" + query);
     request.headers = headers;
     request.request_id = "REQ";
+    request.remote_address = remote_address_;
     StringBody reader(body);
     RecordingResponse response;
     http::RequestOutcome outcome;
     service_->Handle(request, reader, response, outcome);
     last_operation_ = outcome.operation;
+    last_principal_ = outcome.principal;
     return response;
   }
 
@@ -95,8 +103,13 @@ class S3ServiceTest : public ::testing::Test {
   std::filesystem::path root_;
   std::unique_ptr<meta::MetaStore> meta_;
   std::unique_ptr<blob::BlobStore> blobs_;
+  const auth::Credentials root_credentials_{std::string(kAccessKey), std::string(kSecretKey), ""};
+  std::unique_ptr<auth::IdentityService> identity_;
   std::unique_ptr<S3Service> service_;
+  auth::Credentials signer_ = root_credentials_;  // who Call() signs as
+  std::string remote_address_ = "127.0.0.1:40000";
   std::string last_operation_;
+  std::string last_principal_;
 };
 
 TEST_F(S3ServiceTest, AnonymousIsRejected) {
@@ -499,6 +512,247 @@ TEST_F(S3ServiceTest, FailedWriteConditionIsNamed) {
   EXPECT_EQ(copy.status(), 412);
   EXPECT_NE(copy.body.find("<Condition>If-Match</Condition>"), std::string::npos) << copy.body;
   EXPECT_EQ(Call("GET", "/cond/k").body, "x");
+}
+
+// --- Identity and policies ---
+
+class S3AuthorizationTest : public S3ServiceTest {
+ protected:
+  // A user with `policies` and one fresh access key; returns the key's credentials.
+  auth::Credentials AddUser(const std::string& name, const std::vector<std::string>& policies) {
+    Status created = identity_->CreateUser(name, policies);
+    EXPECT_TRUE(created.ok()) << created.ToString();
+    auto key = identity_->CreateAccessKey(name, "test key");
+    EXPECT_TRUE(key.ok()) << key.status().ToString();
+    if (!key.ok()) return {};
+    return {key->access_key, key->secret_key, ""};
+  }
+  void AddPolicy(const std::string& name, const std::string& document) {
+    Status stored = identity_->PutPolicy(name, document);
+    ASSERT_TRUE(stored.ok()) << stored.ToString();
+  }
+  RecordingResponse As(const auth::Credentials& who, const std::string& method, const std::string& path,
+                       const std::string& query = "", const std::string& body = "",
+                       std::vector<http::Header> extra = {}) {
+    auth::Credentials saved = signer_;
+    signer_ = who;
+    RecordingResponse response = Call(method, path, query, body, std::move(extra));
+    signer_ = saved;
+    return response;
+  }
+  // Checked as root, so the answer does not depend on the caller's rights.
+  bool Exists(const std::string& path) { return Call("HEAD", path).status() == 200; }
+  void Put(const std::string& path, const std::string& body) { ASSERT_EQ(Call("PUT", path, "", body).status(), 200); }
+
+  auth::Principal PrincipalOf(const auth::Credentials& who) {
+    auth::VerifiedRequest verified;
+    verified.access_key = who.access_key;
+    auto principal = identity_->PrincipalForSignedRequest(verified, Now());
+    EXPECT_TRUE(principal.ok()) << principal.status().ToString();
+    return principal.ok() ? std::move(principal).value() : auth::Principal{};
+  }
+  auth::Credentials Vend(const auth::Credentials& parent, const std::string& bucket, const std::string& prefix,
+                         bool write, WallTime now) {
+    auto vended = identity_->VendCredentials(PrincipalOf(parent), bucket, prefix, write, now);
+    EXPECT_TRUE(vended.ok()) << vended.status().ToString();
+    if (!vended.ok()) return {};
+    return {vended->access_key, vended->secret_key, vended->session_token};
+  }
+  // A presigned GET of `path` as `who`, sent unsigned otherwise.
+  RecordingResponse PresignedGet(const auth::Credentials& who, const std::string& path) {
+    auth::SignOptions options;
+    options.now = Now();
+    std::string query = auth::PresignQuery("GET", path, "localhost:9000", who, options, 300);
+    return Call("GET", path, query, "", {}, false);
+  }
+};
+
+void ExpectAccessDenied(const RecordingResponse& response) {
+  EXPECT_EQ(response.status(), 403) << response.body;
+  EXPECT_NE(response.body.find("<Code>AccessDenied</Code>"), std::string::npos) << response.body;
+  EXPECT_NE(response.body.find("<RequestId>REQ</RequestId>"), std::string::npos) << response.body;
+}
+
+TEST_F(S3AuthorizationTest, ReadonlyUserReadsButChangesNothing) {
+  CreateBucket("robkt");
+  Put("/robkt/existing", "data");
+  auth::Credentials reader = AddUser("reader", {"readonly"});
+
+  ExpectAccessDenied(As(reader, "PUT", "/robkt/new", "", "payload"));
+  EXPECT_FALSE(Exists("/robkt/new"));
+  ExpectAccessDenied(As(reader, "PUT", "/robkt/existing", "", "overwrite"));
+  EXPECT_EQ(Call("GET", "/robkt/existing").body, "data");
+  ExpectAccessDenied(As(reader, "DELETE", "/robkt/existing"));
+  EXPECT_TRUE(Exists("/robkt/existing"));
+  ExpectAccessDenied(As(reader, "POST", "/robkt/mp", "uploads"));
+  EXPECT_EQ(Call("GET", "/robkt", "uploads").body.find("<Upload>"), std::string::npos);
+  ExpectAccessDenied(As(reader, "PUT", "/ro-second"));
+  EXPECT_EQ(Call("HEAD", "/ro-second").status(), 404);
+  ExpectAccessDenied(As(reader, "DELETE", "/robkt"));
+  ExpectAccessDenied(As(reader, "PUT", "/robkt/existing", "tagging", "<Tagging><TagSet/></Tagging>"));
+
+  auto get = As(reader, "GET", "/robkt/existing");
+  EXPECT_EQ(get.status(), 200);
+  EXPECT_EQ(get.body, "data");
+  EXPECT_EQ(last_principal_, "reader");  // the user, not the key, in the access log
+  EXPECT_EQ(As(reader, "HEAD", "/robkt/existing").status(), 200);
+  EXPECT_EQ(As(reader, "HEAD", "/robkt").status(), 200);
+  EXPECT_NE(As(reader, "GET", "/robkt", "list-type=2").body.find("<Key>existing</Key>"), std::string::npos);
+  EXPECT_NE(As(reader, "GET", "/").body.find("<Name>robkt</Name>"), std::string::npos);
+}
+
+TEST_F(S3AuthorizationTest, WriteonlyUserCannotListOrRead) {
+  CreateBucket("wobkt");
+  auth::Credentials writer = AddUser("writer", {"writeonly"});
+  EXPECT_EQ(As(writer, "PUT", "/wobkt/k", "", "v").status(), 200);
+  ExpectAccessDenied(As(writer, "GET", "/wobkt/k"));
+  ExpectAccessDenied(As(writer, "GET", "/wobkt"));
+  ExpectAccessDenied(As(writer, "GET", "/"));           // s3:ListAllMyBuckets
+  EXPECT_EQ(As(writer, "HEAD", "/wobkt").status(), 403);  // s3:ListBucket
+}
+
+TEST_F(S3AuthorizationTest, DeleteObjectsDeletesOnlyAllowedKeys) {
+  CreateBucket("mix");
+  Put("/mix/tmp/a", "1");
+  Put("/mix/keep/b", "2");
+  AddPolicy("tmp-cleaner", R"({"Version":"2012-10-17","Statement":[)"
+                           R"({"Effect":"Allow","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::mix/tmp/*"}]})");
+  auth::Credentials cleaner = AddUser("cleaner", {"tmp-cleaner"});
+  auto result = As(cleaner, "POST", "/mix", "delete",
+                   "<Delete><Object><Key>tmp/a</Key></Object><Object><Key>keep/b</Key></Object></Delete>");
+  ASSERT_EQ(result.status(), 200) << result.body;
+  EXPECT_NE(result.body.find("<Deleted><Key>tmp/a</Key></Deleted>"), std::string::npos) << result.body;
+  EXPECT_NE(result.body.find("<Error><Key>keep/b</Key><Code>AccessDenied</Code>"), std::string::npos) << result.body;
+  EXPECT_FALSE(Exists("/mix/tmp/a"));
+  EXPECT_TRUE(Exists("/mix/keep/b"));
+  // Quiet mode still reports the denied key.
+  auto quiet = As(cleaner, "POST", "/mix", "delete",
+                  "<Delete><Quiet>true</Quiet><Object><Key>keep/b</Key></Object></Delete>");
+  EXPECT_NE(quiet.body.find("<Code>AccessDenied</Code>"), std::string::npos) << quiet.body;
+  EXPECT_TRUE(Exists("/mix/keep/b"));
+}
+
+TEST_F(S3AuthorizationTest, CopyNeedsReadOnTheSource) {
+  CreateBucket("cpbkt");
+  Put("/cpbkt/secret", "top secret");
+  Put("/cpbkt/mine/src", "mine");
+  AddPolicy("own-prefix", R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow",)"
+                          R"("Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::cpbkt/mine/*"}]})");
+  auth::Credentials owner = AddUser("owner", {"own-prefix"});
+  ExpectAccessDenied(As(owner, "PUT", "/cpbkt/mine/stolen", "", "", {{"x-amz-copy-source", "/cpbkt/secret"}}));
+  EXPECT_FALSE(Exists("/cpbkt/mine/stolen"));
+  ExpectAccessDenied(As(owner, "PUT", "/cpbkt/elsewhere", "", "", {{"x-amz-copy-source", "/cpbkt/mine/src"}}));
+  EXPECT_FALSE(Exists("/cpbkt/elsewhere"));
+  auto allowed = As(owner, "PUT", "/cpbkt/mine/copy", "", "", {{"x-amz-copy-source", "/cpbkt/mine/src"}});
+  EXPECT_EQ(allowed.status(), 200) << allowed.body;
+  EXPECT_EQ(Call("GET", "/cpbkt/mine/copy").body, "mine");
+
+  // UploadPartCopy: the same rule, and the denied part is never stored.
+  auto created = As(owner, "POST", "/cpbkt/mine/mp", "uploads");
+  ASSERT_EQ(created.status(), 200) << created.body;
+  std::string upload_id = Between(created.body, "<UploadId>", "</UploadId>");
+  ExpectAccessDenied(As(owner, "PUT", "/cpbkt/mine/mp", "partNumber=1&uploadId=" + upload_id, "",
+                        {{"x-amz-copy-source", "/cpbkt/secret"}}));
+  EXPECT_EQ(Call("GET", "/cpbkt/mine/mp", "uploadId=" + upload_id).body.find("<Part>"), std::string::npos);
+}
+
+TEST_F(S3AuthorizationTest, DisabledKeyOrUserStopsAtOnce) {
+  CreateBucket("dis");
+  Put("/dis/k", "v");
+  auth::Credentials reader = AddUser("sleeper", {"readonly"});
+  ASSERT_EQ(As(reader, "GET", "/dis/k").status(), 200);
+  ASSERT_TRUE(identity_->SetAccessKeyEnabled(reader.access_key, false).ok());
+  auto refused = As(reader, "GET", "/dis/k");
+  EXPECT_EQ(refused.status(), 403);
+  EXPECT_NE(refused.body.find("<Code>InvalidAccessKeyId</Code>"), std::string::npos) << refused.body;
+  ASSERT_TRUE(identity_->SetAccessKeyEnabled(reader.access_key, true).ok());
+  ASSERT_EQ(As(reader, "GET", "/dis/k").status(), 200);
+  ASSERT_TRUE(identity_->SetUserEnabled("sleeper", false).ok());
+  EXPECT_EQ(As(reader, "GET", "/dis/k").status(), 403);
+}
+
+TEST_F(S3AuthorizationTest, ConditionKeysReachThePolicy) {
+  CreateBucket("home");
+  Put("/home/alice/notes", "a");
+  Put("/home/bob/notes", "b");
+  AddPolicy("own-home",
+            R"({"Version":"2012-10-17","Statement":[)"
+            R"({"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::home/${aws:username}/*",)"
+            R"("Condition":{"IpAddress":{"aws:SourceIp":"10.0.0.0/8"}}},)"
+            R"({"Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::home",)"
+            R"("Condition":{"StringLike":{"s3:prefix":"${aws:username}/*"}}}]})");
+  auth::Credentials alice = AddUser("alice", {"own-home"});
+  remote_address_ = "10.1.2.3:5000";
+  EXPECT_EQ(As(alice, "GET", "/home/alice/notes").body, "a");
+  ExpectAccessDenied(As(alice, "GET", "/home/bob/notes"));
+  EXPECT_EQ(As(alice, "GET", "/home", "list-type=2&prefix=alice%2F").status(), 200);
+  ExpectAccessDenied(As(alice, "GET", "/home", "list-type=2&prefix=bob%2F"));
+  ExpectAccessDenied(As(alice, "GET", "/home", "list-type=2"));
+  remote_address_ = "192.168.1.1:5000";
+  ExpectAccessDenied(As(alice, "GET", "/home/alice/notes"));
+}
+
+TEST_F(S3AuthorizationTest, SessionCredentialsStayInsideTheirGrant) {
+  CreateBucket("whbkt");
+  Put("/whbkt/ns/tbl/data/f.parquet", "rows");
+  Put("/whbkt/ns/other/data/g.parquet", "other rows");
+  auth::Credentials engine = AddUser("engine", {"readwrite"});
+  auth::Credentials session = Vend(engine, "whbkt", "ns/tbl/", false, Now());
+  ASSERT_FALSE(session.session_token.empty());
+
+  auto inside = As(session, "GET", "/whbkt/ns/tbl/data/f.parquet");
+  EXPECT_EQ(inside.status(), 200) << inside.body;
+  EXPECT_EQ(inside.body, "rows");
+  EXPECT_EQ(last_principal_, "engine");
+  ExpectAccessDenied(As(session, "GET", "/whbkt/ns/other/data/g.parquet"));
+  ExpectAccessDenied(As(session, "PUT", "/whbkt/ns/tbl/data/new.parquet", "", "x"));
+  EXPECT_FALSE(Exists("/whbkt/ns/tbl/data/new.parquet"));
+
+  // Presigned URLs carry the token in the query.
+  auto presigned = PresignedGet(session, "/whbkt/ns/tbl/data/f.parquet");
+  EXPECT_EQ(presigned.status(), 200) << presigned.body;
+  EXPECT_EQ(presigned.body, "rows");
+  ExpectAccessDenied(PresignedGet(session, "/whbkt/ns/other/data/g.parquet"));
+
+  // Read-write credentials write inside only.
+  auth::Credentials writer = Vend(engine, "whbkt", "ns/tbl/", true, Now());
+  EXPECT_EQ(As(writer, "PUT", "/whbkt/ns/tbl/data/new.parquet", "", "x").status(), 200);
+  EXPECT_TRUE(Exists("/whbkt/ns/tbl/data/new.parquet"));
+  ExpectAccessDenied(As(writer, "PUT", "/whbkt/ns/other/data/new.parquet", "", "x"));
+  EXPECT_FALSE(Exists("/whbkt/ns/other/data/new.parquet"));
+}
+
+TEST_F(S3AuthorizationTest, SessionOfAReadonlyParentCannotWrite) {
+  CreateBucket("wh2");
+  auth::Credentials reader = AddUser("viewer", {"readonly"});
+  auth::Credentials session = Vend(reader, "wh2", "t/", true, Now());  // write asked, not granted
+  ExpectAccessDenied(As(session, "PUT", "/wh2/t/x", "", "x"));
+  EXPECT_FALSE(Exists("/wh2/t/x"));
+}
+
+TEST_F(S3AuthorizationTest, ExpiredOrForgedSessionTokenFails) {
+  CreateBucket("exp");
+  Put("/exp/t/f", "v");
+  auth::Credentials engine = AddUser("engine2", {"readwrite"});
+  auth::Credentials stale = Vend(engine, "exp", "t/", false, Now() - std::chrono::hours(3));
+  auto expired = As(stale, "GET", "/exp/t/f");
+  EXPECT_EQ(expired.status(), 400) << expired.body;
+  EXPECT_NE(expired.body.find("<Code>ExpiredToken</Code>"), std::string::npos) << expired.body;
+  auto expired_presigned = PresignedGet(stale, "/exp/t/f");
+  EXPECT_NE(expired_presigned.body.find("<Code>ExpiredToken</Code>"), std::string::npos) << expired_presigned.body;
+
+  auth::Credentials forged = Vend(engine, "exp", "t/", false, Now());
+  char& inside_payload = forged.session_token.at(auth::kSessionTokenPrefix.size() + 4);
+  inside_payload = inside_payload == 'A' ? 'B' : 'A';
+  auto invalid = As(forged, "GET", "/exp/t/f");
+  EXPECT_EQ(invalid.status(), 400) << invalid.body;
+  EXPECT_NE(invalid.body.find("<Code>InvalidToken</Code>"), std::string::npos) << invalid.body;
+
+  // Disabling the parent key revokes its sessions at once.
+  auth::Credentials fresh = Vend(engine, "exp", "t/", false, Now());
+  ASSERT_EQ(As(fresh, "GET", "/exp/t/f").status(), 200);
+  ASSERT_TRUE(identity_->SetAccessKeyEnabled(engine.access_key, false).ok());
+  EXPECT_NE(As(fresh, "GET", "/exp/t/f").status(), 200);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ namespace {
 
 constexpr std::string_view kSeracPrefix = "/_serac";
 constexpr std::string_view kIcebergPrefix = "/_iceberg";
+constexpr std::string_view kAdminPrefix = "/_serac/admin";
 constexpr std::string_view kJsonContentType = "application/json";
 constexpr std::string_view kTextContentType = "text/plain; charset=utf-8";
 constexpr std::string_view kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
@@ -68,6 +69,10 @@ bool Router::IsVirtualHostRequest(const http::Request& request) const {
 void Router::Handle(const http::Request& request, http::BodyReader& body,
                     http::ResponseWriter& response, http::RequestOutcome& outcome) const {
   if (!IsVirtualHostRequest(request)) {
+    if (options_.admin && PathIsUnder(request.path, kAdminPrefix)) {
+      options_.admin(request, body, response, outcome);  // reads its own (bounded) body
+      return;
+    }
     if (PathIsUnder(request.path, kSeracPrefix)) {
       RefuseBody(request, body, response);
       HandleSerac(request, response, outcome);

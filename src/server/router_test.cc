@@ -154,6 +154,40 @@ TEST_F(RouterTest, VirtualHostRequestsAlwaysGoToS3) {
   EXPECT_EQ(s3_paths_.size(), 2u);
 }
 
+TEST_F(RouterTest, AdminPathsGoToTheAdminHandlerWithTheirBody) {
+  std::vector<std::string> admin_paths;
+  RouterOptions options;
+  options.admin = [&admin_paths](const http::Request& request, http::BodyReader&, http::ResponseWriter& response,
+                                 http::RequestOutcome& outcome) {
+    admin_paths.push_back(request.path);
+    outcome.operation = "Admin";
+    response.SetStatus(298);
+    (void)response.Send("admin");
+  };
+  Router router(&meta_, &metrics_,
+                [this](const http::Request& request, http::BodyReader&, http::ResponseWriter& response,
+                       http::RequestOutcome&) {
+                  s3_paths_.push_back(request.path);
+                  response.SetStatus(299);
+                  (void)response.Send("s3");
+                },
+                std::move(options));
+  FakeResponse created = Call(router, "POST", "/_serac/admin/v1/users", "h", 20);
+  EXPECT_EQ(created.status_code, 298);
+  EXPECT_FALSE(created.close_after);  // the admin handler reads the body itself
+  EXPECT_EQ(Call(router, "GET", "/_serac/admin").status_code, 298);
+  EXPECT_EQ(Call(router, "GET", "/_serac/adminx").status_code, 404);  // not under the prefix
+  EXPECT_EQ(Call(router, "GET", "/_serac/health/live").status_code, 200);
+  EXPECT_EQ(admin_paths, (std::vector<std::string>{"/_serac/admin/v1/users", "/_serac/admin"}));
+  EXPECT_TRUE(s3_paths_.empty());
+}
+
+TEST_F(RouterTest, AdminPathsAre404WithoutAnAdminHandler) {
+  Router router = MakeRouter();
+  EXPECT_EQ(Call(router, "GET", "/_serac/admin/v1/users").status_code, 404);
+  EXPECT_TRUE(s3_paths_.empty());
+}
+
 TEST_F(RouterTest, ClosesTheConnectionInsteadOfReadingAnUnexpectedBody) {
   Router router = MakeRouter();
   EXPECT_FALSE(Call(router, "GET", "/_serac/health/live").close_after);

@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "auth/identity.h"
+#include "auth/server_key.h"
 #include "blob/local/local_blob_store.h"
 #include "catalog/catalog_service.h"
 #include "common/log.h"
@@ -28,6 +30,7 @@
 #include "http/server.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 #include "s3/s3_service.h"
+#include "server/admin_api.h"
 #include "server/gc.h"
 #include "server/listen_address.h"
 #include "server/root_credentials.h"
@@ -139,11 +142,40 @@ Status Sweep(Stores& stores) {
   return Status::Ok();
 }
 
-auth::CredentialLookup RootLookup(const auth::Credentials& root) {
-  return [root](std::string_view access_key) -> Result<auth::Credentials> {
-    if (access_key == root.access_key) return root;
-    return Error(ErrorCode::kUnknownAccessKey, "unknown access key");
-  };
+struct LoadedServerKey {
+  auth::ServerKey key;
+  std::string source;  // the file's absolute path, or the environment variable's name
+};
+
+std::filesystem::path AbsolutePath(const std::string& path) {
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return (error ? std::filesystem::path(path) : absolute).lexically_normal();
+}
+
+bool IsInside(const std::filesystem::path& path, const std::filesystem::path& dir) {
+  std::filesystem::path relative = path.lexically_relative(dir);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+// SERAC_SERVER_KEY (base64) wins; else the key file, created on first start. The key itself is
+// never printed or logged, only where it came from and its fingerprint.
+Result<LoadedServerKey> LoadServerKey(const ServerCommandOptions& options) {
+  if (std::optional<std::string> value = Environment("SERAC_SERVER_KEY"); value && !value->empty()) {
+    SERAC_ASSIGN_OR_RETURN(auth::ServerKey key, auth::ServerKey::FromEnvironmentValue(*value));
+    return LoadedServerKey{std::move(key), "SERAC_SERVER_KEY"};
+  }
+  SERAC_ASSIGN_OR_RETURN(std::string path, ServerKeyFilePath(options.server_key_file, std::getenv));
+  std::filesystem::path absolute = AbsolutePath(path);
+  if (IsInside(absolute, AbsolutePath(options.data_dir))) {
+    log::Warn("the server key file " + absolute.string() + " is inside the data directory: a copy of the "
+              "data directory then reveals every user's secret; keep it elsewhere (--server-key-file)");
+  }
+  Result<auth::ServerKey> key = auth::ServerKey::LoadOrCreate(absolute.string());
+  if (!key.ok()) {
+    return Error(key.status().code(), "server key file " + absolute.string() + ": " + key.status().message());
+  }
+  return LoadedServerKey{std::move(key).value(), absolute.string()};
 }
 
 // Waits for SIGTERM/SIGINT and starts a graceful shutdown; a second one exits at once.
@@ -189,8 +221,10 @@ class SignalWatcher {
 };
 
 void PrintBanner(const ServerCommandOptions& options, const RootCredentials& root,
-                 const http::ServerOptions& server_options, uint16_t port) {
+                 const LoadedServerKey& server_key, const http::ServerOptions& server_options, uint16_t port) {
   BannerInput banner;
+  banner.server_key_source = server_key.source;
+  banner.server_key_fingerprint = server_key.key.Fingerprint();
   bool tls = !server_options.tls_cert_file.empty();
   banner.endpoints = EndpointUrls(server_options.address, port, tls);
   banner.region = options.region;
@@ -218,6 +252,21 @@ int Fail(const Status& status) {
 
 }  // namespace
 
+Result<std::string> ServerKeyFilePath(const std::string& flag,
+                                      const std::function<const char*(const char* name)>& environment) {
+  if (!flag.empty()) return flag;
+  auto non_empty = [&environment](const char* name) -> std::optional<std::string> {
+    const char* value = environment(name);
+    if (value == nullptr || *value == '\0') return std::nullopt;
+    return std::string(value);
+  };
+  if (std::optional<std::string> file = non_empty("SERAC_SERVER_KEY_FILE")) return *file;
+  if (std::optional<std::string> config = non_empty("XDG_CONFIG_HOME")) return *config + "/serac/server.key";
+  if (std::optional<std::string> home = non_empty("HOME")) return *home + "/.config/serac/server.key";
+  return Error(ErrorCode::kInvalidArgument,
+               "cannot place the server key file: HOME is not set; give --server-key-file or SERAC_SERVER_KEY");
+}
+
 int RunServer(const ServerCommandOptions& options) {
   BlockWatchedSignals();
   if (!options.fsync) {
@@ -239,17 +288,30 @@ int RunServer(const ServerCommandOptions& options) {
   if (!stores.ok()) return Fail(stores.status());
   if (Status swept = Sweep(*stores); !swept.ok()) return Fail(swept);
 
+  Result<LoadedServerKey> server_key = LoadServerKey(options);
+  if (!server_key.ok()) return Fail(server_key.status());
+  log::Info("server key from " + server_key->source + " (fingerprint " + server_key->key.Fingerprint() + ")");
+  auth::IdentityOptions identity_options;
+  identity_options.bearer_token_ttl = options.token_ttl;
+  identity_options.session_ttl = limits::kSessionCredentialsTtlDefault;
+  auth::IdentityService identity(root->credentials, server_key->key, &stores->meta->iam(), identity_options);
+  if (Status initialized = identity.Initialize(); !initialized.ok()) return Fail(initialized);
+
   s3::S3Options s3_options;
   s3_options.domain = options.domain;
   s3_options.region = options.region;
-  s3::S3Service s3(stores->meta.get(), stores->blobs.get(), RootLookup(root->credentials), s3_options);
+  s3::S3Service s3(stores->meta.get(), stores->blobs.get(), &identity, s3_options);
   catalog::CatalogOptions catalog_options;
   catalog_options.region = options.region;
-  catalog::CatalogService catalog(stores->meta.get(), stores->blobs.get(), RootLookup(root->credentials),
-                                  catalog_options);
+  catalog::CatalogService catalog(stores->meta.get(), stores->blobs.get(), &identity, catalog_options);
+  AdminApi admin(&identity);
   http::Metrics metrics;
   RouterOptions router_options;
   router_options.domain = options.domain;
+  router_options.admin = [&admin](const http::Request& request, http::BodyReader& body,
+                                  http::ResponseWriter& response, http::RequestOutcome& outcome) {
+    admin.Handle(request, body, response, outcome);
+  };
   router_options.iceberg = [&catalog](const http::Request& request, http::BodyReader& body,
                                       http::ResponseWriter& response, http::RequestOutcome& outcome) {
     catalog.Handle(request, body, response, outcome);
@@ -271,7 +333,7 @@ int RunServer(const ServerCommandOptions& options) {
   GarbageCollector gc(stores->meta.get(), stores->blobs.get());
   gc.Start();
   SignalWatcher signals(&server);
-  PrintBanner(options, *root, server_options, server.port());
+  PrintBanner(options, *root, *server_key, server_options, server.port());
   log::Info("serving on port " + std::to_string(server.port()) + " as root access key " +
             root->credentials.access_key);
 

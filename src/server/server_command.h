@@ -2,7 +2,12 @@
 // serves S3 (and serac's own endpoints) until SIGTERM or SIGINT, then shuts down gracefully.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
+
+#include "common/limits.h"
+#include "common/status.h"
 
 namespace serac::server {
 
@@ -13,7 +18,16 @@ struct ServerCommandOptions {
   std::string domain;               // base domain for virtual-host style requests
   std::string region = "us-east-1";
   bool fsync = true;                // --no-fsync turns it off (benchmarks only)
+  std::string server_key_file;      // --server-key-file; empty = SERAC_SERVER_KEY_FILE, else the default
+  std::chrono::seconds token_ttl = limits::kBearerTokenTtlDefault;  // OAuth2 bearer tokens
 };
+
+// Where the server key file lives when SERAC_SERVER_KEY is not set: the flag, else
+// SERAC_SERVER_KEY_FILE, else ${XDG_CONFIG_HOME:-$HOME/.config}/serac/server.key — outside the data
+// directory on purpose. `environment` is getenv-like (nullptr when unset). kInvalidArgument when
+// no location can be derived (no flag, no HOME).
+Result<std::string> ServerKeyFilePath(const std::string& flag,
+                                      const std::function<const char*(const char* name)>& environment);
 
 // Returns the process exit code: 0 after a clean shutdown, 1 when start-up fails.
 int RunServer(const ServerCommandOptions& options);

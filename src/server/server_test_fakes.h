@@ -76,6 +76,8 @@ class FakeMetaStore : public meta::MetaStore {
 
   // The server module never touches the catalog; reaching this is a bug in the test.
   meta::CatalogStore& catalog() override { std::abort(); }
+  // Nor IAM.
+  meta::IamStore& iam() override { std::abort(); }
 
   size_t garbage_size() {
     std::lock_guard<std::mutex> lock(mutex_);

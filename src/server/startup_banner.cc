@@ -61,6 +61,11 @@ std::string FormatStartupBanner(const BannerInput& input) {
   out += "  Data:        " + input.data_dir + "\n";
   out += "  Access key:  " + input.root.credentials.access_key + "\n";
   out += SecretNotice(input.root);
+  if (!input.server_key_source.empty()) {
+    out += "  Server key:  " + input.server_key_source;
+    if (!input.server_key_fingerprint.empty()) out += " (fingerprint " + input.server_key_fingerprint + ")";
+    out += "\n";
+  }
   if (!input.fsync) out += "  WARNING:     --no-fsync: acknowledged writes can be lost on power failure\n";
   out += "\nAWS CLI:\n";
   out += "  export AWS_ACCESS_KEY_ID=" + ShellQuote(input.root.credentials.access_key) +

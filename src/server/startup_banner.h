@@ -17,6 +17,8 @@ struct BannerInput {
   std::string data_dir;  // absolute
   RootCredentials root;
   bool fsync = true;
+  std::string server_key_source;       // the key file's path, or "SERAC_SERVER_KEY"; never the key
+  std::string server_key_fingerprint;  // ServerKey::Fingerprint()
 };
 
 std::string FormatStartupBanner(const BannerInput& input);

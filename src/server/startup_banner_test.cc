@@ -48,6 +48,16 @@ TEST(StartupBannerTest, WarnsWithoutFsync) {
   EXPECT_NE(FormatStartupBanner(input).find("--no-fsync"), std::string::npos);
 }
 
+TEST(StartupBannerTest, NamesTheServerKeySourceAndFingerprintOnly) {
+  BannerInput input = Input(CredentialSource::kFile);
+  EXPECT_EQ(FormatStartupBanner(input).find("Server key:"), std::string::npos);
+  input.server_key_source = "/home/op/.config/serac/server.key";
+  input.server_key_fingerprint = "0123456789abcdef";
+  EXPECT_NE(FormatStartupBanner(input).find(
+                "  Server key:  /home/op/.config/serac/server.key (fingerprint 0123456789abcdef)\n"),
+            std::string::npos);
+}
+
 TEST(ShellQuoteTest, QuotesOnlyWhenNeeded) {
   EXPECT_EQ(ShellQuote("AKIA123"), "AKIA123");
   EXPECT_EQ(ShellQuote("/a/b-c_d.e:1"), "/a/b-c_d.e:1");

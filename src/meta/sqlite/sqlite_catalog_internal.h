@@ -68,5 +68,6 @@ Status RenameEntityTx(Connection& db, const EntityId& from, const NamespaceLevel
                       const std::string& to_name);
 Status RegisterEntityTx(Connection& db, const EntityRecord& entity, bool overwrite);
 Status SwapMetadataLocationsTx(Connection& db, const std::vector<MetadataSwap>& swaps, int64_t now_ms);
+Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, int64_t now_ms);
 
 }  // namespace serac::meta::sqlite

@@ -1,6 +1,7 @@
 #include "meta/sqlite/sqlite_meta_store.h"
 
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "meta/sqlite/group_commit_internal.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_db_internal.h"
+#include "meta/sqlite/sqlite_iam_internal.h"
 #include "meta/sqlite/sqlite_meta_store_internal.h"
 #include "meta/sqlite/sqlite_reads_internal.h"
 #include "meta/sqlite/sqlite_schema_internal.h"
@@ -175,19 +177,105 @@ class SqliteCatalogStore final : public CatalogStore {
     if (swaps.empty()) return Status::Ok();
     return engine_.Write([&](Connection& db) { return SwapMetadataLocationsTx(db, swaps, NowMillis()); });
   }
+  Status CommitMetadata(const MetadataCommit& commit) override {
+    return engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, NowMillis()); });
+  }
 
  private:
   Engine& engine_;
 };
 
+class SqliteIamStore final : public IamStore {
+ public:
+  explicit SqliteIamStore(Engine& engine)
+      : engine_(engine), builtin_(std::make_shared<const BuiltinPolicyNames>()) {}
+
+  void SetBuiltinPolicyNames(std::vector<std::string> names) override {
+    auto builtin = std::make_shared<const BuiltinPolicyNames>(std::make_move_iterator(names.begin()),
+                                                              std::make_move_iterator(names.end()));
+    std::lock_guard<std::mutex> lock(builtin_mutex_);
+    builtin_ = std::move(builtin);
+  }
+
+  Status CreateUser(const IamUserRecord& user) override {
+    auto builtin = Builtin();
+    return Write([&](Connection& db) { return CreateIamUserTx(db, user, *builtin); });
+  }
+  Status SetUserEnabled(std::string_view name, bool enabled) override {
+    return Write([&](Connection& db) { return SetIamUserEnabledTx(db, name, enabled); });
+  }
+  Status DeleteUser(std::string_view name) override {
+    return Write([&](Connection& db) { return DeleteIamUserTx(db, name); });
+  }
+
+  Status CreateAccessKey(const AccessKeyRecord& key) override {
+    return Write([&](Connection& db) { return CreateAccessKeyTx(db, key); });
+  }
+  Status SetAccessKeyEnabled(std::string_view access_key, bool enabled) override {
+    return Write([&](Connection& db) { return SetAccessKeyEnabledTx(db, access_key, enabled); });
+  }
+  Status DeleteAccessKey(std::string_view access_key) override {
+    return Write([&](Connection& db) { return DeleteAccessKeyTx(db, access_key); });
+  }
+
+  Status PutPolicy(const PolicyRecord& policy) override {
+    auto builtin = Builtin();
+    return Write([&](Connection& db) { return PutPolicyTx(db, policy, *builtin); });
+  }
+  Status DeletePolicy(std::string_view name) override {
+    auto builtin = Builtin();
+    return Write([&](Connection& db) { return DeletePolicyTx(db, name, *builtin); });
+  }
+  Status AttachPolicy(std::string_view user, std::string_view policy) override {
+    auto builtin = Builtin();
+    return Write([&](Connection& db) { return AttachPolicyTx(db, user, policy, *builtin); });
+  }
+  Status DetachPolicy(std::string_view user, std::string_view policy) override {
+    return Write([&](Connection& db) { return DetachPolicyTx(db, user, policy); });
+  }
+
+  Result<IamUserRecord> GetUser(std::string_view name) override {
+    return engine_.Read<IamUserRecord>(true, [&](Connection& db) { return GetIamUserRead(db, name); });
+  }
+  Result<AccessKeyRecord> GetAccessKey(std::string_view access_key) override {
+    return engine_.Read<AccessKeyRecord>(false,
+                                         [&](Connection& db) { return GetAccessKeyRead(db, access_key); });
+  }
+  Result<PolicyRecord> GetPolicy(std::string_view name) override {
+    return engine_.Read<PolicyRecord>(false, [&](Connection& db) { return GetPolicyRead(db, name); });
+  }
+  Result<IamSnapshot> LoadSnapshot() override { return engine_.Read<IamSnapshot>(true, LoadIamSnapshotRead); }
+  Result<uint64_t> Generation() override { return engine_.Read<uint64_t>(false, IamGenerationRead); }
+
+ private:
+  // Every IAM write moves the generation in its own savepoint, so a write that fails moves nothing.
+  Status Write(const std::function<Status(Connection&)>& write) {
+    return engine_.Write([&](Connection& db) -> Status {
+      SERAC_RETURN_IF_ERROR(write(db));
+      return BumpIamGenerationTx(db);
+    });
+  }
+
+  // The list as of this call; a write keeps the list it started with.
+  std::shared_ptr<const BuiltinPolicyNames> Builtin() {
+    std::lock_guard<std::mutex> lock(builtin_mutex_);
+    return builtin_;
+  }
+
+  Engine& engine_;
+  std::mutex builtin_mutex_;
+  std::shared_ptr<const BuiltinPolicyNames> builtin_;  // guarded by builtin_mutex_; never null
+};
+
 class SqliteMetaStore final : public MetaStore {
  public:
   SqliteMetaStore(std::unique_ptr<Connection> writer, ConnectionOptions reader_options)
-      : engine_(std::move(writer), std::move(reader_options)), catalog_(engine_) {}
+      : engine_(std::move(writer), std::move(reader_options)), catalog_(engine_), iam_(engine_) {}
 
   GroupCommitStats stats() const { return engine_.stats(); }
 
   CatalogStore& catalog() override { return catalog_; }
+  IamStore& iam() override { return iam_; }
 
   Status CreateBucket(const BucketRecord& bucket) override {
     return Write([&](Connection& db) { return CreateBucketTx(db, bucket); });
@@ -275,6 +363,7 @@ class SqliteMetaStore final : public MetaStore {
 
   Engine engine_;
   SqliteCatalogStore catalog_;
+  SqliteIamStore iam_;
 };
 
 }  // namespace

@@ -102,9 +102,51 @@ CREATE TABLE entities(
 CREATE INDEX entities_by_kind ON entities(warehouse, namespace, kind, name);
 )sql";
 
-constexpr std::array<std::string_view, 2> kMigrations = {
+// Identity and access. Attachments carry no foreign key to iam_policies because built-in policies
+// are attached by name without a stored row. iam_generation holds exactly one row: the counter
+// every IAM write increments, so that servers sharing the database notice each other's changes.
+constexpr std::string_view kIamSchema = R"sql(
+CREATE TABLE iam_users(
+  name TEXT PRIMARY KEY NOT NULL,
+  enabled INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE iam_access_keys(
+  access_key TEXT PRIMARY KEY NOT NULL,
+  user_name TEXT NOT NULL REFERENCES iam_users(name),
+  sealed_secret BLOB NOT NULL,
+  enabled INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  description TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX iam_access_keys_by_user ON iam_access_keys(user_name, access_key);
+
+CREATE TABLE iam_policies(
+  name TEXT PRIMARY KEY NOT NULL,
+  document TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE iam_attachments(
+  user_name TEXT NOT NULL REFERENCES iam_users(name),
+  policy_name TEXT NOT NULL,
+  PRIMARY KEY(user_name, policy_name)
+) WITHOUT ROWID;
+CREATE INDEX iam_attachments_by_policy ON iam_attachments(policy_name, user_name);
+
+CREATE TABLE iam_generation(
+  id INTEGER PRIMARY KEY CHECK (id = 0),
+  generation INTEGER NOT NULL
+);
+INSERT INTO iam_generation(id, generation) VALUES (0, 0);
+)sql";
+
+constexpr std::array<std::string_view, 3> kMigrations = {
     kInitialSchema,
     kCatalogSchema,
+    kIamSchema,
 };
 
 Result<int64_t> ReadUserVersion(Connection& db) {

@@ -1,0 +1,240 @@
+#include "auth/tokens.h"
+
+#include <optional>
+
+#include "common/encoding.h"
+#include "common/hash.h"
+#include "common/random.h"
+
+namespace serac::auth {
+
+namespace {
+
+// ---- base64url without padding (RFC 4648 §5) ----
+
+std::string Base64UrlEncode(std::string_view bytes) {
+  std::string text = Base64Encode(bytes);
+  while (!text.empty() && text.back() == '=') text.pop_back();
+  for (char& c : text) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  return text;
+}
+
+// Strict: only the URL-safe alphabet, canonical trailing bits (Base64Decode checks those).
+std::optional<std::string> Base64UrlDecode(std::string_view text) {
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string standard(text);
+  for (char& c : standard) {
+    if (c == '+' || c == '/' || c == '=') return std::nullopt;
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  standard.append((4 - standard.size() % 4) % 4, '=');
+  return Base64Decode(standard);
+}
+
+// ---- binary payloads: big-endian integers, u32-length-prefixed strings ----
+
+void PutUint64(std::string& out, uint64_t value) {
+  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((value >> shift) & 0xFF));
+}
+
+void PutString(std::string& out, std::string_view value) {
+  auto size = static_cast<uint32_t>(value.size());
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((size >> shift) & 0xFF));
+  out.append(value.substr(0, size));
+}
+
+class PayloadReader {
+ public:
+  explicit PayloadReader(std::string_view data) : data_(data) {}
+
+  bool ReadUint64(uint64_t* value) {
+    if (data_.size() < 8) return false;
+    *value = 0;
+    for (int i = 0; i < 8; ++i) *value = (*value << 8) | static_cast<unsigned char>(data_[i]);
+    data_.remove_prefix(8);
+    return true;
+  }
+  bool ReadByte(uint8_t* value) {
+    if (data_.empty()) return false;
+    *value = static_cast<uint8_t>(data_[0]);
+    data_.remove_prefix(1);
+    return true;
+  }
+  bool ReadBytes(size_t count, std::string* value) {
+    if (data_.size() < count) return false;
+    value->assign(data_.substr(0, count));
+    data_.remove_prefix(count);
+    return true;
+  }
+  bool ReadString(std::string* value) {
+    if (data_.size() < 4) return false;
+    uint32_t size = 0;
+    for (int i = 0; i < 4; ++i) size = (size << 8) | static_cast<unsigned char>(data_[i]);
+    data_.remove_prefix(4);
+    return ReadBytes(size, value);
+  }
+  bool AtEnd() const { return data_.empty(); }
+
+ private:
+  std::string_view data_;
+};
+
+int64_t UnixSeconds(WallTime t) {
+  return std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
+}
+
+WallTime FromUnixSeconds(int64_t seconds) { return WallTime(std::chrono::seconds(seconds)); }
+
+int64_t ExpirySeconds(int64_t issued_seconds, std::chrono::seconds ttl) {
+  int64_t ttl_seconds = ttl.count() > 0 ? ttl.count() : 0;
+  // Clamp rather than overflow for absurd ttls.
+  constexpr int64_t kLatest = int64_t{1} << 40;
+  return ttl_seconds > kLatest ? issued_seconds + kLatest : issued_seconds + ttl_seconds;
+}
+
+std::string Mac(const std::string& mac_key, std::string_view signed_text) {
+  Sha256Digest digest = HmacSha256(mac_key, signed_text);
+  return Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+}
+
+// prefix + base64url(payload) + "." + base64url(MAC(prefix + base64url(payload))).
+std::string Assemble(const std::string& mac_key, std::string_view prefix, std::string_view payload) {
+  std::string text(prefix);
+  text += Base64UrlEncode(payload);
+  std::string mac = Mac(mac_key, text);
+  text += '.';
+  text += mac;
+  return text;
+}
+
+// The payload of an authentic token, or nullopt. The whole text is compared in constant time with
+// the MAC recomputed over its signed part, so every byte is covered, the MAC's encoding included.
+std::optional<std::string> Disassemble(const std::string& mac_key, std::string_view prefix,
+                                       std::string_view token, uint64_t token_bytes_max) {
+  if (token.size() > token_bytes_max || !token.starts_with(prefix)) return std::nullopt;
+  size_t dot = token.rfind('.');
+  if (dot == std::string_view::npos || dot < prefix.size()) return std::nullopt;
+  std::string_view signed_text = token.substr(0, dot);
+  std::string expected = std::string(signed_text) + "." + Mac(mac_key, signed_text);
+  if (!ConstantTimeEquals(expected, token)) return std::nullopt;
+  return Base64UrlDecode(signed_text.substr(prefix.size()));
+}
+
+Status Forged(std::string_view what) {
+  return Error(ErrorCode::kAccessDenied,
+               "the " + std::string(what) + " is malformed or not issued by this server");
+}
+
+std::string RandomSessionAccessKey() {
+  constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  constexpr unsigned kAcceptBelow = 256 - 256 % kAlphabet.size();  // unbiased: reject the top bytes
+  std::string key(kSessionAccessKeyPrefix);
+  while (key.size() < kSessionAccessKeyBytes) {
+    for (unsigned char byte : RandomBytes(kSessionAccessKeyBytes)) {
+      if (byte >= kAcceptBelow || key.size() == kSessionAccessKeyBytes) continue;
+      key.push_back(kAlphabet[byte % kAlphabet.size()]);
+    }
+  }
+  return key;
+}
+
+constexpr size_t kBearerNonceBytes = 8;
+
+}  // namespace
+
+std::string IssueBearerToken(const ServerKey& key, std::string_view access_key, WallTime now,
+                             std::chrono::seconds ttl) {
+  int64_t issued = UnixSeconds(now);
+  std::string payload;
+  PutUint64(payload, static_cast<uint64_t>(issued));
+  PutUint64(payload, static_cast<uint64_t>(ExpirySeconds(issued, ttl)));
+  payload += RandomBytes(kBearerNonceBytes);  // distinct tokens even within one second
+  PutString(payload, access_key);
+  return Assemble(key.MacKey(KeyPurpose::kBearerToken), kBearerTokenPrefix, payload);
+}
+
+Result<BearerClaims> VerifyBearerToken(const ServerKey& key, std::string_view token, WallTime now) {
+  std::optional<std::string> payload = Disassemble(key.MacKey(KeyPurpose::kBearerToken), kBearerTokenPrefix,
+                                                   token, limits::kBearerTokenBytesMax);
+  if (!payload.has_value()) return Forged("bearer token");
+  PayloadReader reader(*payload);
+  uint64_t issued = 0;
+  uint64_t expires = 0;
+  std::string nonce;
+  BearerClaims claims;
+  if (!reader.ReadUint64(&issued) || !reader.ReadUint64(&expires) ||
+      !reader.ReadBytes(kBearerNonceBytes, &nonce) || !reader.ReadString(&claims.access_key) ||
+      !reader.AtEnd() || claims.access_key.empty() ||
+      claims.access_key.size() > limits::kTokenAccessKeyBytesMax) {
+    return Forged("bearer token");
+  }
+  claims.issued_at = FromUnixSeconds(static_cast<int64_t>(issued));
+  claims.expires_at = FromUnixSeconds(static_cast<int64_t>(expires));
+  if (now >= claims.expires_at) return Error(ErrorCode::kExpired, "the bearer token has expired");
+  return claims;
+}
+
+SessionCredentials MintSessionCredentials(const ServerKey& key, const SessionGrant& grant, WallTime now,
+                                          std::chrono::seconds ttl) {
+  SessionCredentials credentials;
+  credentials.access_key = RandomSessionAccessKey();
+  credentials.secret_key = DeriveSessionSecret(key, credentials.access_key);
+  int64_t expires = ExpirySeconds(UnixSeconds(now), ttl);
+  credentials.expires_at = FromUnixSeconds(expires);
+  std::string payload;
+  PutUint64(payload, static_cast<uint64_t>(expires));
+  payload.push_back(grant.write ? '\x01' : '\x00');
+  PutString(payload, credentials.access_key);
+  PutString(payload, grant.parent_access_key);
+  PutString(payload, grant.bucket);
+  PutString(payload, grant.prefix);
+  credentials.session_token = Assemble(key.MacKey(KeyPurpose::kSessionToken), kSessionTokenPrefix, payload);
+  return credentials;
+}
+
+bool IsSessionAccessKey(std::string_view access_key) {
+  if (access_key.size() != kSessionAccessKeyBytes || !access_key.starts_with(kSessionAccessKeyPrefix))
+    return false;
+  for (char c : access_key.substr(kSessionAccessKeyPrefix.size())) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
+  }
+  return true;
+}
+
+std::string DeriveSessionSecret(const ServerKey& key, std::string_view access_key) {
+  Sha256Digest digest = HmacSha256(key.MacKey(KeyPurpose::kSessionSecret), access_key);
+  constexpr size_t kSecretSourceBytes = kSessionSecretKeyBytes / 4 * 3;  // 30 bytes → 40 characters
+  return Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(digest.data()), kSecretSourceBytes));
+}
+
+Result<SessionGrant> VerifySessionToken(const ServerKey& key, std::string_view access_key,
+                                        std::string_view session_token, WallTime now) {
+  std::optional<std::string> payload = Disassemble(key.MacKey(KeyPurpose::kSessionToken), kSessionTokenPrefix,
+                                                   session_token, limits::kSessionTokenBytesMax);
+  if (!payload.has_value()) return Forged("session token");
+  PayloadReader reader(*payload);
+  uint64_t expires = 0;
+  uint8_t write = 0;
+  std::string token_access_key;
+  SessionGrant grant;
+  if (!reader.ReadUint64(&expires) || !reader.ReadByte(&write) || write > 1 ||
+      !reader.ReadString(&token_access_key) || !reader.ReadString(&grant.parent_access_key) ||
+      !reader.ReadString(&grant.bucket) || !reader.ReadString(&grant.prefix) || !reader.AtEnd()) {
+    return Forged("session token");
+  }
+  // Access keys are public; the comparison need not be constant-time.
+  if (token_access_key != access_key || !IsSessionAccessKey(access_key)) {
+    return Error(ErrorCode::kAccessDenied, "the session token does not belong to this access key");
+  }
+  grant.write = write == 1;
+  if (now >= FromUnixSeconds(static_cast<int64_t>(expires))) {
+    return Error(ErrorCode::kExpired, "the session credentials have expired");
+  }
+  return grant;
+}
+
+}  // namespace serac::auth

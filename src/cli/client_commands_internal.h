@@ -1,0 +1,65 @@
+// Private to cli/: the parsed arguments shared by the client subcommands and the helpers that
+// client_commands.cc (catalog commands) and iam_commands.cc (user, key, policy) both use.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/catalog_client.h"
+#include "cli/catalog_requests.h"
+#include "common/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace serac::cli {
+
+struct CommandState {
+  // Several subcommands declare the same flags into this one struct. CLI11 would also apply an
+  // option's environment variable to subcommands that were not chosen, overwriting the flag, so
+  // the environment is read afterwards by ResolveConnection instead.
+  ConnectionFlags flags;
+  Connection connection;  // resolved just before the chosen subcommand runs
+  std::function<Status()> action;  // set by the callback of the subcommand that was parsed
+  // Arguments, shared by the subcommands (only one runs per process).
+  std::string warehouse;
+  std::string ns;
+  std::string name;
+  std::string parent;
+  std::string schema;
+  std::string partition_spec;
+  std::string from;
+  std::string to;
+  std::string engine;
+  std::vector<std::string> properties;
+  std::vector<std::string> unsets;
+  bool upgrade_existing = false;
+  bool force = false;
+  bool preserve_bucket = false;
+  bool purge = false;
+  // user / key / policy
+  std::string user;
+  std::string policy;
+  std::string file;
+  std::string new_access_key;
+  std::string new_secret_key;
+  std::string description;
+  std::vector<std::string> policies;
+  bool json_output = false;  // --json: machine-readable output
+};
+
+// Prints `text` and a newline unless it ends with one.
+void Print(const std::string& text);
+
+// A group such as `serac warehouse` whose subcommands accept the connection flags too.
+CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description, CommandState& state);
+// A subcommand of `group` that runs `run` when chosen.
+CLI::App* AddLeaf(CLI::App* group, const std::string& name, const std::string& description, CommandState& state,
+                  std::function<Status(const CommandState&)> run);
+
+// Adds `serac user`, `serac key` and `serac policy` (iam_commands.cc).
+void RegisterIamCommands(CLI::App& app, CommandState& state);
+
+}  // namespace serac::cli

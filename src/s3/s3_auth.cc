@@ -1,0 +1,140 @@
+// Authorisation of S3 requests: the operation → action table, the resource ARNs, the condition
+// keys, and the checks the service and the handlers run before anything changes.
+#include "s3/s3_auth.h"
+
+#include <array>
+
+#include "common/encoding.h"
+#include "common/log.h"
+#include "s3/s3_internal.h"
+
+namespace serac::s3 {
+
+namespace {
+
+using S = ResourceScope;
+
+// Every operation the router can send to a handler. Actions are AWS's; operations without an
+// action of their own use the one AWS documents for them (HeadBucket → s3:ListBucket, multipart
+// writes and the copy destination → s3:PutObject).
+constexpr std::array<OperationAccess, 26> kOperationAccess = {{
+    // Service
+    {"ListBuckets", "s3:ListAllMyBuckets", S::kService},
+    // Buckets
+    {"CreateBucket", "s3:CreateBucket", S::kBucket},
+    {"HeadBucket", "s3:ListBucket", S::kBucket},
+    {"DeleteBucket", "s3:DeleteBucket", S::kBucket},
+    {"GetBucketLocation", "s3:GetBucketLocation", S::kBucket},
+    {"GetBucketVersioning", "s3:GetBucketVersioning", S::kBucket},
+    {"GetBucketAcl", "s3:GetBucketAcl", S::kBucket},
+    {"ListObjects", "s3:ListBucket", S::kBucket, /*listing=*/true},
+    {"ListObjectsV2", "s3:ListBucket", S::kBucket, /*listing=*/true},
+    {"ListMultipartUploads", "s3:ListBucketMultipartUploads", S::kBucket},
+    {"DeleteObjects", "s3:DeleteObject", S::kEachKey},
+    // Objects
+    {"PutObject", "s3:PutObject", S::kObject},
+    {"CopyObject", "s3:PutObject", S::kObject, false, /*reads_copy_source=*/true},
+    {"GetObject", "s3:GetObject", S::kObject},
+    {"HeadObject", "s3:GetObject", S::kObject},
+    {"DeleteObject", "s3:DeleteObject", S::kObject},
+    {"GetObjectAcl", "s3:GetObjectAcl", S::kObject},
+    {"GetObjectTagging", "s3:GetObjectTagging", S::kObject},
+    {"PutObjectTagging", "s3:PutObjectTagging", S::kObject},
+    {"DeleteObjectTagging", "s3:DeleteObjectTagging", S::kObject},
+    // Multipart
+    {"CreateMultipartUpload", "s3:PutObject", S::kObject},
+    {"UploadPart", "s3:PutObject", S::kObject},
+    {"UploadPartCopy", "s3:PutObject", S::kObject, false, /*reads_copy_source=*/true},
+    {"CompleteMultipartUpload", "s3:PutObject", S::kObject},
+    {"AbortMultipartUpload", "s3:AbortMultipartUpload", S::kObject},
+    {"ListParts", "s3:ListMultipartUploadParts", S::kObject},
+}};
+
+constexpr std::string_view kIpv4MappedPrefix = "::ffff:";
+
+}  // namespace
+
+std::span<const OperationAccess> OperationAccessTable() { return kOperationAccess; }
+
+const OperationAccess* FindOperationAccess(std::string_view operation) {
+  for (const OperationAccess& entry : kOperationAccess) {
+    if (entry.operation == operation) return &entry;
+  }
+  return nullptr;
+}
+
+std::string ResourceArn(ResourceScope scope, std::string_view bucket, std::string_view key) {
+  switch (scope) {
+    case ResourceScope::kService: return std::string(auth::S3ServiceArn());
+    case ResourceScope::kBucket: return auth::S3BucketArn(bucket);
+    case ResourceScope::kObject: return auth::S3ObjectArn(bucket, key);
+    case ResourceScope::kEachKey: break;
+  }
+  return {};
+}
+
+std::string SourceIpFromPeer(std::string_view remote_address) {
+  std::string_view address = remote_address;
+  if (!address.empty() && address.front() == '[') {
+    size_t close = address.find(']');
+    address = close == std::string_view::npos ? address.substr(1) : address.substr(1, close - 1);
+  } else if (size_t colon = address.find(':'); colon != std::string_view::npos &&
+                                               address.find(':', colon + 1) == std::string_view::npos) {
+    address = address.substr(0, colon);  // "a.b.c.d:port"; a bare IPv6 address has several colons
+  }
+  bool ipv4_mapped = address.size() > kIpv4MappedPrefix.size() &&
+                     AsciiEqualsIgnoreCase(address.substr(0, kIpv4MappedPrefix.size()), kIpv4MappedPrefix) &&
+                     address.find('.') != std::string_view::npos;
+  if (ipv4_mapped) {
+    address.remove_prefix(kIpv4MappedPrefix.size());
+  }
+  return std::string(address);
+}
+
+auth::ConditionContext RequestConditions(const auth::Principal& principal, const http::Request& request,
+                                         const QueryParams& query, bool listing) {
+  namespace keys = auth::condition_keys;
+  auth::ConditionContext context;
+  context.Set(keys::kUsername, principal.user);
+  context.Set(keys::kUserId, principal.user);
+  std::string source_ip = SourceIpFromPeer(request.remote_address);
+  if (!source_ip.empty()) context.Set(keys::kSourceIp, std::move(source_ip));
+  context.Set(keys::kSecureTransport, request.tls ? "true" : "false");
+  if (listing) {
+    context.Set(keys::kS3Prefix, std::string(query.Get("prefix")));
+    if (const std::string* delimiter = query.Find("delimiter")) context.Set(keys::kS3Delimiter, *delimiter);
+    if (const std::string* max_keys = query.Find("max-keys")) context.Set(keys::kS3MaxKeys, *max_keys);
+  }
+  return context;
+}
+
+// --- The checks (declared in s3_internal.h) ---
+
+bool IsAllowed(RequestContext& ctx, std::string_view action, std::string_view resource) {
+  return ctx.backend.identity->IsAllowed(ctx.principal, action, resource, &ctx.conditions);
+}
+
+HandlerResult AuthorizeOperation(RequestContext& ctx, std::string_view operation) {
+  const OperationAccess* access = FindOperationAccess(operation);
+  if (access == nullptr) {
+    // Fail closed: a routed operation missing from the table is a bug, not a permission.
+    log::Error("s3: no access rule for operation " + std::string(operation));
+    return MakeError(403, "AccessDenied", "Access Denied");
+  }
+  ctx.conditions = RequestConditions(ctx.principal, ctx.request, ctx.query, access->listing);
+  if (access->scope != ResourceScope::kEachKey) {
+    Status allowed = ctx.backend.identity->Authorize(ctx.principal, access->action,
+                                                     ResourceArn(access->scope, ctx.bucket, ctx.key), &ctx.conditions);
+    if (!allowed.ok()) return ErrorFromStatus(allowed);
+  }
+  if (access->reads_copy_source) {
+    auto source = ParseCopySource(ctx.header("x-amz-copy-source"));
+    if (!source.ok()) return ErrorFromStatus(source.status());
+    Status allowed = ctx.backend.identity->Authorize(ctx.principal, "s3:GetObject",
+                                                     auth::S3ObjectArn(source->bucket, source->key), &ctx.conditions);
+    if (!allowed.ok()) return ErrorFromStatus(allowed);
+  }
+  return kHandled;
+}
+
+}  // namespace serac::s3

@@ -1,0 +1,108 @@
+// serac's identity administration API: users, access keys and policies, as JSON over HTTP under
+// /_serac/admin/v1. Every request is signed with SigV4 (signing name "s3" or "s3tables", S3 URI
+// encoding) by root or by a user whose policies allow the admin:<Action> named below on
+// auth::AdminServiceArn() (the built-in consoleAdmin policy allows them all).
+//
+// Routes (NAME, KEY and POLICY are single path segments, percent-encoded as needed):
+//   POST   /users                          {"name":N,"policies":[P...]}        201 user     admin:CreateUser
+//   GET    /users                                                              200 {"users":[user...]}  admin:ListUsers
+//   GET    /users/NAME                                                         200 user     admin:GetUser
+//   PATCH  /users/NAME                     {"enabled":true|false}             200 user     admin:EnableUser / admin:DisableUser
+//   DELETE /users/NAME                     (also deletes the user's keys)      204          admin:DeleteUser
+//   POST   /users/NAME/access-keys         {"access-key"?,"secret-key"?,"description"?}
+//                                                                              201 key with "secret-key" (the only time it is shown)
+//                                                                                           admin:CreateAccessKey
+//   GET    /users/NAME/access-keys                                             200 {"access-keys":[key...]}  admin:ListAccessKeys
+//   GET    /access-keys                    (every user's keys)                 200 {"access-keys":[key...]}  admin:ListAccessKeys
+//   PATCH  /access-keys/KEY                {"enabled":true|false}             204          admin:EnableAccessKey / admin:DisableAccessKey
+//   DELETE /access-keys/KEY                                                    204          admin:DeleteAccessKey
+//   GET    /policies                                                           200 {"policies":[{"name","builtin"}...]}  admin:ListPolicies
+//   PUT    /policies/POLICY                body: the IAM policy document       201 created / 200 replaced  admin:CreatePolicy
+//   GET    /policies/POLICY                                                    200 {"name","builtin","document":{...}}  admin:GetPolicy
+//   DELETE /policies/POLICY                (409 while attached to a user)      204          admin:DeletePolicy
+//   PUT    /users/NAME/policies/POLICY     attach                              204          admin:AttachUserPolicy
+//   DELETE /users/NAME/policies/POLICY     detach                              204          admin:DetachUserPolicy
+// user = {"name","enabled","created-ms","policies":[...]};
+// key  = {"access-key","user","enabled","created-ms","description"} (never the secret, except on create).
+//
+// Errors are {"error":{"code":C,"message":M}} with the HTTP status of AdminErrorFor(); an unknown
+// path is 404 NoSuchRoute, a known path with another method 405 MethodNotAllowed.
+// Thread-safe: one instance serves all connections.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "http/http.h"
+
+namespace serac::auth {
+class IdentityService;
+}
+
+namespace serac::server {
+
+inline constexpr std::string_view kAdminPathPrefix = "/_serac/admin";
+inline constexpr std::string_view kAdminBasePath = "/_serac/admin/v1";
+
+enum class AdminOperation {
+  kCreateUser,
+  kListUsers,
+  kGetUser,
+  kUpdateUser,  // enable or disable
+  kDeleteUser,
+  kCreateAccessKey,
+  kListUserAccessKeys,
+  kListAllAccessKeys,
+  kUpdateAccessKey,  // enable or disable
+  kDeleteAccessKey,
+  kListPolicies,
+  kPutPolicy,
+  kGetPolicy,
+  kDeletePolicy,
+  kAttachPolicy,
+  kDetachPolicy,
+};
+
+// A matched route with its decoded path parameters.
+struct AdminRoute {
+  AdminOperation operation = AdminOperation::kListUsers;
+  std::string user;        // NAME
+  std::string access_key;  // KEY
+  std::string policy;      // POLICY
+};
+
+// Matches method and raw (percent-encoded) path. kNotFound for an unknown path,
+// kNotImplemented for a known path with another method (answered as 405), kInvalidArgument for
+// a path segment that does not decode.
+Result<AdminRoute> MatchAdminRoute(std::string_view method, std::string_view raw_path);
+
+// The operation's name for the access log, e.g. "AdminCreateUser".
+std::string_view AdminOperationName(AdminOperation operation);
+
+struct AdminError {
+  int http_status = 500;
+  std::string code;  // "InvalidArgument", "NotFound", "AlreadyExists", "AccessDenied", ...
+};
+
+// The HTTP status and error code for a failed operation.
+AdminError AdminErrorFor(ErrorCode code);
+// For a failed MatchAdminRoute: 404 NoSuchRoute, 405 MethodNotAllowed, else AdminErrorFor(code).
+AdminError RouteError(ErrorCode code);
+// {"error":{"code":...,"message":...}}
+std::string AdminErrorJson(std::string_view code, std::string_view message);
+
+class AdminApi {
+ public:
+  // `identity` must outlive this object.
+  explicit AdminApi(auth::IdentityService* identity) : identity_(identity) {}
+
+  // Serves a request whose path is under kAdminPathPrefix.
+  void Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
+              http::RequestOutcome& outcome);
+
+ private:
+  auth::IdentityService* identity_;
+};
+
+}  // namespace serac::server

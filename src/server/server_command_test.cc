@@ -1,0 +1,42 @@
+#include "server/server_command.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace serac::server {
+namespace {
+
+// A getenv-like lookup over a fixed map.
+auto Environment(const std::map<std::string, std::string>& values) {
+  return [values](const char* name) -> const char* {
+    auto found = values.find(name);
+    return found == values.end() ? nullptr : found->second.c_str();
+  };
+}
+
+TEST(ServerKeyFilePathTest, FlagWinsOverEnvironment) {
+  Result<std::string> path =
+      ServerKeyFilePath("/etc/serac/key", Environment({{"SERAC_SERVER_KEY_FILE", "/x"}, {"HOME", "/h"}}));
+  ASSERT_TRUE(path.ok());
+  EXPECT_EQ(*path, "/etc/serac/key");
+}
+
+TEST(ServerKeyFilePathTest, EnvironmentFileThenXdgThenHome) {
+  EXPECT_EQ(*ServerKeyFilePath("", Environment({{"SERAC_SERVER_KEY_FILE", "/k"}, {"HOME", "/h"}})), "/k");
+  EXPECT_EQ(*ServerKeyFilePath("", Environment({{"XDG_CONFIG_HOME", "/cfg"}, {"HOME", "/h"}})),
+            "/cfg/serac/server.key");
+  EXPECT_EQ(*ServerKeyFilePath("", Environment({{"XDG_CONFIG_HOME", ""}, {"HOME", "/h"}})),
+            "/h/.config/serac/server.key");
+}
+
+TEST(ServerKeyFilePathTest, NoHomeIsAnError) {
+  Result<std::string> path = ServerKeyFilePath("", Environment({}));
+  ASSERT_FALSE(path.ok());
+  EXPECT_EQ(path.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(path.status().message().find("--server-key-file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace serac::server
