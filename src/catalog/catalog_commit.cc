@@ -157,9 +157,11 @@ void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& pre
 
 // The commit landed: keep the parsed metadata and its text for the next load of this file.
 void Landed(RequestContext& ctx, PreparedCommit& prepared) {
+  const size_t text_bytes = prepared.next_text.size();
   ctx.backend.table_texts.Put(TableTextKey(prepared.new_location, iceberg::SnapshotSelection::kAll),
-                              std::make_shared<const std::string>(prepared.next_text));
-  ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)));
+                              std::make_shared<const std::string>(prepared.next_text), text_bytes);
+  ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
+                         ParsedMetadataBytes(text_bytes));
 }
 
 HandlerResult SendCommitResponse(RequestContext& ctx, const std::string& location, const std::string& metadata_text) {

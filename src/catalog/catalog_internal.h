@@ -104,41 +104,59 @@ std::optional<std::string> DecodePageToken(std::string_view token);
 bool IfNoneMatchMatches(std::string_view header, std::string_view etag);
 
 // ---- Bounded LRU cache of parsed metadata, keyed by file location (files never change). ----
+// Bounded both in entries and in bytes: one table with thousands of snapshots makes every
+// metadata file large, and a hot table writes a new one per commit.
 
 template <typename V>
 class MetadataCache {
  public:
-  explicit MetadataCache(size_t entries_max) : entries_max_(entries_max) {}
+  MetadataCache(size_t entries_max, uint64_t bytes_max) : entries_max_(entries_max), bytes_max_(bytes_max) {}
 
   std::shared_ptr<const V> Get(const std::string& location) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = index_.find(location);
     if (it == index_.end()) return nullptr;
     order_.splice(order_.begin(), order_, it->second);
-    return it->second->second;
+    return it->second->value;
   }
 
-  void Put(const std::string& location, std::shared_ptr<const V> value) {
+  // `bytes` is what the value costs in memory (an estimate for parsed documents). A value larger
+  // than the whole budget is not kept.
+  void Put(const std::string& location, std::shared_ptr<const V> value, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = index_.find(location); it != index_.end()) {
+      bytes_ -= it->second->bytes;
       order_.erase(it->second);
       index_.erase(it);
     }
-    order_.emplace_front(location, std::move(value));
+    if (bytes > bytes_max_) return;
+    order_.push_front(Entry{location, std::move(value), bytes});
     index_[location] = order_.begin();
-    while (order_.size() > entries_max_) {
-      index_.erase(order_.back().first);
+    bytes_ += bytes;
+    while (order_.size() > entries_max_ || bytes_ > bytes_max_) {
+      bytes_ -= order_.back().bytes;
+      index_.erase(order_.back().location);
       order_.pop_back();
     }
   }
 
  private:
-  using Entry = std::pair<std::string, std::shared_ptr<const V>>;
+  struct Entry {
+    std::string location;
+    std::shared_ptr<const V> value;
+    uint64_t bytes = 0;
+  };
   const size_t entries_max_;
+  const uint64_t bytes_max_;
   std::mutex mutex_;
   std::list<Entry> order_;  // guarded by mutex_; most recently used first
   std::unordered_map<std::string, typename std::list<Entry>::iterator> index_;  // guarded by mutex_
+  uint64_t bytes_ = 0;  // guarded by mutex_
 };
+
+// What a parsed metadata document costs in memory, estimated from its JSON text: the Json trees
+// of its snapshots and schemas take a few times the bytes of their text.
+inline uint64_t ParsedMetadataBytes(size_t text_bytes) { return 4 * static_cast<uint64_t>(text_bytes) + 4096; }
 
 // ---- Shared state and the request context. ----
 

@@ -113,7 +113,7 @@ Result<std::shared_ptr<const iceberg::TableMetadata>> LoadTableMetadata(Backend&
   SERAC_ASSIGN_OR_RETURN(Json json, iceberg::ParseJson(text));
   SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::ParseTableMetadata(json));
   auto shared = std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
-  backend.tables.Put(location, shared);
+  backend.tables.Put(location, shared, ParsedMetadataBytes(text.size()));
   return shared;
 }
 
@@ -124,7 +124,7 @@ Result<std::shared_ptr<const iceberg::ViewMetadata>> LoadViewMetadata(Backend& b
   SERAC_ASSIGN_OR_RETURN(Json json, iceberg::ParseJson(text));
   SERAC_ASSIGN_OR_RETURN(iceberg::ViewMetadata metadata, iceberg::ParseViewMetadata(json));
   auto shared = std::make_shared<const iceberg::ViewMetadata>(std::move(metadata));
-  backend.views.Put(location, shared);
+  backend.views.Put(location, shared, ParsedMetadataBytes(text.size()));
   return shared;
 }
 

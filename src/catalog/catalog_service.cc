@@ -18,9 +18,9 @@
 namespace serac::catalog {
 
 Backend::Backend()
-    : tables(limits::kCatalogMetadataCacheEntriesMax),
-      views(limits::kCatalogMetadataCacheEntriesMax),
-      table_texts(limits::kCatalogMetadataTextCacheEntriesMax) {}
+    : tables(limits::kCatalogMetadataCacheEntriesMax, limits::kCatalogMetadataCacheBytesMax),
+      views(limits::kCatalogMetadataCacheEntriesMax, limits::kCatalogMetadataCacheBytesMax),
+      table_texts(limits::kCatalogMetadataTextCacheEntriesMax, limits::kCatalogMetadataTextCacheBytesMax) {}
 
 meta::CatalogStore& Backend::catalog() { return meta->catalog(); }
 

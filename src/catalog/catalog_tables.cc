@@ -168,7 +168,7 @@ HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::stri
   std::shared_ptr<const std::string> text = ctx.backend.table_texts.Get(key);
   if (!text) {
     text = std::make_shared<const std::string>(iceberg::TableMetadataToJsonText(metadata, selection));
-    ctx.backend.table_texts.Put(key, text);
+    ctx.backend.table_texts.Put(key, text, text->size());
   }
   return SendJsonWithRawMember(ctx, body, "metadata", *text);
 }
@@ -194,8 +194,9 @@ HandlerResult CreateTable(RequestContext& ctx) {
 
   const std::string file = iceberg::NewTableMetadataFileLocation(*metadata, "", RandomUuid());
   if (auto error = RequireInWarehouse(ctx, file)) return error;
-  Status written = WriteMetadataFile(ctx.backend, file, iceberg::TableMetadataToJson(*metadata).dump());
-  if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));
+  const std::string json = iceberg::TableMetadataToJsonText(*metadata);
+  auto file_record = MetadataFileRecord(ctx.backend, file, json);
+  if (!file_record.ok()) return ErrorFromStatus(file_record.status(), BadRequest(file_record.status().message()));
   meta::EntityRecord record;
   record.warehouse = ctx.path.warehouse;
   record.levels = ctx.path.levels;
@@ -205,13 +206,17 @@ HandlerResult CreateTable(RequestContext& ctx) {
   record.location = location;
   record.metadata_location = file;
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
-  Status created = ctx.catalog().CreateEntity(record);
+  // The file and the entry appear together, in one durable write.
+  meta::MetadataCommit commit;
+  commit.new_files.push_back(*file_record);
+  commit.created.push_back(std::move(record));
+  Status created = ctx.catalog().CommitMetadata(commit);
   if (!created.ok()) {
-    DeleteMetadataFileQuietly(ctx.backend, file);
+    DiscardMetadataFileRecord(ctx.backend, *file_record);
     if (created.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
-  ctx.backend.tables.Put(file, std::make_shared<const iceberg::TableMetadata>(*metadata));
+  ctx.backend.tables.Put(file, std::make_shared<const iceberg::TableMetadata>(*metadata), ParsedMetadataBytes(json.size()));
   return SendTableResult(ctx, file, *metadata, true);
 }
 

@@ -83,7 +83,8 @@ HandlerResult CreateView(RequestContext& ctx) {
   auto metadata = iceberg::NewViewMetadata(*request, kept_as_given ? *request->location : storage, RandomUuid());
   if (!metadata.ok()) return InvalidView(metadata.status());
   const std::string file = NewViewMetadataFileLocation(storage, "");
-  Status written = WriteMetadataFile(ctx.backend, file, iceberg::ViewMetadataToJson(*metadata).dump());
+  const std::string json = iceberg::ViewMetadataToJson(*metadata).dump();
+  Status written = WriteMetadataFile(ctx.backend, file, json);
   if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));
   Status created = ctx.catalog().CreateEntity(ViewRecord(ctx, *metadata, file, storage));
   if (!created.ok()) {
@@ -91,7 +92,7 @@ HandlerResult CreateView(RequestContext& ctx) {
     if (created.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
-  ctx.backend.views.Put(file, std::make_shared<const iceberg::ViewMetadata>(*metadata));
+  ctx.backend.views.Put(file, std::make_shared<const iceberg::ViewMetadata>(*metadata), ParsedMetadataBytes(json.size()));
   return SendViewResult(ctx, file, *metadata);
 }
 
@@ -132,11 +133,13 @@ HandlerResult ReplaceView(RequestContext& ctx) {
     if (!applied->changed) return SendViewResult(ctx, entity->metadata_location, **current);
     const std::string file = NextViewMetadataFileLocation(entity->metadata_location);
     if (auto error = RequireInWarehouse(ctx, file)) return error;
-    Status written = WriteMetadataFile(ctx.backend, file, iceberg::ViewMetadataToJson(applied->metadata).dump());
+    const std::string json = iceberg::ViewMetadataToJson(applied->metadata).dump();
+    Status written = WriteMetadataFile(ctx.backend, file, json);
     if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));
     Status swapped = ctx.catalog().SwapMetadataLocations({{id, entity->metadata_location, file}});
     if (swapped.ok()) {
-      ctx.backend.views.Put(file, std::make_shared<const iceberg::ViewMetadata>(applied->metadata));
+      ctx.backend.views.Put(file, std::make_shared<const iceberg::ViewMetadata>(applied->metadata),
+                            ParsedMetadataBytes(json.size()));
       return SendViewResult(ctx, file, applied->metadata);
     }
     DeleteMetadataFileQuietly(ctx.backend, file);

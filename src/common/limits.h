@@ -107,7 +107,9 @@ inline constexpr uint32_t kCatalogPageSizeMax = 1000;             // namespaces 
 inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table changes in one transactions/commit
 inline constexpr uint64_t kCatalogMetadataFileBytesMax = 64 * kMiB;   // one table or view metadata JSON file read
 inline constexpr uint32_t kCatalogMetadataCacheEntriesMax = 1024;  // parsed metadata files kept in memory
+inline constexpr uint64_t kCatalogMetadataCacheBytesMax = 256 * kMiB;  // parsed table (and, apart, view) metadata kept in memory
 inline constexpr uint32_t kCatalogMetadataTextCacheEntriesMax = 256;  // serialised table documents kept for loads
+inline constexpr uint64_t kCatalogMetadataTextCacheBytesMax = 128 * kMiB;  // bytes of those documents
 inline constexpr uint64_t kCatalogInlineMetadataBytesMax = 1 * kMiB;  // metadata files this small live in the index row
 
 }  // namespace serac::limits
