@@ -47,13 +47,24 @@ HandlerResult ReceiveBody(RequestContext& ctx, const auth::PayloadOptions& optio
   if (!allow_inline || (announced && *announced > limits::kInlineObjectBytesMax)) {
     if (Status opened = open_writer(); !opened.ok()) return ErrorFromStatus(opened);
   }
-  std::string buffer(limits::kIoBufferBytes, '\0');
-  while (true) {
-    auto count = reader.Read(buffer.data(), buffer.size());
-    if (!count.ok()) return BodyReadError(ctx, count.status());  // the writer aborts on destruction
-    if (*count == 0) break;
-    std::string_view chunk(buffer.data(), *count);
-    ctx.outcome.bytes_in += *count;
+  // The buffer is filled before it is appended: whole buffers of the blob writer's size go
+  // straight to write(2) instead of through the writer's own buffer.
+  std::string buffer(limits::kBlobWriteBufferBytes, '\0');
+  bool ended = false;
+  while (!ended) {
+    size_t filled = 0;
+    while (filled < buffer.size()) {
+      auto count = reader.Read(buffer.data() + filled, buffer.size() - filled);
+      if (!count.ok()) return BodyReadError(ctx, count.status());  // the writer aborts on destruction
+      if (*count == 0) {
+        ended = true;
+        break;
+      }
+      filled += *count;
+      ctx.outcome.bytes_in += *count;
+    }
+    std::string_view chunk(buffer.data(), filled);
+    if (chunk.empty()) continue;
     if (!writer) {
       body.inline_data.append(chunk);
       if (body.inline_data.size() <= limits::kInlineObjectBytesMax) continue;
