@@ -15,12 +15,17 @@
 #include <optional>
 
 #include "common/encoding.h"
+#include "common/file_io.h"
 #include "common/hash.h"
 #include "common/random.h"
 
 namespace serac::auth {
 
 namespace {
+
+using file_io::ErrnoError;
+using file_io::FsyncDirectory;
+using file_io::WriteAll;
 
 // Derivation labels. Changing one invalidates everything protected by that sub-key.
 constexpr std::string_view kSealLabel = "serac/seal/aes-256-gcm/v1";
@@ -35,10 +40,6 @@ constexpr size_t kCipherStepBytes = 1u << 30;
 std::string Derive(std::string_view key, std::string_view label) {
   Sha256Digest digest = HmacSha256(key, label);
   return std::string(reinterpret_cast<const char*>(digest.data()), digest.size());
-}
-
-Status ErrnoError(std::string_view what, const std::string& path) {
-  return Error(ErrorCode::kIoError, std::string(what) + " " + path + ": " + std::strerror(errno));
 }
 
 std::string ParentDirectory(const std::string& path) {
@@ -59,25 +60,6 @@ Status MakeDirectories(const std::string& dir) {
   std::string parent = ParentDirectory(dir);
   if (parent != dir) SERAC_RETURN_IF_ERROR(MakeDirectories(parent));
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return ErrnoError("cannot create directory", dir);
-  return Status::Ok();
-}
-
-Status FsyncDirectory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("cannot open directory", dir);
-  int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return ErrnoError("cannot fsync directory", dir);
-  return Status::Ok();
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoError("cannot write", path);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
   return Status::Ok();
 }
 

@@ -14,6 +14,7 @@
 #include "meta/catalog_store.h"
 #include "meta/fault_injection_meta_store.h"
 #include "meta/meta_store.h"
+#include "meta/contract_test_backends_internal.h"
 #include "meta/meta_store_test_util.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 
@@ -21,46 +22,17 @@ namespace serac::meta {
 namespace {
 
 using testing::MakeObject;
-using testing::TempDir;
-
-Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::filesystem::path& dir) {
-  return OpenSqliteMetaStore(SqliteOptions{(dir / "meta.db").string(), true});
-}
-
-Result<std::unique_ptr<MetaStore>> OpenFaultInjected(const std::filesystem::path& dir) {
-  auto opened = FaultInjectionMetaStore::Open([dir] { return OpenSqlite(dir); });
-  if (!opened.ok()) return opened.status();
-  return std::unique_ptr<MetaStore>(std::move(opened).value());
-}
-
-struct Backend {
-  std::string name;
-  Result<std::unique_ptr<MetaStore>> (*open)(const std::filesystem::path& dir);
-};
 
 constexpr const char* kWarehouse = "lake";
 
-class CatalogStoreContractTest : public ::testing::TestWithParam<Backend> {
+class CatalogStoreContractTest : public testing::ContractTestBase {
  protected:
   void SetUp() override {
     Open();
     SERAC_ASSERT_OK(catalog().CreateWarehouse({kWarehouse, 1000}, false));
   }
 
-  void Open() {
-    auto opened = GetParam().open(dir_.path());
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
-  }
 
-  void Reopen() {
-    if (auto* faulty = dynamic_cast<FaultInjectionMetaStore*>(store_.get())) {
-      SERAC_ASSERT_OK(faulty->SimulateCrash());
-      return;
-    }
-    store_.reset();
-    Open();
-  }
 
   CatalogStore& catalog() { return store_->catalog(); }
 
@@ -120,8 +92,6 @@ class CatalogStoreContractTest : public ::testing::TestWithParam<Backend> {
     return garbage.ok() ? *garbage : std::vector<std::string>{};
   }
 
-  TempDir dir_;
-  std::unique_ptr<MetaStore> store_;
 };
 
 using Names = std::vector<std::string>;
@@ -618,10 +588,7 @@ TEST_P(CatalogStoreContractTest, FailedCatalogWriteLeavesNoTrace) {
   EXPECT_EQ(catalog().SwapMetadataLocations({{Id({"db"}, "t"), "m0", "m1"}}).code(), ErrorCode::kConflict);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, CatalogStoreContractTest,
-                         ::testing::Values(Backend{"Sqlite", OpenSqlite},
-                                           Backend{"FaultInjectedSqlite", OpenFaultInjected}),
-                         [](const ::testing::TestParamInfo<Backend>& info) { return info.param.name; });
+SERAC_INSTANTIATE_CONTRACT_SUITE(CatalogStoreContractTest);
 
 }  // namespace
 }  // namespace serac::meta

@@ -12,53 +12,26 @@
 #include "meta/fault_injection_meta_store.h"
 #include "meta/iam_store.h"
 #include "meta/meta_store.h"
+#include "meta/contract_test_backends_internal.h"
 #include "meta/meta_store_test_util.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 
 namespace serac::meta {
 namespace {
 
-using testing::TempDir;
+using testing::OpenSqlite;
 using Names = std::vector<std::string>;
-
-Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::filesystem::path& dir) {
-  return OpenSqliteMetaStore(SqliteOptions{(dir / "meta.db").string(), true});
-}
-
-Result<std::unique_ptr<MetaStore>> OpenFaultInjected(const std::filesystem::path& dir) {
-  auto opened = FaultInjectionMetaStore::Open([dir] { return OpenSqlite(dir); });
-  if (!opened.ok()) return opened.status();
-  return std::unique_ptr<MetaStore>(std::move(opened).value());
-}
-
-struct Backend {
-  std::string name;
-  Result<std::unique_ptr<MetaStore>> (*open)(const std::filesystem::path& dir);
-};
 
 const Names kBuiltinPolicies{"readwrite", "readonly", "writeonly", "consoleAdmin"};
 // Secrets are opaque bytes to the store: NUL and non-UTF-8 bytes must survive.
 constexpr char kSealedBytes[] = "sealed\0\xff\x01secret";
 const std::string kSealed(kSealedBytes, sizeof(kSealedBytes) - 1);
 
-class IamStoreContractTest : public ::testing::TestWithParam<Backend> {
+class IamStoreContractTest : public testing::ContractTestBase {
  protected:
   void SetUp() override { Open(); }
 
-  void Open() {
-    auto opened = GetParam().open(dir_.path());
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
-  }
 
-  void Reopen() {
-    if (auto* faulty = dynamic_cast<FaultInjectionMetaStore*>(store_.get())) {
-      SERAC_ASSERT_OK(faulty->SimulateCrash());
-      return;
-    }
-    store_.reset();
-    Open();
-  }
 
   IamStore& iam() { return store_->iam(); }
 
@@ -86,8 +59,6 @@ class IamStoreContractTest : public ::testing::TestWithParam<Backend> {
     return got.ok() ? got->policies : Names{};
   }
 
-  TempDir dir_;
-  std::unique_ptr<MetaStore> store_;
 };
 
 // ---- Users ----
@@ -502,10 +473,7 @@ TEST_P(IamStoreContractTest, FailedIamWriteLeavesNoTrace) {
   SERAC_EXPECT_OK(iam().AttachPolicy("ana", "readwrite"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, IamStoreContractTest,
-                         ::testing::Values(Backend{"Sqlite", OpenSqlite},
-                                           Backend{"FaultInjectedSqlite", OpenFaultInjected}),
-                         [](const ::testing::TestParamInfo<Backend>& info) { return info.param.name; });
+SERAC_INSTANTIATE_CONTRACT_SUITE(IamStoreContractTest);
 
 }  // namespace
 }  // namespace serac::meta

@@ -15,6 +15,7 @@
 
 #include "meta/fault_injection_meta_store.h"
 #include "meta/meta_store.h"
+#include "meta/contract_test_backends_internal.h"
 #include "meta/meta_store_test_util.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 #include "meta/sqlite/sqlite_meta_store_internal.h"
@@ -24,45 +25,15 @@ namespace {
 
 using testing::KeysOf;
 using testing::MakeObject;
-using testing::TempDir;
 
-Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::filesystem::path& dir) {
-  return OpenSqliteMetaStore(SqliteOptions{(dir / "meta.db").string(), true});
-}
-
-Result<std::unique_ptr<MetaStore>> OpenFaultInjected(const std::filesystem::path& dir) {
-  auto opened = FaultInjectionMetaStore::Open([dir] { return OpenSqlite(dir); });
-  if (!opened.ok()) return opened.status();
-  return std::unique_ptr<MetaStore>(std::move(opened).value());
-}
-
-struct Backend {
-  std::string name;
-  Result<std::unique_ptr<MetaStore>> (*open)(const std::filesystem::path& dir);
-};
-
-class MetaStoreContractTest : public ::testing::TestWithParam<Backend> {
+class MetaStoreContractTest : public testing::ContractTestBase {
  protected:
   void SetUp() override {
     Open();
     SERAC_ASSERT_OK(store_->CreateBucket({"bucket", 1000}));
   }
 
-  void Open() {
-    auto opened = GetParam().open(dir_.path());
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
-  }
 
-  // Closes and reopens the store from its files (a simulated crash for the fault wrapper).
-  void Reopen() {
-    if (auto* faulty = dynamic_cast<FaultInjectionMetaStore*>(store_.get())) {
-      SERAC_ASSERT_OK(faulty->SimulateCrash());
-      return;
-    }
-    store_.reset();
-    Open();
-  }
 
   std::optional<sqlite::GroupCommitStats> CommitStats() {
     MetaStore* store = store_.get();
@@ -106,8 +77,6 @@ class MetaStoreContractTest : public ::testing::TestWithParam<Backend> {
     EXPECT_EQ(failures.load(), 0);
   }
 
-  TempDir dir_;
-  std::unique_ptr<MetaStore> store_;
 };
 
 bool Contains(const std::vector<std::string>& haystack, const std::string& needle) {
@@ -602,10 +571,7 @@ TEST_P(MetaStoreContractTest, GroupCommitUnderConcurrentPuts) {
   EXPECT_LT(stats->transactions, stats->writes);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreContractTest,
-                         ::testing::Values(Backend{"Sqlite", OpenSqlite},
-                                           Backend{"FaultInjectedSqlite", OpenFaultInjected}),
-                         [](const ::testing::TestParamInfo<Backend>& info) { return info.param.name; });
+SERAC_INSTANTIATE_CONTRACT_SUITE(MetaStoreContractTest);
 
 }  // namespace
 }  // namespace serac::meta

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/encoding.h"
+#include "common/file_io.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/random.h"
@@ -16,12 +17,12 @@ namespace serac::server {
 
 namespace {
 
+using file_io::ErrnoError;
+using file_io::FsyncDirectory;
+using file_io::WriteAll;
+
 constexpr std::string_view kAccessKeyField = "access_key=";
 constexpr std::string_view kSecretKeyField = "secret_key=";
-
-Status ErrnoError(std::string_view what, const std::string& path) {
-  return Error(ErrorCode::kIoError, std::string(what) + " " + path + ": " + std::strerror(errno));
-}
 
 bool IsPrintableAscii(std::string_view text) {
   for (char c : text) {
@@ -68,25 +69,6 @@ Result<std::string> ReadSmallFile(const std::string& path) {
   }
   ::close(fd);
   return contents;
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoError("cannot write", path);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
-
-Status FsyncDirectory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("cannot open directory", dir);
-  int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return ErrnoError("cannot fsync directory", dir);
-  return Status::Ok();
 }
 
 // tmp file (0600) → fsync → rename → fsync(dir): a crash leaves the old file or the new one.

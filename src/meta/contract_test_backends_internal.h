@@ -1,0 +1,67 @@
+// What every MetaStore contract suite (objects, catalog, IAM) shares: the back ends each test runs
+// on — SQLite, and SQLite behind the fault-injecting wrapper — and a fixture base that opens the
+// store in a fresh directory and reopens it (a simulated crash for the wrapper). Tests only.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "meta/fault_injection_meta_store.h"
+#include "meta/meta_store.h"
+#include "meta/meta_store_test_util.h"
+#include "meta/sqlite/sqlite_meta_store.h"
+
+namespace serac::meta::testing {
+
+inline Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::filesystem::path& dir) {
+  return OpenSqliteMetaStore(SqliteOptions{(dir / "meta.db").string(), true});
+}
+
+inline Result<std::unique_ptr<MetaStore>> OpenFaultInjected(const std::filesystem::path& dir) {
+  auto opened = FaultInjectionMetaStore::Open([dir] { return OpenSqlite(dir); });
+  if (!opened.ok()) return opened.status();
+  return std::unique_ptr<MetaStore>(std::move(opened).value());
+}
+
+struct Backend {
+  std::string name;
+  Result<std::unique_ptr<MetaStore>> (*open)(const std::filesystem::path& dir);
+};
+
+inline std::string BackendName(const ::testing::TestParamInfo<Backend>& info) { return info.param.name; }
+
+class ContractTestBase : public ::testing::TestWithParam<Backend> {
+ protected:
+  void Open() {
+    auto opened = GetParam().open(dir_.path());
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = std::move(opened).value();
+  }
+
+  // Closes and reopens the store from its files (a simulated crash for the fault wrapper).
+  void Reopen() {
+    if (auto* faulty = dynamic_cast<FaultInjectionMetaStore*>(store_.get())) {
+      SERAC_ASSERT_OK(faulty->SimulateCrash());
+      return;
+    }
+    store_.reset();
+    Open();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<MetaStore> store_;
+};
+
+}  // namespace serac::meta::testing
+
+// Runs a contract suite on every back end.
+#define SERAC_INSTANTIATE_CONTRACT_SUITE(suite)                                                        \
+  INSTANTIATE_TEST_SUITE_P(Backends, suite,                                                           \
+                           ::testing::Values(::serac::meta::testing::Backend{"Sqlite",                 \
+                                                                             ::serac::meta::testing::OpenSqlite}, \
+                                             ::serac::meta::testing::Backend{                          \
+                                                 "FaultInjectedSqlite", ::serac::meta::testing::OpenFaultInjected}), \
+                           ::serac::meta::testing::BackendName)
