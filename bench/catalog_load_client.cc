@@ -24,11 +24,7 @@
 //     Prints the Authorization header it would send (checked against botocore by the benchmark).
 //
 // Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. Host is always 127.0.0.1.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,6 +48,7 @@
 #include <vector>
 
 #include "auth/sigv4.h"
+#include "bench_http_connection.h"
 #include "common/clock.h"
 #include "common/hash.h"
 
@@ -63,8 +60,6 @@ using serac::auth::Credentials;
 constexpr char kHost[] = "127.0.0.1";
 constexpr char kRegion[] = "us-east-1";
 constexpr char kSigningName[] = "s3tables";
-constexpr size_t kReceiveBufferBytes = 64 * 1024;
-constexpr size_t kResponseHeaderBytesMax = 64 * 1024;
 constexpr uint64_t kResponseBodyBytesMax = 1024ULL * 1024 * 1024;
 constexpr int kSocketTimeoutSeconds = 60;
 constexpr auto kPauseAfterConnectionError = std::chrono::milliseconds(10);
@@ -136,177 +131,17 @@ struct Response {
 
 class Connection {
  public:
-  explicit Connection(uint16_t port) : port_(port), buffer_(kReceiveBufferBytes) {}
-  ~Connection() { Close(); }
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
+  explicit Connection(uint16_t port)
+      : http_(bench::HttpConnectionOptions{kHost, port, kSocketTimeoutSeconds, true, kResponseBodyBytesMax}) {}
 
   Response Exchange(const std::string& head, std::string_view body) {
-    Response response;
-    if (fd_ < 0 && !Connect()) {
-      response.body = "connect failed: " + std::string(std::strerror(errno));
-      return response;
-    }
-    bool keep_alive = true;
-    if (!SendAll(head.data(), head.size()) || !SendAll(body.data(), body.size())) {
-      response.body = "send failed";
-    } else if (ReadResponse(&response, &keep_alive)) {
-      if (!keep_alive) Close();
-      return response;
-    }
-    response.status = 0;
-    Close();
-    return response;
+    bench::HttpResponse got = http_.Exchange(head, body);
+    if (got.status == 0) return Response{0, std::move(got.error)};
+    return Response{got.status, std::move(got.body)};
   }
 
  private:
-  bool Connect() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) return false;
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port_);
-    inet_pton(AF_INET, kHost, &address.sin_addr);
-    timeval timeout{kSocketTimeoutSeconds, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-    if (connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-      int saved = errno;
-      Close();
-      errno = saved;
-      return false;
-    }
-    int one = 1;
-    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    filled_ = consumed_ = 0;
-    return true;
-  }
-
-  void Close() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-  }
-
-  bool SendAll(const char* data, size_t length) {
-    while (length > 0) {
-      ssize_t sent = send(fd_, data, length, MSG_NOSIGNAL);
-      if (sent <= 0) return false;
-      data += sent;
-      length -= static_cast<size_t>(sent);
-    }
-    return true;
-  }
-
-  // Makes at least one more byte available in buffer_[consumed_, filled_).
-  bool Fill() {
-    if (consumed_ == filled_) consumed_ = filled_ = 0;
-    if (filled_ == buffer_.size()) {
-      std::copy(buffer_.begin() + static_cast<long>(consumed_), buffer_.begin() + static_cast<long>(filled_),
-                buffer_.begin());
-      filled_ -= consumed_;
-      consumed_ = 0;
-    }
-    ssize_t received = recv(fd_, buffer_.data() + filled_, buffer_.size() - filled_, 0);
-    if (received <= 0) return false;
-    filled_ += static_cast<size_t>(received);
-    return true;
-  }
-
-  bool ReadLine(std::string* line) {
-    line->clear();
-    while (true) {
-      const char* begin = buffer_.data() + consumed_;
-      const void* newline = std::memchr(begin, '\n', filled_ - consumed_);
-      if (newline != nullptr) {
-        size_t length = static_cast<size_t>(static_cast<const char*>(newline) - begin);
-        line->assign(begin, length);
-        if (!line->empty() && line->back() == '\r') line->pop_back();
-        consumed_ += length + 1;
-        return true;
-      }
-      if (filled_ - consumed_ > kResponseHeaderBytesMax || !Fill()) return false;
-    }
-  }
-
-  bool Append(uint64_t length, std::string* out) {
-    if (out->size() + length > kResponseBodyBytesMax) return false;
-    while (length > 0) {
-      if (consumed_ == filled_ && !Fill()) return false;
-      uint64_t take = std::min<uint64_t>(length, filled_ - consumed_);
-      out->append(buffer_.data() + consumed_, take);
-      consumed_ += take;
-      length -= take;
-    }
-    return true;
-  }
-
-  static bool StartsWithLower(const std::string& line, std::string_view prefix) {
-    if (line.size() < prefix.size()) return false;
-    for (size_t i = 0; i < prefix.size(); ++i)
-      if (std::tolower(static_cast<unsigned char>(line[i])) != prefix[i]) return false;
-    return true;
-  }
-
-  static bool ContainsLower(const std::string& line, std::string_view word) {
-    std::string lower(line);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lower.find(word) != std::string::npos;
-  }
-
-  bool ReadResponse(Response* response, bool* keep_alive) {
-    std::string line;
-    if (!ReadLine(&line) || line.size() < 12 || line.compare(0, 5, "HTTP/") != 0) {
-      response->body = "bad status line";
-      return false;
-    }
-    response->status = std::atoi(line.c_str() + 9);
-    std::optional<uint64_t> content_length;
-    bool chunked = false;
-    while (ReadLine(&line) && !line.empty()) {
-      if (StartsWithLower(line, "content-length:")) content_length = std::strtoull(line.c_str() + 15, nullptr, 10);
-      if (StartsWithLower(line, "transfer-encoding:") && ContainsLower(line, "chunked")) chunked = true;
-      if (StartsWithLower(line, "connection:") && ContainsLower(line, "close")) *keep_alive = false;
-    }
-    if (!line.empty()) {
-      response->body = "truncated headers";
-      return false;
-    }
-    if (chunked) return ReadChunked(response);
-    if (!content_length && response->status != 204 && response->status != 304) {
-      *keep_alive = false;  // body until close
-      while (Fill()) {
-        response->body.append(buffer_.data() + consumed_, filled_ - consumed_);
-        consumed_ = filled_;
-      }
-      return true;
-    }
-    if (!Append(content_length.value_or(0), &response->body)) {
-      response->body = "truncated body";
-      return false;
-    }
-    return true;
-  }
-
-  bool ReadChunked(Response* response) {
-    std::string line;
-    while (ReadLine(&line)) {
-      uint64_t size = std::strtoull(line.c_str(), nullptr, 16);
-      if (size == 0) {
-        while (ReadLine(&line) && !line.empty()) {
-        }  // trailers
-        return true;
-      }
-      if (!Append(size, &response->body) || !ReadLine(&line)) break;
-    }
-    response->body = "bad chunked body";
-    return false;
-  }
-
-  uint16_t port_;
-  std::vector<char> buffer_;
-  size_t filled_ = 0;
-  size_t consumed_ = 0;
-  int fd_ = -1;
+  bench::HttpConnection http_;
 };
 
 // --------------------------------------------------------------------------- catalog client

@@ -8,12 +8,6 @@
 //
 //   load_client HOST PORT METHOD TARGETS_FILE BODY_BYTES CLIENTS SECONDS
 //   prints: ops=N bytes=N seconds=F ops_per_s=F mib_per_s=F p50_ms=F p99_ms=F errors=N [first_error=...]
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -27,11 +21,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench_http_connection.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t kReceiveBufferBytes = 256 * 1024;
-constexpr size_t kResponseHeaderBytesMax = 64 * 1024;
 
 struct Config {
   std::string host;
@@ -52,162 +46,25 @@ struct ClientResult {
   Clock::time_point last_finish;
 };
 
+// One client's keep-alive connection; PUT bodies are the shared payload.
 class Connection {
  public:
-  explicit Connection(const Config& config) : config_(config), buffer_(kReceiveBufferBytes) {}
-  ~Connection() { Close(); }
+  explicit Connection(const Config& config)
+      : config_(config), http_(bench::HttpConnectionOptions{config.host, config.port, 0, false, 0}) {}
 
-  // One request/response exchange; returns the response body size or an error text.
+  // One request/response exchange; false with `error` set when it failed.
   bool Exchange(const std::string& head, std::string* error, int* status, uint64_t* body_bytes) {
-    if (fd_ < 0 && !Connect(error)) return false;
-    if (!SendAll(head.data(), head.size()) || !SendAll(config_.body.data(), config_.body.size())) {
-      // The server may have answered early (say, 403) and closed; its status explains more.
-      bool keep_alive = true;
-      std::string ignored;
-      *error = ReadResponse(&ignored, status, body_bytes, &keep_alive)
-                   ? "HTTP status " + std::to_string(*status) + " before the body was sent"
-                   : "send failed";
-      Close();
-      return false;
-    }
-    bool keep_alive = true;
-    if (!ReadResponse(error, status, body_bytes, &keep_alive)) {
-      Close();
-      return false;
-    }
-    if (!keep_alive) Close();
-    return true;
-  }
-
- private:
-  bool Connect(std::string* error) {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(config_.port);
-    inet_pton(AF_INET, config_.host.c_str(), &address.sin_addr);
-    if (fd_ < 0 || connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-      *error = "connect failed";
-      Close();
-      return false;
-    }
-    int one = 1;
-    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    filled_ = consumed_ = 0;
-    return true;
-  }
-
-  void Close() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-  }
-
-  bool SendAll(const char* data, size_t length) {
-    while (length > 0) {
-      ssize_t sent = send(fd_, data, length, MSG_NOSIGNAL);
-      if (sent <= 0) return false;
-      data += sent;
-      length -= static_cast<size_t>(sent);
-    }
-    return true;
-  }
-
-  // Makes at least one more byte available in buffer_[consumed_, filled_).
-  bool Fill() {
-    if (consumed_ == filled_) consumed_ = filled_ = 0;
-    if (filled_ == buffer_.size()) {
-      std::copy(buffer_.begin() + static_cast<long>(consumed_), buffer_.begin() + static_cast<long>(filled_),
-                buffer_.begin());
-      filled_ -= consumed_;
-      consumed_ = 0;
-    }
-    ssize_t received = recv(fd_, buffer_.data() + filled_, buffer_.size() - filled_, 0);
-    if (received <= 0) return false;
-    filled_ += static_cast<size_t>(received);
-    return true;
-  }
-
-  bool ReadLine(std::string* line) {
-    line->clear();
-    while (true) {
-      for (size_t i = consumed_; i < filled_; ++i) {
-        if (buffer_[i] == '\n') {
-          line->assign(buffer_.data() + consumed_, i - consumed_);
-          if (!line->empty() && line->back() == '\r') line->pop_back();
-          consumed_ = i + 1;
-          return true;
-        }
-      }
-      if (filled_ - consumed_ > kResponseHeaderBytesMax || !Fill()) return false;
-    }
-  }
-
-  bool Discard(uint64_t length) {
-    while (length > 0) {
-      if (consumed_ == filled_ && !Fill()) return false;
-      uint64_t take = std::min<uint64_t>(length, filled_ - consumed_);
-      consumed_ += take;
-      length -= take;
-    }
-    return true;
-  }
-
-  static std::string Lower(std::string text) {
-    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-  }
-
-  bool ReadResponse(std::string* error, int* status, uint64_t* body_bytes, bool* keep_alive) {
-    std::string line;
-    if (!ReadLine(&line) || line.size() < 12 || line.compare(0, 5, "HTTP/") != 0) {
-      *error = "bad status line";
-      return false;
-    }
-    *status = std::atoi(line.c_str() + 9);
-    std::optional<uint64_t> content_length;
-    bool chunked = false;
-    while (ReadLine(&line) && !line.empty()) {
-      std::string lower = Lower(line);
-      if (lower.rfind("content-length:", 0) == 0) content_length = std::strtoull(lower.c_str() + 15, nullptr, 10);
-      if (lower.rfind("transfer-encoding:", 0) == 0 && lower.find("chunked") != std::string::npos) chunked = true;
-      if (lower.rfind("connection:", 0) == 0 && lower.find("close") != std::string::npos) *keep_alive = false;
-    }
-    if (!line.empty()) {
-      *error = "truncated headers";
-      return false;
-    }
-    if (chunked) return ReadChunked(error, body_bytes);
-    *body_bytes = content_length.value_or(0);
-    if (!content_length && *status != 204 && *status != 304) *keep_alive = false;  // body until close
-    if (!Discard(*body_bytes)) {
-      *error = "truncated body";
-      return false;
-    }
-    return true;
-  }
-
-  bool ReadChunked(std::string* error, uint64_t* body_bytes) {
-    *body_bytes = 0;
-    std::string line;
-    while (ReadLine(&line)) {
-      uint64_t size = std::strtoull(line.c_str(), nullptr, 16);
-      if (size == 0) {
-        while (ReadLine(&line) && !line.empty()) {
-        }  // trailers
-        return true;
-      }
-      if (!Discard(size) || !ReadLine(&line)) break;
-      *body_bytes += size;
-    }
-    *error = "bad chunked body";
+    bench::HttpResponse response = http_.Exchange(head, config_.body);
+    *status = response.status;
+    *body_bytes = response.body_bytes;
+    if (response.status != 0) return true;
+    *error = response.error;
     return false;
   }
 
+ private:
   const Config& config_;
-  std::vector<char> buffer_;
-  size_t filled_ = 0;
-  size_t consumed_ = 0;
-  int fd_ = -1;
+  bench::HttpConnection http_;
 };
 
 void RunClient(const Config& config, int index, ClientResult* result) {
