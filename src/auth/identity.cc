@@ -95,7 +95,35 @@ bool WithinGrant(const SessionGrant& grant, std::string_view action, std::string
                      [&](const std::string& requested) { return StartsWith(requested, grant.prefix); });
 }
 
+constexpr std::string_view kIpv4MappedPrefix = "::ffff:";
+
 }  // namespace
+
+std::string SourceIpFromPeer(std::string_view remote_address) {
+  std::string_view address = remote_address;
+  if (!address.empty() && address.front() == '[') {
+    size_t close = address.find(']');
+    address = close == std::string_view::npos ? address.substr(1) : address.substr(1, close - 1);
+  } else if (size_t colon = address.find(':'); colon != std::string_view::npos &&
+                                               address.find(':', colon + 1) == std::string_view::npos) {
+    address = address.substr(0, colon);  // "a.b.c.d:port"; a bare IPv6 address has several colons
+  }
+  bool ipv4_mapped = address.size() > kIpv4MappedPrefix.size() &&
+                     AsciiEqualsIgnoreCase(address.substr(0, kIpv4MappedPrefix.size()), kIpv4MappedPrefix) &&
+                     address.find('.') != std::string_view::npos;
+  if (ipv4_mapped) address.remove_prefix(kIpv4MappedPrefix.size());
+  return std::string(address);
+}
+
+ConditionContext RequestConditions(const Principal& principal, const http::Request& request) {
+  ConditionContext context;
+  context.Set(condition_keys::kUsername, principal.user);
+  context.Set(condition_keys::kUserId, principal.user);
+  std::string source_ip = SourceIpFromPeer(request.remote_address);
+  if (!source_ip.empty()) context.Set(condition_keys::kSourceIp, std::move(source_ip));
+  context.Set(condition_keys::kSecureTransport, request.tls ? "true" : "false");
+  return context;
+}
 
 Status ValidateUserName(std::string_view name) { return ValidateName("a user name", name, 64); }
 Status ValidatePolicyName(std::string_view name) { return ValidateName("a policy name", name, 128); }

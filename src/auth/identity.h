@@ -162,6 +162,15 @@ class IdentityService {
   std::unique_ptr<Impl> impl_;
 };
 
+// The client's IP address from the peer "host:port" ("[v6]:port"), without the port or the
+// brackets; an IPv4-mapped IPv6 address is given in its IPv4 form so IPv4 CIDR conditions apply.
+std::string SourceIpFromPeer(std::string_view remote_address);
+
+// The condition keys every request carries, whatever it addresses: aws:username and aws:userid
+// (the principal's user), aws:SourceIp (when the peer is known) and aws:SecureTransport. S3, the
+// catalog and the admin API add their own keys to it.
+ConditionContext RequestConditions(const Principal& principal, const http::Request& request);
+
 // Name rules, shared with the admin API and the CLI for early errors.
 Status ValidateUserName(std::string_view name);        // 1-64 of [A-Za-z0-9+=,.@_-]
 Status ValidatePolicyName(std::string_view name);      // 1-128 of [A-Za-z0-9+=,.@_-]

@@ -48,6 +48,16 @@ class IdentityTest : public ::testing::Test {
   std::unique_ptr<IdentityService> identity_;
 };
 
+TEST(RequestConditionsTest, SourceIpDropsPortAndBrackets) {
+  EXPECT_EQ(SourceIpFromPeer("127.0.0.1:54321"), "127.0.0.1");
+  EXPECT_EQ(SourceIpFromPeer("[::1]:9000"), "::1");
+  EXPECT_EQ(SourceIpFromPeer("[2001:db8::7]:1"), "2001:db8::7");
+  EXPECT_EQ(SourceIpFromPeer("[::ffff:10.1.2.3]:80"), "10.1.2.3");
+  EXPECT_EQ(SourceIpFromPeer("2001:db8::7"), "2001:db8::7");
+  EXPECT_EQ(SourceIpFromPeer("10.0.0.1"), "10.0.0.1");
+  EXPECT_EQ(SourceIpFromPeer(""), "");
+}
+
 TEST_F(IdentityTest, RootMayDoAnything) {
   EXPECT_EQ(identity_->Lookup("rootkey")->secret_key, "rootsecret123");
   Principal root = SignedAs("rootkey");

@@ -18,32 +18,17 @@ std::string DottedNamespace(const meta::NamespaceLevels& levels) {
   return dotted;
 }
 
-// "127.0.0.1:54321" -> "127.0.0.1", "[::1]:54321" -> "::1".
-std::string_view HostOfAddress(std::string_view address) {
-  if (!address.empty() && address.front() == '[') {
-    const size_t close = address.find(']');
-    return close == std::string_view::npos ? address : address.substr(1, close - 1);
-  }
-  const size_t colon = address.rfind(':');
-  if (colon != std::string_view::npos && address.find(':') == colon) return address.substr(0, colon);
-  return address;
-}
-
 }  // namespace
 
 auth::ConditionContext CatalogConditions(const RequestContext& ctx, const meta::NamespaceLevels& levels,
                                          meta::EntityKind kind, std::string_view name) {
-  auth::ConditionContext conditions;
+  auth::ConditionContext conditions = auth::RequestConditions(ctx.principal, ctx.request);
   if (!levels.empty()) conditions.Set(auth::condition_keys::kTablesNamespace, DottedNamespace(levels));
   if (!name.empty()) {
     conditions.Set(kind == meta::EntityKind::kTable ? auth::condition_keys::kTablesTableName
                                                     : auth::condition_keys::kTablesViewName,
                    std::string(name));
   }
-  if (!ctx.request.remote_address.empty()) {
-    conditions.Set(auth::condition_keys::kSourceIp, std::string(HostOfAddress(ctx.request.remote_address)));
-  }
-  conditions.Set(auth::condition_keys::kSecureTransport, ctx.request.tls ? "true" : "false");
   return conditions;
 }
 

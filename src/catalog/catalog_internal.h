@@ -168,7 +168,7 @@ struct Backend {
   CatalogOptions options;
   MetadataCache<iceberg::TableMetadata> tables;
   MetadataCache<iceberg::ViewMetadata> views;
-  // Table documents as sent by loads, keyed by TableTextKey: a load of an unchanged table is then
+  // Table documents as sent by loads, keyed by location and snapshot selection: a load of an unchanged table is then
   // a copy of bytes instead of a serialisation of every snapshot.
   MetadataCache<std::string> table_texts;
 
@@ -412,7 +412,13 @@ HandlerResult RequireNameFree(RequestContext& ctx, const meta::EntityId& wanted)
 std::string ChooseTableLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
                                 std::string_view name, const std::optional<std::string>& requested);
 // The quoted ETag of one rendering of one metadata file.
-std::string TableTextKey(const std::string& metadata_location, iceberg::SnapshotSelection selection);
+// The table document (with every snapshot, or only referenced ones) as loads send it, from the
+// cache or serialised now and cached.
+std::shared_ptr<const std::string> CachedTableText(Backend& backend, const std::string& metadata_location,
+                                                   const iceberg::TableMetadata& metadata,
+                                                   iceberg::SnapshotSelection selection);
+// Remembers the full document of a file just written, so its first load is a cache hit.
+void CacheTableText(Backend& backend, const std::string& metadata_location, std::shared_ptr<const std::string> text);
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
 // LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known,
 // and vended credentials for the table's location (read-write when `vend_write`) when the request

@@ -432,13 +432,20 @@ HandlerResult ReadPaging(RequestContext& ctx, Paging& paging) {
   return kHandled;
 }
 
-HandlerResult SendJson(RequestContext& ctx, const Json& body, int status) {
-  std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
+namespace {
+
+HandlerResult SendJsonText(RequestContext& ctx, const std::string& text, int status) {
   ctx.response.SetStatus(status);
   ctx.response.AddHeader("Content-Type", "application/json");
   ctx.outcome.bytes_out += text.size();
   (void)ctx.response.Send(text);
   return kHandled;
+}
+
+}  // namespace
+
+HandlerResult SendJson(RequestContext& ctx, const Json& body, int status) {
+  return SendJsonText(ctx, body.dump(-1, ' ', false, Json::error_handler_t::replace), status);
 }
 
 HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
@@ -450,11 +457,7 @@ HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::
   text += ':';
   text += raw_json;
   text += '}';
-  ctx.response.SetStatus(status);
-  ctx.response.AddHeader("Content-Type", "application/json");
-  ctx.outcome.bytes_out += text.size();
-  (void)ctx.response.Send(text);
-  return kHandled;
+  return SendJsonText(ctx, text, status);
 }
 
 HandlerResult SendNoContent(RequestContext& ctx) {

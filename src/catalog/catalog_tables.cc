@@ -137,8 +137,27 @@ std::string ChooseTableLocation(std::string_view warehouse, const meta::Namespac
   return DefaultEntityLocation(warehouse, levels, name);
 }
 
+namespace {
+
 std::string TableTextKey(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
   return metadata_location + (selection == iceberg::SnapshotSelection::kAll ? "#all" : "#refs");
+}
+
+}  // namespace
+
+std::shared_ptr<const std::string> CachedTableText(Backend& backend, const std::string& metadata_location,
+                                                   const iceberg::TableMetadata& metadata,
+                                                   iceberg::SnapshotSelection selection) {
+  const std::string key = TableTextKey(metadata_location, selection);
+  if (std::shared_ptr<const std::string> text = backend.table_texts.Get(key)) return text;
+  auto text = std::make_shared<const std::string>(iceberg::TableMetadataToJsonText(metadata, selection));
+  backend.table_texts.Put(key, text, text->size());
+  return text;
+}
+
+void CacheTableText(Backend& backend, const std::string& metadata_location, std::shared_ptr<const std::string> text) {
+  const size_t bytes = text->size();
+  backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll), std::move(text), bytes);
 }
 
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
@@ -164,13 +183,8 @@ HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::stri
     return SendJsonWithRawMember(ctx, body, "metadata", iceberg::TableMetadataToJsonText(metadata, selection));
   }
   ctx.response.AddHeader("ETag", TableEtag(*metadata_location, selection));
-  const std::string key = TableTextKey(*metadata_location, selection);
-  std::shared_ptr<const std::string> text = ctx.backend.table_texts.Get(key);
-  if (!text) {
-    text = std::make_shared<const std::string>(iceberg::TableMetadataToJsonText(metadata, selection));
-    ctx.backend.table_texts.Put(key, text, text->size());
-  }
-  return SendJsonWithRawMember(ctx, body, "metadata", *text);
+  return SendJsonWithRawMember(ctx, body, "metadata",
+                               *CachedTableText(ctx.backend, *metadata_location, metadata, selection));
 }
 
 HandlerResult CreateTable(RequestContext& ctx) {

@@ -50,7 +50,6 @@ constexpr std::array<OperationAccess, 26> kOperationAccess = {{
     {"ListParts", "s3:ListMultipartUploadParts", S::kObject},
 }};
 
-constexpr std::string_view kIpv4MappedPrefix = "::ffff:";
 
 }  // namespace
 
@@ -73,33 +72,10 @@ std::string ResourceArn(ResourceScope scope, std::string_view bucket, std::strin
   return {};
 }
 
-std::string SourceIpFromPeer(std::string_view remote_address) {
-  std::string_view address = remote_address;
-  if (!address.empty() && address.front() == '[') {
-    size_t close = address.find(']');
-    address = close == std::string_view::npos ? address.substr(1) : address.substr(1, close - 1);
-  } else if (size_t colon = address.find(':'); colon != std::string_view::npos &&
-                                               address.find(':', colon + 1) == std::string_view::npos) {
-    address = address.substr(0, colon);  // "a.b.c.d:port"; a bare IPv6 address has several colons
-  }
-  bool ipv4_mapped = address.size() > kIpv4MappedPrefix.size() &&
-                     AsciiEqualsIgnoreCase(address.substr(0, kIpv4MappedPrefix.size()), kIpv4MappedPrefix) &&
-                     address.find('.') != std::string_view::npos;
-  if (ipv4_mapped) {
-    address.remove_prefix(kIpv4MappedPrefix.size());
-  }
-  return std::string(address);
-}
-
 auth::ConditionContext RequestConditions(const auth::Principal& principal, const http::Request& request,
                                          const QueryParams& query, bool listing) {
   namespace keys = auth::condition_keys;
-  auth::ConditionContext context;
-  context.Set(keys::kUsername, principal.user);
-  context.Set(keys::kUserId, principal.user);
-  std::string source_ip = SourceIpFromPeer(request.remote_address);
-  if (!source_ip.empty()) context.Set(keys::kSourceIp, std::move(source_ip));
-  context.Set(keys::kSecureTransport, request.tls ? "true" : "false");
+  auth::ConditionContext context = auth::RequestConditions(principal, request);
   if (listing) {
     context.Set(keys::kS3Prefix, std::string(query.Get("prefix")));
     if (const std::string* delimiter = query.Find("delimiter")) context.Set(keys::kS3Delimiter, *delimiter);

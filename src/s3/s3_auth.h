@@ -39,12 +39,7 @@ const OperationAccess* FindOperationAccess(std::string_view operation);
 // The ARN `scope` names for this bucket and key (empty for kEachKey: there is no single one).
 std::string ResourceArn(ResourceScope scope, std::string_view bucket, std::string_view key);
 
-// The client's IP address from the peer "host:port" ("[v6]:port"), without the port or the
-// brackets; an IPv4-mapped IPv6 address is given in its IPv4 form so IPv4 CIDR conditions apply.
-std::string SourceIpFromPeer(std::string_view remote_address);
-
-// The condition keys of a request: aws:username, aws:userid, aws:SourceIp, aws:SecureTransport,
-// and for listings s3:prefix (empty when absent, as AWS evaluates it), s3:delimiter and
+// The condition keys of a request: auth::RequestConditions, and for listings s3:prefix (empty when absent, as AWS evaluates it), s3:delimiter and
 // s3:max-keys (when sent).
 auth::ConditionContext RequestConditions(const auth::Principal& principal, const http::Request& request,
                                          const QueryParams& query, bool listing);

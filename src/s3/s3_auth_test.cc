@@ -82,16 +82,6 @@ TEST(S3AuthTest, ResourceArns) {
   EXPECT_EQ(ResourceArn(S::kEachKey, "my-bucket", "k"), "");
 }
 
-TEST(S3AuthTest, SourceIpDropsPortAndBrackets) {
-  EXPECT_EQ(SourceIpFromPeer("127.0.0.1:54321"), "127.0.0.1");
-  EXPECT_EQ(SourceIpFromPeer("[::1]:9000"), "::1");
-  EXPECT_EQ(SourceIpFromPeer("[2001:db8::7]:1"), "2001:db8::7");
-  EXPECT_EQ(SourceIpFromPeer("[::ffff:10.1.2.3]:80"), "10.1.2.3");
-  EXPECT_EQ(SourceIpFromPeer("2001:db8::7"), "2001:db8::7");
-  EXPECT_EQ(SourceIpFromPeer("10.0.0.1"), "10.0.0.1");
-  EXPECT_EQ(SourceIpFromPeer(""), "");
-}
-
 std::string Only(const auth::ConditionContext& context, std::string_view key) {
   const std::vector<std::string>* values = context.Find(key);
   if (values == nullptr) return "<absent>";

@@ -246,26 +246,6 @@ Json PolicyJson(const auth::PolicyInfo& policy) {
 
 // --- authentication ---
 
-std::string HostOf(std::string_view remote_address) {
-  if (!remote_address.empty() && remote_address.front() == '[') {
-    size_t close = remote_address.find(']');
-    return std::string(remote_address.substr(1, close == std::string_view::npos ? close : close - 1));
-  }
-  size_t colon = remote_address.rfind(':');
-  return std::string(colon == std::string_view::npos ? remote_address : remote_address.substr(0, colon));
-}
-
-auth::ConditionContext RequestContext(const http::Request& request, const auth::Principal& principal) {
-  auth::ConditionContext context;
-  if (principal.kind == auth::PrincipalKind::kUser) {
-    context.Set(auth::condition_keys::kUsername, principal.user);
-    context.Set(auth::condition_keys::kUserId, principal.user);
-  }
-  context.Set(auth::condition_keys::kSecureTransport, request.tls ? "true" : "false");
-  context.Set(auth::condition_keys::kSourceIp, HostOf(request.remote_address));
-  return context;
-}
-
 std::string ActionName(const AdminRoute& route, bool enable) {
   switch (route.operation) {
     case AdminOperation::kCreateUser: return "admin:CreateUser";
@@ -319,7 +299,7 @@ class AdminCall {
     if (route.operation == AdminOperation::kUpdateUser || route.operation == AdminOperation::kUpdateAccessKey) {
       SERAC_ASSIGN_OR_RETURN(enable, RequiredEnabledFlag(body_));
     }
-    auth::ConditionContext context = RequestContext(request_, principal_);
+    auth::ConditionContext context = auth::RequestConditions(principal_, request_);
     SERAC_RETURN_IF_ERROR(
         identity_.Authorize(principal_, ActionName(route, enable), auth::AdminServiceArn(), &context));
     return Execute(route, enable);
