@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh --test
 scripts/install-java-tools.sh   # Iceberg REST Compatibility Kit and reference server (Maven)
+scripts/install-spark.sh        # Iceberg Spark runtime and AWS bundle jars for PySpark (Maven)
+scripts/install-trino.sh        # Trino server with the Iceberg connector (Maven; needs JDK 24+)
 
 if [ ! -f build/build.ninja ] || ! grep -q '^CMAKE_BUILD_TYPE:STRING=RelWithDebInfo$' build/CMakeCache.txt 2>/dev/null; then
   echo "==> configuring build/ (RelWithDebInfo)"

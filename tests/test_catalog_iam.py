@@ -247,3 +247,84 @@ def test_bearer_tokens_expire_and_are_refused_with_401(short_token_server):
     assert bearer_get(endpoint, "/v1/config", fresh, params=params).status_code == 200
     forged = fresh[:-2] + ("AA" if not fresh.endswith("AA") else "BB")
     assert_iceberg_error(bearer_get(endpoint, "/v1/config", forged, params=params), 401, "NotAuthorizedException")
+
+
+# --- warehouse listing and the lifetime of vended credentials -----------------------------------------
+
+
+def test_warehouse_list_shows_only_what_the_caller_may_access(server, warehouse, catalog_api, admin):
+    other = f"wh-hidden-{uuid.uuid4().hex[:8]}"
+    catalog_api.create_warehouse(other)
+    everything = catalog_api.ok("GET", "/v1/warehouses").json()["warehouses"]
+    assert warehouse in everything and other in everything
+
+    key, secret = new_user(admin, "wh-sales", document=namespace_policy(warehouse, "sales"))
+    listed = CatalogApi(server.endpoint, key, secret).call("GET", "/v1/warehouses")
+    assert listed.status_code == 200, listed.text
+    assert listed.json()["warehouses"] == [warehouse]
+
+    # A user with no catalog rights gets an empty list: it learns no warehouse names.
+    nobody_key, nobody_secret = new_user(admin, "wh-nobody", ["writeonly"])
+    empty = CatalogApi(server.endpoint, nobody_key, nobody_secret).call("GET", "/v1/warehouses")
+    assert empty.status_code == 200, empty.text
+    assert empty.json()["warehouses"] == []
+
+    # An explicit Deny of s3tables:ListWarehouses refuses the listing outright.
+    denied_key, denied_secret = new_user(admin, "wh-denied", document={"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3tables:*", "Resource": "*"},
+        {"Effect": "Deny", "Action": "s3tables:ListWarehouses", "Resource": "*"}]})
+    refused = CatalogApi(server.endpoint, denied_key, denied_secret).call("GET", "/v1/warehouses")
+    assert_iceberg_error(refused, 403, "ForbiddenException")
+
+
+VENDED_TTL_SECONDS = 3  # the minimum is 1; 3 leaves the reads below at least 2 s before expiry
+
+
+@pytest.fixture(scope="module")
+def short_vended_server(tmp_path_factory):
+    serac = SeracServer(tmp_path_factory.mktemp("short-vended"),
+                        extra_args=["--vended-credential-ttl", str(VENDED_TTL_SECONDS)], name="serac-short-vended")
+    serac.start()
+    yield serac
+    serac.stop()
+
+
+def test_vended_credentials_expire_after_the_configured_ttl(short_vended_server):
+    endpoint = short_vended_server.endpoint
+    root = CatalogApi(endpoint)
+    root.create_warehouse("vend-ttl")
+    # Created over the raw API: an engine that asked for vended credentials (PyIceberg does) would
+    # itself be writing with keys that live only a few seconds.
+    root.ok("POST", "/v1/vend-ttl/namespaces", {"namespace": ["ttl"]}, expect=(200,))
+    schema = {"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "id", "type": "long", "required": False}]}
+    mine, other = (root.ok("POST", "/v1/vend-ttl/namespaces/ttl/tables", {"name": name, "schema": schema},
+                           expect=(200,)).json()["metadata-location"] for name in ("mine", "other"))
+    key, secret = SeracAdmin(endpoint).create_user_with_key(f"ttl-reader-{uuid.uuid4().hex[:8]}", ["readonly"])
+    reader = CatalogApi(endpoint, key, secret)
+
+    loaded = reader.call("GET", "/v1/vend-ttl/namespaces/ttl/tables/mine", headers=VENDED)
+    assert loaded.status_code == 200, loaded.text
+    config = loaded.json()["storage-credentials"][0]["config"]
+    # Expiry is the issue time in whole seconds plus the TTL.
+    left_ms = int(config["s3.session-token-expires-at-ms"]) - time.time() * 1000
+    assert 0 < left_ms <= VENDED_TTL_SECONDS * 1000 + 500, left_ms
+
+    vended = s3_with(endpoint, config)
+    bucket, mine_key = split_s3_location(mine)
+    _, other_key = split_s3_location(other)
+    assert json.loads(vended.get_object(Bucket=bucket, Key=mine_key)["Body"].read())["table-uuid"]
+    assert_denied(lambda: vended.get_object(Bucket=bucket, Key=other_key))
+
+    time.sleep(max(0.0, int(config["s3.session-token-expires-at-ms"]) / 1000 - time.time()) + 1)
+    # AWS answers a request signed with an expired session token with 400 ExpiredToken.
+    with pytest.raises(ClientError) as caught:
+        vended.get_object(Bucket=bucket, Key=mine_key)
+    assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400, caught.value.response
+    assert caught.value.response["Error"]["Code"] == "ExpiredToken", caught.value.response
+
+    # The catalog hands out fresh ones, with a new expiry, for as long as the caller may read the table.
+    refreshed = reader.call("GET", "/v1/vend-ttl/namespaces/ttl/tables/mine/credentials")
+    assert refreshed.status_code == 200, refreshed.text
+    fresh = refreshed.json()["storage-credentials"][0]["config"]
+    assert int(fresh["s3.session-token-expires-at-ms"]) > int(config["s3.session-token-expires-at-ms"])
+    assert json.loads(s3_with(endpoint, fresh).get_object(Bucket=bucket, Key=mine_key)["Body"].read())["table-uuid"]

@@ -517,6 +517,63 @@ def test_cli_refuses_a_non_admin(iam_server, admin, name):
     assert denied.returncode == 1 and "AccessDenied" in denied.stderr
 
 
+# --- listing buckets ----------------------------------------------------------------------------------
+
+
+def bucket_names(client) -> list[str]:
+    return [bucket["Name"] for bucket in client.list_buckets()["Buckets"]]
+
+
+def test_list_buckets_shows_only_the_buckets_the_policy_grants(iam_server, admin, root_s3, name):
+    team_a, team_b = unique_bucket_name("team-a"), unique_bucket_name("team-b")
+    for bucket in (team_a, team_b):
+        root_s3.create_bucket(Bucket=bucket)
+    admin.put_policy(f"{name}-team-a", {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3:*", "Resource": [f"arn:aws:s3:::{team_a}", f"arn:aws:s3:::{team_a}/*"]}]})
+    member = user_client(iam_server, *user_with_key(admin, name, [f"{name}-team-a"]))
+    assert bucket_names(member) == [team_a]
+    member.put_object(Bucket=team_a, Key="k", Body=b"v")
+
+    # Root, and anyone allowed s3:ListAllMyBuckets (readonly), sees every bucket.
+    for client in (root_s3, user_client(iam_server, *user_with_key(admin, f"{name}-ro", ["readonly"]))):
+        assert {team_a, team_b} <= set(bucket_names(client))
+
+    # No bucket it may list: an empty list rather than AccessDenied.
+    writer = user_client(iam_server, *user_with_key(admin, f"{name}-wo", ["writeonly"]))
+    assert bucket_names(writer) == []
+
+
+def test_explicit_deny_of_list_all_my_buckets_refuses_the_listing(iam_server, admin, root_s3, iam_bucket, name):
+    admin.put_policy(f"{name}-no-list", {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3:*", "Resource": "arn:aws:s3:::*"},
+        {"Effect": "Deny", "Action": "s3:ListAllMyBuckets", "Resource": "*"}]})
+    client = user_client(iam_server, *user_with_key(admin, name, [f"{name}-no-list"]))
+    with expect_s3_error(403, "AccessDenied"):
+        client.list_buckets()
+    assert client.get_object(Bucket=iam_bucket, Key="seed.txt")["Body"].read() == b"seed"
+
+
+# --- the vended-credential lifetime flag ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag,env", [(["--vended-credential-ttl", "0"], {}),
+                                      (["--vended-credential-ttl", "43201"], {}),
+                                      ([], {"SERAC_VENDED_CREDENTIAL_TTL": "0"})])
+def test_out_of_range_vended_credential_ttl_stops_start_up(tmp_path, flag, env):
+    result = subprocess.run([serac_binary(), "server", "--data", str(tmp_path / "data"), "--address", "127.0.0.1:0",
+                             *flag], capture_output=True, text=True, timeout=30,
+                            env=dict(os.environ, SERAC_SERVER_KEY_FILE=str(tmp_path / "server.key"), **env))
+    assert result.returncode != 0
+    assert "--vended-credential-ttl" in result.stderr and "between 1 and 43200 seconds" in result.stderr, result.stderr
+    assert not (tmp_path / "data").exists()  # refused before anything was created
+
+
+def test_server_help_lists_the_vended_credential_ttl():
+    result = subprocess.run([serac_binary(), "server", "--help"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0
+    assert "--vended-credential-ttl" in result.stdout and "SERAC_VENDED_CREDENTIAL_TTL" in result.stdout
+
+
 # --- persistence and secrecy --------------------------------------------------------------------------
 
 

@@ -13,6 +13,10 @@ from s3util import ACCESS_KEY, REGION, SECRET_KEY
 
 MiB = 1024 * 1024
 UNICODE_PARTS = ["données", "日本", "emoji 😀", "space dir", "ключ", "plus+sign", "naïve café"]
+# The mixed sizes of the small trees, and the tiny files of the trees with thousands of files (which
+# measure per-request handling, not bandwidth, and so stay quick).
+MIXED_SIZES = (0, 1, 100, 4096, 70_000, 200_000)
+TINY_SIZES = (0, 1, 17, 100, 1000, 4096)
 
 
 def tool(name: str) -> str:
@@ -29,7 +33,7 @@ def run(args, env=None, timeout=120, cwd=None) -> subprocess.CompletedProcess:
     return result
 
 
-def make_tree(root: Path, file_count: int, seed: int, big_file_bytes: int = 0) -> list[str]:
+def make_tree(root: Path, file_count: int, seed: int, big_file_bytes: int = 0, sizes=MIXED_SIZES) -> list[str]:
     rng = random.Random(seed)
     names = []
     for index in range(file_count):
@@ -39,7 +43,7 @@ def make_tree(root: Path, file_count: int, seed: int, big_file_bytes: int = 0) -
             f"file-{index}.bin")
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(rng.randbytes(rng.choice([0, 1, 100, 4096, 70_000, 200_000])))
+        path.write_bytes(rng.randbytes(rng.choice(sizes)))
         names.append(str(relative))
     if big_file_bytes:
         (root / "big").mkdir(exist_ok=True)
@@ -74,28 +78,63 @@ def aws(server, env, *args, timeout=180):
                timeout=timeout)
 
 
+AWS_CLI_TREE_FILES = 2000
+
+
+def list_keys(s3, bucket, prefix):
+    keys = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        keys += [o["Key"][len(prefix):] for o in page.get("Contents", [])]
+    return sorted(keys)
+
+
+def change_some_files(root: Path, names: list[str], seed: int) -> tuple[list[str], list[str]]:
+    """Rewrites a few files with a new size and removes a few others; returns (changed, removed)."""
+    rng = random.Random(seed)
+    picked = rng.sample([n for n in names if not n.startswith("big/")], 6)
+    changed, removed = picked[:3], picked[3:]
+    for name in changed:
+        path = root / name
+        path.write_bytes(path.read_bytes() + b"changed " + name.encode())
+    for name in removed:
+        (root / name).unlink()
+    return changed, removed
+
+
+@pytest.mark.timeout(420)
 def test_aws_cli_sync_both_ways(server, s3, bucket, aws_env, tmp_path):
     source = tmp_path / "source"
-    names = make_tree(source, 300, seed=1, big_file_bytes=9 * MiB + 3)
-    aws(server, aws_env, "s3", "sync", str(source), f"s3://{bucket}/tree/")
-
-    listed = []
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix="tree/"):
-        listed += [o["Key"][len("tree/"):] for o in page.get("Contents", [])]
-    assert sorted(listed) == names
+    names = make_tree(source, AWS_CLI_TREE_FILES, seed=1, big_file_bytes=9 * MiB + 3,
+                      sizes=TINY_SIZES + (70_000,))
+    assert len(names) > AWS_CLI_TREE_FILES
+    aws(server, aws_env, "s3", "sync", str(source), f"s3://{bucket}/tree/", timeout=300)
+    assert list_keys(s3, bucket, "tree/") == names
 
     # A second sync finds nothing to do: sizes and modification times came back right.
-    again = aws(server, aws_env, "s3", "sync", str(source), f"s3://{bucket}/tree/")
+    again = aws(server, aws_env, "s3", "sync", str(source), f"s3://{bucket}/tree/", timeout=300)
     assert again.stdout.strip() == b""
 
     target = tmp_path / "target"
-    aws(server, aws_env, "s3", "sync", f"s3://{bucket}/tree/", str(target))
+    aws(server, aws_env, "s3", "sync", f"s3://{bucket}/tree/", str(target), timeout=300)
+    assert_trees_equal(source, target)
+
+    # Incremental, both ways: local changes go up (with --delete), then come down into the copy.
+    changed, removed = change_some_files(source, names, seed=11)
+    up = aws(server, aws_env, "s3", "sync", "--delete", "--no-progress", str(source), f"s3://{bucket}/tree/",
+             timeout=300)
+    assert sorted(line.split(":")[0] for line in up.stdout.decode().splitlines()) == (
+        ["delete"] * len(removed) + ["upload"] * len(changed))
+    assert list_keys(s3, bucket, "tree/") == sorted(set(names) - set(removed))
+    down = aws(server, aws_env, "s3", "sync", "--delete", "--no-progress", f"s3://{bucket}/tree/", str(target),
+               timeout=300)
+    assert sorted(line.split(":")[0] for line in down.stdout.decode().splitlines()) == (
+        ["delete"] * len(removed) + ["download"] * len(changed))
     assert_trees_equal(source, target)
 
     ls = aws(server, aws_env, "s3", "ls", "--recursive", f"s3://{bucket}/tree/")
-    assert len(ls.stdout.decode().strip().splitlines()) == len(names)
+    assert len(ls.stdout.decode().strip().splitlines()) == len(names) - len(removed)
 
-    aws(server, aws_env, "s3", "rm", "--recursive", f"s3://{bucket}/tree/")
+    aws(server, aws_env, "s3", "rm", "--recursive", f"s3://{bucket}/tree/", timeout=300)
     assert s3.list_objects_v2(Bucket=bucket, Prefix="tree/")["KeyCount"] == 0
 
 
@@ -150,15 +189,22 @@ def rclone_env(server, tmp_path):
     return env
 
 
-def test_rclone_sync_and_check(bucket, rclone_env, tmp_path):
+RCLONE_TREE_FILES = 1000
+
+
+@pytest.mark.timeout(300)
+def test_rclone_sync_and_check(s3, bucket, rclone_env, tmp_path):
     source = tmp_path / "source"
-    make_tree(source, 120, seed=2, big_file_bytes=6 * MiB + 11)
+    names = make_tree(source, RCLONE_TREE_FILES, seed=2, big_file_bytes=6 * MiB + 11,
+                      sizes=TINY_SIZES + (200_000,))
     remote = f"serac:{bucket}/rclone"
     common = ["--s3-upload-cutoff", "5M", "--s3-chunk-size", "5M", "--retries", "1", "--low-level-retries", "1"]
-    run([tool("rclone"), "sync", str(source), remote, *common], env=rclone_env)
-    run([tool("rclone"), "check", str(source), remote, *common], env=rclone_env)
+    run([tool("rclone"), "sync", str(source), remote, *common], env=rclone_env, timeout=240)
+    run([tool("rclone"), "check", str(source), remote, *common], env=rclone_env, timeout=240)
+    assert list_keys(s3, bucket, "rclone/") == names
     target = tmp_path / "target"
-    run([tool("rclone"), "copy", remote, str(target), *common], env=rclone_env)
+    run([tool("rclone"), "sync", remote, str(target), *common], env=rclone_env, timeout=240)
+    run([tool("rclone"), "check", remote, str(target), *common], env=rclone_env, timeout=240)
     assert_trees_equal(source, target)
 
     # Delete one file locally; sync removes it remotely.
@@ -173,7 +219,9 @@ def test_rclone_sync_and_check(bucket, rclone_env, tmp_path):
 # --- s3cmd -------------------------------------------------------------------------------------------------------
 
 
-def test_s3cmd_put_get_ls(server, bucket, tmp_path):
+@pytest.fixture
+def s3cmd(server, tmp_path):
+    """The s3cmd command line (path style, SigV4, plain HTTP), as a list to extend."""
     config = tmp_path / "s3cfg"
     config.write_text(f"""[default]
 access_key = {ACCESS_KEY}
@@ -185,7 +233,11 @@ use_https = False
 signature_v2 = False
 check_ssl_certificate = False
 """)
-    base = [tool("s3cmd"), "-c", str(config)]
+    return [tool("s3cmd"), "-c", str(config)]
+
+
+def test_s3cmd_put_get_ls(s3cmd, bucket, tmp_path):
+    base = s3cmd
     source = tmp_path / "s3cmd input.bin"
     source.write_bytes(os.urandom(300_000))
     run(base + ["put", str(source), f"s3://{bucket}/s3cmd/input.bin"])
@@ -198,6 +250,40 @@ check_ssl_certificate = False
     assert f"s3://{bucket}" in buckets
     run(base + ["del", f"s3://{bucket}/s3cmd/input.bin"])
     assert f"s3://{bucket}/s3cmd/input.bin" not in run(base + ["ls", f"s3://{bucket}/s3cmd/"]).stdout.decode()
+
+
+S3CMD_TREE_FILES = 300
+
+
+@pytest.mark.timeout(300)
+def test_s3cmd_sync_unicode_tree_both_ways(s3cmd, s3, bucket, tmp_path):
+    env = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8", PYTHONIOENCODING="utf-8")
+    source = tmp_path / "source"
+    names = make_tree(source, S3CMD_TREE_FILES, seed=4, big_file_bytes=16 * MiB + 5,
+                      sizes=TINY_SIZES + (70_000,))
+    assert any(not name.isascii() for name in names)
+    remote = f"s3://{bucket}/s3cmd-tree/"
+    # s3cmd uploads the 16 MiB file in 15 MiB parts (its default multipart chunk).
+    run(s3cmd + ["sync", "--no-progress", f"{source}/", remote], env=env, timeout=240)
+    assert list_keys(s3, bucket, "s3cmd-tree/") == names
+    # Nothing left to do: s3cmd compares sizes and MD5s (the multipart one by its stored md5).
+    again = run(s3cmd + ["sync", "--no-progress", f"{source}/", remote], env=env, timeout=240)
+    assert "upload:" not in again.stdout.decode()
+
+    target = tmp_path / "target"
+    target.mkdir()
+    run(s3cmd + ["sync", "--no-progress", remote, f"{target}/"], env=env, timeout=240)
+    assert_trees_equal(source, target)
+
+    # Incremental, both ways: local changes and removals go up, then come down into the copy.
+    changed, removed = change_some_files(source, names, seed=12)
+    up = run(s3cmd + ["sync", "--no-progress", "--delete-removed", f"{source}/", remote], env=env,
+             timeout=240).stdout.decode()
+    assert sum(line.startswith("upload:") for line in up.splitlines()) == len(changed), up
+    assert sum(line.startswith("delete:") for line in up.splitlines()) == len(removed), up
+    assert list_keys(s3, bucket, "s3cmd-tree/") == sorted(set(names) - set(removed))
+    run(s3cmd + ["sync", "--no-progress", "--delete-removed", remote, f"{target}/"], env=env, timeout=240)
+    assert_trees_equal(source, target)
 
 
 # --- s3fs ---------------------------------------------------------------------------------------------------------------

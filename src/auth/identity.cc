@@ -392,8 +392,15 @@ const ServerKey& IdentityService::server_key() const { return impl_->server_key;
 
 bool IdentityService::IsAllowed(const Principal& principal, std::string_view action, std::string_view resource,
                                 const ConditionContext* context) const {
-  if (principal.session && !WithinGrant(*principal.session, action, resource, context)) return false;
-  if (principal.acts_as_root) return true;
+  return Decide(principal, action, resource, context) == PolicyDecision::kAllow;
+}
+
+PolicyDecision IdentityService::Decide(const Principal& principal, std::string_view action, std::string_view resource,
+                                       const ConditionContext* context) const {
+  if (principal.session && !WithinGrant(*principal.session, action, resource, context)) {
+    return PolicyDecision::kImplicitDeny;
+  }
+  if (principal.acts_as_root) return PolicyDecision::kAllow;
   std::vector<const Policy*> policies;
   policies.reserve(principal.policies.size());
   for (const auto& policy : principal.policies) policies.push_back(policy.get());
@@ -406,7 +413,7 @@ bool IdentityService::IsAllowed(const Principal& principal, std::string_view act
     context = &with_user;
   }
   AccessRequest request{action, resource, context};
-  return Evaluate(policies, request) == PolicyDecision::kAllow;
+  return Evaluate(policies, request);
 }
 
 Status IdentityService::Authorize(const Principal& principal, std::string_view action, std::string_view resource,

@@ -124,6 +124,11 @@ class IdentityService {
                    const ConditionContext* context = nullptr) const;
   bool IsAllowed(const Principal& principal, std::string_view action, std::string_view resource,
                  const ConditionContext* context = nullptr) const;
+  // The decision behind IsAllowed, for callers that treat an explicit Deny differently from no
+  // Allow (account-level listings filter on no Allow but refuse on a Deny). Root: kAllow; a
+  // session outside its grant: kImplicitDeny.
+  PolicyDecision Decide(const Principal& principal, std::string_view action, std::string_view resource,
+                        const ConditionContext* context = nullptr) const;
 
   // Temporary credentials for objects under s3://bucket/prefix, for the caller of a table load.
   // Write access only when asked for and the caller may s3:PutObject there. kAccessDenied when the

@@ -101,6 +101,21 @@ TEST_F(IdentityTest, CustomPoliciesWithUsernameVariable) {
   EXPECT_EQ(identity_->DeletePolicy("home").code(), ErrorCode::kConflict);
 }
 
+TEST_F(IdentityTest, DecideTellsAnExplicitDenyFromNoAllow) {
+  ASSERT_TRUE(identity_
+                  ->PutPolicy("no-listing", R"({"Version":"2012-10-17","Statement":[
+                    {"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::*"},
+                    {"Effect":"Deny","Action":"s3:ListAllMyBuckets","Resource":"*"}]})")
+                  .ok());
+  Principal denied = SignedAs(UserWithPolicy("dave", "no-listing").access_key);
+  Principal writer = SignedAs(UserWithPolicy("erin", "writeonly").access_key);
+  EXPECT_EQ(identity_->Decide(denied, "s3:ListAllMyBuckets", S3ServiceArn()), PolicyDecision::kExplicitDeny);
+  EXPECT_EQ(identity_->Decide(denied, "s3:GetObject", S3ObjectArn("b", "k")), PolicyDecision::kAllow);
+  EXPECT_EQ(identity_->Decide(writer, "s3:ListAllMyBuckets", S3ServiceArn()), PolicyDecision::kImplicitDeny);
+  EXPECT_EQ(identity_->Decide(SignedAs("rootkey"), "s3:ListAllMyBuckets", S3ServiceArn()), PolicyDecision::kAllow);
+  EXPECT_FALSE(identity_->IsAllowed(denied, "s3:ListAllMyBuckets", S3ServiceArn()));
+}
+
 TEST_F(IdentityTest, SecretsAreSealedAtRestAndNeedTheServerKey) {
   NewAccessKey key = UserWithPolicy("carol", "readwrite");
   store_.reset();

@@ -174,6 +174,12 @@ TEST_F(CatalogAccessTest, AUserWithoutPoliciesIsRefusedEverywhere) {
   for (const Probe& probe : probes) {
     auto response = Call(probe.method, probe.path, probe.query, probe.body.is_null() ? "" : probe.body.dump(),
                          As(kNobodyKey, kNobodySecret));
+    if (probe.method == "GET" && probe.path == "/_iceberg/v1/warehouses") {
+      // An account-level listing is filtered, not refused: it names nothing this user may see.
+      EXPECT_EQ(response.status(), 200) << response.body;
+      EXPECT_EQ(BodyJson(response)["warehouses"], Json::array()) << response.body;
+      continue;
+    }
     EXPECT_EQ(response.status(), 403) << probe.method << " " << probe.path << ": " << response.body;
     if (probe.method != "HEAD") {
       EXPECT_EQ(ErrorType(response), "ForbiddenException") << probe.path;
@@ -303,6 +309,37 @@ TEST_F(CatalogAccessTest, NamespaceLimitedUserSeesAndTouchesOnlyItsNamespace) {
   EXPECT_EQ(transaction.status(), 403);
   EXPECT_EQ(LoadTable("hr", "salaries")["metadata-location"], salaries_file);
   EXPECT_EQ(LoadTable("sales", "orders")["metadata"]["snapshots"].size(), 0u);
+}
+
+TEST_F(CatalogAccessTest, WarehouseListingShowsOnlyTheWarehousesTheCallerMaySee) {
+  ASSERT_EQ(Post("/_iceberg/v1/warehouses", Json{{"name", "other"}}).status(), 200);
+  ASSERT_EQ(Post("/_iceberg/v1/warehouses", Json{{"name", "third"}}).status(), 200);
+  const Json all = Json::array({"lake", "other", "third"});
+  EXPECT_EQ(BodyJson(Call("GET", "/_iceberg/v1/warehouses"))["warehouses"], all);
+  // readonly allows s3tables:List*: everything.
+  auto reader = Call("GET", "/_iceberg/v1/warehouses", "", "", As(kReaderKey, kReaderSecret));
+  EXPECT_EQ(BodyJson(reader)["warehouses"], all) << reader.body;
+
+  // Only the warehouse its policy names, also page by page.
+  const CallOptions sales = As(kSalesKey, kSalesSecret);
+  auto listed = Call("GET", "/_iceberg/v1/warehouses", "", "", sales);
+  ASSERT_EQ(listed.status(), 200) << listed.body;
+  EXPECT_EQ(BodyJson(listed)["warehouses"], Json::array({"lake"}));
+  auto first = Call("GET", "/_iceberg/v1/warehouses", "pageSize=1", "", sales);
+  EXPECT_EQ(BodyJson(first)["warehouses"], Json::array({"lake"})) << first.body;
+  ASSERT_TRUE(BodyJson(first)["next-page-token"].is_string()) << first.body;
+  auto second = Call("GET", "/_iceberg/v1/warehouses",
+                     "pageSize=5&pageToken=" + BodyJson(first)["next-page-token"].get<std::string>(), "", sales);
+  EXPECT_EQ(BodyJson(second)["warehouses"], Json::array()) << second.body;
+
+  // An explicit Deny of the listing refuses it, whatever else is allowed.
+  ASSERT_TRUE(identity_->PutPolicy("no-warehouse-list", R"({"Version":"2012-10-17","Statement":[
+    {"Effect":"Allow","Action":"s3tables:*","Resource":"*"},
+    {"Effect":"Deny","Action":"s3tables:ListWarehouses","Resource":"*"}]})").ok());
+  ASSERT_TRUE(identity_->AttachPolicy("reader", "no-warehouse-list").ok());
+  auto refused = Call("GET", "/_iceberg/v1/warehouses", "", "", As(kReaderKey, kReaderSecret));
+  EXPECT_EQ(refused.status(), 403) << refused.body;
+  EXPECT_EQ(ErrorType(refused), "ForbiddenException");
 }
 
 TEST_F(CatalogAccessTest, VendedCredentialsForTheTableOnly) {

@@ -1,5 +1,7 @@
 // Vended credentials: temporary S3 keys limited to one table's files, handed out with a table
-// (X-Iceberg-Access-Delegation: vended-credentials) and refreshed by GET .../credentials.
+// (X-Iceberg-Access-Delegation: vended-credentials) and refreshed by GET .../credentials. They live
+// for `serac server --vended-credential-ttl` (auth::IdentityOptions::session_ttl); S3 then answers
+// 400 ExpiredToken, as AWS does for an expired session token.
 //
 // Clients read them from different places (shared/reference/iceberg-rest.md §1.10): PyIceberg,
 // DuckDB and Java prefer "storage-credentials", ClickHouse reads only "config", so they go in both.

@@ -20,6 +20,7 @@
 #include "auth/sigv4.h"
 #include "blob/blob_store.h"
 #include "catalog/catalog_service.h"
+#include "common/limits.h"
 #include "http/http.h"
 #include "iceberg/metadata_internal.h"
 #include "meta/catalog_store.h"
@@ -89,6 +90,9 @@ struct S3Location {
 std::optional<S3Location> ParseS3Location(std::string_view location);
 // A name as one segment of an object key: '/' (allowed in names) becomes '_'.
 std::string LocationSegment(std::string_view name);
+// s3://<warehouse>/<levels joined by '/'>, each level a LocationSegment: the directory under which
+// the namespace's tables get their default locations.
+std::string DefaultNamespaceLocation(std::string_view warehouse, const meta::NamespaceLevels& levels);
 // s3://<warehouse>/<levels joined by '/'>/<name>-<32 hex>, each part a LocationSegment: unique for
 // every entity ever created, whatever its name holds.
 std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
@@ -155,8 +159,9 @@ class MetadataCache {
 };
 
 // What a parsed metadata document costs in memory, estimated from its JSON text: the Json trees
-// of its snapshots and schemas take a few times the bytes of their text.
-inline uint64_t ParsedMetadataBytes(size_t text_bytes) { return 4 * static_cast<uint64_t>(text_bytes) + 4096; }
+// of its snapshots and schemas take a few times the bytes of their text, and each snapshot also
+// keeps its own text.
+inline uint64_t ParsedMetadataBytes(size_t text_bytes) { return 5 * static_cast<uint64_t>(text_bytes) + 4096; }
 
 // ---- Shared state and the request context. ----
 
@@ -247,7 +252,7 @@ inline constexpr std::string_view kRegisterView = "s3tables:RegisterView";
 // What a route's action is checked against, decided before its handler runs (or by it).
 enum class AccessScope {
   kPublic,         // no authentication (the OAuth2 token endpoint)
-  kService,        // TablesServiceArn(): account-level (list warehouses)
+  kService,        // TablesServiceArn(): account-level (the warehouse list filters in its handler)
   kWarehouseName,  // TablesWarehouseArn({name}) of the warehouse admin API
   kNamespace,      // TablesWarehouseArn({prefix}) with s3tables:namespace = {namespace}
   kTable,          // the existing table {table} (TablesTableArn of its uuid), or any table if none
@@ -317,6 +322,38 @@ struct Paging {
   std::string start_after;  // decoded from pageToken
 };
 HandlerResult ReadPaging(RequestContext& ctx, Paging& paging);
+
+// The paged listing shared by warehouses, namespaces, tables and views.
+// Builds {field: [...], "next-page-token": ...}. `fetch(start_after, limit)` returns one store page;
+// `key(record)` is the name paging resumes after.
+// `visible(record)` hides what the caller may not see; a page may then hold fewer entries than
+// its size (its token still moves on).
+template <typename Fetch, typename Key, typename ToJson, typename Visible>
+HandlerResult CollectListing(const char* field, const Paging& paging, Fetch fetch, Key key, ToJson to_json,
+                             Visible visible, const IcebergError& not_found, Json& out) {
+  Json items = Json::array();
+  Json next = nullptr;
+  std::string start_after = paging.start_after;
+  while (true) {
+    const uint32_t limit = paging.paged ? paging.page_size + 1 : limits::kCatalogPageSizeMax;
+    auto page = fetch(start_after, limit);
+    if (!page.ok()) return ErrorFromStatus(page.status(), not_found);
+    if (paging.paged) {
+      for (size_t i = 0; i < page->size() && i < paging.page_size; ++i) {
+        if (visible((*page)[i])) items.push_back(to_json((*page)[i]));
+      }
+      if (page->size() > paging.page_size) next = EncodePageToken(key((*page)[paging.page_size - 1]));
+      break;
+    }
+    for (const auto& record : *page) {
+      if (visible(record)) items.push_back(to_json(record));
+    }
+    if (page->size() < limit) break;
+    start_after = key(page->back());
+  }
+  out = Json{{field, items}, {"next-page-token", next}};
+  return kHandled;
+}
 
 // Parses ctx.body as a JSON object (400 BadRequestException otherwise).
 HandlerResult ParseJsonObject(RequestContext& ctx, Json& out);

@@ -1,4 +1,5 @@
-// Namespace routes, and the paged listing shared by namespaces, tables and views.
+// Namespace routes, and the listings of namespaces, tables and views (CollectListing in
+// catalog_internal.h).
 #include <set>
 
 #include "common/clock.h"
@@ -14,35 +15,14 @@ Json PropertiesToJson(const std::map<std::string, std::string>& properties) {
   return json;
 }
 
-// Builds {field: [...], "next-page-token": ...}. `fetch(start_after, limit)` returns one store page;
-// `key(record)` is the name paging resumes after.
-// `visible(record)` hides what the caller may not see; a page may then hold fewer entries than
-// its size (its token still moves on).
-template <typename Fetch, typename Key, typename ToJson, typename Visible>
-HandlerResult CollectListing(const char* field, const Paging& paging, Fetch fetch, Key key, ToJson to_json,
-                             Visible visible, const IcebergError& not_found, Json& out) {
-  Json items = Json::array();
-  Json next = nullptr;
-  std::string start_after = paging.start_after;
-  while (true) {
-    const uint32_t limit = paging.paged ? paging.page_size + 1 : limits::kCatalogPageSizeMax;
-    auto page = fetch(start_after, limit);
-    if (!page.ok()) return ErrorFromStatus(page.status(), not_found);
-    if (paging.paged) {
-      for (size_t i = 0; i < page->size() && i < paging.page_size; ++i) {
-        if (visible((*page)[i])) items.push_back(to_json((*page)[i]));
-      }
-      if (page->size() > paging.page_size) next = EncodePageToken(key((*page)[paging.page_size - 1]));
-      break;
-    }
-    for (const auto& record : *page) {
-      if (visible(record)) items.push_back(to_json(record));
-    }
-    if (page->size() < limit) break;
-    start_after = key(page->back());
-  }
-  out = Json{{field, items}, {"next-page-token", next}};
-  return kHandled;
+// The properties a namespace is shown with: the stored ones, plus `location` (where its tables go
+// by default) unless one is stored. Trino creates a table without a staged create, and then
+// refuses the non-empty table directory, unless the namespace names a location; the reference
+// catalog shows one too.
+Json NamespacePropertiesToJson(std::string_view warehouse, const meta::NamespaceRecord& record) {
+  Json json = PropertiesToJson(record.properties);
+  if (!json.contains("location")) json["location"] = DefaultNamespaceLocation(warehouse, record.levels);
+  return json;
 }
 
 HandlerResult ReadLevels(const Json& value, meta::NamespaceLevels& levels) {
@@ -155,14 +135,14 @@ HandlerResult CreateNamespace(RequestContext& ctx) {
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(parent)));
   }
   return SendJson(ctx, Json{{"namespace", NamespaceToJson(record.levels)},
-                            {"properties", PropertiesToJson(record.properties)}});
+                            {"properties", NamespacePropertiesToJson(ctx.path.warehouse, record)}});
 }
 
 HandlerResult LoadNamespace(RequestContext& ctx) {
   auto found = ctx.catalog().GetNamespace(ctx.path.warehouse, ctx.path.levels);
   if (!found.ok()) return ErrorFromStatus(found.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   return SendJson(ctx, Json{{"namespace", NamespaceToJson(found->levels)},
-                            {"properties", PropertiesToJson(found->properties)}});
+                            {"properties", NamespacePropertiesToJson(ctx.path.warehouse, *found)}});
 }
 
 HandlerResult NamespaceExists(RequestContext& ctx) {

@@ -128,11 +128,15 @@ std::string LocationSegment(std::string_view name) {
   return segment;
 }
 
-std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
-                                  std::string_view name) {
+std::string DefaultNamespaceLocation(std::string_view warehouse, const meta::NamespaceLevels& levels) {
   std::string location = "s3://" + std::string(warehouse);
   for (const std::string& level : levels) location += "/" + LocationSegment(level);
-  return location + "/" + LocationSegment(name) + "-" + RandomHexId(16);
+  return location;
+}
+
+std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
+                                  std::string_view name) {
+  return DefaultNamespaceLocation(warehouse, levels) + "/" + LocationSegment(name) + "-" + RandomHexId(16);
 }
 
 std::optional<std::string> ClientLocationInWarehouse(std::string_view location, std::string_view warehouse) {

@@ -67,7 +67,7 @@ using S = AccessScope;
 namespace a = actions;
 constexpr std::array<Route, 32> kRoutes = {{
     {"GET", "/v1/config", "GetConfig", GetConfig, false, a::kGetConfig, S::kHandler},
-    {"GET", "/v1/warehouses", "ListWarehouses", ListWarehouses, false, a::kListWarehouses, S::kService},
+    {"GET", "/v1/warehouses", "ListWarehouses", ListWarehouses, false, a::kListWarehouses, S::kHandler},
     {"POST", "/v1/warehouses", "CreateWarehouse", CreateWarehouse, false, a::kCreateWarehouse, S::kHandler},
     {"GET", "/v1/warehouses/{name}", "GetWarehouse", GetWarehouse, false, a::kGetWarehouse, S::kWarehouseName},
     {"DELETE", "/v1/warehouses/{name}", "DeleteWarehouse", DeleteWarehouse, false, a::kDeleteWarehouse,

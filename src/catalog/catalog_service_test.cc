@@ -91,6 +91,24 @@ TEST_F(CatalogServiceTest, NamespaceLifecycle) {
   EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/a").status(), 404);
 }
 
+TEST_F(CatalogServiceTest, NamespacesShowTheirTableLocationUnlessOneIsStored) {
+  // Trino stages a table create only when the namespace names a location.
+  auto created = Post(std::string(kBase) + "/namespaces", Json{{"namespace", {"a/x"}}});
+  ASSERT_EQ(created.status(), 200) << created.body;
+  EXPECT_EQ(BodyJson(created)["properties"]["location"], "s3://lake/a_x");
+  CreateNamespace({"a/x", "b"});
+  auto nested = Call("GET", std::string(kBase) + "/namespaces/a%2Fx%1Fb");
+  ASSERT_EQ(nested.status(), 200) << nested.body;
+  EXPECT_EQ(BodyJson(nested)["properties"], Json::parse(R"({"location":"s3://lake/a_x/b"})"));
+
+  auto own = Post(std::string(kBase) + "/namespaces",
+                  Json{{"namespace", {"own"}}, {"properties", {{"location", "s3://lake/elsewhere"}}}});
+  ASSERT_EQ(own.status(), 200) << own.body;
+  EXPECT_EQ(BodyJson(own)["properties"]["location"], "s3://lake/elsewhere");
+  auto loaded = Call("GET", std::string(kBase) + "/namespaces/own");
+  EXPECT_EQ(BodyJson(loaded)["properties"]["location"], "s3://lake/elsewhere");
+}
+
 TEST_F(CatalogServiceTest, NamespaceListingPagesOnlyWhenAskedTo) {
   for (const char* name : {"n1", "n2", "n3"}) CreateNamespace({name});
   EXPECT_EQ(BodyJson(Call("GET", std::string(kBase) + "/namespaces"))["namespaces"].size(), 3u);

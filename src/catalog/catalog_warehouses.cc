@@ -81,17 +81,35 @@ HandlerResult CreateWarehouse(RequestContext& ctx) {
   return SendJson(ctx, Json{{"name", *name}});
 }
 
+// The same rule as S3's ListBuckets (s3/s3_auth.cc): a caller allowed s3tables:ListWarehouses sees
+// every warehouse; without that Allow, the warehouses it may s3tables:GetWarehouse or
+// s3tables:GetConfig on (what an engine needs to start using one), possibly none; an explicit
+// Deny of s3tables:ListWarehouses refuses the listing. Names of other warehouses never show.
 HandlerResult ListWarehouses(RequestContext& ctx) {
+  const std::string service_arn(auth::TablesServiceArn());
+  const auth::ConditionContext conditions = CatalogConditions(ctx, {});
+  const auth::PolicyDecision listing =
+      ctx.backend.identity->Decide(ctx.principal, ctx.action, service_arn, &conditions);
+  if (listing == auth::PolicyDecision::kExplicitDeny) return Authorize(ctx, ctx.action, service_arn, conditions);
   Paging paging;
   if (auto error = ReadPaging(ctx, paging)) return error;
-  const uint32_t page_size = paging.page_size;  // the admin API always pages
-  auto listed = ctx.catalog().ListWarehouses(paging.start_after, page_size + 1);
-  if (!listed.ok()) return ErrorFromStatus(listed.status(), NoSuchWarehouse(""));
-  Json names = Json::array();
-  Json next = nullptr;
-  for (size_t i = 0; i < listed->size() && i < page_size; ++i) names.push_back((*listed)[i].name);
-  if (listed->size() > page_size) next = EncodePageToken((*listed)[page_size - 1].name);
-  return SendJson(ctx, Json{{"warehouses", names}, {"next-page-token", next}});
+  paging.paged = true;  // the admin API always pages
+  auto visible = [&](const meta::WarehouseRecord& record) {
+    if (listing == auth::PolicyDecision::kAllow) return true;
+    const std::string arn = auth::TablesWarehouseArn(record.name);
+    return IsAllowed(ctx, actions::kGetWarehouse, arn, conditions) ||
+           IsAllowed(ctx, actions::kGetConfig, arn, conditions);
+  };
+  auto fetch = [&](const std::string& start_after, uint32_t limit) {
+    return ctx.catalog().ListWarehouses(start_after, limit);
+  };
+  auto key = [](const meta::WarehouseRecord& record) { return record.name; };
+  auto to_json = [](const meta::WarehouseRecord& record) { return Json(record.name); };
+  Json listed;
+  if (auto error = CollectListing("warehouses", paging, fetch, key, to_json, visible, NoSuchWarehouse(""), listed)) {
+    return error;
+  }
+  return SendJson(ctx, listed);
 }
 
 HandlerResult GetWarehouse(RequestContext& ctx) {

@@ -79,7 +79,11 @@ inline constexpr uint32_t kIamAccessKeysPerUserMax = 100;             // access 
 inline constexpr uint32_t kIamPoliciesMax = 10000;                    // stored IAM policies
 inline constexpr auto kBearerTokenTtlDefault = std::chrono::hours(1);     // OAuth2 access tokens (--token-ttl)
 inline constexpr auto kBearerTokenTtlMax = std::chrono::hours(24 * 30);  // largest --token-ttl
-inline constexpr auto kSessionCredentialsTtlDefault = std::chrono::hours(1);  // vended credentials
+inline constexpr auto kSessionCredentialsTtlDefault = std::chrono::hours(1);  // vended credentials (--vended-credential-ttl)
+// Shortest --vended-credential-ttl. AWS STS grants at least 900 s; serac allows one second so that
+// tests can watch credentials expire.
+inline constexpr auto kSessionCredentialsTtlMin = std::chrono::seconds(1);
+inline constexpr auto kSessionCredentialsTtlMax = std::chrono::hours(12);  // longest, as AWS STS AssumeRole
 inline constexpr uint64_t kOAuthTokenRequestBodyBytesMax = 64 * kKiB;  // form body of a token request
 inline constexpr uint64_t kBearerTokenBytesMax = 1 * kKiB;   // an OAuth2 bearer token serac accepts
 inline constexpr uint64_t kSessionTokenBytesMax = 4 * kKiB;  // a session token (x-amz-security-token)
@@ -108,6 +112,7 @@ inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table chang
 inline constexpr uint64_t kCatalogMetadataFileBytesMax = 64 * kMiB;   // one table or view metadata JSON file read
 inline constexpr uint32_t kCatalogMetadataCacheEntriesMax = 1024;  // parsed metadata files kept in memory
 inline constexpr uint64_t kCatalogMetadataCacheBytesMax = 256 * kMiB;  // parsed table (and, apart, view) metadata kept in memory
+inline constexpr uint32_t kCatalogEntityCacheEntriesMax = 16384;  // table/view index rows kept in memory for lookups
 inline constexpr uint32_t kCatalogMetadataTextCacheEntriesMax = 256;  // serialised table documents kept for loads
 inline constexpr uint64_t kCatalogMetadataTextCacheBytesMax = 128 * kMiB;  // bytes of those documents
 inline constexpr uint64_t kCatalogInlineMetadataBytesMax = 1 * kMiB;  // metadata files this small live in the index row

@@ -7,11 +7,13 @@
 // `initial-default`) survive every round trip unchanged. Every entry point validates the ids it
 // will later read, so code behind the entry points may read them without re-checking.
 //
-// Values of these types are plain data: copy them freely; no shared state, no thread concerns.
+// Values of these types are plain data: copy them freely. The one thing they share is snapshots,
+// which are immutable once made (see Snapshot), so copies never interfere across threads.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -53,6 +55,27 @@ struct MetadataLogEntry {
   bool operator==(const MetadataLogEntry&) const = default;
 };
 
+// One snapshot exactly as the client sent it, never changed once made. Every metadata version
+// that still lists it points at the same one: a busy table lists thousands of snapshots and each
+// commit makes a new version, so copying or re-serialising them all on every commit would cost
+// more than the commit itself. Its JSON text is rendered once, when it is made.
+class Snapshot {
+ public:
+  // `json` must already have passed ValidateSnapshot.
+  static std::shared_ptr<const Snapshot> Make(Json json);
+
+  const Json& json() const { return json_; }
+  int64_t id() const { return id_; }
+  const std::string& text() const { return text_; }  // json() written compactly
+
+ private:
+  Snapshot(Json json, int64_t id, std::string text);
+  Json json_;
+  int64_t id_;
+  std::string text_;
+};
+using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
 struct TableMetadata {
   int format_version = kTableFormatVersionDefault;
   std::string table_uuid;
@@ -67,7 +90,7 @@ struct TableMetadata {
   int32_t last_partition_id = kPartitionFieldIdStart - 1;
   std::map<std::string, std::string> properties;
   int64_t current_snapshot_id = -1;  // -1: no current snapshot
-  std::vector<Json> snapshots;       // each has "snapshot-id"
+  std::vector<SnapshotPtr> snapshots;  // never null
   std::vector<SnapshotLogEntry> snapshot_log;
   std::vector<MetadataLogEntry> metadata_log;
   std::vector<Json> sort_orders;  // each has "order-id"

@@ -150,7 +150,7 @@ TEST(UpdateTest, UpgradeFormatVersion) {
   EXPECT_TRUE(upgraded.changed);
   EXPECT_EQ(upgraded.metadata.format_version, 3);
   EXPECT_EQ(upgraded.metadata.next_row_id, 0);
-  EXPECT_FALSE(upgraded.metadata.snapshots[0].contains("first-row-id"));  // old snapshots keep none
+  EXPECT_FALSE(upgraded.metadata.snapshots[0]->json().contains("first-row-id"));  // old snapshots keep none
   EXPECT_EQ(TableMetadataToJson(upgraded.metadata)["next-row-id"], 0);
   EXPECT_FALSE(MustCommit(upgraded.metadata, to3).changed);  // same version: nothing to do
   // No downgrade, nothing past v3.
@@ -306,6 +306,10 @@ TEST(UpdateTest, AddSnapshotAndMainBranch) {
   auto branch_only = MustCommit(after, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000))}));
   EXPECT_EQ(branch_only.metadata.current_snapshot_id, 1);
   EXPECT_EQ(branch_only.metadata.snapshots.size(), 2u);
+  // The next version shares the snapshot it kept instead of copying it.
+  EXPECT_EQ(branch_only.metadata.snapshots[0].get(), after.snapshots[0].get());
+  EXPECT_EQ(branch_only.metadata.snapshots[1]->id(), 2);
+  EXPECT_EQ(Json::parse(branch_only.metadata.snapshots[1]->text()), Snapshot(2, 1, 2, 3000));
 }
 
 TEST(UpdateTest, AddSnapshotErrors) {

@@ -133,8 +133,12 @@ Status ParseSortOrders(const Json& json, TableMetadata* metadata) {
 }
 
 Status ParseSnapshots(const Json& json, TableMetadata* metadata) {
-  SERAC_ASSIGN_OR_RETURN(metadata->snapshots, ObjectArray(json, "snapshots", false));
-  for (const Json& snapshot : metadata->snapshots) SERAC_RETURN_IF_ERROR(ValidateSnapshot(snapshot));
+  SERAC_ASSIGN_OR_RETURN(std::vector<Json> snapshots, ObjectArray(json, "snapshots", false));
+  metadata->snapshots.reserve(snapshots.size());
+  for (Json& snapshot : snapshots) {
+    SERAC_RETURN_IF_ERROR(ValidateSnapshot(snapshot));
+    metadata->snapshots.push_back(Snapshot::Make(std::move(snapshot)));
+  }
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> current, OptionalInt(json, "current-snapshot-id"));
   metadata->current_snapshot_id = current.value_or(-1);
   auto refs = json.find("refs");
@@ -219,7 +223,19 @@ const Json* TableMetadata::FindSortOrder(int32_t order_id) const {
   return FindById(sort_orders, "order-id", order_id);
 }
 const Json* TableMetadata::FindSnapshot(int64_t snapshot_id) const {
-  return FindById(snapshots, "snapshot-id", snapshot_id);
+  for (const SnapshotPtr& snapshot : snapshots) {
+    if (snapshot->id() == snapshot_id) return &snapshot->json();
+  }
+  return nullptr;
+}
+
+Snapshot::Snapshot(Json json, int64_t id, std::string text)
+    : json_(std::move(json)), id_(id), text_(std::move(text)) {}
+
+std::shared_ptr<const Snapshot> Snapshot::Make(Json json) {
+  const int64_t id = json.at("snapshot-id").get<int64_t>();
+  std::string text = json.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return std::shared_ptr<const Snapshot>(new Snapshot(std::move(json), id, std::move(text)));
 }
 
 Status ValidateSnapshot(const Json& snapshot) {
@@ -302,9 +318,9 @@ Result<TableMetadata> ParseTableMetadata(const Json& json) {
 
 namespace {
 
-bool Selected(const TableMetadata& metadata, const Json& snapshot, SnapshotSelection selection) {
+bool Selected(const TableMetadata& metadata, const Snapshot& snapshot, SnapshotSelection selection) {
   if (selection == SnapshotSelection::kAll) return true;
-  const int64_t id = snapshot.at("snapshot-id").get<int64_t>();
+  const int64_t id = snapshot.id();
   return std::any_of(metadata.refs.begin(), metadata.refs.end(), [&](const auto& entry) {
     return entry.second.at("snapshot-id").template get<int64_t>() == id;
   });
@@ -359,8 +375,8 @@ Json TableMetadataWithoutSnapshots(const TableMetadata& metadata) {
 Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection selection) {
   Json out = TableMetadataWithoutSnapshots(metadata);
   Json snapshots = Json::array();
-  for (const Json& snapshot : metadata.snapshots) {
-    if (Selected(metadata, snapshot, selection)) snapshots.push_back(snapshot);
+  for (const SnapshotPtr& snapshot : metadata.snapshots) {
+    if (Selected(metadata, *snapshot, selection)) snapshots.push_back(snapshot->json());
   }
   out["snapshots"] = std::move(snapshots);
   return out;
@@ -371,13 +387,16 @@ std::string TableMetadataToJsonText(const TableMetadata& metadata, SnapshotSelec
   std::string text = TableMetadataWithoutSnapshots(metadata).dump(-1, ' ', false, kReplaceInvalid);
   // The object always has fields, so it ends in '}' after at least one member.
   text.pop_back();
+  size_t snapshot_bytes = 0;
+  for (const SnapshotPtr& snapshot : metadata.snapshots) snapshot_bytes += snapshot->text().size() + 1;
+  text.reserve(text.size() + snapshot_bytes + 32);
   text += ",\"snapshots\":[";
   bool first = true;
-  for (const Json& snapshot : metadata.snapshots) {
-    if (!Selected(metadata, snapshot, selection)) continue;
+  for (const SnapshotPtr& snapshot : metadata.snapshots) {
+    if (!Selected(metadata, *snapshot, selection)) continue;
     if (!first) text += ',';
     first = false;
-    text += snapshot.dump(-1, ' ', false, kReplaceInvalid);
+    text += snapshot->text();
   }
   text += "]}";
   return text;

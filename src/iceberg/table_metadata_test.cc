@@ -105,7 +105,7 @@ TEST(TableMetadataJsonTest, RoundTripPreservesUnknownFields) {
   snapshot["key-id"] = "k1";
   snapshot["first-row-id"] = 0;
   snapshot["added-rows"] = 5;
-  metadata.snapshots.push_back(snapshot);
+  metadata.snapshots.push_back(Snapshot::Make(snapshot));
   metadata.refs["main"] = Json{{"snapshot-id", 10}, {"type", "branch"}};
   metadata.current_snapshot_id = 10;
   metadata.encryption_keys.push_back(Json{{"key-id", "k1"}, {"encrypted-key-metadata", "AAEC"}, {"x", 1}});
@@ -117,7 +117,7 @@ TEST(TableMetadataJsonTest, RoundTripPreservesUnknownFields) {
   auto parsed = ParseTableMetadata(Json::parse(text));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(TableMetadataToJson(*parsed).dump(), text);
-  EXPECT_EQ(parsed->snapshots[0]["key-id"], "k1");
+  EXPECT_EQ(parsed->snapshots[0]->json()["key-id"], "k1");
   EXPECT_EQ(parsed->schemas[0]["fields"][0]["initial-default"], 0);
   EXPECT_EQ(parsed->partition_specs[0]["fields"][0]["source-ids"], Json::array({1, 2}));
   EXPECT_EQ(parsed->extra_fields["future-field"]["a"], 1);
@@ -169,8 +169,8 @@ TEST(TableMetadataJsonTest, NullCurrentSnapshotAndRefsSelection) {
   auto parsed = ParseTableMetadata(json);
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->current_snapshot_id, -1);
-  parsed->snapshots.push_back(testing::Snapshot(1, std::nullopt, 1, 10));
-  parsed->snapshots.push_back(testing::Snapshot(2, 1, 2, 20));
+  parsed->snapshots.push_back(Snapshot::Make(testing::Snapshot(1, std::nullopt, 1, 10)));
+  parsed->snapshots.push_back(Snapshot::Make(testing::Snapshot(2, 1, 2, 20)));
   parsed->refs["main"] = Json{{"snapshot-id", 2}, {"type", "branch"}};
   EXPECT_EQ(TableMetadataToJson(*parsed, SnapshotSelection::kAll)["snapshots"].size(), 2u);
   Json refs_only = TableMetadataToJson(*parsed, SnapshotSelection::kRefs);
@@ -184,9 +184,9 @@ TEST(TableMetadataJsonTest, TextEqualsTheJsonDocument) {
   for (SnapshotSelection selection : {SnapshotSelection::kAll, SnapshotSelection::kRefs}) {
     EXPECT_EQ(Json::parse(TableMetadataToJsonText(*metadata, selection)), TableMetadataToJson(*metadata, selection));
   }
-  metadata->snapshots.push_back(testing::Snapshot(1, std::nullopt, 1, 10));
-  metadata->snapshots.push_back(testing::Snapshot(2, 1, 2, 20));
-  metadata->snapshots.push_back(testing::Snapshot(3, 2, 3, 30));
+  metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(1, std::nullopt, 1, 10)));
+  metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(2, 1, 2, 20)));
+  metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(3, 2, 3, 30)));
   metadata->refs["main"] = Json{{"snapshot-id", 3}, {"type", "branch"}};
   metadata->refs["tag"] = Json{{"snapshot-id", 1}, {"type", "tag"}};
   for (SnapshotSelection selection : {SnapshotSelection::kAll, SnapshotSelection::kRefs}) {

@@ -349,7 +349,7 @@ Status TableBuilder::AddSnapshot(const Json& update) {
   if (metadata_.format_version >= kRowLineageFormatVersion) SERAC_RETURN_IF_ERROR(CheckRowLineage(*snapshot));
   metadata_.last_sequence_number = std::max(metadata_.last_sequence_number, sequence.value_or(0));
   last_updated_ms_ = snapshot->at("timestamp-ms").get<int64_t>();
-  metadata_.snapshots.push_back(*snapshot);
+  metadata_.snapshots.push_back(Snapshot::Make(*snapshot));
   added_snapshot_ids_.insert(snapshot_id);
   changed_ = true;
   return Status::Ok();
@@ -394,7 +394,9 @@ Status TableBuilder::RemoveSnapshots(const Json& update) {
   SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntList(update, "snapshot-ids"));
   const std::set<int64_t> doomed(ids.begin(), ids.end());
   auto in_doomed = [&](const Json& item) { return doomed.count(item.at("snapshot-id").get<int64_t>()) != 0; };
-  if (!EraseIf(&metadata_.snapshots, in_doomed)) return Status::Ok();
+  const size_t snapshots_before = metadata_.snapshots.size();
+  std::erase_if(metadata_.snapshots, [&](const SnapshotPtr& snapshot) { return doomed.count(snapshot->id()) != 0; });
+  if (metadata_.snapshots.size() == snapshots_before) return Status::Ok();
   changed_ = true;
   EraseIf(&metadata_.statistics, in_doomed);
   EraseIf(&metadata_.partition_statistics, in_doomed);
@@ -515,7 +517,7 @@ void TableBuilder::CleanSnapshotLog() {
   // snapshots would otherwise spend most of every commit here.
   std::unordered_set<int64_t> existing;
   existing.reserve(metadata_.snapshots.size());
-  for (const Json& snapshot : metadata_.snapshots) existing.insert(snapshot.at("snapshot-id").get<int64_t>());
+  for (const SnapshotPtr& snapshot : metadata_.snapshots) existing.insert(snapshot->id());
   std::vector<SnapshotLogEntry> kept;
   for (const SnapshotLogEntry& entry : metadata_.snapshot_log) {
     if (existing.count(entry.snapshot_id) != 0 && intermediate.count(entry.snapshot_id) == 0) {

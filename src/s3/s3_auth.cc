@@ -19,7 +19,7 @@ using S = ResourceScope;
 // writes and the copy destination → s3:PutObject).
 constexpr std::array<OperationAccess, 26> kOperationAccess = {{
     // Service
-    {"ListBuckets", "s3:ListAllMyBuckets", S::kService},
+    {"ListBuckets", "s3:ListAllMyBuckets", S::kFilteredService},
     // Buckets
     {"CreateBucket", "s3:CreateBucket", S::kBucket},
     {"HeadBucket", "s3:ListBucket", S::kBucket},
@@ -64,7 +64,8 @@ const OperationAccess* FindOperationAccess(std::string_view operation) {
 
 std::string ResourceArn(ResourceScope scope, std::string_view bucket, std::string_view key) {
   switch (scope) {
-    case ResourceScope::kService: return std::string(auth::S3ServiceArn());
+    case ResourceScope::kService:
+    case ResourceScope::kFilteredService: return std::string(auth::S3ServiceArn());
     case ResourceScope::kBucket: return auth::S3BucketArn(bucket);
     case ResourceScope::kObject: return auth::S3ObjectArn(bucket, key);
     case ResourceScope::kEachKey: break;
@@ -98,7 +99,9 @@ HandlerResult AuthorizeOperation(RequestContext& ctx, std::string_view operation
     return MakeError(403, "AccessDenied", "Access Denied");
   }
   ctx.conditions = RequestConditions(ctx.principal, ctx.request, ctx.query, access->listing);
-  if (access->scope != ResourceScope::kEachKey) {
+  if (access->scope == ResourceScope::kFilteredService) {
+    if (BucketListingAccess(ctx) == BucketListing::kDenied) return MakeError(403, "AccessDenied", "Access Denied");
+  } else if (access->scope != ResourceScope::kEachKey) {
     Status allowed = ctx.backend.identity->Authorize(ctx.principal, access->action,
                                                      ResourceArn(access->scope, ctx.bucket, ctx.key), &ctx.conditions);
     if (!allowed.ok()) return ErrorFromStatus(allowed);
@@ -111,6 +114,30 @@ HandlerResult AuthorizeOperation(RequestContext& ctx, std::string_view operation
     if (!allowed.ok()) return ErrorFromStatus(allowed);
   }
   return kHandled;
+}
+
+// ListBuckets follows MinIO where AWS has no rule of its own: AWS lists every bucket to a caller
+// allowed s3:ListAllMyBuckets and refuses anyone else; MinIO then falls back to the buckets the
+// caller may s3:ListBucket or s3:GetBucketLocation. serac does the same, except that a caller with
+// no such bucket gets an empty list (MinIO answers AccessDenied): only an explicit Deny of
+// s3:ListAllMyBuckets refuses the listing, so an administrator can still forbid it outright.
+BucketListing BucketListingAccess(RequestContext& ctx) {
+  switch (ctx.backend.identity->Decide(ctx.principal, "s3:ListAllMyBuckets", auth::S3ServiceArn(), &ctx.conditions)) {
+    case auth::PolicyDecision::kAllow: return BucketListing::kAll;
+    case auth::PolicyDecision::kExplicitDeny: return BucketListing::kDenied;
+    case auth::PolicyDecision::kImplicitDeny: break;
+  }
+  return BucketListing::kVisibleOnly;
+}
+
+bool MaySeeBucket(RequestContext& ctx, std::string_view bucket) {
+  // Evaluated as a listing of the whole bucket, the way AWS fills s3:prefix when none is sent.
+  auth::ConditionContext whole_bucket = ctx.conditions;
+  whole_bucket.Set(auth::condition_keys::kS3Prefix, "");
+  const std::string arn = auth::S3BucketArn(bucket);
+  const auth::IdentityService& identity = *ctx.backend.identity;
+  return identity.IsAllowed(ctx.principal, "s3:ListBucket", arn, &whole_bucket) ||
+         identity.IsAllowed(ctx.principal, "s3:GetBucketLocation", arn, &ctx.conditions);
 }
 
 }  // namespace serac::s3

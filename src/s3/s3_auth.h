@@ -17,7 +17,10 @@ namespace serac::s3 {
 
 // What an operation's action is checked against.
 enum class ResourceScope {
-  kService,  // auth::S3ServiceArn(): account-level (ListBuckets)
+  kService,  // auth::S3ServiceArn(): account-level
+  // Account-level listing that the handler narrows to what the caller may see (ListBuckets):
+  // refused up front only by an explicit Deny (BucketListingAccess in s3_internal.h).
+  kFilteredService,
   kBucket,   // auth::S3BucketArn(bucket)
   kObject,   // auth::S3ObjectArn(bucket, key)
   kEachKey,  // per key named in the request body (DeleteObjects), decided by the handler

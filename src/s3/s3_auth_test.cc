@@ -21,7 +21,7 @@ struct Expected {
 
 // The mapping AWS documents for each operation, written out independently of the table.
 const std::vector<Expected> kExpected = {
-    {"ListBuckets", "s3:ListAllMyBuckets", S::kService, false, false},
+    {"ListBuckets", "s3:ListAllMyBuckets", S::kFilteredService, false, false},
     {"CreateBucket", "s3:CreateBucket", S::kBucket, false, false},
     {"HeadBucket", "s3:ListBucket", S::kBucket, false, false},
     {"DeleteBucket", "s3:DeleteBucket", S::kBucket, false, false},

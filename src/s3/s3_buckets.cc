@@ -19,6 +19,8 @@ void WriteOwner(XmlWriter& xml, std::string_view owner) {
 }  // namespace
 
 HandlerResult ListBuckets(RequestContext& ctx) {
+  // AuthorizeOperation already refused an explicit Deny; without an Allow the list is filtered.
+  const bool all_visible = BucketListingAccess(ctx) == BucketListing::kAll;
   auto buckets = ctx.meta().ListBuckets();
   if (!buckets.ok()) return ErrorFromStatus(buckets.status());
   XmlWriter xml;
@@ -26,6 +28,7 @@ HandlerResult ListBuckets(RequestContext& ctx) {
   WriteOwner(xml, ctx.verified.access_key);
   xml.Open("Buckets");
   for (const meta::BucketRecord& bucket : *buckets) {
+    if (!all_visible && !MaySeeBucket(ctx, bucket.name)) continue;
     xml.Open("Bucket");
     xml.Element("Name", bucket.name);
     xml.Element("CreationDate", FormatIso8601(FromUnixMillis(bucket.created_ms)));
@@ -45,6 +48,14 @@ HandlerResult CreateBucket(RequestContext& ctx) {
   if (!configuration.ok()) return BodyOpenError(ctx, configuration.status());
   auto location = ParseCreateBucketConfiguration(*configuration);
   if (!location.ok()) return ErrorFromStatus(location.status());
+  // The bucket would claim a region this server does not serve (AWS answers the same when the
+  // constraint does not match the endpoint's region); the server's own region is accepted.
+  if (!location->empty() && *location != ctx.backend.options.region) {
+    return MakeError(400, "IllegalLocationConstraintException",
+                     "The " + *location +
+                         " location constraint is incompatible for the region specific endpoint this request "
+                         "was sent to.");
+  }
   meta::BucketRecord record;
   record.name = ctx.bucket;
   record.created_ms = ToUnixMillis(Now());

@@ -64,6 +64,7 @@ constexpr StoredHeader kStoredHeaders[] = {
 }  // namespace
 
 HandlerResult HeadersFromRequest(RequestContext& ctx, meta::ObjectHeaders& headers) {
+  if (auto problem = StorageClassProblem(TrimWhitespace(ctx.header("x-amz-storage-class")))) return problem;
   for (const StoredHeader& stored : kStoredHeaders) headers.*stored.field = std::string(ctx.header(stored.name));
   headers.content_encoding = StripAwsChunked(ctx.header("content-encoding"));
   uint64_t metadata_bytes = 0;

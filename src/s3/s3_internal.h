@@ -72,6 +72,13 @@ HandlerResult AuthorizeOperation(RequestContext& ctx, std::string_view operation
 // One more check inside a handler (DeleteObjects' keys), with ctx.conditions.
 bool IsAllowed(RequestContext& ctx, std::string_view action, std::string_view resource);
 
+// What ListBuckets may show this caller: every bucket (s3:ListAllMyBuckets allowed), only the
+// buckets MaySeeBucket (no Allow for it), or nothing at all (an explicit Deny: AccessDenied).
+enum class BucketListing { kAll, kVisibleOnly, kDenied };
+BucketListing BucketListingAccess(RequestContext& ctx);
+// True when the caller may s3:ListBucket (the whole bucket) or s3:GetBucketLocation on `bucket`.
+bool MaySeeBucket(RequestContext& ctx, std::string_view bucket);
+
 // --- Shared helpers (s3_common.cc) ---
 
 // NoSuchBucket unless the bucket exists.

@@ -168,6 +168,23 @@ HandlerResult DeleteObject(RequestContext& ctx) {
   return kHandled;
 }
 
+namespace {
+
+// One key of a DeleteObjects request. Each key is its own s3:DeleteObject: a denied key is reported
+// and the others still go. A version other than "null" does not exist (buckets are unversioned)
+// and must not take the live object with it.
+Status DeleteListedObject(RequestContext& ctx, const std::string& key, std::string_view version_id) {
+  if (!IsAllowed(ctx, "s3:DeleteObject", auth::S3ObjectArn(ctx.bucket, key))) {
+    return Error(ErrorCode::kAccessDenied, "Access Denied");
+  }
+  if (!IsUnversionedId(version_id)) {
+    return Error(ErrorCode::kInvalidArgument, std::string(kInvalidVersionIdMessage));
+  }
+  return ctx.meta().DeleteObject(ctx.bucket, key, {});
+}
+
+}  // namespace
+
 HandlerResult DeleteObjects(RequestContext& ctx) {
   if (auto error = RequireBucket(ctx)) return error;
   auto body = ReadXmlBody(ctx);
@@ -177,11 +194,9 @@ HandlerResult DeleteObjects(RequestContext& ctx) {
 
   XmlWriter xml;
   xml.Open("DeleteResult", kS3Namespace);
-  for (const std::string& key : request->keys) {
-    // Each key is its own s3:DeleteObject: a denied key is reported and the others still go.
-    Status deleted = IsAllowed(ctx, "s3:DeleteObject", auth::S3ObjectArn(ctx.bucket, key))
-                         ? ctx.meta().DeleteObject(ctx.bucket, key, {})
-                         : Error(ErrorCode::kAccessDenied, "Access Denied");
+  for (size_t i = 0; i < request->keys.size(); ++i) {
+    const std::string& key = request->keys[i];
+    Status deleted = DeleteListedObject(ctx, key, request->version_ids[i]);
     if (deleted.ok()) {
       if (request->quiet) continue;
       xml.Open("Deleted");

@@ -49,6 +49,17 @@ std::optional<S3Error> KeyProblem(std::string_view key) {
   return std::nullopt;
 }
 
+std::optional<S3Error> StorageClassProblem(std::string_view storage_class) {
+  static constexpr std::string_view kKnownClasses[] = {
+      "STANDARD",     "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING", "GLACIER",
+      "DEEP_ARCHIVE", "OUTPOSTS",           "GLACIER_IR",  "SNOW",       "EXPRESS_ONEZONE"};
+  if (storage_class.empty()) return std::nullopt;
+  for (std::string_view known : kKnownClasses) {
+    if (storage_class == known) return std::nullopt;
+  }
+  return MakeError(400, "InvalidStorageClass", "The storage class you specified is not valid");
+}
+
 // --- Ranges ---
 
 RangeRequest ResolveRange(std::string_view header, uint64_t object_size) {
@@ -194,6 +205,8 @@ Result<TagSet> ParseTaggingHeader(std::string_view header) {
 }
 
 // --- Copy source ---
+
+bool IsUnversionedId(std::string_view version_id) { return version_id.empty() || version_id == "null"; }
 
 Result<CopySource> ParseCopySource(std::string_view header) {
   header = TrimWhitespace(header);

@@ -34,6 +34,10 @@ class QueryParams {
 using serac::BucketNameProblem;  // bucket naming rules: common/bucket_name.h
 // InvalidArgument-style problem with an object key (empty, too long, not UTF-8), if any.
 std::optional<S3Error> KeyProblem(std::string_view key);
+// InvalidStorageClass unless x-amz-storage-class is empty or one of AWS's storage classes. serac has
+// one tier, so every known class is stored (and listed) as STANDARD; an unknown name is a client
+// mistake that must not pass silently.
+std::optional<S3Error> StorageClassProblem(std::string_view storage_class);
 
 // A single byte range resolved against an object size.
 struct ByteRange {
@@ -83,6 +87,11 @@ std::string_view CommonPrefixOf(std::string_view key, std::string_view prefix, s
 // x-amz-tagging: a URL query string "k1=v1&k2=v2". InvalidArgument on limits or duplicates.
 Result<TagSet> ParseTaggingHeader(std::string_view header);
 Status ValidateTags(const TagSet& tags);
+
+// Buckets are unversioned: every object is version "null". True for "null" and for no version at
+// all; any other version id names nothing that exists.
+bool IsUnversionedId(std::string_view version_id);
+inline constexpr std::string_view kInvalidVersionIdMessage = "Invalid version id specified";
 
 // x-amz-copy-source: "/bucket/key" or "bucket/key", URL-encoded, optional "?versionId=null".
 struct CopySource {

@@ -18,6 +18,25 @@ TEST(QueryParams, DecodesNamesAndValues) {
   EXPECT_FALSE(q.Has("marker"));
 }
 
+TEST(StorageClass, AcceptsEmptyAndKnownClassesOnly) {
+  for (const char* known : {"", "STANDARD", "REDUCED_REDUNDANCY", "STANDARD_IA", "GLACIER", "DEEP_ARCHIVE"}) {
+    EXPECT_FALSE(StorageClassProblem(known)) << known;
+  }
+  for (const char* unknown : {"standard", "NOT_A_CLASS", "STANDARD "}) {
+    auto problem = StorageClassProblem(unknown);
+    ASSERT_TRUE(problem) << unknown;
+    EXPECT_EQ(problem->http_status, 400);
+    EXPECT_EQ(problem->code, "InvalidStorageClass");
+  }
+}
+
+TEST(Versions, OnlyTheNullVersionExists) {
+  EXPECT_TRUE(IsUnversionedId(""));
+  EXPECT_TRUE(IsUnversionedId("null"));
+  EXPECT_FALSE(IsUnversionedId("NULL"));
+  EXPECT_FALSE(IsUnversionedId("3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY"));
+}
+
 TEST(BucketName, AcceptsValidNames) {
   for (const char* name : {"abc", "my-bucket", "my.bucket.1", "a1b"}) {
     EXPECT_FALSE(BucketNameProblem(name)) << name;

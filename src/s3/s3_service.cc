@@ -224,6 +224,14 @@ void SendError(RequestContext& ctx, const S3Error& error) {
   (void)ctx.response.Send(body);
 }
 
+// Object operations on a version other than "null" (the only one an unversioned bucket has) must not
+// fall through to the live object: a DELETE ?versionId=x would otherwise remove it.
+std::optional<S3Error> VersionProblem(const RequestContext& ctx) {
+  const std::string* version = ctx.query.Find("versionId");
+  if (ctx.key.empty() || version == nullptr || IsUnversionedId(*version)) return std::nullopt;
+  return InvalidArgument(std::string(kInvalidVersionIdMessage));
+}
+
 Route SelectRoute(const RequestContext& ctx) {
   if (ctx.bucket.empty()) return ServiceRoute(ctx);
   if (ctx.key.empty()) return BucketRoute(ctx);
@@ -241,6 +249,7 @@ void S3Service::Handle(const http::Request& request, http::BodyReader& body, htt
   if (auto error = Authenticate(ctx)) return SendError(ctx, *error);
   if (route.handler == nullptr) return SendError(ctx, NotImplemented(route.operation));
   if (auto error = AuthorizeOperation(ctx, route.operation)) return SendError(ctx, *error);
+  if (auto error = VersionProblem(ctx)) return SendError(ctx, *error);
   HandlerResult result = route.handler(ctx);
   if (result) SendError(ctx, *result);
 }

@@ -466,6 +466,49 @@ TEST_F(S3ServiceTest, MalformedRequestBodiesChangeNothing) {
             200);
 }
 
+TEST_F(S3ServiceTest, LocationConstraintMustNameTheServersRegion) {
+  auto elsewhere = Call("PUT", "/far-away", "",
+                        "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint>"
+                        "</CreateBucketConfiguration>");
+  EXPECT_EQ(elsewhere.status(), 400);
+  EXPECT_NE(elsewhere.body.find("<Code>IllegalLocationConstraintException</Code>"), std::string::npos)
+      << elsewhere.body;
+  EXPECT_EQ(Call("HEAD", "/far-away").status(), 404);
+}
+
+TEST_F(S3ServiceTest, UnknownStorageClassWritesNothing) {
+  CreateBucket("scb");
+  auto put = Call("PUT", "/scb/k", "", "x", {{"x-amz-storage-class", "NOT_A_CLASS"}});
+  EXPECT_EQ(put.status(), 400);
+  EXPECT_NE(put.body.find("<Code>InvalidStorageClass</Code>"), std::string::npos) << put.body;
+  EXPECT_EQ(Call("HEAD", "/scb/k").status(), 404);
+  auto upload = Call("POST", "/scb/k", "uploads", "", {{"x-amz-storage-class", "NOT_A_CLASS"}});
+  EXPECT_EQ(upload.status(), 400);
+  EXPECT_EQ(Call("PUT", "/scb/k", "", "x", {{"x-amz-storage-class", "GLACIER"}}).status(), 200);
+}
+
+// An unversioned bucket has only the "null" version: naming another must not reach the live object.
+TEST_F(S3ServiceTest, OtherVersionsThanNullChangeNothing) {
+  CreateBucket("ver");
+  ASSERT_EQ(Call("PUT", "/ver/k", "", "live").status(), 200);
+  for (const char* method : {"DELETE", "GET", "HEAD"}) {
+    auto response = Call(method, "/ver/k", "versionId=abc");
+    EXPECT_EQ(response.status(), 400) << method;
+  }
+  auto deleted = Call("DELETE", "/ver/k", "versionId=abc");
+  EXPECT_NE(deleted.body.find("<Code>InvalidArgument</Code>"), std::string::npos) << deleted.body;
+  EXPECT_EQ(Call("GET", "/ver/k", "versionId=null").body, "live");
+
+  auto batch = Call("POST", "/ver", "delete",
+                    "<Delete><Object><Key>k</Key><VersionId>abc</VersionId></Object></Delete>");
+  EXPECT_EQ(batch.status(), 200);
+  EXPECT_NE(batch.body.find("<Error><Key>k</Key><Code>InvalidArgument</Code>"), std::string::npos)
+      << batch.body;
+  EXPECT_EQ(Call("GET", "/ver/k").body, "live");
+  EXPECT_EQ(Call("DELETE", "/ver/k", "versionId=null").status(), 204);
+  EXPECT_EQ(Call("HEAD", "/ver/k").status(), 404);
+}
+
 // Tag changes rewrite only the tags: the object keeps its blobs, so nothing is copied or collected.
 TEST_F(S3ServiceTest, TaggingKeepsTheObjectsBlobs) {
   CreateBucket("tgb");
@@ -607,8 +650,50 @@ TEST_F(S3AuthorizationTest, WriteonlyUserCannotListOrRead) {
   EXPECT_EQ(As(writer, "PUT", "/wobkt/k", "", "v").status(), 200);
   ExpectAccessDenied(As(writer, "GET", "/wobkt/k"));
   ExpectAccessDenied(As(writer, "GET", "/wobkt"));
-  ExpectAccessDenied(As(writer, "GET", "/"));           // s3:ListAllMyBuckets
   EXPECT_EQ(As(writer, "HEAD", "/wobkt").status(), 403);  // s3:ListBucket
+  // No s3:ListAllMyBuckets and no bucket it may list: an empty list, not a refusal.
+  auto listed = As(writer, "GET", "/");
+  EXPECT_EQ(listed.status(), 200) << listed.body;
+  EXPECT_NE(listed.body.find("<Buckets></Buckets>"), std::string::npos) << listed.body;
+}
+
+TEST_F(S3AuthorizationTest, ListBucketsShowsOnlyTheBucketsTheCallerMaySee) {
+  CreateBucket("team-a");
+  CreateBucket("team-b");
+  CreateBucket("team-c");
+  AddPolicy("team-a-only", R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*",)"
+                           R"("Resource":["arn:aws:s3:::team-a","arn:aws:s3:::team-a/*"]}]})");
+  AddPolicy("locate-c", R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow",)"
+                        R"("Action":"s3:GetBucketLocation","Resource":"arn:aws:s3:::team-c"}]})");
+  auth::Credentials member = AddUser("member", {"team-a-only"});
+  auto listed = As(member, "GET", "/");
+  ASSERT_EQ(listed.status(), 200) << listed.body;
+  EXPECT_NE(listed.body.find("<Name>team-a</Name>"), std::string::npos) << listed.body;
+  EXPECT_EQ(listed.body.find("<Name>team-b</Name>"), std::string::npos) << listed.body;
+  EXPECT_EQ(listed.body.find("<Name>team-c</Name>"), std::string::npos) << listed.body;
+
+  // s3:GetBucketLocation alone makes a bucket visible too (MinIO's rule).
+  auth::Credentials locator = AddUser("locator", {"locate-c"});
+  auto located = As(locator, "GET", "/");
+  ASSERT_EQ(located.status(), 200) << located.body;
+  EXPECT_NE(located.body.find("<Name>team-c</Name>"), std::string::npos) << located.body;
+  EXPECT_EQ(located.body.find("<Name>team-a</Name>"), std::string::npos) << located.body;
+
+  // Root, and anyone allowed s3:ListAllMyBuckets, sees them all.
+  auto all = Call("GET", "/");
+  for (const char* name : {"team-a", "team-b", "team-c"}) {
+    EXPECT_NE(all.body.find(std::string("<Name>") + name + "</Name>"), std::string::npos) << all.body;
+  }
+}
+
+TEST_F(S3AuthorizationTest, ExplicitDenyOfListAllMyBucketsRefusesTheListing) {
+  CreateBucket("denied-a");
+  AddPolicy("no-bucket-list", R"({"Version":"2012-10-17","Statement":[)"
+                              R"({"Effect":"Allow","Action":"s3:*","Resource":["arn:aws:s3:::denied-a","arn:aws:s3:::denied-a/*"]},)"
+                              R"({"Effect":"Deny","Action":"s3:ListAllMyBuckets","Resource":"*"}]})");
+  auth::Credentials user = AddUser("no-lister", {"no-bucket-list"});
+  ExpectAccessDenied(As(user, "GET", "/"));
+  EXPECT_EQ(As(user, "HEAD", "/denied-a").status(), 200);  // the bucket itself stays usable
 }
 
 TEST_F(S3AuthorizationTest, DeleteObjectsDeletesOnlyAllowedKeys) {

@@ -187,6 +187,7 @@ Result<DeleteRequest> ParseDeleteObjects(std::string_view xml) {
     pugi::xml_node key = node.child("Key");
     if (!key) return Malformed("Object without Key");
     request.keys.emplace_back(key.text().get());
+    request.version_ids.emplace_back(TrimWhitespace(node.child("VersionId").text().get()));
   }
   if (request.keys.empty()) return Malformed("Delete lists no objects");
   return request;

@@ -50,6 +50,7 @@ Result<std::vector<CompletedPart>> ParseCompleteMultipartUpload(std::string_view
 struct DeleteRequest {
   bool quiet = false;
   std::vector<std::string> keys;
+  std::vector<std::string> version_ids;  // one per key, "" when the <Object> names no VersionId
 };
 // <Delete><Quiet/>?<Object><Key/>[<VersionId/>]</Object>...</Delete>; kMalformedXml on bad XML,
 // no objects, or more than limits::kKeysPerDeleteMax.

@@ -65,6 +65,7 @@ TEST(DeleteXml, ParsesKeysAndQuiet) {
   EXPECT_EQ(request->keys[0], "a b");
   EXPECT_EQ(request->keys[1], " ");
   EXPECT_EQ(request->keys[2], "x&y");
+  EXPECT_EQ(request->version_ids, (std::vector<std::string>{"", "null", ""}));
   auto loud = ParseDeleteObjects("<Delete><Object><Key>k</Key></Object></Delete>");
   ASSERT_TRUE(loud.ok());
   EXPECT_FALSE(loud->quiet);

@@ -46,6 +46,15 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
                  std::to_string(std::chrono::seconds(serac::limits::kBearerTokenTtlDefault).count()) + ")")
       ->check(CLI::Range(int64_t{1}, static_cast<int64_t>(std::chrono::seconds(
                                           serac::limits::kBearerTokenTtlMax).count())));
+  command->add_option_function<int64_t>(
+             "--vended-credential-ttl",
+             [&options](int64_t seconds) { options.vended_credential_ttl = std::chrono::seconds(seconds); },
+             "Lifetime in seconds of the temporary S3 credentials the catalog vends for a table, " +
+                 std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlMin).count()) + " to " +
+                 std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlMax).count()) +
+                 " (default " +
+                 std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlDefault).count()) + ")")
+      ->envname("SERAC_VENDED_CREDENTIAL_TTL");
   command->add_flag_callback("--no-fsync", [&options] { options.fsync = false; },
                              "Do not fsync writes (benchmarks only: acknowledged data can be lost)");
   return command;

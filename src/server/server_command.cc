@@ -252,6 +252,15 @@ int Fail(const Status& status) {
 
 }  // namespace
 
+Status CheckVendedCredentialTtl(std::chrono::seconds ttl) {
+  const auto min = std::chrono::seconds(limits::kSessionCredentialsTtlMin);
+  const auto max = std::chrono::seconds(limits::kSessionCredentialsTtlMax);
+  if (ttl >= min && ttl <= max) return Status::Ok();
+  return Error(ErrorCode::kInvalidArgument,
+               "--vended-credential-ttl (SERAC_VENDED_CREDENTIAL_TTL) must be between " + std::to_string(min.count()) +
+                   " and " + std::to_string(max.count()) + " seconds, not " + std::to_string(ttl.count()));
+}
+
 Result<std::string> ServerKeyFilePath(const std::string& flag,
                                       const std::function<const char*(const char* name)>& environment) {
   if (!flag.empty()) return flag;
@@ -268,6 +277,7 @@ Result<std::string> ServerKeyFilePath(const std::string& flag,
 }
 
 int RunServer(const ServerCommandOptions& options) {
+  if (Status ttl = CheckVendedCredentialTtl(options.vended_credential_ttl); !ttl.ok()) return Fail(ttl);
   BlockWatchedSignals();
   if (!options.fsync) {
     log::Warn("*** --no-fsync: writes are acknowledged before they reach stable storage; a crash or "
@@ -293,7 +303,7 @@ int RunServer(const ServerCommandOptions& options) {
   log::Info("server key from " + server_key->source + " (fingerprint " + server_key->key.Fingerprint() + ")");
   auth::IdentityOptions identity_options;
   identity_options.bearer_token_ttl = options.token_ttl;
-  identity_options.session_ttl = limits::kSessionCredentialsTtlDefault;
+  identity_options.session_ttl = options.vended_credential_ttl;
   auth::IdentityService identity(root->credentials, server_key->key, &stores->meta->iam(), identity_options);
   if (Status initialized = identity.Initialize(); !initialized.ok()) return Fail(initialized);
 

@@ -20,7 +20,13 @@ struct ServerCommandOptions {
   bool fsync = true;                // --no-fsync turns it off (benchmarks only)
   std::string server_key_file;      // --server-key-file; empty = SERAC_SERVER_KEY_FILE, else the default
   std::chrono::seconds token_ttl = limits::kBearerTokenTtlDefault;  // OAuth2 bearer tokens
+  // Vended (session) credentials; --vended-credential-ttl or SERAC_VENDED_CREDENTIAL_TTL.
+  std::chrono::seconds vended_credential_ttl = limits::kSessionCredentialsTtlDefault;
 };
+
+// Ok when `ttl` lies within limits::kSessionCredentialsTtlMin..Max; kInvalidArgument naming the
+// flag, the environment variable and the range otherwise (RunServer refuses to start).
+Status CheckVendedCredentialTtl(std::chrono::seconds ttl);
 
 // Where the server key file lives when SERAC_SERVER_KEY is not set: the flag, else
 // SERAC_SERVER_KEY_FILE, else ${XDG_CONFIG_HOME:-$HOME/.config}/serac/server.key — outside the data

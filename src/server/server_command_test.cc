@@ -38,5 +38,19 @@ TEST(ServerKeyFilePathTest, NoHomeIsAnError) {
   EXPECT_NE(path.status().message().find("--server-key-file"), std::string::npos);
 }
 
+TEST(VendedCredentialTtlTest, AcceptsTheNamedRangeOnly) {
+  EXPECT_TRUE(CheckVendedCredentialTtl(limits::kSessionCredentialsTtlDefault).ok());
+  EXPECT_TRUE(CheckVendedCredentialTtl(limits::kSessionCredentialsTtlMin).ok());
+  EXPECT_TRUE(CheckVendedCredentialTtl(limits::kSessionCredentialsTtlMax).ok());
+  Status zero = CheckVendedCredentialTtl(std::chrono::seconds(0));
+  EXPECT_EQ(zero.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(zero.message().find("--vended-credential-ttl"), std::string::npos) << zero.message();
+  EXPECT_NE(zero.message().find("SERAC_VENDED_CREDENTIAL_TTL"), std::string::npos) << zero.message();
+  EXPECT_EQ(CheckVendedCredentialTtl(std::chrono::seconds(-5)).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CheckVendedCredentialTtl(std::chrono::seconds(limits::kSessionCredentialsTtlMax) + std::chrono::seconds(1))
+                .code(),
+            ErrorCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace serac::server

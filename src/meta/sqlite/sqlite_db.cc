@@ -114,6 +114,28 @@ Status Connection::ApplyPragmas(const ConnectionOptions& options) {
   return Exec("PRAGMA foreign_keys=ON;");
 }
 
+void Connection::SetWalCommitHook(WalCommitHook hook) {
+  wal_commit_hook_ = std::move(hook);
+  if (wal_commit_hook_) {
+    sqlite3_wal_hook(db_, &Connection::OnWalCommit, this);  // replaces the automatic checkpoint
+  } else {
+    constexpr int kSqliteDefaultAutocheckpointPages = 1000;
+    sqlite3_wal_autocheckpoint(db_, kSqliteDefaultAutocheckpointPages);
+  }
+}
+
+int Connection::OnWalCommit(void* self, sqlite3*, const char*, int wal_pages) {
+  auto* connection = static_cast<Connection*>(self);
+  connection->wal_commit_hook_(*connection, wal_pages);
+  return SQLITE_OK;
+}
+
+Status Connection::CheckpointPassive() {
+  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  if (rc == SQLITE_OK || rc == SQLITE_BUSY) return Status::Ok();  // busy: another checkpoint is running
+  return SqliteError(db_, rc, "wal checkpoint");
+}
+
 Connection::~Connection() {
   for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
   sqlite3_close_v2(db_);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -75,12 +76,22 @@ class Connection {
   int Changes() const;
   bool InTransaction() const;
 
+  // Called after every commit on this connection with the write-ahead log's length in pages,
+  // instead of SQLite's automatic checkpoint (see WalCheckpointer).
+  using WalCommitHook = std::function<void(Connection& self, int wal_pages)>;
+  void SetWalCommitHook(WalCommitHook hook);
+  // Copies what it can of the log into the database without waiting for readers or writers.
+  Status CheckpointPassive();
+
  private:
   explicit Connection(sqlite3* db) : db_(db) {}
   Status ApplyPragmas(const ConnectionOptions& options);
 
+  static int OnWalCommit(void* self, sqlite3* db, const char* database, int wal_pages);
+
   sqlite3* db_;
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
+  WalCommitHook wal_commit_hook_;
 };
 
 // Error from the connection's last failing call, as kIoError with SQLite's message.

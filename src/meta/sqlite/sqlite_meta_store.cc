@@ -9,6 +9,7 @@
 
 #include "common/limits.h"
 #include "meta/sqlite/group_commit_internal.h"
+#include "meta/sqlite/wal_checkpointer_internal.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_db_internal.h"
 #include "meta/sqlite/sqlite_iam_internal.h"
@@ -71,8 +72,12 @@ Result<T> RunInReadTransaction(Connection& db, const std::function<Result<T>(Con
 // Shared by the MetaStore and its CatalogStore so both are one database and one writer.
 class Engine {
  public:
-  Engine(std::unique_ptr<Connection> writer, ConnectionOptions reader_options)
-      : readers_(std::move(reader_options)), committer_(std::move(writer), limits::kMetaWriteBatchMax) {}
+  // `checkpointer` already took over the writer's checkpoints (WalCheckpointer::Start).
+  Engine(std::unique_ptr<Connection> writer, ConnectionOptions reader_options,
+         std::unique_ptr<WalCheckpointer> checkpointer)
+      : readers_(std::move(reader_options)),
+        checkpointer_(std::move(checkpointer)),
+        committer_(std::move(writer), limits::kMetaWriteBatchMax) {}
 
   GroupCommitStats stats() const { return committer_.stats(); }
 
@@ -103,7 +108,50 @@ class Engine {
 
  private:
   ReaderPool readers_;
+  // Declared before the committer so that it is destroyed after it: the writer's hook calls it
+  // until the writer is closed.
+  std::unique_ptr<WalCheckpointer> checkpointer_;
   GroupCommitter committer_;
+};
+
+// The index rows of tables and views as last read, for the lookups that every catalog request
+// starts with. An entry is served only while no catalog write has committed since it was read:
+// readers take the generation before they read, writers move it after they commit, so a row read
+// before a commit can never be served after that commit was acknowledged.
+class EntityCache {
+ public:
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  void WriteCommitted() { generation_.fetch_add(1, std::memory_order_acq_rel); }
+
+  std::optional<EntityRecord> Get(const EntityId& id) {
+    const uint64_t now = generation();
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = entries_.find(Key(id));
+    if (found == entries_.end() || found->second.generation != now) return std::nullopt;
+    return found->second.record;
+  }
+
+  void Put(const EntityId& id, const EntityRecord& record, uint64_t read_generation) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.size() >= limits::kCatalogEntityCacheEntriesMax) entries_.clear();
+    entries_[Key(id)] = Entry{record, read_generation};
+  }
+
+ private:
+  struct Entry {
+    EntityRecord record;
+    uint64_t generation = 0;
+  };
+  static std::string Key(const EntityId& id) {
+    std::string key = id.warehouse;
+    for (const std::string& level : id.levels) key.append(1, '\x1f').append(level);
+    key.append(1, '\0').append(id.name).append(1, '\0').append(1, static_cast<char>('0' + static_cast<int>(id.kind)));
+    return key;
+  }
+
+  std::atomic<uint64_t> generation_{0};
+  std::mutex mutex_;
+  std::unordered_map<std::string, Entry> entries_;  // guarded by mutex_
 };
 
 class SqliteCatalogStore final : public CatalogStore {
@@ -111,7 +159,7 @@ class SqliteCatalogStore final : public CatalogStore {
   explicit SqliteCatalogStore(Engine& engine) : engine_(engine) {}
 
   Status CreateWarehouse(const WarehouseRecord& warehouse, bool bucket_may_exist) override {
-    return engine_.Write([&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
+    return Write([&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
   }
   Result<WarehouseRecord> GetWarehouse(const std::string& name) override {
     return engine_.Read<WarehouseRecord>(false, [&](Connection& db) { return GetWarehouseRead(db, name); });
@@ -122,12 +170,12 @@ class SqliteCatalogStore final : public CatalogStore {
         false, [&](Connection& db) { return ListWarehousesRead(db, start_after, limit); });
   }
   Status DeleteWarehouse(const std::string& name, bool force, bool preserve_bucket) override {
-    return engine_.Write(
+    return Write(
         [&](Connection& db) { return DeleteWarehouseTx(db, name, force, preserve_bucket, NowMillis()); });
   }
 
   Status CreateNamespace(const NamespaceRecord& ns) override {
-    return engine_.Write([&](Connection& db) { return CreateNamespaceTx(db, ns); });
+    return Write([&](Connection& db) { return CreateNamespaceTx(db, ns); });
   }
   Result<NamespaceRecord> GetNamespace(const std::string& warehouse, const NamespaceLevels& levels) override {
     return engine_.Read<NamespaceRecord>(
@@ -143,18 +191,23 @@ class SqliteCatalogStore final : public CatalogStore {
   Result<NamespacePropertiesReport> UpdateNamespaceProperties(
       const std::string& warehouse, const NamespaceLevels& levels,
       const NamespacePropertiesChange& change) override {
-    return engine_.WriteAndReturn<NamespacePropertiesReport>(
+    return WriteAndReturn<NamespacePropertiesReport>(
         [&](Connection& db) { return UpdateNamespacePropertiesTx(db, warehouse, levels, change); });
   }
   Status DropNamespace(const std::string& warehouse, const NamespaceLevels& levels) override {
-    return engine_.Write([&](Connection& db) { return DropNamespaceTx(db, warehouse, levels); });
+    return Write([&](Connection& db) { return DropNamespaceTx(db, warehouse, levels); });
   }
 
   Status CreateEntity(const EntityRecord& entity) override {
-    return engine_.Write([&](Connection& db) { return CreateEntityTx(db, entity); });
+    return Write([&](Connection& db) { return CreateEntityTx(db, entity); });
   }
   Result<EntityRecord> GetEntity(const EntityId& id) override {
-    return engine_.Read<EntityRecord>(false, [&](Connection& db) { return GetEntityRead(db, id); });
+    if (std::optional<EntityRecord> cached = entities_.Get(id)) return std::move(*cached);
+    const uint64_t generation = entities_.generation();
+    Result<EntityRecord> read =
+        engine_.Read<EntityRecord>(false, [&](Connection& db) { return GetEntityRead(db, id); });
+    if (read.ok()) entities_.Put(id, *read, generation);
+    return read;
   }
   Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse, const NamespaceLevels& levels,
                                                  EntityKind kind, const std::string& start_after,
@@ -164,25 +217,39 @@ class SqliteCatalogStore final : public CatalogStore {
     });
   }
   Result<EntityRecord> DropEntity(const EntityId& id) override {
-    return engine_.WriteAndReturn<EntityRecord>([&](Connection& db) { return DropEntityTx(db, id); });
+    return WriteAndReturn<EntityRecord>([&](Connection& db) { return DropEntityTx(db, id); });
   }
   Status RenameEntity(const EntityId& from, const NamespaceLevels& to_levels,
                       const std::string& to_name) override {
-    return engine_.Write([&](Connection& db) { return RenameEntityTx(db, from, to_levels, to_name); });
+    return Write([&](Connection& db) { return RenameEntityTx(db, from, to_levels, to_name); });
   }
   Status RegisterEntity(const EntityRecord& entity, bool overwrite) override {
-    return engine_.Write([&](Connection& db) { return RegisterEntityTx(db, entity, overwrite); });
+    return Write([&](Connection& db) { return RegisterEntityTx(db, entity, overwrite); });
   }
   Status SwapMetadataLocations(const std::vector<MetadataSwap>& swaps) override {
     if (swaps.empty()) return Status::Ok();
-    return engine_.Write([&](Connection& db) { return SwapMetadataLocationsTx(db, swaps, NowMillis()); });
+    return Write([&](Connection& db) { return SwapMetadataLocationsTx(db, swaps, NowMillis()); });
   }
   Status CommitMetadata(const MetadataCommit& commit) override {
-    return engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, NowMillis()); });
+    return Write([&](Connection& db) { return CommitMetadataTx(db, commit, NowMillis()); });
   }
 
  private:
+  // Every catalog write goes through these two, so that cached entities never outlive a change.
+  Status Write(const GroupCommitter::Write& write) {
+    Status status = engine_.Write(write);
+    entities_.WriteCommitted();
+    return status;
+  }
+  template <typename T>
+  Result<T> WriteAndReturn(const std::function<Result<T>(Connection&)>& write) {
+    Result<T> result = engine_.WriteAndReturn<T>(write);
+    entities_.WriteCommitted();
+    return result;
+  }
+
   Engine& engine_;
+  EntityCache entities_;
 };
 
 class SqliteIamStore final : public IamStore {
@@ -269,8 +336,11 @@ class SqliteIamStore final : public IamStore {
 
 class SqliteMetaStore final : public MetaStore {
  public:
-  SqliteMetaStore(std::unique_ptr<Connection> writer, ConnectionOptions reader_options)
-      : engine_(std::move(writer), std::move(reader_options)), catalog_(engine_), iam_(engine_) {}
+  SqliteMetaStore(std::unique_ptr<Connection> writer, ConnectionOptions reader_options,
+                  std::unique_ptr<WalCheckpointer> checkpointer)
+      : engine_(std::move(writer), std::move(reader_options), std::move(checkpointer)),
+        catalog_(engine_),
+        iam_(engine_) {}
 
   GroupCommitStats stats() const { return engine_.stats(); }
 
@@ -373,9 +443,10 @@ Result<std::unique_ptr<MetaStore>> OpenSqliteMetaStore(const SqliteOptions& opti
   sqlite::ConnectionOptions writer_options{options.path, true, options.fsync};
   SERAC_ASSIGN_OR_RETURN(auto writer, sqlite::Connection::Open(writer_options));
   SERAC_RETURN_IF_ERROR(sqlite::MigrateSchema(*writer));
+  SERAC_ASSIGN_OR_RETURN(auto checkpointer, sqlite::WalCheckpointer::Start(writer_options, *writer));
   sqlite::ConnectionOptions reader_options{options.path, false, options.fsync};
-  return std::unique_ptr<MetaStore>(
-      std::make_unique<sqlite::SqliteMetaStore>(std::move(writer), std::move(reader_options)));
+  return std::unique_ptr<MetaStore>(std::make_unique<sqlite::SqliteMetaStore>(
+      std::move(writer), std::move(reader_options), std::move(checkpointer)));
 }
 
 std::optional<sqlite::GroupCommitStats> SqliteGroupCommitStats(MetaStore& store) {
