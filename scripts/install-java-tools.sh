@@ -12,6 +12,8 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools_dir="${SERAC_JAVA_TOOLS_DIR:-$repo_root/build/java}"
 lib_dir="$tools_dir/lib"
 classes_dir="$tools_dir/classes"
+# shellcheck source=lib/fetch.sh
+source "$repo_root/scripts/lib/fetch.sh"
 
 # 1.10.x is the last line whose plain iceberg-open-api jar is the runnable fixture server
 # (a shaded jar that also carries iceberg-core, the core test bodies, S3FileIO, SigV4, Hadoop,
@@ -30,42 +32,8 @@ artifacts=(
   "org.junit.platform:junit-platform-console-standalone:$junit_console_version"
 )
 
-need_tool() {
-  command -v "$1" >/dev/null 2>&1 && return 0
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$2"
-}
-
 java_major() {
   java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p'
-}
-
-# Maps G:A:V[:type:classifier] to the file name dependency:copy writes.
-jar_name() {
-  local IFS=':'
-  read -r _group artifact version _type classifier <<<"$1"
-  echo "$artifact-$version${classifier:+-$classifier}.jar"
-}
-
-fetch_artifacts() {
-  mkdir -p "$lib_dir"
-  for coordinate in "${artifacts[@]}"; do
-    local name
-    name="$(jar_name "$coordinate")"
-    if [ -s "$lib_dir/$name" ]; then
-      continue
-    fi
-    echo "fetching $coordinate"
-    local output
-    if ! output="$(mvn -B -q -Dstyle.color=never dependency:copy -Dartifact="$coordinate" \
-                     -DoutputDirectory="$lib_dir" -Dmdep.overWriteReleases=true 2>&1)"; then
-      echo "$output" >&2
-      exit 1
-    fi
-    [ -s "$lib_dir/$name" ] || { echo "missing $lib_dir/$name after fetch" >&2; exit 1; }
-  done
 }
 
 compile_launcher() {
@@ -85,6 +53,6 @@ if [ "$(java_major)" -lt 17 ] 2>/dev/null; then
   echo "Java 17 or newer is required (found $(java_major))" >&2
   exit 1
 fi
-fetch_artifacts
+maven_copy "$lib_dir" "${artifacts[@]}"
 compile_launcher
 echo "java tools ready in $tools_dir (iceberg $iceberg_version, junit console $junit_console_version)"

@@ -11,6 +11,8 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jars_dir="${SERAC_SPARK_JARS_DIR:-$repo_root/build/java/spark}"
+# shellcheck source=lib/fetch.sh
+source "$repo_root/scripts/lib/fetch.sh"
 
 # Iceberg 1.10.x writes format v3 with deletion vectors (≥1.8) and supports Spark 3.5 on Java 17.
 iceberg_version=1.10.1
@@ -22,41 +24,7 @@ artifacts=(
   "org.apache.iceberg:iceberg-aws-bundle:$iceberg_version"
 )
 
-need_tool() {
-  command -v "$1" >/dev/null 2>&1 && return 0
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$2"
-}
-
-# Maps G:A:V to the file name dependency:copy writes.
-jar_name() {
-  local IFS=':'
-  read -r _group artifact version <<<"$1"
-  echo "$artifact-$version.jar"
-}
-
-fetch_artifacts() {
-  mkdir -p "$jars_dir"
-  for coordinate in "${artifacts[@]}"; do
-    local name
-    name="$(jar_name "$coordinate")"
-    if [ -s "$jars_dir/$name" ]; then
-      continue
-    fi
-    echo "fetching $coordinate"
-    local output
-    if ! output="$(mvn -B -q -Dstyle.color=never dependency:copy -Dartifact="$coordinate" \
-                     -DoutputDirectory="$jars_dir" -Dmdep.overWriteReleases=true 2>&1)"; then
-      echo "$output" >&2
-      exit 1
-    fi
-    [ -s "$jars_dir/$name" ] || { echo "missing $jars_dir/$name after fetch" >&2; exit 1; }
-  done
-}
-
 need_tool java default-jdk-headless
 need_tool mvn maven
-fetch_artifacts
+maven_copy "$jars_dir" "${artifacts[@]}"
 echo "spark jars ready in $jars_dir (iceberg $iceberg_version, spark $spark_line, scala $scala_line)"

@@ -16,6 +16,8 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 trino_dir="${SERAC_TRINO_DIR:-$repo_root/build/trino}"
+# shellcheck source=lib/fetch.sh
+source "$repo_root/scripts/lib/fetch.sh"
 
 # 476 is the newest trino-server distribution published to Maven Central (later releases ship
 # the tarball elsewhere).
@@ -25,21 +27,6 @@ plugins_kept=(iceberg tpch)
 
 server_dir="$trino_dir/trino-server-$trino_version"
 stamp="$server_dir/.installed"
-
-need_tool() {
-  command -v "$1" >/dev/null 2>&1 && return 0
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$2"
-}
-
-# Prints the major version of the JDK at $1 (empty when it is not a JDK).
-jdk_major() {
-  [ -x "$1/bin/java" ] || return 0
-  "$1/bin/java" -XshowSettings:properties -version 2>&1 |
-    sed -n 's/^ *java.specification.version = //p' | cut -d. -f1
-}
 
 find_java_home() {
   local candidate major
@@ -59,15 +46,7 @@ fetch_and_unpack() {
   local archive="$download_dir/trino-server-$trino_version.tar.gz"
   mkdir -p "$download_dir"
   if [ ! -s "$archive" ]; then
-    echo "fetching io.trino:trino-server:$trino_version:tar.gz"
-    local output
-    if ! output="$(mvn -B -q -Dstyle.color=never dependency:copy \
-                     -Dartifact="io.trino:trino-server:$trino_version:tar.gz" \
-                     -DoutputDirectory="$download_dir" -Dmdep.overWriteReleases=true 2>&1)"; then
-      echo "$output" >&2
-      exit 1
-    fi
-    [ -s "$archive" ] || { echo "missing $archive after fetch" >&2; exit 1; }
+    maven_copy "$download_dir" "io.trino:trino-server:$trino_version:tar.gz" || exit 1
   fi
   rm -rf "$server_dir"
   # The archive stores jars shared between plugins as hard links to their first copy, so the
