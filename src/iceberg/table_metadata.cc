@@ -327,7 +327,9 @@ bool Selected(const TableMetadata& metadata, const Snapshot& snapshot, SnapshotS
 }
 
 // Every field except "snapshots".
-Json TableMetadataWithoutSnapshots(const TableMetadata& metadata) {
+// Every field but the snapshots and the two logs, which grow with every commit and are written
+// apart (as Json values in TableMetadataToJson, straight into the text in TableMetadataToJsonText).
+Json TableMetadataWithoutHistory(const TableMetadata& metadata) {
   Json out = metadata.extra_fields.is_object() ? metadata.extra_fields : Json::object();
   out["format-version"] = metadata.format_version;
   if (!metadata.table_uuid.empty() || metadata.format_version >= 2) out["table-uuid"] = metadata.table_uuid;
@@ -351,16 +353,6 @@ Json TableMetadataWithoutSnapshots(const TableMetadata& metadata) {
   Json refs = Json::object();
   for (const auto& [name, ref] : metadata.refs) refs[name] = ref;
   out["refs"] = refs;
-  Json snapshot_log = Json::array();
-  for (const auto& entry : metadata.snapshot_log) {
-    snapshot_log.push_back({{"timestamp-ms", entry.timestamp_ms}, {"snapshot-id", entry.snapshot_id}});
-  }
-  out["snapshot-log"] = snapshot_log;
-  Json metadata_log = Json::array();
-  for (const auto& entry : metadata.metadata_log) {
-    metadata_log.push_back({{"timestamp-ms", entry.timestamp_ms}, {"metadata-file", entry.metadata_file}});
-  }
-  out["metadata-log"] = metadata_log;
   out["sort-orders"] = IdArray(metadata.sort_orders);
   out["default-sort-order-id"] = metadata.default_sort_order_id;
   out["statistics"] = IdArray(metadata.statistics);
@@ -370,10 +362,45 @@ Json TableMetadataWithoutSnapshots(const TableMetadata& metadata) {
   return out;
 }
 
+// The logs as text, in the order and shape the Json values below dump to.
+void AppendLogsText(const TableMetadata& metadata, std::string& text) {
+  text += ",\"metadata-log\":[";
+  for (size_t i = 0; i < metadata.metadata_log.size(); ++i) {
+    const MetadataLogEntry& entry = metadata.metadata_log[i];
+    if (i != 0) text += ',';
+    text += "{\"metadata-file\":";
+    text += Json(entry.metadata_file).dump(-1, ' ', false, Json::error_handler_t::replace);
+    text += ",\"timestamp-ms\":";
+    text += std::to_string(entry.timestamp_ms);
+    text += '}';
+  }
+  text += "],\"snapshot-log\":[";
+  for (size_t i = 0; i < metadata.snapshot_log.size(); ++i) {
+    const SnapshotLogEntry& entry = metadata.snapshot_log[i];
+    if (i != 0) text += ',';
+    text += "{\"snapshot-id\":";
+    text += std::to_string(entry.snapshot_id);
+    text += ",\"timestamp-ms\":";
+    text += std::to_string(entry.timestamp_ms);
+    text += '}';
+  }
+  text += ']';
+}
+
 }  // namespace
 
 Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection selection) {
-  Json out = TableMetadataWithoutSnapshots(metadata);
+  Json out = TableMetadataWithoutHistory(metadata);
+  Json snapshot_log = Json::array();
+  for (const auto& entry : metadata.snapshot_log) {
+    snapshot_log.push_back({{"timestamp-ms", entry.timestamp_ms}, {"snapshot-id", entry.snapshot_id}});
+  }
+  out["snapshot-log"] = std::move(snapshot_log);
+  Json metadata_log = Json::array();
+  for (const auto& entry : metadata.metadata_log) {
+    metadata_log.push_back({{"timestamp-ms", entry.timestamp_ms}, {"metadata-file", entry.metadata_file}});
+  }
+  out["metadata-log"] = std::move(metadata_log);
   Json snapshots = Json::array();
   for (const SnapshotPtr& snapshot : metadata.snapshots) {
     if (Selected(metadata, *snapshot, selection)) snapshots.push_back(snapshot->json());
@@ -384,12 +411,15 @@ Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection select
 
 std::string TableMetadataToJsonText(const TableMetadata& metadata, SnapshotSelection selection) {
   constexpr auto kReplaceInvalid = Json::error_handler_t::replace;
-  std::string text = TableMetadataWithoutSnapshots(metadata).dump(-1, ' ', false, kReplaceInvalid);
+  std::string text = TableMetadataWithoutHistory(metadata).dump(-1, ' ', false, kReplaceInvalid);
   // The object always has fields, so it ends in '}' after at least one member.
   text.pop_back();
-  size_t snapshot_bytes = 0;
-  for (const SnapshotPtr& snapshot : metadata.snapshots) snapshot_bytes += snapshot->text().size() + 1;
-  text.reserve(text.size() + snapshot_bytes + 32);
+  size_t history_bytes = 64;
+  for (const SnapshotPtr& snapshot : metadata.snapshots) history_bytes += snapshot->text().size() + 1;
+  for (const MetadataLogEntry& entry : metadata.metadata_log) history_bytes += entry.metadata_file.size() + 48;
+  history_bytes += metadata.snapshot_log.size() * 64;
+  text.reserve(text.size() + history_bytes);
+  AppendLogsText(metadata, text);
   text += ",\"snapshots\":[";
   bool first = true;
   for (const SnapshotPtr& snapshot : metadata.snapshots) {

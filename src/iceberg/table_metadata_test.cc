@@ -189,8 +189,15 @@ TEST(TableMetadataJsonTest, TextEqualsTheJsonDocument) {
   metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(3, 2, 3, 30)));
   metadata->refs["main"] = Json{{"snapshot-id", 3}, {"type", "branch"}};
   metadata->refs["tag"] = Json{{"snapshot-id", 1}, {"type", "tag"}};
+  // The logs are written as text apart from the rest: names that need escaping survive.
+  metadata->metadata_log.push_back({5, "s3://b/t/metadata/00000-\"quoted\" \\ caf\u00e9.metadata.json"});
+  metadata->metadata_log.push_back({6, "s3://b/t/metadata/00001-x.metadata.json"});
+  metadata->snapshot_log.push_back({10, 1});
+  metadata->snapshot_log.push_back({-1, 2});
   for (SnapshotSelection selection : {SnapshotSelection::kAll, SnapshotSelection::kRefs}) {
     Json from_text = Json::parse(TableMetadataToJsonText(*metadata, selection));
+    EXPECT_EQ(from_text["metadata-log"][0]["metadata-file"], metadata->metadata_log[0].metadata_file);
+    EXPECT_EQ(from_text["snapshot-log"].size(), 2u);
     EXPECT_EQ(from_text, TableMetadataToJson(*metadata, selection));
     EXPECT_EQ(from_text["snapshots"].size(), selection == SnapshotSelection::kAll ? 3u : 2u);
   }
