@@ -216,8 +216,11 @@ class SigningKeyCache {
  public:
   std::string Get(std::string_view secret_key, std::string_view day, std::string_view region,
                   std::string_view service) {
-    std::string cache_key = Sha256Hex(secret_key);
-    cache_key.append("/").append(day).append("/").append(region).append("/").append(service);
+    // The secret itself is part of the key: hashing it would cost as much as the lookup saves,
+    // and the process holds every secret in memory anyway. '\0' cannot occur in any part.
+    std::string cache_key;
+    cache_key.reserve(secret_key.size() + day.size() + region.size() + service.size() + 3);
+    cache_key.append(secret_key).append(1, '\0').append(day).append(1, '\0').append(region).append(1, '\0').append(service);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto found = entries_.find(cache_key);

@@ -2,7 +2,6 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <zlib.h>
 
 #include <array>
@@ -24,19 +23,39 @@ namespace serac {
 
 namespace {
 
-const EVP_MD* EvpForAlgorithm(Digest::Algorithm algorithm) {
-  switch (algorithm) {
-    case Digest::Algorithm::kMd5: return EVP_md5();
-    case Digest::Algorithm::kSha1: return EVP_sha1();
-    case Digest::Algorithm::kSha256: return EVP_sha256();
-  }
-  return EVP_sha256();
-}
-
 // OpenSSL only fails these calls on allocation failure or a broken build; neither is recoverable
 // and a silently wrong digest would be worse than stopping.
 void CheckOpenSsl(int result) {
   if (result != 1) std::abort();
+}
+
+// EVP_sha256() and its siblings make OpenSSL 3 look the implementation up again on every use,
+// which costs more than hashing a SigV4 canonical request; each is fetched once instead.
+const EVP_MD* FetchDigest(const char* name) {
+  EVP_MD* md = EVP_MD_fetch(nullptr, name, nullptr);
+  if (md == nullptr) std::abort();
+  return md;  // kept for the life of the process
+}
+const EVP_MD* Md5Evp() {
+  static const EVP_MD* md = FetchDigest("MD5");
+  return md;
+}
+const EVP_MD* Sha1Evp() {
+  static const EVP_MD* md = FetchDigest("SHA1");
+  return md;
+}
+const EVP_MD* Sha256Evp() {
+  static const EVP_MD* md = FetchDigest("SHA256");
+  return md;
+}
+
+const EVP_MD* EvpForAlgorithm(Digest::Algorithm algorithm) {
+  switch (algorithm) {
+    case Digest::Algorithm::kMd5: return Md5Evp();
+    case Digest::Algorithm::kSha1: return Sha1Evp();
+    case Digest::Algorithm::kSha256: return Sha256Evp();
+  }
+  return Sha256Evp();
 }
 
 }  // namespace
@@ -83,24 +102,43 @@ std::array<uint8_t, N> OneShotDigest(const EVP_MD* md, std::string_view data) {
   return out;
 }
 
+// HMAC (RFC 2104) over a fetched digest. OpenSSL 3's one-shot HMAC() fetches the MAC and the
+// digest by name on every call, and SigV4 computes one per request.
 std::string Hmac(const EVP_MD* md, std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
+  constexpr size_t kBlockBytesMax = 128;
+  const size_t block = static_cast<size_t>(EVP_MD_get_block_size(md));
+  if (block == 0 || block > kBlockBytesMax) std::abort();
+  unsigned char key_block[kBlockBytesMax] = {};
   unsigned int length = 0;
-  // HMAC() with a null key pointer would mean "reuse the previous key"; give it a valid pointer.
-  static const unsigned char kEmpty = 0;
-  const void* key_bytes = key.empty() ? &kEmpty : static_cast<const void*>(key.data());
-  if (HMAC(md, key_bytes, static_cast<int>(key.size()),
-           reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &length) == nullptr) {
-    std::abort();
+  if (key.size() > block) {
+    CheckOpenSsl(EVP_Digest(key.data(), key.size(), key_block, &length, md, nullptr));
+  } else {
+    std::memcpy(key_block, key.data(), key.size());
   }
+  unsigned char pad[kBlockBytesMax];
+  unsigned char inner[EVP_MAX_MD_SIZE];
+  unsigned char out[EVP_MAX_MD_SIZE];
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  if (ctx == nullptr) std::abort();
+  for (size_t i = 0; i < block; ++i) pad[i] = key_block[i] ^ 0x36;
+  CheckOpenSsl(EVP_DigestInit_ex(ctx, md, nullptr));
+  CheckOpenSsl(EVP_DigestUpdate(ctx, pad, block));
+  CheckOpenSsl(EVP_DigestUpdate(ctx, data.data(), data.size()));
+  CheckOpenSsl(EVP_DigestFinal_ex(ctx, inner, &length));
+  for (size_t i = 0; i < block; ++i) pad[i] = key_block[i] ^ 0x5c;
+  CheckOpenSsl(EVP_DigestInit_ex(ctx, md, nullptr));
+  CheckOpenSsl(EVP_DigestUpdate(ctx, pad, block));
+  CheckOpenSsl(EVP_DigestUpdate(ctx, inner, length));
+  CheckOpenSsl(EVP_DigestFinal_ex(ctx, out, &length));
+  EVP_MD_CTX_free(ctx);
   return std::string(reinterpret_cast<const char*>(out), length);
 }
 
 }  // namespace
 
-Md5Digest Md5(std::string_view data) { return OneShotDigest<16>(EVP_md5(), data); }
+Md5Digest Md5(std::string_view data) { return OneShotDigest<16>(Md5Evp(), data); }
 
-Sha256Digest Sha256(std::string_view data) { return OneShotDigest<32>(EVP_sha256(), data); }
+Sha256Digest Sha256(std::string_view data) { return OneShotDigest<32>(Sha256Evp(), data); }
 
 std::string Sha256Hex(std::string_view data) {
   Sha256Digest digest = Sha256(data);
@@ -108,13 +146,13 @@ std::string Sha256Hex(std::string_view data) {
 }
 
 Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
-  std::string mac = Hmac(EVP_sha256(), key, data);
+  std::string mac = Hmac(Sha256Evp(), key, data);
   Sha256Digest out{};
   std::memcpy(out.data(), mac.data(), out.size());
   return out;
 }
 
-std::string HmacSha1(std::string_view key, std::string_view data) { return Hmac(EVP_sha1(), key, data); }
+std::string HmacSha1(std::string_view key, std::string_view data) { return Hmac(Sha1Evp(), key, data); }
 
 // ---------------------------------------------------------------------------------------------
 // CRCs. All three are reflected CRCs with init and xorout all ones, so one generic table engine

@@ -82,6 +82,18 @@ TEST(HashTest, HmacRfc4231AndRfc2202) {
             "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79");
   // An empty key is legal and must not be confused with "reuse the previous key".
   EXPECT_EQ(Hex(HmacSha256("", "")), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
+  // Keys longer than the block are hashed first (RFC 4231 test case 6, RFC 2202 test case 6);
+  // a key of exactly one block is not.
+  const std::string block_size_test = "Test Using Larger Than Block-Size Key - Hash Key First";
+  EXPECT_EQ(Hex(HmacSha256(std::string(131, '\xaa'), block_size_test)),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_EQ(HexEncode(HmacSha1(std::string(80, '\xaa'), block_size_test)), "aa4ae5e15272d00e95705637ce8a3b55ed402112");
+  std::string counting_key;
+  for (int i = 0; i < 65; ++i) counting_key.push_back(static_cast<char>(i));
+  EXPECT_EQ(Hex(HmacSha256(counting_key.substr(0, 64), "exactly one block")),
+            "6a0b99c9142782e19009e62b6ac5c4261cad2dddfa6f6a369a1414208408abd3");
+  EXPECT_EQ(Hex(HmacSha256(counting_key, "one byte more")),
+            "c5934a1c8e3975a085bf241e2f7955c6272ce3443bdbffdbf71aafd3843c3068");
 }
 
 TEST(HashTest, CrcCheckValues) {

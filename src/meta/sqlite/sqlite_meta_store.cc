@@ -114,35 +114,51 @@ class Engine {
   GroupCommitter committer_;
 };
 
-// The index rows of tables and views as last read, for the lookups that every catalog request
-// starts with. An entry is served only while no catalog write has committed since it was read:
-// readers take the generation before they read, writers move it after they commit, so a row read
-// before a commit can never be served after that commit was acknowledged.
-class EntityCache {
+// Catalog rows as last read (warehouses, tables and views), for the lookups that every catalog
+// request starts with. An entry is served only while no catalog write has committed since it
+// was read: readers take the generation before they read, writers move it after they commit, so
+// a row read before a commit can never be served after that commit was acknowledged.
+class CatalogReadCache {
  public:
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   void WriteCommitted() { generation_.fetch_add(1, std::memory_order_acq_rel); }
 
-  std::optional<EntityRecord> Get(const EntityId& id) {
-    const uint64_t now = generation();
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto found = entries_.find(Key(id));
-    if (found == entries_.end() || found->second.generation != now) return std::nullopt;
-    return found->second.record;
-  }
-
+  std::optional<EntityRecord> Get(const EntityId& id) { return entities_.Get(EntityKey(id), generation()); }
   void Put(const EntityId& id, const EntityRecord& record, uint64_t read_generation) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (entries_.size() >= limits::kCatalogEntityCacheEntriesMax) entries_.clear();
-    entries_[Key(id)] = Entry{record, read_generation};
+    entities_.Put(EntityKey(id), record, read_generation);
+  }
+  std::optional<WarehouseRecord> GetWarehouse(const std::string& name) { return warehouses_.Get(name, generation()); }
+  void PutWarehouse(const std::string& name, const WarehouseRecord& record, uint64_t read_generation) {
+    warehouses_.Put(name, record, read_generation);
   }
 
  private:
-  struct Entry {
-    EntityRecord record;
-    uint64_t generation = 0;
+  template <typename Record>
+  class Rows {
+   public:
+    std::optional<Record> Get(const std::string& key, uint64_t now) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found = entries_.find(key);
+      if (found == entries_.end() || found->second.generation != now) return std::nullopt;
+      return found->second.record;
+    }
+    void Put(const std::string& key, const Record& record, uint64_t read_generation) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      // The bound is set for tables and views; warehouses, far fewer, share it.
+      if (entries_.size() >= limits::kCatalogEntityCacheEntriesMax) entries_.clear();
+      entries_[key] = Entry{record, read_generation};
+    }
+
+   private:
+    struct Entry {
+      Record record;
+      uint64_t generation = 0;
+    };
+    std::mutex mutex_;
+    std::unordered_map<std::string, Entry> entries_;  // guarded by mutex_
   };
-  static std::string Key(const EntityId& id) {
+
+  static std::string EntityKey(const EntityId& id) {
     std::string key = id.warehouse;
     for (const std::string& level : id.levels) key.append(1, '\x1f').append(level);
     key.append(1, '\0').append(id.name).append(1, '\0').append(1, static_cast<char>('0' + static_cast<int>(id.kind)));
@@ -150,8 +166,8 @@ class EntityCache {
   }
 
   std::atomic<uint64_t> generation_{0};
-  std::mutex mutex_;
-  std::unordered_map<std::string, Entry> entries_;  // guarded by mutex_
+  Rows<EntityRecord> entities_;
+  Rows<WarehouseRecord> warehouses_;
 };
 
 class SqliteCatalogStore final : public CatalogStore {
@@ -162,7 +178,12 @@ class SqliteCatalogStore final : public CatalogStore {
     return Write([&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
   }
   Result<WarehouseRecord> GetWarehouse(const std::string& name) override {
-    return engine_.Read<WarehouseRecord>(false, [&](Connection& db) { return GetWarehouseRead(db, name); });
+    if (std::optional<WarehouseRecord> cached = cache_.GetWarehouse(name)) return std::move(*cached);
+    const uint64_t generation = cache_.generation();
+    Result<WarehouseRecord> read =
+        engine_.Read<WarehouseRecord>(false, [&](Connection& db) { return GetWarehouseRead(db, name); });
+    if (read.ok()) cache_.PutWarehouse(name, *read, generation);
+    return read;
   }
   Result<std::vector<WarehouseRecord>> ListWarehouses(const std::string& start_after,
                                                       uint32_t limit) override {
@@ -202,11 +223,11 @@ class SqliteCatalogStore final : public CatalogStore {
     return Write([&](Connection& db) { return CreateEntityTx(db, entity); });
   }
   Result<EntityRecord> GetEntity(const EntityId& id) override {
-    if (std::optional<EntityRecord> cached = entities_.Get(id)) return std::move(*cached);
-    const uint64_t generation = entities_.generation();
+    if (std::optional<EntityRecord> cached = cache_.Get(id)) return std::move(*cached);
+    const uint64_t generation = cache_.generation();
     Result<EntityRecord> read =
         engine_.Read<EntityRecord>(false, [&](Connection& db) { return GetEntityRead(db, id); });
-    if (read.ok()) entities_.Put(id, *read, generation);
+    if (read.ok()) cache_.Put(id, *read, generation);
     return read;
   }
   Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse, const NamespaceLevels& levels,
@@ -235,21 +256,21 @@ class SqliteCatalogStore final : public CatalogStore {
   }
 
  private:
-  // Every catalog write goes through these two, so that cached entities never outlive a change.
+  // Every catalog write goes through these two, so that cached rows never outlive a change.
   Status Write(const GroupCommitter::Write& write) {
     Status status = engine_.Write(write);
-    entities_.WriteCommitted();
+    cache_.WriteCommitted();
     return status;
   }
   template <typename T>
   Result<T> WriteAndReturn(const std::function<Result<T>(Connection&)>& write) {
     Result<T> result = engine_.WriteAndReturn<T>(write);
-    entities_.WriteCommitted();
+    cache_.WriteCommitted();
     return result;
   }
 
   Engine& engine_;
-  EntityCache entities_;
+  CatalogReadCache cache_;
 };
 
 class SqliteIamStore final : public IamStore {
