@@ -5,6 +5,8 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +27,7 @@
 #include "auth/server_key.h"
 #include "blob/local/local_blob_store.h"
 #include "catalog/catalog_service.h"
+#include "common/file_io.h"
 #include "common/log.h"
 #include "http/metrics.h"
 #include "http/server.h"
@@ -116,6 +119,31 @@ std::vector<std::string> EndpointUrls(const std::string& host, uint16_t port, bo
   ::freeifaddrs(interfaces);
   return urls;
 }
+
+}  // namespace
+
+Result<DataDirectoryLock> DataDirectoryLock::Acquire(const std::string& data_dir) {
+  const std::string path = data_dir + "/serac.lock";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return file_io::ErrnoError("cannot open", path);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd);
+    if (error == EWOULDBLOCK) {
+      return Error(ErrorCode::kAlreadyExists,
+                   "data directory " + data_dir + " is in use by another serac server (" + path + " is locked)");
+    }
+    errno = error;
+    return file_io::ErrnoError("cannot lock", path);
+  }
+  return DataDirectoryLock(fd);
+}
+
+DataDirectoryLock::~DataDirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
 
 struct Stores {
   std::unique_ptr<meta::MetaStore> meta;
@@ -290,6 +318,8 @@ int RunServer(const ServerCommandOptions& options) {
   server_options.port = address->port;
   if (Status tls = ConfigureTls(options.certs_dir, server_options); !tls.ok()) return Fail(tls);
   if (Status dir = PrepareDataDirectory(options.data_dir); !dir.ok()) return Fail(dir);
+  Result<DataDirectoryLock> data_lock = DataDirectoryLock::Acquire(options.data_dir);
+  if (!data_lock.ok()) return Fail(data_lock.status());
 
   Result<RootCredentials> root = LoadRootCredentials(options.data_dir, Environment("SERAC_ROOT_USER"),
                                                      Environment("SERAC_ROOT_PASSWORD"));

@@ -24,6 +24,23 @@ struct ServerCommandOptions {
   std::chrono::seconds vended_credential_ttl = limits::kSessionCredentialsTtlDefault;
 };
 
+// Holds an exclusive lock on DIR/serac.lock for as long as it lives (the kernel drops it when the
+// process ends, however it ends). One server per data directory: a second one's caches would not
+// see the first one's writes, and its start-up sweep would remove blobs the first is writing.
+class DataDirectoryLock {
+ public:
+  // kAlreadyExists when another process (or another lock in this one) holds it.
+  static Result<DataDirectoryLock> Acquire(const std::string& data_dir);
+  DataDirectoryLock(DataDirectoryLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  DataDirectoryLock& operator=(DataDirectoryLock&&) = delete;
+  DataDirectoryLock(const DataDirectoryLock&) = delete;
+  ~DataDirectoryLock();
+
+ private:
+  explicit DataDirectoryLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
 // Ok when `ttl` lies within limits::kSessionCredentialsTtlMin..Max; kInvalidArgument naming the
 // flag, the environment variable and the range otherwise (RunServer refuses to start).
 Status CheckVendedCredentialTtl(std::chrono::seconds ttl);

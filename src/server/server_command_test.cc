@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -50,6 +53,23 @@ TEST(VendedCredentialTtlTest, AcceptsTheNamedRangeOnly) {
   EXPECT_EQ(CheckVendedCredentialTtl(std::chrono::seconds(limits::kSessionCredentialsTtlMax) + std::chrono::seconds(1))
                 .code(),
             ErrorCode::kInvalidArgument);
+}
+
+TEST(DataDirectoryLockTest, OneHolderAtATime) {
+  char pattern[] = "/tmp/serac-lock-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  {
+    Result<DataDirectoryLock> first = DataDirectoryLock::Acquire(dir);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    Result<DataDirectoryLock> second = DataDirectoryLock::Acquire(dir);
+    ASSERT_FALSE(second.ok());
+    EXPECT_EQ(second.status().code(), ErrorCode::kAlreadyExists);
+    EXPECT_NE(second.status().message().find("in use by another serac server"), std::string::npos);
+  }
+  // Released with its holder.
+  EXPECT_TRUE(DataDirectoryLock::Acquire(dir).ok());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
