@@ -5,13 +5,14 @@ partial object is visible."""
 import hashlib
 import os
 import random
+import subprocess
 import threading
 import time
 
 import pytest
 from botocore.exceptions import ClientError
 
-from s3util import SeracServer, make_client, unique_bucket_name
+from s3util import SeracServer, make_client, serac_binary, unique_bucket_name
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -188,3 +189,14 @@ def test_graceful_shutdown_keeps_data(tmp_path):
         assert serac.stop() == 0
     finally:
         serac.kill()
+
+
+def test_second_server_on_the_same_data_directory_refuses_to_start(server, s3, bucket):
+    """One server per data directory: a second one would sweep away blobs the first is writing."""
+    result = subprocess.run([serac_binary(), "server", "--data", str(server.data_dir), "--address", "127.0.0.1:0"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode != 0
+    assert "in use by another serac server" in result.stderr
+    # The first server is untouched.
+    s3.put_object(Bucket=bucket, Key="still-served", Body=b"yes")
+    assert s3.get_object(Bucket=bucket, Key="still-served")["Body"].read() == b"yes"
