@@ -163,6 +163,22 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
   EXPECT_TRUE(remaining->empty());
 }
 
+TEST_F(CatalogServiceTest, LargeMetadataIsSentWhole) {
+  // Past 64 KiB the metadata goes out as its own write after the head of the response.
+  CreateNamespace({"db"});
+  CreateTable("db", "big");
+  const std::string value(200 * 1024, 'v');
+  auto committed = Commit("db", "big", Json::array(),
+                          Json::array({Json{{"action", "set-properties"}, {"updates", {{"large", value}}}}}));
+  ASSERT_EQ(committed.status(), 200) << committed.body.substr(0, 200);
+  Json commit_body = BodyJson(committed);
+  EXPECT_EQ(commit_body["metadata"]["properties"]["large"], value);
+  Json loaded = LoadTable("db", "big");
+  EXPECT_EQ(loaded["metadata"]["properties"]["large"], value);
+  EXPECT_EQ(loaded["metadata-location"], commit_body["metadata-location"]);
+  EXPECT_TRUE(loaded.contains("config"));
+}
+
 TEST_F(CatalogServiceTest, CommitErrorsLeaveTheTableUnchanged) {
   CreateNamespace({"db"});
   const std::string before = CreateTable("db", "t")["metadata-location"];
