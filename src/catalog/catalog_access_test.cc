@@ -45,16 +45,16 @@ class CatalogAccessTest : public CatalogServiceTest {
     CatalogServiceTest::SetUp();
     if (HasFatalFailure()) return;
     AddUser("reader", {"readonly"}, kReaderKey, kReaderSecret);
-    ASSERT_TRUE(identity_->PutPolicy("sales-only", kSalesPolicy).ok());
+    ASSERT_TRUE(stores_.identity->PutPolicy("sales-only", kSalesPolicy).ok());
     AddUser("sales", {"sales-only"}, kSalesKey, kSalesSecret);
     AddUser("nobody", {}, kNobodyKey, kNobodySecret);
   }
 
   void AddUser(const std::string& name, const std::vector<std::string>& policies, const char* key,
                const char* secret) {
-    Status created = identity_->CreateUser(name, policies);
+    Status created = stores_.identity->CreateUser(name, policies);
     ASSERT_TRUE(created.ok()) << created.ToString();
-    auto access_key = identity_->CreateAccessKey(name, "", std::string(key), std::string(secret));
+    auto access_key = stores_.identity->CreateAccessKey(name, "", std::string(key), std::string(secret));
     ASSERT_TRUE(access_key.ok()) << access_key.status().ToString();
   }
 
@@ -221,13 +221,13 @@ TEST_F(CatalogAccessTest, BearerTokensFromTheTokenEndpoint) {
   EXPECT_EQ(ErrorType(refused), "NotAuthorizedException");
 
   const std::string expired =
-      auth::IssueBearerToken(identity_->server_key(), kReaderKey, Now() - std::chrono::hours(2), std::chrono::hours(1));
+      auth::IssueBearerToken(stores_.identity->server_key(), kReaderKey, Now() - std::chrono::hours(2), std::chrono::hours(1));
   refused = Call("GET", Table("db", "t"), "", "", WithBearer(expired));
   EXPECT_EQ(refused.status(), 401);
   EXPECT_EQ(ErrorType(refused), "NotAuthorizedException");
 
   // Disabling the key revokes its tokens at once.
-  ASSERT_TRUE(identity_->SetAccessKeyEnabled(kReaderKey, false).ok());
+  ASSERT_TRUE(stores_.identity->SetAccessKeyEnabled(kReaderKey, false).ok());
   EXPECT_EQ(Call("GET", Table("db", "t"), "", "", WithBearer(token)).status(), 401);
 }
 
@@ -333,10 +333,10 @@ TEST_F(CatalogAccessTest, WarehouseListingShowsOnlyTheWarehousesTheCallerMaySee)
   EXPECT_EQ(BodyJson(second)["warehouses"], Json::array()) << second.body;
 
   // An explicit Deny of the listing refuses it, whatever else is allowed.
-  ASSERT_TRUE(identity_->PutPolicy("no-warehouse-list", R"({"Version":"2012-10-17","Statement":[
+  ASSERT_TRUE(stores_.identity->PutPolicy("no-warehouse-list", R"({"Version":"2012-10-17","Statement":[
     {"Effect":"Allow","Action":"s3tables:*","Resource":"*"},
     {"Effect":"Deny","Action":"s3tables:ListWarehouses","Resource":"*"}]})").ok());
-  ASSERT_TRUE(identity_->AttachPolicy("reader", "no-warehouse-list").ok());
+  ASSERT_TRUE(stores_.identity->AttachPolicy("reader", "no-warehouse-list").ok());
   auto refused = Call("GET", "/_iceberg/v1/warehouses", "", "", As(kReaderKey, kReaderSecret));
   EXPECT_EQ(refused.status(), 403) << refused.body;
   EXPECT_EQ(ErrorType(refused), "ForbiddenException");
@@ -371,7 +371,7 @@ TEST_F(CatalogAccessTest, VendedCredentialsForTheTableOnly) {
   ASSERT_EQ(body["storage-credentials"].size(), 1u);
   EXPECT_EQ(body["storage-credentials"][0]["prefix"], location);
   EXPECT_EQ(body["storage-credentials"][0]["config"]["s3.access-key-id"], config["s3.access-key-id"]);
-  auto grant = auth::VerifySessionToken(identity_->server_key(), config["s3.access-key-id"].get<std::string>(),
+  auto grant = auth::VerifySessionToken(stores_.identity->server_key(), config["s3.access-key-id"].get<std::string>(),
                                         config["s3.session-token"].get<std::string>(), Now());
   ASSERT_TRUE(grant.ok()) << grant.status().ToString();
   EXPECT_EQ(grant->bucket, "lake");
@@ -383,7 +383,7 @@ TEST_F(CatalogAccessTest, VendedCredentialsForTheTableOnly) {
     auto refreshed = Call("GET", Table("sales", "orders") + "/credentials", "", "", As(key, secret));
     ASSERT_EQ(refreshed.status(), 200) << refreshed.body;
     Json refreshed_config = BodyJson(refreshed)["storage-credentials"][0]["config"];
-    auto read_only = auth::VerifySessionToken(identity_->server_key(),
+    auto read_only = auth::VerifySessionToken(stores_.identity->server_key(),
                                               refreshed_config["s3.access-key-id"].get<std::string>(),
                                               refreshed_config["s3.session-token"].get<std::string>(), Now());
     ASSERT_TRUE(read_only.ok());
@@ -391,11 +391,11 @@ TEST_F(CatalogAccessTest, VendedCredentialsForTheTableOnly) {
     EXPECT_EQ(read_only->prefix, key_prefix);
   }
   // The user without any S3 rights gets the table but no keys from a load, and 403 from the route.
-  ASSERT_TRUE(identity_->PutPolicy("sales-catalog-only",
+  ASSERT_TRUE(stores_.identity->PutPolicy("sales-catalog-only",
                                    R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3tables:*",
                                    "Resource":"arn:aws:s3tables:::bucket/lake/*"}]})")
                   .ok());
-  ASSERT_TRUE(identity_->AttachPolicy("nobody", "sales-catalog-only").ok());
+  ASSERT_TRUE(stores_.identity->AttachPolicy("nobody", "sales-catalog-only").ok());
   auto no_keys = Call("GET", Table("sales", "orders"), "", "",
                       As(kNobodyKey, kNobodySecret, {{"X-Iceberg-Access-Delegation", kVended}}));
   ASSERT_EQ(no_keys.status(), 200) << no_keys.body;
@@ -421,7 +421,7 @@ TEST_F(CatalogAccessTest, CreateTableVendsWritableCredentialsForTheNewTable) {
   const std::string location = body["metadata"]["location"];
   ASSERT_EQ(body["storage-credentials"].size(), 1u);
   EXPECT_EQ(body["storage-credentials"][0]["prefix"], location);
-  auto grant = auth::VerifySessionToken(identity_->server_key(), body["config"]["s3.access-key-id"].get<std::string>(),
+  auto grant = auth::VerifySessionToken(stores_.identity->server_key(), body["config"]["s3.access-key-id"].get<std::string>(),
                                         body["config"]["s3.session-token"].get<std::string>(), Now());
   ASSERT_TRUE(grant.ok());
   EXPECT_TRUE(grant->write);

@@ -130,7 +130,7 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
   EXPECT_EQ(created["config"]["s3.endpoint"], "http://localhost:9000");
 
   // The metadata file is an object S3 clients can read.
-  auto object = meta_->GetObject(kWarehouse, first_file.substr(std::string("s3://lake/").size()));
+  auto object = stores_.meta->GetObject(kWarehouse, first_file.substr(std::string("s3://lake/").size()));
   ASSERT_TRUE(object.ok()) << object.status().ToString();
   EXPECT_EQ(object->headers.content_type, "application/json");
   EXPECT_EQ(Json::parse(object->inline_data)["table-uuid"], created["metadata"]["table-uuid"]);
@@ -158,7 +158,7 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
   meta::ListObjectsQuery query;
   query.bucket = kWarehouse;
   query.prefix = location.substr(std::string("s3://lake/").size());
-  auto remaining = meta_->ListObjects(query);
+  auto remaining = stores_.meta->ListObjects(query);
   ASSERT_TRUE(remaining.ok());
   EXPECT_TRUE(remaining->empty());
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "auth/identity.h"
+#include "auth/service_test_stores.h"
 #include "catalog/catalog_service.h"
 
 #include <filesystem>
@@ -74,29 +75,14 @@ struct CallOptions {
 class CatalogServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() / ("catalog_service_test_" + RandomHexId(8));
-    std::filesystem::create_directories(root_);
-    auto meta = meta::OpenSqliteMetaStore({(root_ / "meta.db").string(), false});
-    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
-    meta_ = std::move(meta).value();
-    auto blobs = blob::OpenLocalBlobStore({(root_ / "data").string(), false});
-    ASSERT_TRUE(blobs.ok()) << blobs.status().ToString();
-    blobs_ = std::move(blobs).value();
-    auto key = auth::ServerKey::FromBytes(std::string(auth::ServerKey::kKeyBytes, '\x5a'));
-    ASSERT_TRUE(key.ok()) << key.status().ToString();
-    identity_ = std::make_unique<auth::IdentityService>(
-        auth::Credentials{std::string(kAccessKey), std::string(kSecretKey), ""}, std::move(key).value(),
-        &meta_->iam(), identity_options_);
-    ASSERT_TRUE(identity_->Initialize().ok());
-    service_ = std::make_unique<CatalogService>(meta_.get(), blobs_.get(), identity_.get(), CatalogOptions{});
+    stores_.Open("catalog_service_test", auth::Credentials{std::string(kAccessKey), std::string(kSecretKey), ""},
+                 identity_options_);
+    if (HasFatalFailure()) return;
+    service_ = std::make_unique<CatalogService>(stores_.meta.get(), stores_.blobs.get(), stores_.identity.get(), CatalogOptions{});
     ASSERT_EQ(Call("POST", "/_iceberg/v1/warehouses", "", R"({"name":"lake"})").status(), 200);
   }
   void TearDown() override {
-    service_.reset();
-    identity_.reset();
-    blobs_.reset();
-    meta_.reset();
-    std::filesystem::remove_all(root_);
+    service_.reset();  // before the stores it points into
   }
 
   RecordingResponse Call(const std::string& method, const std::string& path, const std::string& query = "",
@@ -159,11 +145,8 @@ class CatalogServiceTest : public ::testing::Test {
                 Json{{"requirements", requirements}, {"updates", updates}});
   }
 
-  std::filesystem::path root_;
-  std::unique_ptr<meta::MetaStore> meta_;
-  std::unique_ptr<blob::BlobStore> blobs_;
   auth::IdentityOptions identity_options_;
-  std::unique_ptr<auth::IdentityService> identity_;
+  auth::testing::ServiceTestStores stores_;
   std::unique_ptr<CatalogService> service_;
   std::string last_operation_;
 };

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "auth/identity.h"
+#include "auth/service_test_stores.h"
 #include "auth/server_key.h"
 #include "blob/local/local_blob_store.h"
 #include "common/clock.h"
@@ -45,29 +46,13 @@ std::string Between(const std::string& text, const std::string& open, const std:
 class S3ServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() / ("s3_service_test_" + RandomHexId(8));
-    std::filesystem::create_directories(root_);
-    auto meta = meta::OpenSqliteMetaStore({(root_ / "meta.db").string(), false});
-    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
-    meta_ = std::move(meta).value();
-    auto blobs = blob::OpenLocalBlobStore({(root_ / "data").string(), false});
-    ASSERT_TRUE(blobs.ok()) << blobs.status().ToString();
-    blobs_ = std::move(blobs).value();
-    auto server_key = auth::ServerKey::FromBytes(std::string(auth::ServerKey::kKeyBytes, '\x5a'));
-    ASSERT_TRUE(server_key.ok()) << server_key.status().ToString();
-    identity_ = std::make_unique<auth::IdentityService>(root_credentials_, std::move(server_key).value(),
-                                                        &meta_->iam(), auth::IdentityOptions{});
-    Status initialized = identity_->Initialize();
-    ASSERT_TRUE(initialized.ok()) << initialized.ToString();
-    service_ = std::make_unique<S3Service>(meta_.get(), blobs_.get(), identity_.get(),
+    stores_.Open("s3_service_test", root_credentials_, auth::IdentityOptions{});
+    if (HasFatalFailure()) return;
+    service_ = std::make_unique<S3Service>(stores_.meta.get(), stores_.blobs.get(), stores_.identity.get(),
                                            S3Options{"s3.test", "us-east-1"});
   }
   void TearDown() override {
-    service_.reset();
-    identity_.reset();
-    blobs_.reset();
-    meta_.reset();
-    std::filesystem::remove_all(root_);
+    service_.reset();  // before the stores it points into
   }
 
   RecordingResponse Call(const std::string& method, const std::string& path, const std::string& query = "",
@@ -100,11 +85,8 @@ class S3ServiceTest : public ::testing::Test {
 
   void CreateBucket(const std::string& name) { ASSERT_EQ(Call("PUT", "/" + name).status(), 200); }
 
-  std::filesystem::path root_;
-  std::unique_ptr<meta::MetaStore> meta_;
-  std::unique_ptr<blob::BlobStore> blobs_;
   const auth::Credentials root_credentials_{std::string(kAccessKey), std::string(kSecretKey), ""};
-  std::unique_ptr<auth::IdentityService> identity_;
+  auth::testing::ServiceTestStores stores_;
   std::unique_ptr<S3Service> service_;
   auth::Credentials signer_ = root_credentials_;  // who Call() signs as
   std::string remote_address_ = "127.0.0.1:40000";
@@ -514,14 +496,14 @@ TEST_F(S3ServiceTest, TaggingKeepsTheObjectsBlobs) {
   CreateBucket("tgb");
   std::string data(200 * 1024, 'b');
   ASSERT_EQ(Call("PUT", "/tgb/big", "", data, {{"x-amz-tagging", "a=1"}}).status(), 200);
-  auto before = meta_->GetObject("tgb", "big");
+  auto before = stores_.meta->GetObject("tgb", "big");
   ASSERT_TRUE(before.ok());
   ASSERT_EQ(before->segments.size(), 1u);
 
   auto put = Call("PUT", "/tgb/big", "tagging",
                   "<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>");
   ASSERT_EQ(put.status(), 200) << put.body;
-  auto after = meta_->GetObject("tgb", "big");
+  auto after = stores_.meta->GetObject("tgb", "big");
   ASSERT_TRUE(after.ok());
   ASSERT_EQ(after->segments.size(), 1u);
   EXPECT_EQ(after->segments[0].blob_id, before->segments[0].blob_id);
@@ -529,11 +511,11 @@ TEST_F(S3ServiceTest, TaggingKeepsTheObjectsBlobs) {
   EXPECT_NE(Call("GET", "/tgb/big", "tagging").body.find("<Key>k</Key><Value>v</Value>"), std::string::npos);
 
   EXPECT_EQ(Call("DELETE", "/tgb/big", "tagging").status(), 204);
-  after = meta_->GetObject("tgb", "big");
+  after = stores_.meta->GetObject("tgb", "big");
   ASSERT_TRUE(after.ok());
   EXPECT_TRUE(after->headers.tags.empty());
   EXPECT_EQ(after->segments[0].blob_id, before->segments[0].blob_id);
-  auto garbage = meta_->PeekGarbage(100);
+  auto garbage = stores_.meta->PeekGarbage(100);
   ASSERT_TRUE(garbage.ok());
   EXPECT_TRUE(garbage->empty());
   EXPECT_EQ(Call("GET", "/tgb/big").body, data);
@@ -563,15 +545,15 @@ class S3AuthorizationTest : public S3ServiceTest {
  protected:
   // A user with `policies` and one fresh access key; returns the key's credentials.
   auth::Credentials AddUser(const std::string& name, const std::vector<std::string>& policies) {
-    Status created = identity_->CreateUser(name, policies);
+    Status created = stores_.identity->CreateUser(name, policies);
     EXPECT_TRUE(created.ok()) << created.ToString();
-    auto key = identity_->CreateAccessKey(name, "test key");
+    auto key = stores_.identity->CreateAccessKey(name, "test key");
     EXPECT_TRUE(key.ok()) << key.status().ToString();
     if (!key.ok()) return {};
     return {key->access_key, key->secret_key, ""};
   }
   void AddPolicy(const std::string& name, const std::string& document) {
-    Status stored = identity_->PutPolicy(name, document);
+    Status stored = stores_.identity->PutPolicy(name, document);
     ASSERT_TRUE(stored.ok()) << stored.ToString();
   }
   RecordingResponse As(const auth::Credentials& who, const std::string& method, const std::string& path,
@@ -590,13 +572,13 @@ class S3AuthorizationTest : public S3ServiceTest {
   auth::Principal PrincipalOf(const auth::Credentials& who) {
     auth::VerifiedRequest verified;
     verified.access_key = who.access_key;
-    auto principal = identity_->PrincipalForSignedRequest(verified, Now());
+    auto principal = stores_.identity->PrincipalForSignedRequest(verified, Now());
     EXPECT_TRUE(principal.ok()) << principal.status().ToString();
     return principal.ok() ? std::move(principal).value() : auth::Principal{};
   }
   auth::Credentials Vend(const auth::Credentials& parent, const std::string& bucket, const std::string& prefix,
                          bool write, WallTime now) {
-    auto vended = identity_->VendCredentials(PrincipalOf(parent), bucket, prefix, write, now);
+    auto vended = stores_.identity->VendCredentials(PrincipalOf(parent), bucket, prefix, write, now);
     EXPECT_TRUE(vended.ok()) << vended.status().ToString();
     if (!vended.ok()) return {};
     return {vended->access_key, vended->secret_key, vended->session_token};
@@ -746,13 +728,13 @@ TEST_F(S3AuthorizationTest, DisabledKeyOrUserStopsAtOnce) {
   Put("/dis/k", "v");
   auth::Credentials reader = AddUser("sleeper", {"readonly"});
   ASSERT_EQ(As(reader, "GET", "/dis/k").status(), 200);
-  ASSERT_TRUE(identity_->SetAccessKeyEnabled(reader.access_key, false).ok());
+  ASSERT_TRUE(stores_.identity->SetAccessKeyEnabled(reader.access_key, false).ok());
   auto refused = As(reader, "GET", "/dis/k");
   EXPECT_EQ(refused.status(), 403);
   EXPECT_NE(refused.body.find("<Code>InvalidAccessKeyId</Code>"), std::string::npos) << refused.body;
-  ASSERT_TRUE(identity_->SetAccessKeyEnabled(reader.access_key, true).ok());
+  ASSERT_TRUE(stores_.identity->SetAccessKeyEnabled(reader.access_key, true).ok());
   ASSERT_EQ(As(reader, "GET", "/dis/k").status(), 200);
-  ASSERT_TRUE(identity_->SetUserEnabled("sleeper", false).ok());
+  ASSERT_TRUE(stores_.identity->SetUserEnabled("sleeper", false).ok());
   EXPECT_EQ(As(reader, "GET", "/dis/k").status(), 403);
 }
 
@@ -836,7 +818,7 @@ TEST_F(S3AuthorizationTest, ExpiredOrForgedSessionTokenFails) {
   // Disabling the parent key revokes its sessions at once.
   auth::Credentials fresh = Vend(engine, "exp", "t/", false, Now());
   ASSERT_EQ(As(fresh, "GET", "/exp/t/f").status(), 200);
-  ASSERT_TRUE(identity_->SetAccessKeyEnabled(engine.access_key, false).ok());
+  ASSERT_TRUE(stores_.identity->SetAccessKeyEnabled(engine.access_key, false).ok());
   EXPECT_NE(As(fresh, "GET", "/exp/t/f").status(), 200);
 }
 
