@@ -1,6 +1,7 @@
 #include "meta/sqlite/sqlite_meta_store.h"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -123,13 +124,12 @@ class CatalogReadCache {
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   void WriteCommitted() { generation_.fetch_add(1, std::memory_order_acq_rel); }
 
-  std::optional<EntityRecord> Get(const EntityId& id) { return entities_.Get(EntityKey(id), generation()); }
-  void Put(const EntityId& id, const EntityRecord& record, uint64_t read_generation) {
-    entities_.Put(EntityKey(id), record, read_generation);
+  // The cached row, else `read()`'s, kept when it succeeded.
+  Result<EntityRecord> Entity(const EntityId& id, const std::function<Result<EntityRecord>()>& read) {
+    return ReadThrough(entities_, EntityKey(id), read);
   }
-  std::optional<WarehouseRecord> GetWarehouse(const std::string& name) { return warehouses_.Get(name, generation()); }
-  void PutWarehouse(const std::string& name, const WarehouseRecord& record, uint64_t read_generation) {
-    warehouses_.Put(name, record, read_generation);
+  Result<WarehouseRecord> Warehouse(const std::string& name, const std::function<Result<WarehouseRecord>()>& read) {
+    return ReadThrough(warehouses_, name, read);
   }
 
  private:
@@ -158,6 +158,15 @@ class CatalogReadCache {
     std::unordered_map<std::string, Entry> entries_;  // guarded by mutex_
   };
 
+  template <typename Record>
+  Result<Record> ReadThrough(Rows<Record>& rows, const std::string& key, const std::function<Result<Record>()>& read) {
+    const uint64_t before_read = generation();
+    if (std::optional<Record> cached = rows.Get(key, before_read)) return std::move(*cached);
+    Result<Record> result = read();
+    if (result.ok()) rows.Put(key, *result, before_read);
+    return result;
+  }
+
   static std::string EntityKey(const EntityId& id) {
     std::string key = id.warehouse;
     for (const std::string& level : id.levels) key.append(1, '\x1f').append(level);
@@ -178,12 +187,9 @@ class SqliteCatalogStore final : public CatalogStore {
     return Write([&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
   }
   Result<WarehouseRecord> GetWarehouse(const std::string& name) override {
-    if (std::optional<WarehouseRecord> cached = cache_.GetWarehouse(name)) return std::move(*cached);
-    const uint64_t generation = cache_.generation();
-    Result<WarehouseRecord> read =
-        engine_.Read<WarehouseRecord>(false, [&](Connection& db) { return GetWarehouseRead(db, name); });
-    if (read.ok()) cache_.PutWarehouse(name, *read, generation);
-    return read;
+    return cache_.Warehouse(name, [&] {
+      return engine_.Read<WarehouseRecord>(false, [&](Connection& db) { return GetWarehouseRead(db, name); });
+    });
   }
   Result<std::vector<WarehouseRecord>> ListWarehouses(const std::string& start_after,
                                                       uint32_t limit) override {
@@ -223,12 +229,9 @@ class SqliteCatalogStore final : public CatalogStore {
     return Write([&](Connection& db) { return CreateEntityTx(db, entity); });
   }
   Result<EntityRecord> GetEntity(const EntityId& id) override {
-    if (std::optional<EntityRecord> cached = cache_.Get(id)) return std::move(*cached);
-    const uint64_t generation = cache_.generation();
-    Result<EntityRecord> read =
-        engine_.Read<EntityRecord>(false, [&](Connection& db) { return GetEntityRead(db, id); });
-    if (read.ok()) cache_.Put(id, *read, generation);
-    return read;
+    return cache_.Entity(id, [&] {
+      return engine_.Read<EntityRecord>(false, [&](Connection& db) { return GetEntityRead(db, id); });
+    });
   }
   Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse, const NamespaceLevels& levels,
                                                  EntityKind kind, const std::string& start_after,
