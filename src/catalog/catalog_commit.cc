@@ -18,9 +18,6 @@ struct TableChange {
   meta::EntityId id;
   Json requirements = Json::array();
   Json updates = Json::array();
-  // The table's entry as read when the change was authorised; the first attempt uses it instead
-  // of reading it again (a retry after a lost race reads afresh).
-  std::optional<meta::EntityRecord> authorised_entity;
 };
 
 // One table's next state, prepared but not yet stored: the new metadata file, its text and its
@@ -31,7 +28,8 @@ struct PreparedCommit {
   iceberg::TableMetadata next;
   bool changed = false;
   std::string new_location;   // when changed
-  std::shared_ptr<const std::string> next_text;  // when changed: the file's JSON, also the response's "metadata"
+  std::vector<iceberg::MetadataTextPiece> next_text;  // when changed: the file's JSON, also the response's "metadata"
+  uint64_t next_text_bytes = 0;
   meta::ObjectRecord new_file;  // when changed: the file's index record (its blob, if any, is written)
 };
 
@@ -65,11 +63,10 @@ void BackOff(uint32_t attempt) {
   std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
 }
 
-HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool allow_create, bool first_attempt,
-                          PreparedCommit& out) {
-  Result<meta::EntityRecord> entity = first_attempt && change.authorised_entity
-                                          ? Result<meta::EntityRecord>(*change.authorised_entity)
-                                          : ctx.catalog().GetEntity(change.id);
+// Reads the table's entry afresh, under its commit lock: another commit may have landed since the
+// change was authorised.
+HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool allow_create, PreparedCommit& out) {
+  Result<meta::EntityRecord> entity = ctx.catalog().GetEntity(change.id);
   if (entity.ok()) {
     out.entity = std::move(entity).value();
     auto metadata = LoadTableMetadata(ctx.backend, out.entity->metadata_location);
@@ -97,10 +94,9 @@ void KeepLocationInWarehouse(const TableChange& change, PreparedCommit& prepared
 }
 
 // Applies the change to the current metadata and writes the next metadata file if it differs.
-HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow_create, bool first_attempt,
-                      PreparedCommit& out) {
+HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow_create, PreparedCommit& out) {
   out = PreparedCommit{};
-  if (auto error = LoadCurrent(ctx, change, allow_create, first_attempt, out)) return error;
+  if (auto error = LoadCurrent(ctx, change, allow_create, out)) return error;
   iceberg::CommitOptions options;
   options.now_ms = ToUnixMillis(Now());
   if (out.entity) options.previous_metadata_location = out.entity->metadata_location;
@@ -119,13 +115,14 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
   out.new_location =
       iceberg::NewTableMetadataFileLocation(out.next, options.previous_metadata_location, RandomUuid());
   if (auto error = RequireInWarehouse(ctx, out.new_location)) return error;
-  out.next_text = std::make_shared<const std::string>(iceberg::TableMetadataToJsonText(out.next));
-  auto file = MetadataFileRecord(ctx.backend, out.new_location, *out.next_text);
+  out.next_text = iceberg::TableMetadataToJsonPieces(out.next);
+  auto file = TableMetadataFileRecord(ctx.backend, out.new_location, out.next_text);
   if (!file.ok()) {
     out.new_location.clear();
     return ErrorFromStatus(file.status(), BadRequest(file.status().message()));
   }
   out.new_file = std::move(file).value();
+  out.next_text_bytes = out.new_file.size;
   return kHandled;
 }
 
@@ -162,17 +159,15 @@ void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& pre
   }
 }
 
-// The commit landed: keep the parsed metadata and its text for the next load of this file.
+// The commit landed: keep the parsed metadata for the next commit or load of this file (a load
+// writes its text once, when it is first asked for).
 void Landed(RequestContext& ctx, PreparedCommit& prepared) {
-  const size_t text_bytes = prepared.next_text->size();
-  CacheTableText(ctx.backend, prepared.new_location, prepared.next_text);
   ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
-                         ParsedMetadataBytes(text_bytes));
+                         ParsedMetadataBytes(prepared.next_text_bytes));
 }
 
-HandlerResult SendCommitResponse(RequestContext& ctx, const std::string& location, const std::string& metadata_text) {
+void AddCommitEtag(RequestContext& ctx, const std::string& location) {
   ctx.response.AddHeader("ETag", TableEtag(location, iceberg::SnapshotSelection::kAll));
-  return SendJsonWithRawMember(ctx, Json{{"metadata-location", location}}, "metadata", metadata_text);
 }
 
 // The swap did not happen; any other outcome than a lost race ends the commit.
@@ -188,12 +183,11 @@ IcebergError SwapError(const Status& status, const std::string& display) {
 // A commit updates an existing table (the route's s3tables:UpdateTable on its ARN); one that
 // finishes a staged create (assert-create on a table that does not exist) creates it, which is
 // s3tables:CreateTable in its namespace, as for an unstaged create.
-HandlerResult AuthorizeChange(RequestContext& ctx, TableChange& change, bool allow_create) {
+HandlerResult AuthorizeChange(RequestContext& ctx, const TableChange& change, bool allow_create) {
   auto found = ctx.catalog().GetEntity(change.id);
   if (!found.ok() && found.status().code() != ErrorCode::kNotFound) {
     return ErrorFromStatus(found.status(), BadRequest(""));
   }
-  if (found.ok()) change.authorised_entity = *found;
   if (!found.ok() && allow_create && HasAssertCreate(change.requirements)) {
     return Authorize(ctx, actions::kCreateTable, auth::TablesWarehouseArn(change.id.warehouse),
                      CatalogConditions(ctx, change.id.levels, meta::EntityKind::kTable, change.id.name));
@@ -211,21 +205,26 @@ HandlerResult CommitTable(RequestContext& ctx) {
   if (auto error = ReadChange(body, change)) return error;
   if (auto error = AuthorizeChange(ctx, change, true)) return error;
   const std::string display = DisplayName(change.id);
+  std::lock_guard<std::mutex> table_lock(ctx.backend.CommitLock(change.id));
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     std::vector<PreparedCommit> prepared(1);
     PreparedCommit& table = prepared[0];
-    if (auto error = Prepare(ctx, change, true, attempt == 0, table)) return error;
+    if (auto error = Prepare(ctx, change, true, table)) return error;
     if (!table.changed) {
       const std::string& location = table.entity->metadata_location;
-      return SendCommitResponse(
-          ctx, location, *CachedTableText(ctx.backend, location, *table.current, iceberg::SnapshotSelection::kAll));
+      AddCommitEtag(ctx, location);
+      return SendJsonWithRawMember(
+          ctx, Json{{"metadata-location", location}}, "metadata",
+          *CachedTableText(ctx.backend, location, *table.current, iceberg::SnapshotSelection::kAll));
     }
     meta::MetadataCommit commit;
     AddToCommit(change, table, commit);
     Status swapped = ctx.catalog().CommitMetadata(commit);
     if (swapped.ok()) {
       Landed(ctx, table);
-      return SendCommitResponse(ctx, table.new_location, *table.next_text);
+      AddCommitEtag(ctx, table.new_location);
+      return SendJsonWithRawPieces(ctx, Json{{"metadata-location", table.new_location}}, "metadata",
+                                   table.next_text);
     }
     DiscardPrepared(ctx, prepared);
     // A name taken since the checks (by a table or a view) is final, not a race to retry.
@@ -272,14 +271,19 @@ HandlerResult CommitTransaction(RequestContext& ctx) {
   std::vector<TableChange> changes;
   if (auto error = ParseTransaction(ctx, changes)) return error;
   // Every table is authorised before any file is written.
-  for (TableChange& change : changes) {
+  for (const TableChange& change : changes) {
     if (auto error = AuthorizeChange(ctx, change, false)) return error;
   }
+  // The tables' commit locks, always taken in the same order so transactions cannot deadlock.
+  std::set<std::mutex*> lock_set;
+  for (const TableChange& change : changes) lock_set.insert(&ctx.backend.CommitLock(change.id));
+  std::vector<std::unique_lock<std::mutex>> table_locks;
+  for (std::mutex* lock : lock_set) table_locks.emplace_back(*lock);
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     std::vector<PreparedCommit> prepared(changes.size());
     meta::MetadataCommit commit;
     for (size_t i = 0; i < changes.size(); ++i) {
-      if (auto error = Prepare(ctx, changes[i], false, attempt == 0, prepared[i])) {
+      if (auto error = Prepare(ctx, changes[i], false, prepared[i])) {
         DiscardPrepared(ctx, prepared);
         return error;
       }

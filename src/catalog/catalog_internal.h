@@ -4,6 +4,8 @@
 // catalog_commit.cc, catalog_views.cc, catalog_warehouses.cc).
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -179,6 +181,11 @@ struct Backend {
 
   Backend();
   meta::CatalogStore& catalog();
+  // Commits to one table take its lock (tables share a fixed set of locks): a commit that would
+  // lose the race to another in this process waits for it and is then checked against its result,
+  // instead of writing a metadata file that cannot land.
+  std::mutex& CommitLock(const meta::EntityId& table);
+  std::array<std::mutex, 64> commit_locks;
 };
 
 // Values taken from the route's path template.
@@ -362,6 +369,10 @@ HandlerResult SendJson(RequestContext& ctx, const Json& body, int status = 200);
 // is cached or was just written as text), so large documents are not rebuilt as a Json tree.
 HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
                                     std::string_view raw_json, int status = 200);
+// The same with the member's JSON given in pieces (iceberg::TableMetadataToJsonPieces), written
+// one after the other without joining them.
+HandlerResult SendJsonWithRawPieces(RequestContext& ctx, const Json& body, std::string_view name,
+                                    const std::vector<iceberg::MetadataTextPiece>& raw_json, int status = 200);
 HandlerResult SendNoContent(RequestContext& ctx);
 // The S3 endpoint clients should use for data: the configured one, else scheme://Host.
 std::string AdvertisedS3Endpoint(const RequestContext& ctx);
@@ -379,6 +390,12 @@ Status WriteMetadataFile(Backend& backend, const std::string& location, const st
 // CatalogStore::CommitMetadata, or calls DiscardMetadataFileRecord when it does not.
 Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location, const std::string& json);
 void DiscardMetadataFileRecord(Backend& backend, const meta::ObjectRecord& record);
+// The record of a new table metadata file given as iceberg::TableMetadataToJsonPieces cut it: the history chunks are stored once for every file that repeats
+// them, so a commit stores and hashes only what is new. Its ETag is the MD5 of the pieces' MD5s
+// followed by "-<pieces>", as S3 gives objects uploaded in parts. Without chunks, or when the
+// rest would not fit the index row, it is MetadataFileRecord of the joined text.
+Result<meta::ObjectRecord> TableMetadataFileRecord(Backend& backend, const std::string& location,
+                                                   const std::vector<iceberg::MetadataTextPiece>& pieces);
 // Removes a metadata file written by a failed attempt; errors are only logged.
 void DeleteMetadataFileQuietly(Backend& backend, const std::string& location);
 Result<std::string> ReadMetadataFile(Backend& backend, const std::string& location);
@@ -454,8 +471,6 @@ std::string ChooseTableLocation(std::string_view warehouse, const meta::Namespac
 std::shared_ptr<const std::string> CachedTableText(Backend& backend, const std::string& metadata_location,
                                                    const iceberg::TableMetadata& metadata,
                                                    iceberg::SnapshotSelection selection);
-// Remembers the full document of a file just written, so its first load is a cache hit.
-void CacheTableText(Backend& backend, const std::string& metadata_location, std::shared_ptr<const std::string> text);
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
 // LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known,
 // and vended credentials for the table's location (read-write when `vend_write`) when the request

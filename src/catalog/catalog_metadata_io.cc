@@ -64,6 +64,47 @@ Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::strin
   return record;
 }
 
+Result<meta::ObjectRecord> TableMetadataFileRecord(Backend& backend, const std::string& location,
+                                                   const std::vector<iceberg::MetadataTextPiece>& pieces) {
+  uint64_t inline_bytes = 0;
+  bool has_chunks = false;
+  for (const iceberg::MetadataTextPiece& piece : pieces) {
+    has_chunks |= piece.chunk != nullptr;
+    if (!piece.chunk) inline_bytes += piece.text.size();
+  }
+  if (!has_chunks || inline_bytes > limits::kCatalogInlineMetadataBytesMax) {
+    return MetadataFileRecord(backend, location, iceberg::JoinMetadataPieces(pieces));
+  }
+  SERAC_ASSIGN_OR_RETURN(S3Location target, RequireS3Location(location));
+  meta::ObjectRecord record;
+  record.bucket = target.bucket;
+  record.key = target.key;
+  record.mtime_ms = ToUnixMillis(Now());
+  record.headers.content_type = "application/json";
+  record.inline_data.reserve(inline_bytes);
+  std::string piece_md5s;
+  piece_md5s.reserve(pieces.size() * 16);
+  for (const iceberg::MetadataTextPiece& piece : pieces) {
+    meta::Piece& stored = record.pieces.emplace_back();
+    stored.size = piece.size();
+    record.size += stored.size;
+    if (piece.chunk) {
+      stored.sha256 = piece.chunk->sha256;
+      // Shares the chunk's ownership: the bytes are not copied.
+      stored.shared = std::shared_ptr<const std::string>(piece.chunk, &piece.chunk->text);
+      piece_md5s += piece.chunk->md5;
+    } else {
+      record.inline_data += piece.text;
+      const Md5Digest md5 = Md5(piece.text);
+      piece_md5s.append(reinterpret_cast<const char*>(md5.data()), md5.size());
+    }
+  }
+  const Md5Digest etag = Md5(piece_md5s);
+  record.etag = HexEncode(std::string_view(reinterpret_cast<const char*>(etag.data()), etag.size())) + "-" +
+                std::to_string(pieces.size());
+  return record;
+}
+
 void DiscardMetadataFileRecord(Backend& backend, const meta::ObjectRecord& record) {
   for (const meta::Segment& segment : record.segments) (void)backend.blobs->Remove(segment.blob_id);
 }

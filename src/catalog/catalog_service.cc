@@ -24,6 +24,13 @@ Backend::Backend()
 
 meta::CatalogStore& Backend::catalog() { return meta->catalog(); }
 
+std::mutex& Backend::CommitLock(const meta::EntityId& table) {
+  std::hash<std::string_view> hash;
+  size_t mixed = hash(table.warehouse) * 31 + hash(table.name);
+  for (const std::string& level : table.levels) mixed = mixed * 31 + hash(level);
+  return commit_locks[mixed % commit_locks.size()];
+}
+
 struct CatalogService::Impl {
   Backend backend;
 };
@@ -448,13 +455,34 @@ HandlerResult SendJson(RequestContext& ctx, const Json& body, int status) {
   return SendJsonText(ctx, body.dump(-1, ' ', false, Json::error_handler_t::replace), status);
 }
 
-HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
-                                    std::string_view raw_json, int status) {
+namespace {
+
+// The body's members and then `"name":`, ready for the raw member's JSON and a closing brace.
+std::string RawMemberHead(const Json& body, std::string_view name) {
   std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   text.pop_back();  // the closing brace of the object
   if (text.size() > 1) text += ',';
   text += Json(std::string(name)).dump();
   text += ':';
+  return text;
+}
+
+HandlerResult SendGathered(RequestContext& ctx, std::vector<std::string_view>& parts, int status) {
+  uint64_t length = 0;
+  for (std::string_view part : parts) length += part.size();
+  ctx.response.SetStatus(status);
+  ctx.response.AddHeader("Content-Type", "application/json");
+  ctx.outcome.bytes_out += length;
+  if (!ctx.response.Begin(length).ok()) return kHandled;
+  (void)ctx.response.WriteGathered(parts);
+  return kHandled;
+}
+
+}  // namespace
+
+HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
+                                    std::string_view raw_json, int status) {
+  std::string text = RawMemberHead(body, name);
   // A large member (a busy table's metadata) goes out as it is rather than copied behind the head
   // first; a small one is cheaper in one write.
   constexpr size_t kCopyBytesMax = 64 * 1024;
@@ -463,15 +491,21 @@ HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::
     text += '}';
     return SendJsonText(ctx, text, status);
   }
-  ctx.response.SetStatus(status);
-  ctx.response.AddHeader("Content-Type", "application/json");
-  const uint64_t length = text.size() + raw_json.size() + 1;
-  ctx.outcome.bytes_out += length;
-  if (!ctx.response.Begin(length).ok()) return kHandled;
-  if (!ctx.response.Write(text.data(), text.size()).ok()) return kHandled;
-  if (!ctx.response.Write(raw_json.data(), raw_json.size()).ok()) return kHandled;
-  (void)ctx.response.Write("}", 1);
-  return kHandled;
+  std::vector<std::string_view> parts{text, raw_json, "}"};
+  return SendGathered(ctx, parts, status);
+}
+
+HandlerResult SendJsonWithRawPieces(RequestContext& ctx, const Json& body, std::string_view name,
+                                    const std::vector<iceberg::MetadataTextPiece>& raw_json, int status) {
+  const std::string head = RawMemberHead(body, name);
+  std::vector<std::string_view> parts;
+  parts.reserve(raw_json.size() + 2);
+  parts.push_back(head);
+  for (const iceberg::MetadataTextPiece& piece : raw_json) {
+    parts.push_back(piece.chunk ? std::string_view(piece.chunk->text) : std::string_view(piece.text));
+  }
+  parts.push_back("}");
+  return SendGathered(ctx, parts, status);
 }
 
 HandlerResult SendNoContent(RequestContext& ctx) {

@@ -155,11 +155,6 @@ std::shared_ptr<const std::string> CachedTableText(Backend& backend, const std::
   return text;
 }
 
-void CacheTableText(Backend& backend, const std::string& metadata_location, std::shared_ptr<const std::string> text) {
-  const size_t bytes = text->size();
-  backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll), std::move(text), bytes);
-}
-
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
   const char* mode = selection == iceberg::SnapshotSelection::kAll ? "#all" : "#refs";
   return "\"" + Sha256Hex(metadata_location + mode).substr(0, 32) + "\"";

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -72,6 +73,12 @@ class ResponseWriter {
   // Sends the head with Content-Length: content_length; the body follows with Write/SendFile.
   virtual Status Begin(uint64_t content_length) = 0;
   virtual Status Write(const char* data, size_t size) = 0;
+  // Writes the pieces in order, as Write on each would, in as few system calls as the transport
+  // allows: a body assembled from many stored pieces need not be copied together first.
+  virtual Status WriteGathered(std::span<const std::string_view> pieces) {
+    for (std::string_view piece : pieces) SERAC_RETURN_IF_ERROR(Write(piece.data(), piece.size()));
+    return Status::Ok();
+  }
   // Copies `length` bytes from `fd` at `offset` to the client (sendfile(2) on plain TCP).
   virtual Status SendFile(int fd, uint64_t offset, uint64_t length) = 0;
   // Sends "100 Continue" if the client asked for it and it has not been sent yet. Handlers call

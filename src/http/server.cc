@@ -164,6 +164,7 @@ class Connection final : public BodyReader, public ResponseWriter {
   Status Send(std::string_view body) override { return StartResponse(body.size(), body); }
   Status Begin(uint64_t content_length) override { return StartResponse(content_length, {}); }
   Status Write(const char* data, size_t size) override;
+  Status WriteGathered(std::span<const std::string_view> pieces) override;
   Status SendFile(int fd, uint64_t offset, uint64_t length) override;
   Status SendContinue() override;
   bool started() const override { return started_; }
@@ -625,6 +626,36 @@ Status Connection<Stream>::Write(const char* data, size_t size) {
   SERAC_RETURN_IF_ERROR(CheckBodyFits(size));
   if (SuppressesBody()) return Status::Ok();
   return WriteBody(data, size);
+}
+
+// Up to kIoBufferBytes per system call, as WriteBody, so the stall timeout still measures progress.
+template <class Stream>
+Status Connection<Stream>::WriteGathered(std::span<const std::string_view> pieces) {
+  uint64_t total = 0;
+  for (std::string_view piece : pieces) total += piece.size();
+  SERAC_RETURN_IF_ERROR(CheckBodyFits(total));
+  if (SuppressesBody()) return Status::Ok();
+  std::vector<asio::const_buffer> batch;
+  size_t batch_bytes = 0;
+  auto flush = [&]() {
+    if (batch.empty()) return true;
+    if (!WriteAll(batch)) return false;
+    response_wire_bytes_ += batch_bytes;
+    batch.clear();
+    batch_bytes = 0;
+    return true;
+  };
+  for (std::string_view piece : pieces) {
+    while (!piece.empty()) {
+      const size_t take = std::min<size_t>(piece.size(), limits::kIoBufferBytes - batch_bytes);
+      batch.emplace_back(piece.data(), take);
+      batch_bytes += take;
+      piece.remove_prefix(take);
+      if (batch_bytes == limits::kIoBufferBytes && !flush()) return ConnectionLost();
+    }
+  }
+  if (!flush()) return ConnectionLost();
+  return Status::Ok();
 }
 
 template <class Stream>

@@ -146,6 +146,33 @@ Json TableMetadataToJson(const TableMetadata& metadata,
 std::string TableMetadataToJsonText(const TableMetadata& metadata,
                                     SnapshotSelection selection = SnapshotSelection::kAll);
 
+// Parts of that text: the fields before the history, without the closing brace, and one entry
+// of each log.
+std::string TableMetadataHeadText(const TableMetadata& metadata);
+void AppendMetadataLogEntryText(const MetadataLogEntry& entry, std::string& text);
+void AppendSnapshotLogEntryText(const SnapshotLogEntry& entry, std::string& text);
+
+// A run of consecutive history entries (snapshots, snapshot-log or metadata-log entries) as text,
+// with the digests storage needs to keep it once for every metadata file that repeats it.
+struct HistoryChunk {
+  std::string text;
+  std::string sha256;  // raw 32 bytes
+  std::string md5;     // raw 16 bytes
+};
+// One piece of a metadata file: a shared history chunk, or text of this version alone.
+struct MetadataTextPiece {
+  std::shared_ptr<const HistoryChunk> chunk;  // set: shared
+  std::string text;                           // otherwise
+  size_t size() const { return chunk ? chunk->text.size() : text.size(); }
+};
+// The whole document of TableMetadataToJsonText(metadata) (every snapshot), cut so that the
+// history a version shares with the one before it comes as the same chunks. Runs of entries end
+// where an entry's content says so (content-defined, so dropping old snapshots only changes the
+// runs around them), and chunks are kept in a process-wide cache (limits::kCatalogHistoryChunk*)
+// so a commit hashes only new runs. Joining the pieces gives exactly TableMetadataToJsonText.
+std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& metadata);
+std::string JoinMetadataPieces(const std::vector<MetadataTextPiece>& pieces);
+
 // ---- Create (table_create.cc). ----
 struct CreateTableRequest {
   std::string name;

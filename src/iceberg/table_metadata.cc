@@ -366,28 +366,52 @@ Json TableMetadataWithoutHistory(const TableMetadata& metadata) {
 void AppendLogsText(const TableMetadata& metadata, std::string& text) {
   text += ",\"metadata-log\":[";
   for (size_t i = 0; i < metadata.metadata_log.size(); ++i) {
-    const MetadataLogEntry& entry = metadata.metadata_log[i];
     if (i != 0) text += ',';
-    text += "{\"metadata-file\":";
-    text += Json(entry.metadata_file).dump(-1, ' ', false, Json::error_handler_t::replace);
-    text += ",\"timestamp-ms\":";
-    text += std::to_string(entry.timestamp_ms);
-    text += '}';
+    AppendMetadataLogEntryText(metadata.metadata_log[i], text);
   }
   text += "],\"snapshot-log\":[";
   for (size_t i = 0; i < metadata.snapshot_log.size(); ++i) {
-    const SnapshotLogEntry& entry = metadata.snapshot_log[i];
     if (i != 0) text += ',';
-    text += "{\"snapshot-id\":";
-    text += std::to_string(entry.snapshot_id);
-    text += ",\"timestamp-ms\":";
-    text += std::to_string(entry.timestamp_ms);
-    text += '}';
+    AppendSnapshotLogEntryText(metadata.snapshot_log[i], text);
   }
   text += ']';
 }
 
 }  // namespace
+
+void AppendMetadataLogEntryText(const MetadataLogEntry& entry, std::string& text) {
+  text += "{\"metadata-file\":";
+  // Locations are nearly always printable ASCII without quotes or backslashes, which JSON writes
+  // as they are; anything else goes through the JSON writer.
+  const bool plain = std::all_of(entry.metadata_file.begin(), entry.metadata_file.end(), [](char c) {
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+  });
+  if (plain) {
+    text += '"';
+    text += entry.metadata_file;
+    text += '"';
+  } else {
+    text += Json(entry.metadata_file).dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  text += ",\"timestamp-ms\":";
+  text += std::to_string(entry.timestamp_ms);
+  text += '}';
+}
+
+void AppendSnapshotLogEntryText(const SnapshotLogEntry& entry, std::string& text) {
+  text += "{\"snapshot-id\":";
+  text += std::to_string(entry.snapshot_id);
+  text += ",\"timestamp-ms\":";
+  text += std::to_string(entry.timestamp_ms);
+  text += '}';
+}
+
+std::string TableMetadataHeadText(const TableMetadata& metadata) {
+  std::string text = TableMetadataWithoutHistory(metadata).dump(-1, ' ', false, Json::error_handler_t::replace);
+  // The object always has fields, so it ends in '}' after at least one member.
+  text.pop_back();
+  return text;
+}
 
 Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection selection) {
   Json out = TableMetadataWithoutHistory(metadata);
@@ -410,10 +434,7 @@ Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection select
 }
 
 std::string TableMetadataToJsonText(const TableMetadata& metadata, SnapshotSelection selection) {
-  constexpr auto kReplaceInvalid = Json::error_handler_t::replace;
-  std::string text = TableMetadataWithoutHistory(metadata).dump(-1, ' ', false, kReplaceInvalid);
-  // The object always has fields, so it ends in '}' after at least one member.
-  text.pop_back();
+  std::string text = TableMetadataHeadText(metadata);
   size_t history_bytes = 64;
   for (const SnapshotPtr& snapshot : metadata.snapshots) history_bytes += snapshot->text().size() + 1;
   for (const MetadataLogEntry& entry : metadata.metadata_log) history_bytes += entry.metadata_file.size() + 48;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "common/hash.h"
 #include "iceberg/iceberg.h"
 #include "iceberg/metadata_internal.h"
 #include "iceberg/test_util_internal.h"
@@ -201,6 +204,88 @@ TEST(TableMetadataJsonTest, TextEqualsTheJsonDocument) {
     EXPECT_EQ(from_text, TableMetadataToJson(*metadata, selection));
     EXPECT_EQ(from_text["snapshots"].size(), selection == SnapshotSelection::kAll ? 3u : 2u);
   }
+}
+
+// A table with `count` snapshots and as many log entries, as successive appends leave it.
+TableMetadata TableWithHistory(int64_t count) {
+  TableMetadata metadata = NewTable(2);
+  for (int64_t i = 1; i <= count; ++i) {
+    std::optional<int64_t> parent;
+    if (i > 1) parent = (i - 1) * 7919;
+    metadata.snapshots.push_back(Snapshot::Make(testing::Snapshot(i * 7919, parent, i, 1000 + i)));
+    metadata.snapshot_log.push_back({1000 + i, i * 7919});
+    metadata.metadata_log.push_back({1000 + i, "s3://b/t/metadata/" + std::to_string(i) + "-u.metadata.json"});
+  }
+  return metadata;
+}
+
+std::set<std::string> ChunkDigests(const std::vector<MetadataTextPiece>& pieces) {
+  std::set<std::string> digests;
+  for (const MetadataTextPiece& piece : pieces) {
+    if (piece.chunk) digests.insert(piece.chunk->sha256);
+  }
+  return digests;
+}
+
+size_t InlineBytes(const std::vector<MetadataTextPiece>& pieces) {
+  size_t bytes = 0;
+  for (const MetadataTextPiece& piece : pieces) bytes += piece.chunk ? 0 : piece.text.size();
+  return bytes;
+}
+
+TEST(TableMetadataPiecesTest, JoinedPiecesAreExactlyTheText) {
+  for (int64_t count : {0, 1, 31, 200, 1500}) {
+    TableMetadata metadata = TableWithHistory(count);
+    std::vector<MetadataTextPiece> pieces = TableMetadataToJsonPieces(metadata);
+    EXPECT_EQ(JoinMetadataPieces(pieces), TableMetadataToJsonText(metadata)) << count << " snapshots";
+    for (const MetadataTextPiece& piece : pieces) {
+      if (!piece.chunk) continue;
+      const Sha256Digest sha256 = Sha256(piece.chunk->text);
+      const Md5Digest md5 = Md5(piece.chunk->text);
+      EXPECT_EQ(piece.chunk->sha256, std::string(reinterpret_cast<const char*>(sha256.data()), sha256.size()));
+      EXPECT_EQ(piece.chunk->md5, std::string(reinterpret_cast<const char*>(md5.data()), md5.size()));
+    }
+  }
+}
+
+TEST(TableMetadataPiecesTest, AnAppendSharesTheWholeHistoryAndWritesLittle) {
+  TableMetadata before = TableWithHistory(1500);
+  std::vector<MetadataTextPiece> first = TableMetadataToJsonPieces(before);
+  const size_t total = JoinMetadataPieces(first).size();
+  TableMetadata after = before;
+  after.snapshots.push_back(Snapshot::Make(testing::Snapshot(1501 * 7919, 1500 * 7919, 1501, 2501)));
+  after.snapshot_log.push_back({2501, 1501 * 7919});
+  after.metadata_log.push_back({2501, "s3://b/t/metadata/1501-u.metadata.json"});
+  std::vector<MetadataTextPiece> second = TableMetadataToJsonPieces(after);
+  EXPECT_EQ(JoinMetadataPieces(second), TableMetadataToJsonText(after));
+
+  // Every chunk of the first version is in the second, at most one more chunk is new, and the
+  // text written for the second version alone is a small part of the file.
+  std::set<std::string> old_digests = ChunkDigests(first);
+  std::set<std::string> new_digests = ChunkDigests(second);
+  ASSERT_GT(old_digests.size(), 20u);
+  for (const std::string& digest : old_digests) EXPECT_TRUE(new_digests.count(digest));
+  EXPECT_LE(new_digests.size(), old_digests.size() + 3);
+  EXPECT_LT(InlineBytes(second) * 5, total) << InlineBytes(second) << " of " << total << " bytes inline";
+  // The same metadata cut again gives the very same chunk objects (from the cache, not rehashed).
+  std::vector<MetadataTextPiece> again = TableMetadataToJsonPieces(after);
+  ASSERT_EQ(again.size(), second.size());
+  for (size_t i = 0; i < again.size(); ++i) EXPECT_EQ(again[i].chunk, second[i].chunk);
+}
+
+TEST(TableMetadataPiecesTest, ExpiringOldSnapshotsKeepsTheLaterChunks) {
+  TableMetadata before = TableWithHistory(1500);
+  std::set<std::string> old_digests = ChunkDigests(TableMetadataToJsonPieces(before));
+  TableMetadata after = before;
+  // Drop 40 snapshots (and their log entries) from the middle, as expire_snapshots may.
+  after.snapshots.erase(after.snapshots.begin() + 700, after.snapshots.begin() + 740);
+  after.snapshot_log.erase(after.snapshot_log.begin() + 700, after.snapshot_log.begin() + 740);
+  std::vector<MetadataTextPiece> pieces = TableMetadataToJsonPieces(after);
+  EXPECT_EQ(JoinMetadataPieces(pieces), TableMetadataToJsonText(after));
+  size_t reused = 0;
+  std::set<std::string> new_digests = ChunkDigests(pieces);
+  for (const std::string& digest : new_digests) reused += old_digests.count(digest);
+  EXPECT_GE(reused + 6, new_digests.size()) << "only the runs around the removed entries change";
 }
 
 TEST(MetadataFileTest, NamesFollowThePreviousNumber) {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
-#include <unordered_set>
 #include <string>
 
 #include "common/random.h"
@@ -513,14 +512,17 @@ void TableBuilder::CleanSnapshotLog() {
   for (int64_t id : main_snapshots_set_) {
     if (id != metadata_.current_snapshot_id && added_snapshot_ids_.count(id) != 0) intermediate.insert(id);
   }
-  // One pass over the snapshots, not one search per log entry: a table with thousands of
-  // snapshots would otherwise spend most of every commit here.
-  std::unordered_set<int64_t> existing;
+  // One sorted list of the snapshot ids, not one search through the snapshots per log entry: a
+  // table with thousands of snapshots would otherwise spend most of every commit here.
+  std::vector<int64_t> existing;
   existing.reserve(metadata_.snapshots.size());
-  for (const SnapshotPtr& snapshot : metadata_.snapshots) existing.insert(snapshot->id());
+  for (const SnapshotPtr& snapshot : metadata_.snapshots) existing.push_back(snapshot->id());
+  std::sort(existing.begin(), existing.end());
   std::vector<SnapshotLogEntry> kept;
+  kept.reserve(metadata_.snapshot_log.size());
   for (const SnapshotLogEntry& entry : metadata_.snapshot_log) {
-    if (existing.count(entry.snapshot_id) != 0 && intermediate.count(entry.snapshot_id) == 0) {
+    if (std::binary_search(existing.begin(), existing.end(), entry.snapshot_id) &&
+        intermediate.count(entry.snapshot_id) == 0) {
       kept.push_back(entry);
     } else {
       kept.clear();

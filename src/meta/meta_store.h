@@ -38,6 +38,16 @@ struct Segment {
   uint64_t size = 0;
 };
 
+// One stretch of an object written in pieces (ObjectRecord::pieces). A shared piece names bytes
+// that many objects contain and the store keeps once, by digest, for as long as one object uses
+// them: successive Iceberg metadata files of a table repeat their whole history, and only the
+// newest entries differ. Any other piece is the next `size` bytes of the object's inline_data.
+struct Piece {
+  uint64_t size = 0;
+  std::string sha256;                         // raw 32-byte digest of a shared piece; empty: inline
+  std::shared_ptr<const std::string> shared;  // a shared piece's bytes (stored when the digest is new)
+};
+
 struct ChecksumRecord {
   std::string algorithm;  // "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"
   std::string value;      // base64 of the digest; composite values end in "-<parts>"
@@ -70,6 +80,10 @@ struct ObjectRecord {
   // Exactly one of these holds the bytes: inline_data when segments is empty.
   std::string inline_data;
   std::vector<Segment> segments;
+  // Written in pieces (segments empty): the bytes are the pieces in order, and inline_data holds
+  // the inline pieces back to back. Only PutObject takes pieces; GetObject returns such an
+  // object whole, its bytes joined into inline_data and no pieces.
+  std::vector<Piece> pieces;
 };
 
 // Conditional write/delete, decided inside the transaction.

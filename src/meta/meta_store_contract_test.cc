@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/hash.h"
 #include "meta/fault_injection_meta_store.h"
 #include "meta/meta_store.h"
 #include "meta/contract_test_backends_internal.h"
@@ -178,6 +179,88 @@ TEST_P(MetaStoreContractTest, InlineAndEmptyObjects) {
   SERAC_ASSERT_OK(store_->PutObject(small, {}));
   EXPECT_EQ(store_->GetObject("bucket", "small")->inline_data, "new");
   EXPECT_TRUE(Garbage().empty());
+}
+
+// An object in pieces: inline stretches and shared texts, named by digest.
+struct PieceSpec {
+  std::string text;
+  bool shared = false;
+  bool with_bytes = true;  // a shared piece may leave its bytes out when the store already has them
+};
+
+ObjectRecord PiecesObject(const std::string& bucket, const std::string& key, const std::vector<PieceSpec>& specs) {
+  ObjectRecord object = MakeObject(bucket, key, "pieces-etag");
+  for (const PieceSpec& spec : specs) {
+    Piece piece;
+    piece.size = spec.text.size();
+    object.size += spec.text.size();
+    if (spec.shared) {
+      const Sha256Digest digest = Sha256(spec.text);
+      piece.sha256.assign(reinterpret_cast<const char*>(digest.data()), digest.size());
+      if (spec.with_bytes) piece.shared = std::make_shared<const std::string>(spec.text);
+    } else {
+      object.inline_data += spec.text;
+    }
+    object.pieces.push_back(std::move(piece));
+  }
+  return object;
+}
+
+TEST_P(MetaStoreContractTest, ObjectsInPiecesStoreSharedTextsOnceAndReadWhole) {
+  SERAC_ASSERT_OK(store_->PutObject(
+      PiecesObject("bucket", "a", {{"{"}, {"hello", true}, {","}, {"world", true}, {"}"}}), {}));
+  // "hello" is stored already: the second object names it by digest alone.
+  SERAC_ASSERT_OK(store_->PutObject(PiecesObject("bucket", "b", {{"["}, {"hello", true, false}, {"]"}}), {}));
+  auto a = store_->GetObject("bucket", "a");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->inline_data, "{hello,world}");
+  EXPECT_EQ(a->size, 13u);
+  EXPECT_TRUE(a->pieces.empty());
+  EXPECT_TRUE(a->segments.empty());
+  EXPECT_EQ(store_->GetObject("bucket", "b")->inline_data, "[hello]");
+
+  // A digest the store does not hold, without its bytes, is refused and stores nothing.
+  EXPECT_EQ(store_->PutObject(PiecesObject("bucket", "c", {{"unknown", true, false}}), {}).code(),
+            ErrorCode::kInternal);
+  EXPECT_EQ(GetCode("c"), ErrorCode::kNotFound);
+  // Pieces that do not add up to the object's size are refused.
+  ObjectRecord short_object = PiecesObject("bucket", "c", {{"x"}, {"hello", true, false}});
+  short_object.size += 1;
+  EXPECT_EQ(store_->PutObject(short_object, {}).code(), ErrorCode::kInternal);
+
+  // Deleting "a" drops "world" (no other user) but keeps "hello" for "b".
+  SERAC_ASSERT_OK(store_->DeleteObject("bucket", "a", {}));
+  EXPECT_EQ(store_->GetObject("bucket", "b")->inline_data, "[hello]");
+  EXPECT_EQ(store_->PutObject(PiecesObject("bucket", "c", {{"world", true, false}}), {}).code(),
+            ErrorCode::kInternal);
+  SERAC_ASSERT_OK(store_->PutObject(PiecesObject("bucket", "c", {{"<"}, {"hello", true, false}, {">"}}), {}));
+
+  // Overwriting "b" with plain bytes releases its use; "c" still holds "hello".
+  ObjectRecord plain = MakeObject("bucket", "b", "e");
+  plain.inline_data = "plain";
+  plain.size = 5;
+  SERAC_ASSERT_OK(store_->PutObject(plain, {}));
+  EXPECT_EQ(store_->GetObject("bucket", "c")->inline_data, "<hello>");
+  EXPECT_TRUE(Garbage().empty());
+
+  Reopen();
+  EXPECT_EQ(store_->GetObject("bucket", "c")->inline_data, "<hello>");
+  EXPECT_EQ(store_->GetObject("bucket", "b")->inline_data, "plain");
+  SERAC_ASSERT_OK(store_->DeleteObject("bucket", "c", {}));
+  EXPECT_EQ(store_->PutObject(PiecesObject("bucket", "d", {{"hello", true, false}}), {}).code(),
+            ErrorCode::kInternal);
+}
+
+TEST_P(MetaStoreContractTest, RemovingAWarehouseReleasesTheSharedTextsOfItsObjects) {
+  SERAC_ASSERT_OK(store_->catalog().CreateWarehouse({"wh", 1000}, false));
+  SERAC_ASSERT_OK(store_->PutObject(PiecesObject("wh", "t/metadata/1.json", {{"shared-history", true}, {"1"}}), {}));
+  SERAC_ASSERT_OK(
+      store_->PutObject(PiecesObject("wh", "t/metadata/2.json", {{"shared-history", true, false}, {"2"}}), {}));
+  SERAC_ASSERT_OK(store_->PutObject(PiecesObject("bucket", "kept", {{"kept-history", true}}), {}));
+  SERAC_ASSERT_OK(store_->catalog().DeleteWarehouse("wh", true, false));
+  EXPECT_EQ(store_->PutObject(PiecesObject("bucket", "x", {{"shared-history", true, false}}), {}).code(),
+            ErrorCode::kInternal);
+  EXPECT_EQ(store_->GetObject("bucket", "kept")->inline_data, "kept-history");
 }
 
 TEST_P(MetaStoreContractTest, PutAndGetNeedAnExistingBucketAndKey) {

@@ -107,4 +107,30 @@ Result<std::vector<Segment>> DecodeSegments(const std::string& text) {
   return segments;
 }
 
+// Each piece is [size] (inline) or [size, shared_id].
+std::string EncodePieces(const std::vector<StoredPiece>& pieces) {
+  json list = json::array();
+  for (const StoredPiece& piece : pieces) {
+    list.push_back(piece.shared_id == 0 ? json::array({piece.size}) : json::array({piece.size, piece.shared_id}));
+  }
+  return list.dump();
+}
+
+Result<std::vector<StoredPiece>> DecodePieces(const std::string& text) {
+  std::vector<StoredPiece> pieces;
+  if (text.empty()) return pieces;
+  try {
+    json list = json::parse(text);
+    pieces.reserve(list.size());
+    for (const json& entry : list) {
+      StoredPiece piece{entry.at(0).get<uint64_t>(), 0};
+      if (entry.size() > 1) piece.shared_id = entry.at(1).get<int64_t>();
+      pieces.push_back(piece);
+    }
+  } catch (const std::exception& error) {
+    return Corrupt("pieces", error);
+  }
+  return pieces;
+}
+
 }  // namespace serac::meta::sqlite

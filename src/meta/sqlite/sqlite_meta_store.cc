@@ -385,7 +385,7 @@ class SqliteMetaStore final : public MetaStore {
   }
 
   Result<ObjectRecord> GetObject(const std::string& bucket, const std::string& key) override {
-    return Read<ObjectRecord>(false, [&](Connection& db) { return GetObjectRead(db, bucket, key); });
+    return Read<ObjectRecord>(true, [&](Connection& db) { return GetObjectRead(db, bucket, key); });
   }
   Status PutObject(const ObjectRecord& object, const WriteCondition& condition) override {
     return Write([&](Connection& db) { return PutObjectTx(db, object, condition, NowMillis()); });

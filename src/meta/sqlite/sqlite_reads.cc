@@ -31,6 +31,33 @@ Status ReadDetailedObject(const Statement& row, ObjectRecord& object) {
 
 Status RequireBucket(Connection& db, const std::string& bucket) { return GetBucketRead(db, bucket).status(); }
 
+// The bytes of an object written in pieces: its inline pieces taken in order from `inline_data`,
+// its shared pieces read from shared_texts.
+Result<std::string> JoinPieces(Connection& db, const std::vector<StoredPiece>& pieces, const std::string& inline_data,
+                               uint64_t size) {
+  std::string bytes;
+  bytes.reserve(size);
+  size_t inline_used = 0;
+  for (const StoredPiece& piece : pieces) {
+    if (piece.shared_id == 0) {
+      if (piece.size > inline_data.size() - inline_used) {
+        return Error(ErrorCode::kInternal, "object pieces need more inline bytes than are stored");
+      }
+      bytes.append(inline_data, inline_used, piece.size);
+      inline_used += piece.size;
+      continue;
+    }
+    SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT bytes FROM shared_texts WHERE id = ?1;"));
+    SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindInt(1, piece.shared_id).Step());
+    if (!found) return Error(ErrorCode::kInternal, "object uses a shared text that is not stored");
+    std::string shared = stmt->Blob(0);
+    if (shared.size() != piece.size) return Error(ErrorCode::kInternal, "stored shared text has the wrong size");
+    bytes += shared;
+  }
+  if (bytes.size() != size) return Error(ErrorCode::kInternal, "object pieces do not add up to its size");
+  return bytes;
+}
+
 Status RequireUpload(Connection& db, const std::string& upload_id) {
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT 1 FROM uploads WHERE upload_id = ?1;"));
   SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, upload_id).Step());
@@ -121,7 +148,7 @@ Result<std::vector<BucketRecord>> ListBucketsRead(Connection& db) {
 
 Result<ObjectRecord> GetObjectRead(Connection& db, const std::string& bucket, const std::string& key) {
   std::string sql = std::string("SELECT ") + kDetailedObjectColumns +
-                    ", (SELECT data FROM inline_data WHERE id = objects.inline_id) "
+                    ", (SELECT data FROM inline_data WHERE id = objects.inline_id), pieces "
                     "FROM objects WHERE bucket = ?1 AND key = ?2;";
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
   SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, bucket).BindBlob(2, key).Step());
@@ -130,6 +157,10 @@ Result<ObjectRecord> GetObjectRead(Connection& db, const std::string& bucket, co
   object.bucket = bucket;
   SERAC_RETURN_IF_ERROR(ReadDetailedObject(*stmt, object));
   object.inline_data = stmt->Blob(10);
+  if (stmt->IsNull(11)) return object;
+  SERAC_ASSIGN_OR_RETURN(std::vector<StoredPiece> pieces, DecodePieces(stmt->Text(11)));
+  stmt->Reset();
+  SERAC_ASSIGN_OR_RETURN(object.inline_data, JoinPieces(db, pieces, object.inline_data, object.size));
   return object;
 }
 

@@ -25,6 +25,7 @@ std::string ListObjectsSql(bool with_details, bool lower_inclusive, bool has_upp
 Result<BucketRecord> GetBucketRead(Connection& db, const std::string& name);
 Result<std::vector<BucketRecord>> ListBucketsRead(Connection& db);
 
+// Joins an object written in pieces into inline_data, so it needs a read transaction.
 Result<ObjectRecord> GetObjectRead(Connection& db, const std::string& bucket, const std::string& key);
 Result<std::vector<ObjectRecord>> ListObjectsRead(Connection& db, const ListObjectsQuery& query);
 

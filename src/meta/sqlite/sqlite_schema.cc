@@ -143,10 +143,29 @@ CREATE TABLE iam_generation(
 INSERT INTO iam_generation(id, generation) VALUES (0, 0);
 )sql";
 
-constexpr std::array<std::string_view, 3> kMigrations = {
+// Objects written in pieces (Iceberg metadata files): `pieces` lists them in order, and the bytes
+// of shared pieces live once in shared_texts, found by digest. Their reference counts are a table
+// of their own so that counting a use rewrites a small row, not the bytes. Ids are never reused.
+constexpr std::string_view kSharedTextSchema = R"sql(
+CREATE TABLE shared_texts(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  sha256 BLOB NOT NULL UNIQUE,
+  bytes BLOB NOT NULL
+);
+
+CREATE TABLE shared_text_uses(
+  id INTEGER PRIMARY KEY,
+  uses INTEGER NOT NULL
+);
+
+ALTER TABLE objects ADD COLUMN pieces TEXT;
+)sql";
+
+constexpr std::array<std::string_view, 4> kMigrations = {
     kInitialSchema,
     kCatalogSchema,
     kIamSchema,
+    kSharedTextSchema,
 };
 
 Result<int64_t> ReadUserVersion(Connection& db) {

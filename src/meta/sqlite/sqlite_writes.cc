@@ -14,6 +14,7 @@ struct StoredObject {
   std::string etag;
   std::vector<Segment> segments;
   std::optional<int64_t> inline_id;
+  std::vector<StoredPiece> pieces;
 };
 
 Status RequireBucket(Connection& db, const std::string& bucket) {
@@ -25,7 +26,7 @@ Status RequireBucket(Connection& db, const std::string& bucket) {
 
 Result<std::optional<StoredObject>> LoadStoredObject(Connection& db, const std::string& bucket,
                                                      const std::string& key) {
-  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT etag, segments, inline_id FROM objects "
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT etag, segments, inline_id, pieces FROM objects "
                                                "WHERE bucket = ?1 AND key = ?2;"));
   SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, bucket).BindBlob(2, key).Step());
   if (!found) return std::optional<StoredObject>();
@@ -33,6 +34,7 @@ Result<std::optional<StoredObject>> LoadStoredObject(Connection& db, const std::
   stored.etag = stmt->Text(0);
   SERAC_ASSIGN_OR_RETURN(stored.segments, DecodeSegments(stmt->Text(1)));
   if (!stmt->IsNull(2)) stored.inline_id = stmt->Int(2);
+  SERAC_ASSIGN_OR_RETURN(stored.pieces, DecodePieces(stmt->Text(3)));
   return std::optional<StoredObject>(std::move(stored));
 }
 
@@ -59,6 +61,60 @@ bool UsesBlob(const std::vector<Segment>& segments, const std::string& blob_id) 
                      [&](const Segment& segment) { return segment.blob_id == blob_id; });
 }
 
+// One object fewer uses each shared piece; a shared text no object uses any more is removed.
+Status ReleaseSharedPieces(Connection& db, const std::vector<StoredPiece>& pieces) {
+  for (const StoredPiece& piece : pieces) {
+    if (piece.shared_id == 0) continue;
+    SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE shared_text_uses SET uses = uses - 1 WHERE id = ?1 "
+                                                  "RETURNING uses;"));
+    SERAC_ASSIGN_OR_RETURN(bool found, count->BindInt(1, piece.shared_id).Step());
+    if (!found) return Error(ErrorCode::kInternal, "object uses a shared text that is not stored");
+    const int64_t uses = count->Int(0);
+    count->Reset();
+    if (uses > 0) continue;
+    SERAC_ASSIGN_OR_RETURN(auto forget, db.Prepare("DELETE FROM shared_text_uses WHERE id = ?1;"));
+    SERAC_RETURN_IF_ERROR(forget->BindInt(1, piece.shared_id).Run());
+    SERAC_ASSIGN_OR_RETURN(auto remove, db.Prepare("DELETE FROM shared_texts WHERE id = ?1;"));
+    SERAC_RETURN_IF_ERROR(remove->BindInt(1, piece.shared_id).Run());
+  }
+  return Status::Ok();
+}
+
+// The row id of a shared piece's bytes, stored now if no object holds them yet; counts one use.
+Result<int64_t> UseSharedPiece(Connection& db, const Piece& piece) {
+  SERAC_ASSIGN_OR_RETURN(auto find, db.Prepare("SELECT id FROM shared_texts WHERE sha256 = ?1;"));
+  SERAC_ASSIGN_OR_RETURN(bool found, find->BindBlob(1, piece.sha256).Step());
+  if (found) {
+    const int64_t id = find->Int(0);
+    find->Reset();
+    SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE shared_text_uses SET uses = uses + 1 WHERE id = ?1;"));
+    SERAC_RETURN_IF_ERROR(count->BindInt(1, id).Run());
+    return id;
+  }
+  find->Reset();
+  if (!piece.shared || piece.shared->size() != piece.size) {
+    return Error(ErrorCode::kInternal, "a new shared piece needs its bytes");
+  }
+  SERAC_ASSIGN_OR_RETURN(auto insert, db.Prepare("INSERT INTO shared_texts(sha256, bytes) VALUES (?1, ?2);"));
+  SERAC_RETURN_IF_ERROR(insert->BindBlob(1, piece.sha256).BindBlob(2, *piece.shared).Run());
+  const int64_t id = db.LastInsertRowId();
+  SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("INSERT INTO shared_text_uses(id, uses) VALUES (?1, 1);"));
+  SERAC_RETURN_IF_ERROR(count->BindInt(1, id).Run());
+  return id;
+}
+
+Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces) {
+  std::vector<StoredPiece> stored;
+  stored.reserve(pieces.size());
+  for (const Piece& piece : pieces) {
+    StoredPiece& entry = stored.emplace_back(StoredPiece{piece.size, 0});
+    if (!piece.sha256.empty()) {
+      SERAC_ASSIGN_OR_RETURN(entry.shared_id, UseSharedPiece(db, piece));
+    }
+  }
+  return EncodePieces(stored);
+}
+
 // Queues the blobs of an object that is going away, except those its successor still uses.
 Status ReleaseStoredObject(Connection& db, const StoredObject& stored, const std::vector<Segment>& still_used,
                            int64_t now_ms) {
@@ -67,6 +123,7 @@ Status ReleaseStoredObject(Connection& db, const StoredObject& stored, const std
       SERAC_RETURN_IF_ERROR(QueueGarbage(db, segment.blob_id, now_ms));
     }
   }
+  SERAC_RETURN_IF_ERROR(ReleaseSharedPieces(db, stored.pieces));
   if (!stored.inline_id) return Status::Ok();
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM inline_data WHERE id = ?1;"));
   return stmt->BindInt(1, *stored.inline_id).Run();
@@ -99,6 +156,21 @@ Status ValidateObject(const ObjectRecord& object) {
   if (!object.inline_data.empty() && !object.segments.empty()) {
     return Error(ErrorCode::kInternal, "object has both inline data and segments");
   }
+  if (object.pieces.empty()) return Status::Ok();
+  if (!object.segments.empty()) return Error(ErrorCode::kInternal, "object has both segments and pieces");
+  uint64_t total = 0;
+  uint64_t inline_total = 0;
+  for (const Piece& piece : object.pieces) {
+    total += piece.size;
+    if (piece.sha256.empty()) {
+      inline_total += piece.size;
+    } else if (piece.sha256.size() != 32) {
+      return Error(ErrorCode::kInternal, "a shared piece's digest must be 32 bytes");
+    }
+  }
+  if (total != object.size || inline_total != object.inline_data.size()) {
+    return Error(ErrorCode::kInternal, "object pieces do not add up to its size and inline bytes");
+  }
   return Status::Ok();
 }
 
@@ -106,11 +178,15 @@ Status ValidateObject(const ObjectRecord& object) {
 Status WriteObjectRow(Connection& db, const ObjectRecord& object) {
   SERAC_RETURN_IF_ERROR(ValidateObject(object));
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> inline_id, InsertInlineData(db, object.inline_data));
+  std::string pieces;
+  if (!object.pieces.empty()) {
+    SERAC_ASSIGN_OR_RETURN(pieces, StorePieces(db, object.pieces));
+  }
   SERAC_ASSIGN_OR_RETURN(
       auto stmt,
       db.Prepare("INSERT OR REPLACE INTO objects(bucket, key, size, etag, mtime_ms, part_count, "
-                 "headers, checksum_algorithm, checksum_value, checksum_type, inline_id, segments) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12);"));
+                 "headers, checksum_algorithm, checksum_value, checksum_type, inline_id, segments, pieces) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13);"));
   stmt->BindText(1, object.bucket).BindBlob(2, object.key);
   stmt->BindInt(3, static_cast<int64_t>(object.size)).BindText(4, object.etag);
   stmt->BindInt(5, object.mtime_ms).BindInt(6, object.part_count);
@@ -122,6 +198,7 @@ Status WriteObjectRow(Connection& db, const ObjectRecord& object) {
     stmt->BindNull(11);
   }
   BindOptionalText(*stmt, 12, object.segments.empty() ? "" : EncodeSegments(object.segments));
+  BindOptionalText(*stmt, 13, pieces);
   return stmt->Run();
 }
 
@@ -194,6 +271,20 @@ Status QueueObjectBlobsOfBucket(Connection& db, const std::string& bucket, int64
   }
 }
 
+Status ReleaseSharedPiecesOfBucket(Connection& db, const std::string& bucket) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT pieces FROM objects WHERE bucket = ?1 AND pieces IS NOT NULL;"));
+  stmt->BindText(1, bucket);
+  std::vector<StoredPiece> pieces;
+  for (;;) {
+    SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
+    if (!row) break;
+    SERAC_ASSIGN_OR_RETURN(std::vector<StoredPiece> more, DecodePieces(stmt->Text(0)));
+    pieces.insert(pieces.end(), more.begin(), more.end());
+  }
+  stmt->Reset();
+  return ReleaseSharedPieces(db, pieces);
+}
+
 Status QueuePartBlobsOfBucket(Connection& db, const std::string& bucket, int64_t now_ms) {
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT blob_id FROM parts WHERE upload_id IN "
                                                "(SELECT upload_id FROM uploads WHERE bucket = ?1);"));
@@ -236,6 +327,7 @@ Status DeleteBucketTx(Connection& db, const std::string& name) {
 Status PurgeBucketTx(Connection& db, const std::string& name, int64_t now_ms) {
   SERAC_RETURN_IF_ERROR(RequireBucket(db, name));
   SERAC_RETURN_IF_ERROR(QueueObjectBlobsOfBucket(db, name, now_ms));
+  SERAC_RETURN_IF_ERROR(ReleaseSharedPiecesOfBucket(db, name));
   SERAC_RETURN_IF_ERROR(RunForBucket(db,
                                      "DELETE FROM inline_data WHERE id IN (SELECT inline_id FROM objects "
                                      "WHERE bucket = ?1 AND inline_id IS NOT NULL);",
