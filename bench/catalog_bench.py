@@ -382,11 +382,15 @@ def percentile(sorted_values: list, fraction: float) -> float | None:
 
 
 def measure(endpoint: Endpoint, server_pid: int, workload: str, clients: int, args, hot_table: str,
-            live_workers: list, warmup: float, seconds: float) -> Measurement:
+            live_workers: list, warmup: float, seconds: float, warmup_commits: int = 0,
+            commits: int = 0) -> Measurement:
     """Runs one workload on one server with `clients` clients: catalog_load_client, or with
-    --python-load the Python generator."""
-    run = measure_python if args.python_load else measure_native
-    return run(endpoint, server_pid, workload, clients, args, hot_table, live_workers, warmup, seconds)
+    --python-load the Python generator. Commit workloads run `commits` commits after
+    `warmup_commits` ones when counted(), else the warmup + seconds window."""
+    if args.python_load:
+        return measure_python(endpoint, server_pid, workload, clients, args, hot_table, live_workers, warmup, seconds)
+    return measure_native(endpoint, server_pid, workload, clients, args, hot_table, live_workers, warmup, seconds,
+                          warmup_commits, commits)
 
 
 NATIVE_WORKLOADS = {"load": "load", "hot": "commit-hot", "spread": "commit-spread"}  # catalog_load_client's names
@@ -422,12 +426,17 @@ def native_tables(workload: str, tables: int, hot_table: str) -> list[str]:
 
 
 def measure_native(endpoint: Endpoint, server_pid: int, workload: str, clients: int, args, hot_table: str,
-                   live_workers: list, warmup: float, seconds: float) -> Measurement:
+                   live_workers: list, warmup: float, seconds: float, warmup_commits: int = 0,
+                   commits: int = 0) -> Measurement:
     """One catalog_load_client run. It says when its window opens and when the last operation
     started inside it has finished; the server's CPU is sampled at those two moments."""
     argv = [args.load_client, "run", "--port", str(endpoint.port), "--workload", NATIVE_WORKLOADS[workload],
             "--table-path", endpoint.table_path(""), "--tables", ",".join(native_tables(workload, args.tables, hot_table)),
-            "--clients", str(clients), "--warmup", str(warmup), "--seconds", str(seconds)]
+            "--clients", str(clients)]
+    if counted(workload, args):
+        argv += ["--warmup-commits", str(warmup_commits), "--commits", str(commits)]
+    else:
+        argv += ["--warmup", str(warmup), "--seconds", str(seconds)]
     load = NativeLoad(argv, endpoint)
     live_workers.append(load)
     m = Measurement()
@@ -636,9 +645,20 @@ def start_reference(processes: Processes, args, work_dir: str) -> tuple[Target |
     return target, ""
 
 
+def counted(workload: str, args) -> bool:
+    """Commit cells are counted, not windowed (unless --commits 0 or the Python generator runs
+    them): every commit adds a snapshot, so in a fixed window the faster catalog would commit
+    against larger metadata than the slower one. Counted, both do the very same commits."""
+    return workload in ("hot", "spread") and args.commits > 0 and not args.python_load
+
+
 def run_cell(cell: Cell, targets: dict, args, live_workers: list):
     """Reference first, then serac, back to back. Commit cells get a fresh hot table each."""
-    progress(f"{WORKLOADS[cell.workload]} x{cell.clients} ({args.warmup}s warm-up + {args.seconds}s each)")
+    if counted(cell.workload, args):
+        progress(f"{WORKLOADS[cell.workload]} x{cell.clients} ({args.warmup_commits} warm-up + "
+                 f"{args.commits} measured commits each)")
+    else:
+        progress(f"{WORKLOADS[cell.workload]} x{cell.clients} ({args.warmup}s warm-up + {args.seconds}s each)")
     hot_table = f"hot{cell.clients}"
     for name in ("reference", "serac"):
         target = targets.get(name)
@@ -657,7 +677,7 @@ def run_cell(cell: Cell, targets: dict, args, live_workers: list):
             finally:
                 client.close()
         setattr(cell, name, measure(target.endpoint, target.pid, cell.workload, cell.clients, args, hot_table,
-                                    live_workers, args.warmup, args.seconds))
+                                    live_workers, args.warmup, args.seconds, args.warmup_commits, args.commits))
         target.sample_peak_rss()
 
 
@@ -731,6 +751,9 @@ def print_report(args, cells: list[Cell], targets: dict, failures: list[str]):
           f"{window} per cell, load from {load}, 1 keep-alive connection per client, SigV4 (s3tables) on every "
           f"request; reference = iceberg-open-api 1.10.1 RESTCatalogAdapter, JdbcCatalog on a SQLite file, "
           f"file warehouse")
+    if any(counted(c.workload, args) for c in cells):
+        print(f"commit cells are counted, not windowed: each catalog lands {args.warmup_commits} warm-up commits "
+              f"and then {args.commits} measured ones, so both commit against the same growing metadata")
     print()
     print_table(cells)
     print()
@@ -789,6 +812,9 @@ def parse_args():
     p.add_argument("--procs", type=int, default=2,
                    help="with --python-load: load processes at most (clients are threads in them)")
     p.add_argument("--tables", type=int, default=100, help="tables of the spread-commit cells")
+    p.add_argument("--commits", type=int, default=400,
+                   help="measured commits of each commit cell (0: the --seconds window instead)")
+    p.add_argument("--warmup-commits", type=int, default=20, help="unmeasured commits before them")
     p.add_argument("--only", choices=("serac", "reference"), help="measure one catalog only")
     p.add_argument("--tmpdir", default=os.environ.get("BENCH_TMPDIR"), help="where serac data and the warehouse live")
     p.add_argument("--keep", action="store_true", help="keep the temp directory (for debugging)")
@@ -865,9 +891,12 @@ def run(args, clients, workloads, processes: Processes, live_workers: list, work
         return 1
     for name, target in targets.items():
         if args.initial_warmup > 0:
-            progress(f"warming {name} up: load-table and spread commits, 8 clients, {args.initial_warmup}s each")
+            # Counted spread commits give both catalogs the same tables to start the cells with.
+            spread = f"{args.commits} spread commits" if counted("spread", args) else f"{args.initial_warmup}s of spread commits"
+            progress(f"warming {name} up with 8 clients: {args.initial_warmup}s of load-table, {spread}")
             for workload in ("load", "spread"):
-                measure(target.endpoint, target.pid, workload, 8, args, "", live_workers, 0, args.initial_warmup)
+                measure(target.endpoint, target.pid, workload, 8, args, "", live_workers, 0, args.initial_warmup,
+                        0, args.commits)
     cells = [Cell(w, n) for w in workloads for n in clients]
     for cell in cells:
         run_cell(cell, targets, args, live_workers)

@@ -6,7 +6,8 @@
 // pace.
 //
 //   catalog_load_client run --port P --workload load|commit-hot|commit-spread --table-path PREFIX
-//                           --tables NAME[,NAME...] --clients N --warmup SECONDS --seconds SECONDS
+//                           --tables NAME[,NAME...] --clients N
+//                           (--warmup SECONDS --seconds SECONDS | --warmup-commits N --commits N)
 //       load:          every client GETs PREFIX<first table> in a loop;
 //       commit-hot:    every client appends snapshots to the first table; on 409 it reloads the
 //                      table and retries;
@@ -19,6 +20,9 @@
 //     POSTs answered 200); seconds runs from the window's start until the window's end or the last
 //     of those operations finished, whichever is later; latency is request written to answer read
 //     (for commits the POST that returned 200); cpu_seconds is this process's CPU over the same span.
+//     With --commits the run is counted instead: the clients together land --warmup-commits
+//     commits, then the window opens and lasts until --commits more have landed (ops = that
+//     number), so the catalogs compared do exactly the same commits on the same table.
 //
 //   catalog_load_client sign --port P --method M --target T --amz-date YYYYMMDDTHHMMSSZ < body
 //     Prints the Authorization header it would send (checked against botocore by the benchmark).
@@ -77,12 +81,19 @@ struct Config {
   int clients = 0;
   double warmup_seconds = 0;
   double seconds = 0;
+  // Counted runs (commit workloads): the clients together land warmup_commits and then `commits`
+  // measured commits, whatever the time it takes, so every catalog does the very same work.
+  uint64_t warmup_commits = 0;
+  uint64_t commits = 0;
 };
 
-// The measured window, published by the main thread before the clients are released.
+// The measured window, published by the main thread before the clients are released. In a
+// counted run the client whose commit completes the warm-up opens it (begin_ready).
 struct Window {
   Clock::time_point begin;
   Clock::time_point end;
+  std::atomic<uint64_t> landed{0};  // counted runs: commits answered 200 so far
+  std::atomic<bool> begin_ready{false};
 };
 
 struct ClientResult {
@@ -275,7 +286,7 @@ std::string Excerpt(int status, const std::string& body) {
   return text;
 }
 
-void RunClient(const Config& config, int client_index, std::latch& ready, std::latch& go, const Window& window,
+void RunClient(const Config& config, int client_index, std::latch& ready, std::latch& go, Window& window,
                ClientResult* result) {
   CatalogClient client(config);
   std::vector<TableState> states;
@@ -300,9 +311,10 @@ void RunClient(const Config& config, int client_index, std::latch& ready, std::l
   if (states.empty()) return;
   result->latencies_ms.reserve(1 << 14);
   size_t next = 0;
+  const bool counted = config.commits > 0;
   while (true) {
     Clock::time_point started = Clock::now();
-    if (started >= window.end) break;
+    if (counted ? window.landed.load() >= config.warmup_commits + config.commits : started >= window.end) break;
     Response response;
     bool ok = false;
     bool retry = false;
@@ -322,6 +334,27 @@ void RunClient(const Config& config, int client_index, std::latch& ready, std::l
       }
     }
     Clock::time_point finished = Clock::now();
+    if (counted) {
+      if (!ok) {
+        if (retry) {
+          result->retries++;
+        } else if (result->errors++ == 0) {
+          result->first_error = Excerpt(response.status, response.body);
+        }
+        if (response.status == 0) std::this_thread::sleep_for(kPauseAfterConnectionError);
+        continue;
+      }
+      const uint64_t number = window.landed.fetch_add(1) + 1;
+      if (number == config.warmup_commits) {
+        window.begin = finished;
+        window.begin_ready.store(true);
+      }
+      if (number <= config.warmup_commits || number > config.warmup_commits + config.commits) continue;
+      result->ops++;
+      result->latencies_ms.push_back(std::chrono::duration<double, std::milli>(finished - started).count());
+      result->last_finish = finished;
+      continue;
+    }
     if (started < window.begin) continue;  // warm-up
     if (ok) {
       result->ops++;
@@ -362,14 +395,25 @@ int Run(const Config& config) {
   std::vector<std::thread> threads;
   threads.reserve(results.size());
   for (int i = 0; i < config.clients; ++i)
-    threads.emplace_back(RunClient, std::cref(config), i, std::ref(ready), std::ref(go), std::cref(window),
+    threads.emplace_back(RunClient, std::cref(config), i, std::ref(ready), std::ref(go), std::ref(window),
                          &results[static_cast<size_t>(i)]);
   // Every client has its connection and its tables' state; then all start together.
   ready.wait();
-  window.begin = Clock::now() + Seconds(config.warmup_seconds);
-  window.end = window.begin + Seconds(config.seconds);
-  go.count_down();
-  std::this_thread::sleep_until(window.begin);
+  const bool counted = config.commits > 0;
+  if (counted) {
+    if (config.warmup_commits == 0) {
+      window.begin = Clock::now();
+      window.begin_ready.store(true);
+    }
+    go.count_down();
+    while (!window.begin_ready.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    window.end = window.begin;
+  } else {
+    window.begin = Clock::now() + Seconds(config.warmup_seconds);
+    window.end = window.begin + Seconds(config.seconds);
+    go.count_down();
+    std::this_thread::sleep_until(window.begin);
+  }
   double cpu_before = CpuSeconds();
   std::printf("phase=measure\n");
   std::fflush(stdout);
@@ -405,7 +449,8 @@ int Run(const Config& config) {
 int Usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s run --port P --workload load|commit-hot|commit-spread --table-path PREFIX\n"
-               "                --tables NAME[,NAME...] --clients N --warmup SECONDS --seconds SECONDS\n"
+               "                --tables NAME[,NAME...] --clients N\n"
+               "                (--warmup SECONDS --seconds SECONDS | --warmup-commits N --commits N)\n"
                "       %s sign --port P --method M --target T --amz-date YYYYMMDDTHHMMSSZ < body\n"
                "credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY\n",
                program, program);
@@ -469,8 +514,11 @@ int main(int argc, char** argv) {
   config.clients = std::atoi(option("--clients").c_str());
   config.warmup_seconds = std::atof(option("--warmup").c_str());
   config.seconds = std::atof(option("--seconds").c_str());
-  if (config.table_path.empty() || config.tables.empty() || config.clients <= 0 || config.seconds <= 0 ||
-      config.warmup_seconds < 0)
+  config.warmup_commits = std::strtoull(option("--warmup-commits").c_str(), nullptr, 10);
+  config.commits = std::strtoull(option("--commits").c_str(), nullptr, 10);
+  const bool counted = config.commits > 0;
+  if (config.table_path.empty() || config.tables.empty() || config.clients <= 0 ||
+      (counted ? config.workload == Workload::kLoad : config.seconds <= 0) || config.warmup_seconds < 0)
     return Usage(argv[0]);
   return Run(config);
 }
