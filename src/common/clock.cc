@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <cstdio>
+#include <limits>
 
 namespace serac {
 
@@ -196,11 +197,19 @@ std::string FormatIso8601(WallTime t) {
 }
 
 std::string FormatHttpDate(WallTime t) {
+  // Every response carries a Date header with a resolution of one second: each thread formats
+  // a second once.
+  thread_local int64_t cached_second = std::numeric_limits<int64_t>::min();
+  thread_local std::string cached;
+  const int64_t second = std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()).count();
+  if (second == cached_second) return cached;
   const struct tm& f = ToUtc(t).fields;
   char buffer[96];
   std::snprintf(buffer, sizeof(buffer), "%s, %02d %s %04d %02d:%02d:%02d GMT", kShortDays[f.tm_wday],
                 f.tm_mday, kMonths[f.tm_mon], f.tm_year + 1900, f.tm_hour, f.tm_min, f.tm_sec);
-  return buffer;
+  cached = buffer;
+  cached_second = second;
+  return cached;
 }
 
 std::optional<WallTime> ParseAmzDate(std::string_view text) {

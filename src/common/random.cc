@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <random>
 
 #include "common/encoding.h"
 
@@ -45,10 +46,17 @@ std::string RandomBytes(size_t count) {
 std::string RandomHexId(size_t bytes) { return HexEncode(RandomBytes(bytes)); }
 
 std::string RandomRequestId() {
-  std::string id = HexEncode(RandomBytes(8));
-  for (char& c : id) {
-    if (c >= 'a' && c <= 'f') c = static_cast<char>(c - 'a' + 'A');
-  }
+  // Request ids need to be unique, not secret: each thread draws from its own generator, seeded
+  // once from the system, instead of making a system call per request.
+  thread_local std::mt19937_64 generator = [] {
+    const std::string seed = RandomBytes(16);
+    std::seed_seq sequence(seed.begin(), seed.end());
+    return std::mt19937_64(sequence);
+  }();
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  uint64_t value = generator();
+  std::string id(16, '0');
+  for (int i = 15; i >= 0; --i, value >>= 4) id[static_cast<size_t>(i)] = kDigits[value & 0xF];
   return id;
 }
 
