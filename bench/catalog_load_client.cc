@@ -301,6 +301,20 @@ std::string Excerpt(int status, const std::string& body) {
   return text;
 }
 
+// Whether an operation counts. Windowed runs: it started inside the window. Counted runs: it is
+// one of the measured commits (the landing that completes the warm-up opens the window), or a
+// failure after the window opened.
+bool InWindow(const Config& config, Window& window, Clock::time_point started, Clock::time_point finished, bool ok) {
+  if (config.commits == 0) return started >= window.begin;
+  if (!ok) return window.begin_ready.load();
+  const uint64_t number = window.landed.fetch_add(1) + 1;
+  if (number == config.warmup_commits) {
+    window.begin = finished;
+    window.begin_ready.store(true);
+  }
+  return number > config.warmup_commits && number <= config.warmup_commits + config.commits;
+}
+
 void RunClient(const Config& config, int client_index, std::latch& ready, std::latch& go, Window& window,
                ClientResult* result) {
   CatalogClient client(config);
@@ -349,28 +363,7 @@ void RunClient(const Config& config, int client_index, std::latch& ready, std::l
       }
     }
     Clock::time_point finished = Clock::now();
-    if (counted) {
-      if (!ok) {
-        if (retry) {
-          result->retries++;
-        } else if (result->errors++ == 0) {
-          result->first_error = Excerpt(response.status, response.body);
-        }
-        if (response.status == 0) std::this_thread::sleep_for(kPauseAfterConnectionError);
-        continue;
-      }
-      const uint64_t number = window.landed.fetch_add(1) + 1;
-      if (number == config.warmup_commits) {
-        window.begin = finished;
-        window.begin_ready.store(true);
-      }
-      if (number <= config.warmup_commits || number > config.warmup_commits + config.commits) continue;
-      result->ops++;
-      result->latencies_ms.push_back(std::chrono::duration<double, std::milli>(finished - started).count());
-      result->last_finish = finished;
-      continue;
-    }
-    if (started < window.begin) continue;  // warm-up
+    if (!InWindow(config, window, started, finished, ok)) continue;  // warm-up, or past the counted commits
     if (ok) {
       result->ops++;
       result->latencies_ms.push_back(std::chrono::duration<double, std::milli>(finished - started).count());

@@ -28,8 +28,7 @@ struct PreparedCommit {
   iceberg::TableMetadata next;
   bool changed = false;
   std::string new_location;   // when changed
-  std::vector<iceberg::MetadataTextPiece> next_text;  // when changed: the file's JSON, also the response's "metadata"
-  uint64_t next_text_bytes = 0;
+  std::vector<iceberg::MetadataTextPiece> next_json;  // when changed: the file's JSON, also the response's "metadata"
   meta::ObjectRecord new_file;  // when changed: the file's index record (its blob, if any, is written)
 };
 
@@ -115,14 +114,13 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
   out.new_location =
       iceberg::NewTableMetadataFileLocation(out.next, options.previous_metadata_location, RandomUuid());
   if (auto error = RequireInWarehouse(ctx, out.new_location)) return error;
-  out.next_text = iceberg::TableMetadataToJsonPieces(out.next);
-  auto file = TableMetadataFileRecord(ctx.backend, out.new_location, out.next_text);
+  out.next_json = iceberg::TableMetadataToJsonPieces(out.next);
+  auto file = TableMetadataFileRecord(ctx.backend, out.new_location, out.next_json);
   if (!file.ok()) {
     out.new_location.clear();
     return ErrorFromStatus(file.status(), BadRequest(file.status().message()));
   }
   out.new_file = std::move(file).value();
-  out.next_text_bytes = out.new_file.size;
   return kHandled;
 }
 
@@ -163,7 +161,7 @@ void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& pre
 // writes its text once, when it is first asked for).
 void Landed(RequestContext& ctx, PreparedCommit& prepared) {
   ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
-                         ParsedMetadataBytes(prepared.next_text_bytes));
+                         ParsedMetadataBytes(prepared.new_file.size));
 }
 
 void AddCommitEtag(RequestContext& ctx, const std::string& location) {
@@ -224,7 +222,7 @@ HandlerResult CommitTable(RequestContext& ctx) {
       Landed(ctx, table);
       AddCommitEtag(ctx, table.new_location);
       return SendJsonWithRawPieces(ctx, Json{{"metadata-location", table.new_location}}, "metadata",
-                                   table.next_text);
+                                   table.next_json);
     }
     DiscardPrepared(ctx, prepared);
     // A name taken since the checks (by a table or a view) is final, not a race to retry.

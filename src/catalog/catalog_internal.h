@@ -5,15 +5,12 @@
 #pragma once
 
 #include <array>
-
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -23,6 +20,7 @@
 #include "blob/blob_store.h"
 #include "catalog/catalog_service.h"
 #include "common/limits.h"
+#include "common/lru_cache.h"
 #include "http/http.h"
 #include "iceberg/metadata_internal.h"
 #include "meta/catalog_store.h"
@@ -109,57 +107,6 @@ std::optional<std::string> DecodePageToken(std::string_view token);
 // True if an If-None-Match header value (entity-tag list or "*") matches `etag` (quoted).
 bool IfNoneMatchMatches(std::string_view header, std::string_view etag);
 
-// ---- Bounded LRU cache of parsed metadata, keyed by file location (files never change). ----
-// Bounded both in entries and in bytes: one table with thousands of snapshots makes every
-// metadata file large, and a hot table writes a new one per commit.
-
-template <typename V>
-class MetadataCache {
- public:
-  MetadataCache(size_t entries_max, uint64_t bytes_max) : entries_max_(entries_max), bytes_max_(bytes_max) {}
-
-  std::shared_ptr<const V> Get(const std::string& location) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = index_.find(location);
-    if (it == index_.end()) return nullptr;
-    order_.splice(order_.begin(), order_, it->second);
-    return it->second->value;
-  }
-
-  // `bytes` is what the value costs in memory (an estimate for parsed documents). A value larger
-  // than the whole budget is not kept.
-  void Put(const std::string& location, std::shared_ptr<const V> value, uint64_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = index_.find(location); it != index_.end()) {
-      bytes_ -= it->second->bytes;
-      order_.erase(it->second);
-      index_.erase(it);
-    }
-    if (bytes > bytes_max_) return;
-    order_.push_front(Entry{location, std::move(value), bytes});
-    index_[location] = order_.begin();
-    bytes_ += bytes;
-    while (order_.size() > entries_max_ || bytes_ > bytes_max_) {
-      bytes_ -= order_.back().bytes;
-      index_.erase(order_.back().location);
-      order_.pop_back();
-    }
-  }
-
- private:
-  struct Entry {
-    std::string location;
-    std::shared_ptr<const V> value;
-    uint64_t bytes = 0;
-  };
-  const size_t entries_max_;
-  const uint64_t bytes_max_;
-  std::mutex mutex_;
-  std::list<Entry> order_;  // guarded by mutex_; most recently used first
-  std::unordered_map<std::string, typename std::list<Entry>::iterator> index_;  // guarded by mutex_
-  uint64_t bytes_ = 0;  // guarded by mutex_
-};
-
 // What a parsed metadata document costs in memory, estimated from its JSON text: the Json trees
 // of its snapshots and schemas take a few times the bytes of their text, and each snapshot also
 // keeps its own text.
@@ -173,11 +120,13 @@ struct Backend {
   const auth::IdentityService* identity = nullptr;
   auth::CredentialLookup credentials;  // identity->LookupFunction(), built once
   CatalogOptions options;
-  MetadataCache<iceberg::TableMetadata> tables;
-  MetadataCache<iceberg::ViewMetadata> views;
+  // Parsed metadata by file location (files never change), bounded in entries and bytes: one table
+  // with thousands of snapshots makes every metadata file large, and a hot table writes one per commit.
+  LruCache<iceberg::TableMetadata> tables;
+  LruCache<iceberg::ViewMetadata> views;
   // Table documents as sent by loads, keyed by location and snapshot selection: a load of an unchanged table is then
   // a copy of bytes instead of a serialisation of every snapshot.
-  MetadataCache<std::string> table_texts;
+  LruCache<std::string> table_texts;
 
   Backend();
   meta::CatalogStore& catalog();

@@ -41,18 +41,28 @@ Status AppendSegment(blob::BlobStore& blobs, const meta::Segment& segment, std::
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location, const std::string& json) {
+// The index record of a new metadata file of `size` bytes at `location`, still without its bytes
+// and ETag.
+Result<meta::ObjectRecord> NewMetadataFileRecord(const std::string& location, uint64_t size) {
   SERAC_ASSIGN_OR_RETURN(S3Location target, RequireS3Location(location));
   meta::ObjectRecord record;
   record.bucket = target.bucket;
   record.key = target.key;
-  record.size = json.size();
-  const Md5Digest md5 = Md5(json);
-  record.etag = HexEncode(std::string_view(reinterpret_cast<const char*>(md5.data()), md5.size()));
+  record.size = size;
   record.mtime_ms = ToUnixMillis(Now());
   record.headers.content_type = "application/json";
+  return record;
+}
+
+std::string HexOf(const Md5Digest& md5) {
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(md5.data()), md5.size()));
+}
+
+}  // namespace
+
+Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location, const std::string& json) {
+  SERAC_ASSIGN_OR_RETURN(meta::ObjectRecord record, NewMetadataFileRecord(location, json.size()));
+  record.etag = HexOf(Md5(json));
   // Metadata files stay in the index row up to a larger size than S3 objects: a commit then
   // costs one durable write instead of a blob, its directory and the index.
   if (json.size() <= limits::kCatalogInlineMetadataBytesMax) {
@@ -66,28 +76,22 @@ Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::strin
 
 Result<meta::ObjectRecord> TableMetadataFileRecord(Backend& backend, const std::string& location,
                                                    const std::vector<iceberg::MetadataTextPiece>& pieces) {
+  uint64_t size = 0;
   uint64_t inline_bytes = 0;
-  bool has_chunks = false;
   for (const iceberg::MetadataTextPiece& piece : pieces) {
-    has_chunks |= piece.chunk != nullptr;
-    if (!piece.chunk) inline_bytes += piece.text.size();
+    size += piece.size();
+    if (!piece.chunk) inline_bytes += piece.size();
   }
-  if (!has_chunks || inline_bytes > limits::kCatalogInlineMetadataBytesMax) {
+  if (inline_bytes == size || inline_bytes > limits::kCatalogInlineMetadataBytesMax) {
     return MetadataFileRecord(backend, location, iceberg::JoinMetadataPieces(pieces));
   }
-  SERAC_ASSIGN_OR_RETURN(S3Location target, RequireS3Location(location));
-  meta::ObjectRecord record;
-  record.bucket = target.bucket;
-  record.key = target.key;
-  record.mtime_ms = ToUnixMillis(Now());
-  record.headers.content_type = "application/json";
+  SERAC_ASSIGN_OR_RETURN(meta::ObjectRecord record, NewMetadataFileRecord(location, size));
   record.inline_data.reserve(inline_bytes);
   std::string piece_md5s;
   piece_md5s.reserve(pieces.size() * 16);
   for (const iceberg::MetadataTextPiece& piece : pieces) {
     meta::Piece& stored = record.pieces.emplace_back();
     stored.size = piece.size();
-    record.size += stored.size;
     if (piece.chunk) {
       stored.sha256 = piece.chunk->sha256;
       // Shares the chunk's ownership: the bytes are not copied.
@@ -99,9 +103,7 @@ Result<meta::ObjectRecord> TableMetadataFileRecord(Backend& backend, const std::
       piece_md5s.append(reinterpret_cast<const char*>(md5.data()), md5.size());
     }
   }
-  const Md5Digest etag = Md5(piece_md5s);
-  record.etag = HexEncode(std::string_view(reinterpret_cast<const char*>(etag.data()), etag.size())) + "-" +
-                std::to_string(pieces.size());
+  record.etag = HexOf(Md5(piece_md5s)) + "-" + std::to_string(pieces.size());
   return record;
 }
 

@@ -501,9 +501,7 @@ HandlerResult SendJsonWithRawPieces(RequestContext& ctx, const Json& body, std::
   std::vector<std::string_view> parts;
   parts.reserve(raw_json.size() + 2);
   parts.push_back(head);
-  for (const iceberg::MetadataTextPiece& piece : raw_json) {
-    parts.push_back(piece.chunk ? std::string_view(piece.chunk->text) : std::string_view(piece.text));
-  }
+  for (const iceberg::MetadataTextPiece& piece : raw_json) parts.push_back(piece.view());
   parts.push_back("}");
   return SendGathered(ctx, parts, status);
 }

@@ -116,6 +116,7 @@ inline constexpr uint32_t kCatalogEntityCacheEntriesMax = 16384;  // table/view 
 inline constexpr uint32_t kCatalogMetadataTextCacheEntriesMax = 256;  // serialised table documents kept for loads
 inline constexpr uint64_t kCatalogMetadataTextCacheBytesMax = 128 * kMiB;  // bytes of those documents
 inline constexpr uint64_t kCatalogInlineMetadataBytesMax = 1 * kMiB;  // metadata files this small live in the index row
-inline constexpr uint64_t kCatalogHistoryChunkCacheBytesMax = 64 * kMiB;  // metadata history chunks kept with their digests
+inline constexpr uint32_t kCatalogHistoryChunkCacheEntriesMax = 65536;  // metadata history chunks kept with their digests
+inline constexpr uint64_t kCatalogHistoryChunkCacheBytesMax = 64 * kMiB;   // bytes of those chunks
 
 }  // namespace serac::limits

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -163,7 +164,8 @@ struct HistoryChunk {
 struct MetadataTextPiece {
   std::shared_ptr<const HistoryChunk> chunk;  // set: shared
   std::string text;                           // otherwise
-  size_t size() const { return chunk ? chunk->text.size() : text.size(); }
+  std::string_view view() const { return chunk ? std::string_view(chunk->text) : std::string_view(text); }
+  size_t size() const { return view().size(); }
 };
 // The whole document of TableMetadataToJsonText(metadata) (every snapshot), cut so that the
 // history a version shares with the one before it comes as the same chunks. Runs of entries end

@@ -2,12 +2,10 @@
 // version, and older runs of history entries as chunks that successive versions share. A commit
 // then stores and hashes only what changed, however long the history has grown.
 #include <cstring>
-#include <list>
-#include <mutex>
-#include <unordered_map>
 
 #include "common/hash.h"
 #include "common/limits.h"
+#include "common/lru_cache.h"
 #include "iceberg/metadata_internal.h"
 
 namespace serac::iceberg {
@@ -47,49 +45,17 @@ void AppendRaw(std::string& key, int64_t value) {
   key.append(bytes, sizeof(value));
 }
 
-// Chunks by the identity of what they were cut from: for snapshots the addresses of the shared,
-// immutable Snapshot objects (kept alive by the entry, so an address cannot be reused while it is
-// a key), for log entries their content. Least recently used chunks go first.
-class HistoryChunkCache {
- public:
-  std::shared_ptr<const HistoryChunk> Find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto found = index_.find(key);
-    if (found == index_.end()) return nullptr;
-    entries_.splice(entries_.begin(), entries_, found->second);
-    return found->second->chunk;
-  }
-
-  void Insert(std::string key, std::shared_ptr<const HistoryChunk> chunk, std::vector<SnapshotPtr> pins) {
-    const uint64_t bytes = key.size() + chunk->text.size() + sizeof(Entry);
-    if (bytes > limits::kCatalogHistoryChunkCacheBytesMax) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (index_.count(key)) return;
-    entries_.push_front(Entry{key, std::move(chunk), std::move(pins), bytes});
-    index_.emplace(std::move(key), entries_.begin());
-    bytes_ += bytes;
-    while (bytes_ > limits::kCatalogHistoryChunkCacheBytesMax) {
-      bytes_ -= entries_.back().bytes;
-      index_.erase(entries_.back().key);
-      entries_.pop_back();
-    }
-  }
-
- private:
-  struct Entry {
-    std::string key;
-    std::shared_ptr<const HistoryChunk> chunk;
-    std::vector<SnapshotPtr> pins;
-    uint64_t bytes;
-  };
-  std::mutex mutex_;
-  std::list<Entry> entries_;  // most recently used first
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
-  uint64_t bytes_ = 0;
+// A chunk and the snapshots it was cut from. Chunks are cached by the identity of what they were
+// cut from: for snapshots the addresses of the shared, immutable Snapshot objects (kept alive by
+// `pins`, so an address cannot be reused while it is a key), for log entries their content.
+struct CachedRun {
+  std::shared_ptr<const HistoryChunk> chunk;
+  std::vector<SnapshotPtr> pins;
 };
 
-HistoryChunkCache& ChunkCache() {
-  static HistoryChunkCache* cache = new HistoryChunkCache();  // never destroyed: used until exit
+LruCache<CachedRun>& ChunkCache() {
+  static auto* cache = new LruCache<CachedRun>(limits::kCatalogHistoryChunkCacheEntriesMax,
+                                               limits::kCatalogHistoryChunkCacheBytesMax);  // used until exit
   return *cache;
 }
 
@@ -141,16 +107,19 @@ void AppendHistoryArray(PiecesBuilder& out, size_t count, RunShape shape, Bounda
   for (size_t i = 0; i < count; ++i) {
     if (!boundary(i) && i + 1 - run_start < shape.max_entries) continue;
     std::vector<SnapshotPtr> pins;
-    std::string run_key = key(run_start, i + 1, pins);
-    std::shared_ptr<const HistoryChunk> chunk = ChunkCache().Find(run_key);
-    if (!chunk) {
+    const std::string run_key = key(run_start, i + 1, pins);
+    std::shared_ptr<const HistoryChunk> chunk;
+    if (std::shared_ptr<const CachedRun> cached = ChunkCache().Get(run_key)) {
+      chunk = cached->chunk;
+    } else {
       std::string text;
       for (size_t j = run_start; j <= i; ++j) {
         if (j != run_start) text += ',';
         append(j, text);
       }
       chunk = MakeChunk(std::move(text));
-      ChunkCache().Insert(std::move(run_key), chunk, std::move(pins));
+      const uint64_t bytes = run_key.size() + chunk->text.size() + pins.size() * sizeof(SnapshotPtr);
+      ChunkCache().Put(run_key, std::make_shared<const CachedRun>(CachedRun{chunk, std::move(pins)}), bytes);
     }
     if (run_start != 0) out.text() += ',';
     out.AddChunk(std::move(chunk));
@@ -232,7 +201,7 @@ std::string JoinMetadataPieces(const std::vector<MetadataTextPiece>& pieces) {
   for (const MetadataTextPiece& piece : pieces) size += piece.size();
   std::string text;
   text.reserve(size);
-  for (const MetadataTextPiece& piece : pieces) text += piece.chunk ? piece.chunk->text : piece.text;
+  for (const MetadataTextPiece& piece : pieces) text += piece.view();
   return text;
 }
 

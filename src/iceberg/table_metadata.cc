@@ -326,7 +326,6 @@ bool Selected(const TableMetadata& metadata, const Snapshot& snapshot, SnapshotS
   });
 }
 
-// Every field except "snapshots".
 // Every field but the snapshots and the two logs, which grow with every commit and are written
 // apart (as Json values in TableMetadataToJson, straight into the text in TableMetadataToJsonText).
 Json TableMetadataWithoutHistory(const TableMetadata& metadata) {

@@ -99,9 +99,8 @@ HandlerResult AuthorizeOperation(RequestContext& ctx, std::string_view operation
     return MakeError(403, "AccessDenied", "Access Denied");
   }
   ctx.conditions = RequestConditions(ctx.principal, ctx.request, ctx.query, access->listing);
-  if (access->scope == ResourceScope::kFilteredService) {
-    if (BucketListingAccess(ctx) == BucketListing::kDenied) return MakeError(403, "AccessDenied", "Access Denied");
-  } else if (access->scope != ResourceScope::kEachKey) {
+  // Filtered listings and per-key operations are decided by their handlers.
+  if (access->scope != ResourceScope::kFilteredService && access->scope != ResourceScope::kEachKey) {
     Status allowed = ctx.backend.identity->Authorize(ctx.principal, access->action,
                                                      ResourceArn(access->scope, ctx.bucket, ctx.key), &ctx.conditions);
     if (!allowed.ok()) return ErrorFromStatus(allowed);

@@ -18,8 +18,8 @@ namespace serac::s3 {
 // What an operation's action is checked against.
 enum class ResourceScope {
   kService,  // auth::S3ServiceArn(): account-level
-  // Account-level listing that the handler narrows to what the caller may see (ListBuckets):
-  // refused up front only by an explicit Deny (BucketListingAccess in s3_internal.h).
+  // Account-level listing that its handler decides and narrows to what the caller may see
+  // (ListBuckets, through BucketListingAccess in s3_internal.h): only an explicit Deny refuses it.
   kFilteredService,
   kBucket,   // auth::S3BucketArn(bucket)
   kObject,   // auth::S3ObjectArn(bucket, key)

@@ -19,8 +19,10 @@ void WriteOwner(XmlWriter& xml, std::string_view owner) {
 }  // namespace
 
 HandlerResult ListBuckets(RequestContext& ctx) {
-  // AuthorizeOperation already refused an explicit Deny; without an Allow the list is filtered.
-  const bool all_visible = BucketListingAccess(ctx) == BucketListing::kAll;
+  // Decided here (ResourceScope::kFilteredService): without an Allow the list is filtered.
+  const BucketListing access = BucketListingAccess(ctx);
+  if (access == BucketListing::kDenied) return MakeError(403, "AccessDenied", "Access Denied");
+  const bool all_visible = access == BucketListing::kAll;
   auto buckets = ctx.meta().ListBuckets();
   if (!buckets.ok()) return ErrorFromStatus(buckets.status());
   XmlWriter xml;

@@ -194,9 +194,9 @@ HandlerResult DeleteObjects(RequestContext& ctx) {
 
   XmlWriter xml;
   xml.Open("DeleteResult", kS3Namespace);
-  for (size_t i = 0; i < request->keys.size(); ++i) {
-    const std::string& key = request->keys[i];
-    Status deleted = DeleteListedObject(ctx, key, request->version_ids[i]);
+  for (const DeleteTarget& target : request->objects) {
+    const std::string& key = target.key;
+    Status deleted = DeleteListedObject(ctx, key, target.version_id);
     if (deleted.ok()) {
       if (request->quiet) continue;
       xml.Open("Deleted");

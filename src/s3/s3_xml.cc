@@ -180,16 +180,16 @@ Result<DeleteRequest> ParseDeleteObjects(std::string_view xml) {
   std::string_view quiet = TrimWhitespace(root.child("Quiet").text().get());
   request.quiet = AsciiEqualsIgnoreCase(quiet, "true");
   for (pugi::xml_node node : root.children("Object")) {
-    if (request.keys.size() >= limits::kKeysPerDeleteMax) {
+    if (request.objects.size() >= limits::kKeysPerDeleteMax) {
       return Malformed("at most " + std::to_string(limits::kKeysPerDeleteMax) +
                        " keys per DeleteObjects request (limits::kKeysPerDeleteMax)");
     }
     pugi::xml_node key = node.child("Key");
     if (!key) return Malformed("Object without Key");
-    request.keys.emplace_back(key.text().get());
-    request.version_ids.emplace_back(TrimWhitespace(node.child("VersionId").text().get()));
+    request.objects.push_back(
+        {key.text().get(), std::string(TrimWhitespace(node.child("VersionId").text().get()))});
   }
-  if (request.keys.empty()) return Malformed("Delete lists no objects");
+  if (request.objects.empty()) return Malformed("Delete lists no objects");
   return request;
 }
 

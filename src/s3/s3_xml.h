@@ -47,10 +47,13 @@ struct CompletedPart {
 // (the caller checks it).
 Result<std::vector<CompletedPart>> ParseCompleteMultipartUpload(std::string_view xml);
 
+struct DeleteTarget {
+  std::string key;
+  std::string version_id;  // "" when the <Object> names no VersionId
+};
 struct DeleteRequest {
   bool quiet = false;
-  std::vector<std::string> keys;
-  std::vector<std::string> version_ids;  // one per key, "" when the <Object> names no VersionId
+  std::vector<DeleteTarget> objects;
 };
 // <Delete><Quiet/>?<Object><Key/>[<VersionId/>]</Object>...</Delete>; kMalformedXml on bad XML,
 // no objects, or more than limits::kKeysPerDeleteMax.

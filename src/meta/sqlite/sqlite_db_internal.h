@@ -97,4 +97,14 @@ class Connection {
 // Error from the connection's last failing call, as kIoError with SQLite's message.
 Status SqliteError(sqlite3* db, int rc, std::string_view what);
 
+// Runs `read` inside one read transaction on `db`, so that its statements see one snapshot.
+template <typename T>
+Result<T> RunInReadTransaction(Connection& db, const std::function<Result<T>(Connection&)>& read) {
+  SERAC_RETURN_IF_ERROR(db.Exec("BEGIN;"));
+  Result<T> result = read(db);
+  Status ended = db.Exec("COMMIT;");
+  if (result.ok() && !ended.ok()) return ended;
+  return result;
+}
+
 }  // namespace serac::meta::sqlite

@@ -60,15 +60,6 @@ class ReaderPool {
   std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mutex_
 };
 
-template <typename T>
-Result<T> RunInReadTransaction(Connection& db, const std::function<Result<T>(Connection&)>& read) {
-  SERAC_RETURN_IF_ERROR(db.Exec("BEGIN;"));
-  Result<T> result = read(db);
-  Status ended = db.Exec("COMMIT;");
-  if (result.ok() && !ended.ok()) return ended;
-  return result;
-}
-
 // The connections every call runs on: writes through group commit, reads on the reader pool.
 // Shared by the MetaStore and its CatalogStore so both are one database and one writer.
 class Engine {
@@ -116,13 +107,18 @@ class Engine {
 };
 
 // Catalog rows as last read (warehouses, tables and views), for the lookups that every catalog
-// request starts with. An entry is served only while no catalog write has committed since it
-// was read: readers take the generation before they read, writers move it after they commit, so
-// a row read before a commit can never be served after that commit was acknowledged.
+// request starts with. An entry is served only while no write that could change it has committed
+// since it was read: readers take the generation before they read, writers move it after they
+// commit, so a row read before a commit can never be served after that commit was acknowledged.
+// Table and view rows change with every catalog write (commits swap their metadata location);
+// warehouse rows only when a warehouse is created or removed, so commits leave those cached.
 class CatalogReadCache {
  public:
-  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
-  void WriteCommitted() { generation_.fetch_add(1, std::memory_order_acq_rel); }
+  void WriteCommitted() { entities_.Invalidate(); }
+  void WarehouseWriteCommitted() {
+    warehouses_.Invalidate();
+    entities_.Invalidate();
+  }
 
   // The cached row, else `read()`'s, kept when it succeeded.
   Result<EntityRecord> Entity(const EntityId& id, const std::function<Result<EntityRecord>()>& read) {
@@ -136,6 +132,9 @@ class CatalogReadCache {
   template <typename Record>
   class Rows {
    public:
+    uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+    void Invalidate() { generation_.fetch_add(1, std::memory_order_acq_rel); }
+
     std::optional<Record> Get(const std::string& key, uint64_t now) {
       std::lock_guard<std::mutex> lock(mutex_);
       auto found = entries_.find(key);
@@ -154,13 +153,14 @@ class CatalogReadCache {
       Record record;
       uint64_t generation = 0;
     };
+    std::atomic<uint64_t> generation_{0};
     std::mutex mutex_;
     std::unordered_map<std::string, Entry> entries_;  // guarded by mutex_
   };
 
   template <typename Record>
   Result<Record> ReadThrough(Rows<Record>& rows, const std::string& key, const std::function<Result<Record>()>& read) {
-    const uint64_t before_read = generation();
+    const uint64_t before_read = rows.generation();
     if (std::optional<Record> cached = rows.Get(key, before_read)) return std::move(*cached);
     Result<Record> result = read();
     if (result.ok()) rows.Put(key, *result, before_read);
@@ -174,7 +174,6 @@ class CatalogReadCache {
     return key;
   }
 
-  std::atomic<uint64_t> generation_{0};
   Rows<EntityRecord> entities_;
   Rows<WarehouseRecord> warehouses_;
 };
@@ -184,7 +183,7 @@ class SqliteCatalogStore final : public CatalogStore {
   explicit SqliteCatalogStore(Engine& engine) : engine_(engine) {}
 
   Status CreateWarehouse(const WarehouseRecord& warehouse, bool bucket_may_exist) override {
-    return Write([&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
+    return WriteWarehouses([&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
   }
   Result<WarehouseRecord> GetWarehouse(const std::string& name) override {
     return cache_.Warehouse(name, [&] {
@@ -197,7 +196,7 @@ class SqliteCatalogStore final : public CatalogStore {
         false, [&](Connection& db) { return ListWarehousesRead(db, start_after, limit); });
   }
   Status DeleteWarehouse(const std::string& name, bool force, bool preserve_bucket) override {
-    return Write(
+    return WriteWarehouses(
         [&](Connection& db) { return DeleteWarehouseTx(db, name, force, preserve_bucket, NowMillis()); });
   }
 
@@ -259,10 +258,15 @@ class SqliteCatalogStore final : public CatalogStore {
   }
 
  private:
-  // Every catalog write goes through these two, so that cached rows never outlive a change.
+  // Every catalog write goes through these three, so that cached rows never outlive a change.
   Status Write(const GroupCommitter::Write& write) {
     Status status = engine_.Write(write);
     cache_.WriteCommitted();
+    return status;
+  }
+  Status WriteWarehouses(const GroupCommitter::Write& write) {
+    Status status = engine_.Write(write);
+    cache_.WarehouseWriteCommitted();
     return status;
   }
   template <typename T>
@@ -385,7 +389,7 @@ class SqliteMetaStore final : public MetaStore {
   }
 
   Result<ObjectRecord> GetObject(const std::string& bucket, const std::string& key) override {
-    return Read<ObjectRecord>(true, [&](Connection& db) { return GetObjectRead(db, bucket, key); });
+    return Read<ObjectRecord>(false, [&](Connection& db) { return GetObjectRead(db, bucket, key); });
   }
   Status PutObject(const ObjectRecord& object, const WriteCondition& condition) override {
     return Write([&](Connection& db) { return PutObjectTx(db, object, condition, NowMillis()); });

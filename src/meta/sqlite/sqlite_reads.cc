@@ -160,6 +160,12 @@ Result<ObjectRecord> GetObjectRead(Connection& db, const std::string& bucket, co
   if (stmt->IsNull(11)) return object;
   SERAC_ASSIGN_OR_RETURN(std::vector<StoredPiece> pieces, DecodePieces(stmt->Text(11)));
   stmt->Reset();
+  if (!db.InTransaction()) {
+    // The row and its shared texts must come from one snapshot: a delete committed in between
+    // could remove texts the row names. Only objects in pieces pay for the transaction.
+    return RunInReadTransaction<ObjectRecord>(
+        db, [&](Connection& snapshot) { return GetObjectRead(snapshot, bucket, key); });
+  }
   SERAC_ASSIGN_OR_RETURN(object.inline_data, JoinPieces(db, pieces, object.inline_data, object.size));
   return object;
 }

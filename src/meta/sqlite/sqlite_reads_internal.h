@@ -25,7 +25,8 @@ std::string ListObjectsSql(bool with_details, bool lower_inclusive, bool has_upp
 Result<BucketRecord> GetBucketRead(Connection& db, const std::string& name);
 Result<std::vector<BucketRecord>> ListBucketsRead(Connection& db);
 
-// Joins an object written in pieces into inline_data, so it needs a read transaction.
+// Joins an object written in pieces into inline_data, reading it again inside a read transaction
+// when none is open.
 Result<ObjectRecord> GetObjectRead(Connection& db, const std::string& bucket, const std::string& key);
 Result<std::vector<ObjectRecord>> ListObjectsRead(Connection& db, const ListObjectsQuery& query);
 
