@@ -676,6 +676,10 @@ def run_cell(cell: Cell, targets: dict, args, live_workers: list):
                 continue
             finally:
                 client.close()
+        # The reference writes its metadata files without fsync; the kernel would write them back
+        # during the next measurement and serac's fsyncs would queue behind that. Each catalog
+        # starts its measurement with nothing of the other's left to write.
+        os.sync()
         setattr(cell, name, measure(target.endpoint, target.pid, cell.workload, cell.clients, args, hot_table,
                                     live_workers, args.warmup, args.seconds, args.warmup_commits, args.commits))
         target.sample_peak_rss()
@@ -894,6 +898,7 @@ def run(args, clients, workloads, processes: Processes, live_workers: list, work
             # Counted spread commits give both catalogs the same tables to start the cells with.
             spread = f"{args.commits} spread commits" if counted("spread", args) else f"{args.initial_warmup}s of spread commits"
             progress(f"warming {name} up with 8 clients: {args.initial_warmup}s of load-table, {spread}")
+            os.sync()
             for workload in ("load", "spread"):
                 measure(target.endpoint, target.pid, workload, 8, args, "", live_workers, 0, args.initial_warmup,
                         0, args.commits)

@@ -168,6 +168,14 @@ void AddCommitEtag(RequestContext& ctx, const std::string& location) {
   ctx.response.AddHeader("ETag", TableEtag(location, iceberg::SnapshotSelection::kAll));
 }
 
+// A CommitTableResponse up to its "metadata" member, written without a Json tree.
+std::string CommitResultHead(const std::string& metadata_location) {
+  std::string head = "{\"metadata-location\":";
+  iceberg::AppendJsonString(head, metadata_location);
+  head += ",\"metadata\":";
+  return head;
+}
+
 // The swap did not happen; any other outcome than a lost race ends the commit.
 IcebergError SwapError(const Status& status, const std::string& display) {
   if (status.code() == ErrorCode::kNotFound) return NoSuchTable(display);
@@ -211,8 +219,8 @@ HandlerResult CommitTable(RequestContext& ctx) {
     if (!table.changed) {
       const std::string& location = table.entity->metadata_location;
       AddCommitEtag(ctx, location);
-      return SendJsonWithRawMember(
-          ctx, Json{{"metadata-location", location}}, "metadata",
+      return SendJsonAfterHead(
+          ctx, CommitResultHead(location),
           *CachedTableText(ctx.backend, location, *table.current, iceberg::SnapshotSelection::kAll));
     }
     meta::MetadataCommit commit;
@@ -221,8 +229,7 @@ HandlerResult CommitTable(RequestContext& ctx) {
     if (swapped.ok()) {
       Landed(ctx, table);
       AddCommitEtag(ctx, table.new_location);
-      return SendJsonWithRawPieces(ctx, Json{{"metadata-location", table.new_location}}, "metadata",
-                                   table.next_json);
+      return SendJsonAfterHead(ctx, CommitResultHead(table.new_location), table.next_json);
     }
     DiscardPrepared(ctx, prepared);
     // A name taken since the checks (by a table or a view) is final, not a race to retry.

@@ -314,19 +314,26 @@ HandlerResult CollectListing(const char* field, const Paging& paging, Fetch fetc
 // Parses ctx.body as a JSON object (400 BadRequestException otherwise).
 HandlerResult ParseJsonObject(RequestContext& ctx, Json& out);
 HandlerResult SendJson(RequestContext& ctx, const Json& body, int status = 200);
-// Sends `body` with one more member whose value is already JSON text (a metadata document that
-// is cached or was just written as text), so large documents are not rebuilt as a Json tree.
-HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
-                                    std::string_view raw_json, int status = 200);
+// `body`'s members and then `"name":`, ready for a member whose value is already JSON text.
+std::string RawMemberHead(const Json& body, std::string_view name);
+// Sends `head` (an object's text up to a member's colon, as RawMemberHead gives) followed by that
+// member's JSON text (a metadata document that is cached or was just written as text) and the
+// closing brace, so large documents are not rebuilt as a Json tree.
+HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json, int status = 200);
 // The same with the member's JSON given in pieces (iceberg::TableMetadataToJsonPieces), written
 // one after the other without joining them.
-HandlerResult SendJsonWithRawPieces(RequestContext& ctx, const Json& body, std::string_view name,
-                                    const std::vector<iceberg::MetadataTextPiece>& raw_json, int status = 200);
+HandlerResult SendJsonAfterHead(RequestContext& ctx, const std::string& head,
+                                const std::vector<iceberg::MetadataTextPiece>& raw_json, int status = 200);
+// SendJsonAfterHead(RawMemberHead(body, name), raw_json).
+HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
+                                    std::string_view raw_json, int status = 200);
 HandlerResult SendNoContent(RequestContext& ctx);
 // The S3 endpoint clients should use for data: the configured one, else scheme://Host.
 std::string AdvertisedS3Endpoint(const RequestContext& ctx);
 // FileIO settings for LoadTableResult/LoadViewResult "config" and the catalog config defaults.
 Json StorageConfig(const RequestContext& ctx);
+// The same object as JSON text, appended to `out` (for answers written without a Json tree).
+void AppendStorageConfigText(const RequestContext& ctx, std::string& out);
 // Every "<VERB> <template>" the service answers, for /v1/config "endpoints".
 std::vector<std::string> AdvertisedEndpoints();
 
@@ -423,10 +430,12 @@ std::shared_ptr<const std::string> CachedTableText(Backend& backend, const std::
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
 // LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known,
 // and vended credentials for the table's location (read-write when `vend_write`) when the request
-// asks for them. The table is ctx.path's.
+// asks for them. The table is ctx.path's. `etag`: the location's TableEtag when the caller has
+// already computed it.
 HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::string>& metadata_location,
                               const iceberg::TableMetadata& metadata, bool vend_write,
-                              iceberg::SnapshotSelection selection = iceberg::SnapshotSelection::kAll);
+                              iceberg::SnapshotSelection selection = iceberg::SnapshotSelection::kAll,
+                              const std::string* etag = nullptr);
 // 400 unless `location` is an object location in the request's warehouse bucket.
 HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location);
 

@@ -455,9 +455,6 @@ HandlerResult SendJson(RequestContext& ctx, const Json& body, int status) {
   return SendJsonText(ctx, body.dump(-1, ' ', false, Json::error_handler_t::replace), status);
 }
 
-namespace {
-
-// The body's members and then `"name":`, ready for the raw member's JSON and a closing brace.
 std::string RawMemberHead(const Json& body, std::string_view name) {
   std::string text = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   text.pop_back();  // the closing brace of the object
@@ -466,6 +463,8 @@ std::string RawMemberHead(const Json& body, std::string_view name) {
   text += ':';
   return text;
 }
+
+namespace {
 
 HandlerResult SendGathered(RequestContext& ctx, std::vector<std::string_view>& parts, int status) {
   uint64_t length = 0;
@@ -480,30 +479,32 @@ HandlerResult SendGathered(RequestContext& ctx, std::vector<std::string_view>& p
 
 }  // namespace
 
-HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
-                                    std::string_view raw_json, int status) {
-  std::string text = RawMemberHead(body, name);
+HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json, int status) {
   // A large member (a busy table's metadata) goes out as it is rather than copied behind the head
   // first; a small one is cheaper in one write.
   constexpr size_t kCopyBytesMax = 64 * 1024;
   if (raw_json.size() <= kCopyBytesMax) {
-    text += raw_json;
-    text += '}';
-    return SendJsonText(ctx, text, status);
+    head += raw_json;
+    head += '}';
+    return SendJsonText(ctx, head, status);
   }
-  std::vector<std::string_view> parts{text, raw_json, "}"};
+  std::vector<std::string_view> parts{head, raw_json, "}"};
   return SendGathered(ctx, parts, status);
 }
 
-HandlerResult SendJsonWithRawPieces(RequestContext& ctx, const Json& body, std::string_view name,
-                                    const std::vector<iceberg::MetadataTextPiece>& raw_json, int status) {
-  const std::string head = RawMemberHead(body, name);
+HandlerResult SendJsonAfterHead(RequestContext& ctx, const std::string& head,
+                                const std::vector<iceberg::MetadataTextPiece>& raw_json, int status) {
   std::vector<std::string_view> parts;
   parts.reserve(raw_json.size() + 2);
   parts.push_back(head);
   for (const iceberg::MetadataTextPiece& piece : raw_json) parts.push_back(piece.view());
   parts.push_back("}");
   return SendGathered(ctx, parts, status);
+}
+
+HandlerResult SendJsonWithRawMember(RequestContext& ctx, const Json& body, std::string_view name,
+                                    std::string_view raw_json, int status) {
+  return SendJsonAfterHead(ctx, RawMemberHead(body, name), raw_json, status);
 }
 
 HandlerResult SendNoContent(RequestContext& ctx) {
@@ -523,13 +524,36 @@ std::string AdvertisedS3Endpoint(const RequestContext& ctx) {
   return std::string(scheme) + "://" + std::string(host);
 }
 
-Json StorageConfig(const RequestContext& ctx) {
+namespace {
+
+// The FileIO settings of StorageConfig, in the order a JSON object lists its keys.
+std::array<std::pair<std::string_view, std::string>, 5> StorageConfigEntries(const RequestContext& ctx) {
   const std::string& region = ctx.backend.options.region;
-  return Json{{"s3.endpoint", AdvertisedS3Endpoint(ctx)},
-              {"s3.path-style-access", "true"},
-              {"s3.force-virtual-addressing", "false"},
-              {"client.region", region},
-              {"s3.region", region}};
+  return {{{"client.region", region},
+           {"s3.endpoint", AdvertisedS3Endpoint(ctx)},
+           {"s3.force-virtual-addressing", "false"},
+           {"s3.path-style-access", "true"},
+           {"s3.region", region}}};
+}
+
+}  // namespace
+
+Json StorageConfig(const RequestContext& ctx) {
+  Json config = Json::object();
+  for (auto& [key, value] : StorageConfigEntries(ctx)) config[std::string(key)] = std::move(value);
+  return config;
+}
+
+void AppendStorageConfigText(const RequestContext& ctx, std::string& out) {
+  char separator = '{';
+  for (const auto& [key, value] : StorageConfigEntries(ctx)) {
+    out += separator;
+    separator = ',';
+    iceberg::AppendJsonString(out, key);
+    out += ':';
+    iceberg::AppendJsonString(out, value);
+  }
+  out += '}';
 }
 
 }  // namespace serac::catalog

@@ -35,13 +35,13 @@ HandlerResult CheckNameAndNamespace(RequestContext& ctx, const std::string& name
 }
 
 HandlerResult SendLoadedTable(RequestContext& ctx, const meta::EntityRecord& entity,
-                              iceberg::SnapshotSelection selection) {
+                              iceberg::SnapshotSelection selection, const std::string& etag) {
   auto metadata = LoadTableMetadata(ctx.backend, entity.metadata_location);
   if (!metadata.ok()) return UnreadableMetadata(metadata.status());
   // Writable credentials only for a caller that may commit what it writes.
   const bool vend_write = WantsVendedCredentials(ctx.request) &&
                           IsEntityAllowed(ctx, actions::kUpdateTable, ctx.Entity(meta::EntityKind::kTable), &entity);
-  return SendTableResult(ctx, entity.metadata_location, **metadata, vend_write, selection);
+  return SendTableResult(ctx, entity.metadata_location, **metadata, vend_write, selection, &etag);
 }
 
 IcebergError NoSuchEntity(meta::EntityKind kind, std::string_view name) {
@@ -168,18 +168,41 @@ HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& l
   return kHandled;
 }
 
+namespace {
+
+// A LoadTableResult up to its "metadata" member. Without vended credentials that is the same few
+// strings on every load, so it is written without a Json tree.
+std::string TableResultHead(RequestContext& ctx, const std::optional<std::string>& metadata_location,
+                            const std::string& table_location, bool vend_write) {
+  if (WantsVendedCredentials(ctx.request)) {
+    Json body = {{"metadata-location", metadata_location ? Json(*metadata_location) : Json(nullptr)},
+                 {"config", StorageConfig(ctx)}};
+    AddVendedCredentials(ctx, ctx.Entity(meta::EntityKind::kTable), table_location, vend_write, body);
+    return RawMemberHead(body, "metadata");
+  }
+  std::string head = "{\"config\":";
+  AppendStorageConfigText(ctx, head);
+  head += ",\"metadata-location\":";
+  if (metadata_location) {
+    iceberg::AppendJsonString(head, *metadata_location);
+  } else {
+    head += "null";
+  }
+  head += ",\"metadata\":";
+  return head;
+}
+
+}  // namespace
+
 HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::string>& metadata_location,
                               const iceberg::TableMetadata& metadata, bool vend_write,
-                              iceberg::SnapshotSelection selection) {
-  Json body = {{"metadata-location", metadata_location ? Json(*metadata_location) : Json(nullptr)},
-               {"config", StorageConfig(ctx)}};
-  AddVendedCredentials(ctx, ctx.Entity(meta::EntityKind::kTable), metadata.location, vend_write, body);
+                              iceberg::SnapshotSelection selection, const std::string* etag) {
+  std::string head = TableResultHead(ctx, metadata_location, metadata.location, vend_write);
   if (!metadata_location) {
-    return SendJsonWithRawMember(ctx, body, "metadata", iceberg::TableMetadataToJsonText(metadata, selection));
+    return SendJsonAfterHead(ctx, std::move(head), iceberg::TableMetadataToJsonText(metadata, selection));
   }
-  ctx.response.AddHeader("ETag", TableEtag(*metadata_location, selection));
-  return SendJsonWithRawMember(ctx, body, "metadata",
-                               *CachedTableText(ctx.backend, *metadata_location, metadata, selection));
+  ctx.response.AddHeader("ETag", etag != nullptr ? *etag : TableEtag(*metadata_location, selection));
+  return SendJsonAfterHead(ctx, std::move(head), *CachedTableText(ctx.backend, *metadata_location, metadata, selection));
 }
 
 HandlerResult CreateTable(RequestContext& ctx) {
@@ -243,7 +266,7 @@ HandlerResult LoadTable(RequestContext& ctx) {
     (void)ctx.response.Send("");
     return kHandled;
   }
-  return SendLoadedTable(ctx, *entity, selection);
+  return SendLoadedTable(ctx, *entity, selection, etag);
 }
 
 HandlerResult TableExists(RequestContext& ctx) {

@@ -137,38 +137,5 @@ TEST(RandomTest, IdsHaveTheDocumentedShape) {
   EXPECT_EQ(RandomBytes(1000).size(), 1000u);
 }
 
-// Captures what log::Write sends to stderr by pointing fd 2 at a temporary file.
-std::string CaptureStderr(const std::function<void()>& body) {
-  FILE* capture = tmpfile();
-  int saved = dup(STDERR_FILENO);
-  dup2(fileno(capture), STDERR_FILENO);
-  body();
-  dup2(saved, STDERR_FILENO);
-  close(saved);
-  std::string out(4096, '\0');
-  ssize_t got = pread(fileno(capture), out.data(), out.size(), 0);
-  fclose(capture);
-  out.resize(got > 0 ? static_cast<size_t>(got) : 0);
-  return out;
-}
-
-TEST(LogTest, WritesOneTimestampedLinePerMessageAndFiltersByLevel) {
-  std::string out = CaptureStderr([] {
-    log::SetLevel(log::Level::kInfo);
-    log::Debug("hidden");
-    log::Info("hello");
-    log::Error("two\nlines");
-  });
-  log::SetLevel(log::Level::kInfo);
-  EXPECT_EQ(out.find("hidden"), std::string::npos);
-  ASSERT_EQ(std::count(out.begin(), out.end(), '\n'), 2) << out;
-  std::string first = out.substr(0, out.find('\n'));
-  EXPECT_TRUE(ParseIso8601(first.substr(0, first.find(' '))).has_value()) << first;
-  EXPECT_NE(first.find(" INFO hello"), std::string::npos) << first;
-  EXPECT_NE(out.find(" ERROR two\\nlines\n"), std::string::npos) << out;
-  EXPECT_FALSE(log::Enabled(log::Level::kDebug));
-  EXPECT_TRUE(log::Enabled(log::Level::kWarn));
-}
-
 }  // namespace
 }  // namespace serac

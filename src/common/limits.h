@@ -27,6 +27,8 @@ inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);     // in
 inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                     // per-request streaming buffer
 inline constexpr uint64_t kBackgroundDigestBodyBytesMin = 4 * kMiB;  // bodies this large are hashed on a second thread
 inline constexpr uint64_t kBackgroundDigestStageBytes = 1 * kMiB;    // bytes handed to that thread at a time
+inline constexpr uint64_t kAccessLogBufferBytesMax = 64 * kKiB;  // access-log lines held before one write(2)
+inline constexpr auto kAccessLogFlushInterval = std::chrono::milliseconds(100);  // longest an access line waits
 
 // Outgoing HTTP (http::Send: the CLI, the sync catalog client).
 inline constexpr auto kHttpClientConnectTimeout = std::chrono::seconds(10);   // resolve + connect + TLS handshake

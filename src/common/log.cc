@@ -4,9 +4,14 @@
 
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "common/clock.h"
+#include "common/limits.h"
 
 namespace serac::log {
 
@@ -49,6 +54,59 @@ void WriteAll(int fd, const char* data, size_t size) {
   }
 }
 
+std::string FormatLine(Level level, std::string_view message) {
+  std::string line = FormatIso8601(Now());
+  line.reserve(line.size() + message.size() + 16);
+  line.push_back(' ');
+  line += LevelName(level);
+  line.push_back(' ');
+  AppendEscaped(line, message);
+  line.push_back('\n');
+  return line;
+}
+
+// Lines of WriteBuffered() waiting for their write(2). Never destroyed: the flusher thread may
+// still run while the process exits.
+struct LineBuffer {
+  std::mutex write_mutex;  // held while writing, so batches and direct lines reach stderr in order
+  std::mutex mutex;        // guards lines
+  std::condition_variable has_lines;
+  std::string lines;
+  std::once_flag flusher_started;
+};
+
+LineBuffer& Buffer() {
+  static LineBuffer* buffer = new LineBuffer();
+  return *buffer;
+}
+
+// Caller holds buffer.write_mutex.
+void WriteBufferedLines(LineBuffer& buffer) {
+  std::string lines;
+  {
+    std::lock_guard lock(buffer.mutex);
+    lines.swap(buffer.lines);
+  }
+  WriteAll(STDERR_FILENO, lines.data(), lines.size());
+}
+
+void RunFlusher() {
+  LineBuffer& buffer = Buffer();
+  while (true) {
+    {
+      std::unique_lock lock(buffer.mutex);
+      buffer.has_lines.wait(lock, [&] { return !buffer.lines.empty(); });
+    }
+    std::this_thread::sleep_for(limits::kAccessLogFlushInterval);
+    Flush();
+  }
+}
+
+void StartFlusher() {
+  std::atexit(Flush);
+  std::thread(RunFlusher).detach();
+}
+
 }  // namespace
 
 void SetLevel(Level level) { g_level.store(level, std::memory_order_relaxed); }
@@ -59,14 +117,33 @@ bool Enabled(Level level) {
 
 void Write(Level level, std::string_view message) {
   if (!Enabled(level)) return;
-  std::string line = FormatIso8601(Now());
-  line.push_back(' ');
-  line += LevelName(level);
-  line.push_back(' ');
-  AppendEscaped(line, message);
-  line.push_back('\n');
-  // A single write(2) per line keeps lines from concurrent threads whole (stderr is unbuffered).
+  const std::string line = FormatLine(level, message);
+  LineBuffer& buffer = Buffer();
+  std::lock_guard lock(buffer.write_mutex);
+  WriteBufferedLines(buffer);
+  // One write(2) per line keeps lines whole even beside other writers of stderr (it is unbuffered).
   WriteAll(STDERR_FILENO, line.data(), line.size());
+}
+
+void WriteBuffered(Level level, std::string_view message) {
+  if (!Enabled(level)) return;
+  const std::string line = FormatLine(level, message);
+  LineBuffer& buffer = Buffer();
+  std::call_once(buffer.flusher_started, StartFlusher);
+  bool full = false;
+  {
+    std::lock_guard lock(buffer.mutex);
+    if (buffer.lines.empty()) buffer.has_lines.notify_one();
+    buffer.lines += line;
+    full = buffer.lines.size() >= limits::kAccessLogBufferBytesMax;
+  }
+  if (full) Flush();
+}
+
+void Flush() {
+  LineBuffer& buffer = Buffer();
+  std::lock_guard lock(buffer.write_mutex);
+  WriteBufferedLines(buffer);
 }
 
 }  // namespace serac::log

@@ -1,5 +1,6 @@
 #include "http/response_internal.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -201,8 +202,9 @@ ServerError BuildServerError(std::string_view path, int status, std::string_view
 }
 
 std::string FormatAccessLog(const AccessLogEntry& entry) {
-  char duration[32];
-  std::snprintf(duration, sizeof(duration), "%.1f", entry.duration_ms);
+  // Tenths of a millisecond, rounded, without printf's locale-aware float formatting.
+  const auto tenths = static_cast<uint64_t>(std::max(0.0, entry.duration_ms) * 10 + 0.5);
+  const std::string duration = std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
   return "access remote=" + EscapeLogField(entry.remote_address) +
          " method=" + EscapeLogField(entry.method) + " path=" + EscapeLogField(entry.path) +
          " status=" + std::to_string(entry.status) + " in=" + std::to_string(entry.bytes_in) +

@@ -391,7 +391,7 @@ void Connection<Stream>::FinishExchange(std::chrono::steady_clock::time_point st
                                    response_wire_bytes_, seconds);
   }
   if (server_.options.access_log) {
-    log::Info(internal::FormatAccessLog({.remote_address = remote_address_,
+    log::WriteBuffered(log::Level::kInfo, internal::FormatAccessLog({.remote_address = remote_address_,
                                          .method = request_.method,
                                          .path = request_.path,
                                          .status = status_,

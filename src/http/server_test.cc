@@ -677,6 +677,18 @@ TEST(AccessLogTest, NeverContainsTheQuery) {
   EXPECT_NE(line.find("principal=AKID"), std::string::npos);
 }
 
+TEST(AccessLogTest, DurationInTenthsOfAMillisecond) {
+  auto duration_of = [](double ms) {
+    std::string line = internal::FormatAccessLog({.method = "GET", .path = "/", .duration_ms = ms});
+    size_t start = line.find(" ms=") + 4;
+    return line.substr(start, line.find(' ', start) - start);
+  };
+  EXPECT_EQ(duration_of(12.345), "12.3");
+  EXPECT_EQ(duration_of(0.04), "0.0");
+  EXPECT_EQ(duration_of(0.96), "1.0");
+  EXPECT_EQ(duration_of(1500), "1500.0");
+}
+
 // ----- TLS ----------------------------------------------------------------------------------
 
 class TlsServerTest : public ServerTest {

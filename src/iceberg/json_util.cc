@@ -1,9 +1,23 @@
 // Typed reads from client JSON that fail with kInvalidArgument instead of throwing.
+#include <algorithm>
 #include <string>
 
 #include "iceberg/metadata_internal.h"
 
 namespace serac::iceberg {
+
+void AppendJsonString(std::string& out, std::string_view text) {
+  // Locations, names and endpoints are nearly always printable ASCII without quotes or
+  // backslashes, which JSON writes as they are; anything else goes through the JSON writer.
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+  if (plain) {
+    out += '"';
+    out += text;
+    out += '"';
+  } else {
+    out += Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+}
 
 Result<Json> ParseJson(std::string_view text) {
   Json parsed = Json::parse(text, /*cb=*/nullptr, /*allow_exceptions=*/false);

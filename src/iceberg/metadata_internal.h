@@ -116,6 +116,8 @@ Result<std::optional<int64_t>> OptionalInt(const Json& object, const char* key);
 Result<std::string> RequiredString(const Json& object, const char* key);
 Result<const Json*> RequiredMember(const Json& object, const char* key, Json::value_t type);
 Result<std::map<std::string, std::string>> StringMap(const Json& object);  // {"k": "v"} only
+// Appends `text` as a JSON string (quoted and escaped as Json::dump would), without building a Json.
+void AppendJsonString(std::string& out, std::string_view text);
 
 // ---- Schemas (schema.cc). ----
 // Checks the struct/list/map shape, that every field id is an integer and the nesting depth.

@@ -398,6 +398,36 @@ TEST(UpdateTest, IntermediateMainHeadsLeaveTheSnapshotLog) {
   EXPECT_EQ(outcome.metadata.snapshot_log[0].snapshot_id, 2);
 }
 
+TEST(UpdateTest, SnapshotLogOutOfSnapshotOrderIsCleanedExactly) {
+  TableMetadata table = NewTable(2, 1000);
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  for (int64_t id = 2; id <= 4; ++id) {
+    table = MustCommit(table, Json::array({AddSnapshot(Snapshot(id, id - 1, id, 1000 + id * 1000)), SetMain(id)}))
+                .metadata;
+  }
+  // A rollback to 2 logs 2 again, after 4: the log is no longer in the snapshots' order.
+  table = MustCommit(table, Json::array({SetMain(2)})).metadata;
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(5, 2, 5, 9000)), SetMain(5)})).metadata;
+  auto ids = [](const TableMetadata& metadata) {
+    std::vector<int64_t> out;
+    for (const SnapshotLogEntry& entry : metadata.snapshot_log) out.push_back(entry.snapshot_id);
+    return out;
+  };
+  ASSERT_EQ(ids(table), (std::vector<int64_t>{1, 2, 3, 4, 2, 5}));
+  // Every entry still names a snapshot: nothing is dropped.
+  EXPECT_EQ(ids(MustCommit(table, Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}))
+                    .metadata),
+            (std::vector<int64_t>{1, 2, 3, 4, 2, 5}));
+  // Removing 4 drops it and the history before it.
+  EXPECT_EQ(ids(MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {4}}}}))
+                    .metadata),
+            (std::vector<int64_t>{2, 5}));
+  // Removing the oldest leaves the rest.
+  EXPECT_EQ(ids(MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {1}}}}))
+                    .metadata),
+            (std::vector<int64_t>{2, 3, 4, 2, 5}));
+}
+
 TEST(UpdateTest, RemoveSnapshotsDropsRefsStatisticsAndLog) {
   TableMetadata table = TableWithSnapshot();
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)),

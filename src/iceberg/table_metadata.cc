@@ -223,8 +223,9 @@ const Json* TableMetadata::FindSortOrder(int32_t order_id) const {
   return FindById(sort_orders, "order-id", order_id);
 }
 const Json* TableMetadata::FindSnapshot(int64_t snapshot_id) const {
-  for (const SnapshotPtr& snapshot : snapshots) {
-    if (snapshot->id() == snapshot_id) return &snapshot->json();
+  // Newest first: commits ask about the snapshots they just made or the current one.
+  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
+    if ((*it)->id() == snapshot_id) return &(*it)->json();
   }
   return nullptr;
 }
@@ -380,18 +381,7 @@ void AppendLogsText(const TableMetadata& metadata, std::string& text) {
 
 void AppendMetadataLogEntryText(const MetadataLogEntry& entry, std::string& text) {
   text += "{\"metadata-file\":";
-  // Locations are nearly always printable ASCII without quotes or backslashes, which JSON writes
-  // as they are; anything else goes through the JSON writer.
-  const bool plain = std::all_of(entry.metadata_file.begin(), entry.metadata_file.end(), [](char c) {
-    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
-  });
-  if (plain) {
-    text += '"';
-    text += entry.metadata_file;
-    text += '"';
-  } else {
-    text += Json(entry.metadata_file).dump(-1, ' ', false, Json::error_handler_t::replace);
-  }
+  AppendJsonString(text, entry.metadata_file);
   text += ",\"timestamp-ms\":";
   text += std::to_string(entry.timestamp_ms);
   text += '}';

@@ -512,17 +512,34 @@ void TableBuilder::CleanSnapshotLog() {
   for (int64_t id : main_snapshots_set_) {
     if (id != metadata_.current_snapshot_id && added_snapshot_ids_.count(id) != 0) intermediate.insert(id);
   }
-  // One sorted list of the snapshot ids, not one search through the snapshots per log entry: a
-  // table with thousands of snapshots would otherwise spend most of every commit here.
-  std::vector<int64_t> existing;
-  existing.reserve(metadata_.snapshots.size());
-  for (const SnapshotPtr& snapshot : metadata_.snapshots) existing.push_back(snapshot->id());
-  std::sort(existing.begin(), existing.end());
+  // Which log entries name a snapshot the table still has. Both lists grow in commit order, so
+  // the log is nearly always a subsequence of the snapshots and one walk along both answers it;
+  // otherwise one sorted list of the ids does. A table with thousands of snapshots would spend
+  // most of every commit here with a search through the snapshots per log entry.
+  const std::vector<SnapshotLogEntry>& log = metadata_.snapshot_log;
+  std::vector<bool> exists(log.size(), true);
+  size_t next_snapshot = 0;
+  for (size_t i = 0; i < log.size(); ++i) {
+    while (next_snapshot < metadata_.snapshots.size() && metadata_.snapshots[next_snapshot]->id() != log[i].snapshot_id) {
+      ++next_snapshot;
+    }
+    if (next_snapshot == metadata_.snapshots.size()) {
+      std::vector<int64_t> existing;
+      existing.reserve(metadata_.snapshots.size());
+      for (const SnapshotPtr& snapshot : metadata_.snapshots) existing.push_back(snapshot->id());
+      std::sort(existing.begin(), existing.end());
+      for (size_t j = i; j < log.size(); ++j) {
+        exists[j] = std::binary_search(existing.begin(), existing.end(), log[j].snapshot_id);
+      }
+      break;
+    }
+    ++next_snapshot;
+  }
   std::vector<SnapshotLogEntry> kept;
-  kept.reserve(metadata_.snapshot_log.size());
-  for (const SnapshotLogEntry& entry : metadata_.snapshot_log) {
-    if (std::binary_search(existing.begin(), existing.end(), entry.snapshot_id) &&
-        intermediate.count(entry.snapshot_id) == 0) {
+  kept.reserve(log.size());
+  for (size_t i = 0; i < log.size(); ++i) {
+    const SnapshotLogEntry& entry = log[i];
+    if (exists[i] && intermediate.count(entry.snapshot_id) == 0) {
       kept.push_back(entry);
     } else {
       kept.clear();
