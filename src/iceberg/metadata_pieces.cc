@@ -1,6 +1,8 @@
 // A table's metadata file in pieces: the head and the newest history entries as text of this
 // version, and older runs of history entries as chunks that successive versions share. A commit
 // then stores and hashes only what changed, however long the history has grown.
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "common/hash.h"
@@ -12,15 +14,21 @@ namespace serac::iceberg {
 namespace {
 
 // Run lengths, in entries: a run ends after an entry whose mixed key is 0 modulo the mean, or
-// when it reaches the maximum. Means are chosen so a chunk holds a few KiB to a few tens of KiB
-// (snapshots carry summaries of a few hundred bytes to a few KiB; log entries are ~50-150 bytes).
+// when it reaches the maximum. History is cut on four levels: the longest runs, then runs of the
+// next level after the last of those, and so on; entries after the shortest level's last run are
+// text of this version. The newest entries are thus shared within a few versions, so each version
+// writes little of its own, while the piece count stays small however long the history grows
+// (each piece costs the object index a row lookup and a use count per version). Each level's runs
+// are 8 of the next shorter level's; the longest hold a few hundred KiB to a few MiB (snapshots
+// carry summaries of a few hundred bytes to a few KiB; log entries are ~50-150 bytes).
 struct RunShape {
   uint64_t mean_entries;
   size_t max_entries;
 };
-constexpr RunShape kSnapshotRuns{32, 128};
-constexpr RunShape kSnapshotLogRuns{128, 512};
-constexpr RunShape kMetadataLogRuns{32, 128};
+using RunShapes = std::array<RunShape, 3>;  // longest first
+constexpr RunShapes kSnapshotRuns{{{2048, 8192}, {256, 1024}, {32, 128}}};
+constexpr RunShapes kSnapshotLogRuns{{{8192, 32768}, {1024, 4096}, {128, 512}}};
+constexpr RunShapes kMetadataLogRuns{{{2048, 8192}, {256, 1024}, {32, 128}}};
 
 uint64_t Mix(uint64_t value) {
   value ^= value >> 30;
@@ -56,6 +64,46 @@ struct CachedRun {
 LruCache<CachedRun>& ChunkCache() {
   static auto* cache = new LruCache<CachedRun>(limits::kCatalogHistoryChunkCacheEntriesMax,
                                                limits::kCatalogHistoryChunkCacheBytesMax);  // used until exit
+  return *cache;
+}
+
+// One history array of a table as it was last cut: its entries, their mixed keys and its runs.
+// The table's next version nearly always repeats these entries and adds a few, so it takes the
+// mixed keys and the chunks of the common prefix from here instead of reading every entry and
+// building every run's cache key again.
+template <typename Entry>
+struct ArrayCut {
+  struct Run {
+    size_t begin = 0;
+    size_t end = 0;
+    std::shared_ptr<const HistoryChunk> chunk;
+  };
+  std::vector<Entry> entries;  // for snapshots, the shared objects (so their addresses stay theirs)
+  std::vector<uint64_t> mixed;
+  std::vector<Run> runs;
+
+  uint64_t Bytes() const {
+    return entries.size() * sizeof(Entry) + mixed.size() * sizeof(uint64_t) + runs.size() * sizeof(Run);
+  }
+};
+
+struct TableCut {
+  ArrayCut<MetadataLogEntry> metadata_log;
+  ArrayCut<SnapshotLogEntry> snapshot_log;
+  ArrayCut<SnapshotPtr> snapshots;
+
+  uint64_t Bytes() const {
+    uint64_t bytes = metadata_log.Bytes() + snapshot_log.Bytes() + snapshots.Bytes();
+    for (const MetadataLogEntry& entry : metadata_log.entries) bytes += entry.metadata_file.size();
+    return bytes;
+  }
+};
+
+// The last cut of each table, by table uuid. A hint only: what is taken from it is checked against
+// the entries being cut.
+LruCache<TableCut>& CutCache() {
+  static auto* cache = new LruCache<TableCut>(limits::kCatalogHistoryCutCacheEntriesMax,
+                                              limits::kCatalogHistoryCutCacheBytesMax);  // used until exit
   return *cache;
 }
 
@@ -98,32 +146,68 @@ class PiecesBuilder {
   std::string text_;
 };
 
-// How one history array is cut and written: `boundary(i)` says whether a run may end after entry
-// i, `key(begin, end, pins)` identifies the run for the cache, `append(i, text)` writes entry i.
-template <typename Boundary, typename Key, typename AppendEntry>
-void AppendHistoryArray(PiecesBuilder& out, size_t count, RunShape shape, Boundary boundary, Key key,
+// The chunk of entries [begin, end), from the cache or written now and cached. A run after the
+// first carries the comma before it, so it needs no piece of its own.
+template <typename Key, typename AppendEntry>
+std::shared_ptr<const HistoryChunk> RunChunk(size_t begin, size_t end, Key& key, AppendEntry& append) {
+  std::vector<SnapshotPtr> pins;
+  std::string run_key = begin != 0 ? "," : "";
+  run_key += key(begin, end, pins);
+  if (std::shared_ptr<const CachedRun> cached = ChunkCache().Get(run_key)) return cached->chunk;
+  std::string text;
+  for (size_t j = begin; j < end; ++j) {
+    if (j != 0) text += ',';
+    append(j, text);
+  }
+  std::shared_ptr<const HistoryChunk> chunk = MakeChunk(std::move(text));
+  const uint64_t bytes = run_key.size() + chunk->text.size() + pins.size() * sizeof(SnapshotPtr);
+  ChunkCache().Put(run_key, std::make_shared<const CachedRun>(CachedRun{chunk, std::move(pins)}), bytes);
+  return chunk;
+}
+
+// How one history array is cut and written: `mixed(entry)` is an entry's mixed key (a run of a
+// shape may end after it when it is 0 modulo the shape's mean), `key(begin, end, pins)` identifies
+// a run for the chunk cache, `append(i, text)` writes entry i. `previous` is the table's last cut
+// of this array, if known; `cut` receives this one.
+template <typename Entry, typename Mixed, typename Key, typename AppendEntry>
+void AppendHistoryArray(PiecesBuilder& out, const std::vector<Entry>& entries, RunShapes shapes,
+                        const ArrayCut<Entry>* previous, ArrayCut<Entry>& cut, Mixed mixed, Key key,
                         AppendEntry append) {
+  const size_t count = entries.size();
+  // Entries [0, same) are those of the previous cut: so are their mixed keys, and so is every
+  // run that ends within them (a run depends only on the entries from the array's start to its
+  // end).
+  size_t same = 0;
+  if (previous != nullptr) {
+    const size_t common = std::min(count, previous->entries.size());
+    while (same < common && entries[same] == previous->entries[same]) ++same;
+  }
+  cut.entries = entries;
+  cut.mixed.resize(count);
+  for (size_t i = 0; i < count; ++i) cut.mixed[i] = i < same ? previous->mixed[i] : mixed(entries[i]);
+
   size_t run_start = 0;
-  for (size_t i = 0; i < count; ++i) {
-    if (!boundary(i) && i + 1 - run_start < shape.max_entries) continue;
-    std::vector<SnapshotPtr> pins;
-    const std::string run_key = key(run_start, i + 1, pins);
+  size_t previous_run = 0;
+  auto add_run = [&](size_t end) {
     std::shared_ptr<const HistoryChunk> chunk;
-    if (std::shared_ptr<const CachedRun> cached = ChunkCache().Get(run_key)) {
-      chunk = cached->chunk;
-    } else {
-      std::string text;
-      for (size_t j = run_start; j <= i; ++j) {
-        if (j != run_start) text += ',';
-        append(j, text);
+    if (end <= same) {
+      while (previous_run < previous->runs.size() && previous->runs[previous_run].begin < run_start) ++previous_run;
+      if (previous_run < previous->runs.size() && previous->runs[previous_run].begin == run_start &&
+          previous->runs[previous_run].end == end) {
+        chunk = previous->runs[previous_run].chunk;
       }
-      chunk = MakeChunk(std::move(text));
-      const uint64_t bytes = run_key.size() + chunk->text.size() + pins.size() * sizeof(SnapshotPtr);
-      ChunkCache().Put(run_key, std::make_shared<const CachedRun>(CachedRun{chunk, std::move(pins)}), bytes);
     }
-    if (run_start != 0) out.text() += ',';
+    if (!chunk) chunk = RunChunk(run_start, end, key, append);
+    cut.runs.push_back({run_start, end, chunk});
     out.AddChunk(std::move(chunk));
-    run_start = i + 1;
+    run_start = end;
+  };
+  // Each level's runs after the last run of the level before; a run no level has closed yet is
+  // text of this version.
+  for (const RunShape& shape : shapes) {
+    for (size_t i = run_start; i < count; ++i) {
+      if (cut.mixed[i] % shape.mean_entries == 0 || i + 1 - run_start >= shape.max_entries) add_run(i + 1);
+    }
   }
   for (size_t i = run_start; i < count; ++i) {
     if (i != 0) out.text() += ',';
@@ -134,18 +218,18 @@ void AppendHistoryArray(PiecesBuilder& out, size_t count, RunShape shape, Bounda
 }  // namespace
 
 std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& metadata) {
+  std::shared_ptr<const TableCut> previous;
+  if (!metadata.table_uuid.empty()) previous = CutCache().Get(metadata.table_uuid);
+  auto cut = std::make_shared<TableCut>();
   PiecesBuilder out;
   out.text() = TableMetadataHeadText(metadata);
 
   const std::vector<MetadataLogEntry>& metadata_log = metadata.metadata_log;
   out.text() += ",\"metadata-log\":[";
   AppendHistoryArray(
-      out, metadata_log.size(), kMetadataLogRuns,
-      [&](size_t i) {
-        const MetadataLogEntry& entry = metadata_log[i];
-        return Mix(Fnv1a(entry.metadata_file) ^ static_cast<uint64_t>(entry.timestamp_ms)) %
-                   kMetadataLogRuns.mean_entries ==
-               0;
+      out, metadata_log, kMetadataLogRuns, previous ? &previous->metadata_log : nullptr, cut->metadata_log,
+      [](const MetadataLogEntry& entry) {
+        return Mix(Fnv1a(entry.metadata_file) ^ static_cast<uint64_t>(entry.timestamp_ms));
       },
       [&](size_t begin, size_t end, std::vector<SnapshotPtr>&) {
         std::string key = "M";
@@ -161,12 +245,9 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& me
   const std::vector<SnapshotLogEntry>& snapshot_log = metadata.snapshot_log;
   out.text() += "],\"snapshot-log\":[";
   AppendHistoryArray(
-      out, snapshot_log.size(), kSnapshotLogRuns,
-      [&](size_t i) {
-        const SnapshotLogEntry& entry = snapshot_log[i];
-        return Mix(static_cast<uint64_t>(entry.snapshot_id) ^ Mix(static_cast<uint64_t>(entry.timestamp_ms))) %
-                   kSnapshotLogRuns.mean_entries ==
-               0;
+      out, snapshot_log, kSnapshotLogRuns, previous ? &previous->snapshot_log : nullptr, cut->snapshot_log,
+      [](const SnapshotLogEntry& entry) {
+        return Mix(static_cast<uint64_t>(entry.snapshot_id) ^ Mix(static_cast<uint64_t>(entry.timestamp_ms)));
       },
       [&](size_t begin, size_t end, std::vector<SnapshotPtr>&) {
         std::string key = "L";
@@ -181,8 +262,8 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& me
   const std::vector<SnapshotPtr>& snapshots = metadata.snapshots;
   out.text() += "],\"snapshots\":[";
   AppendHistoryArray(
-      out, snapshots.size(), kSnapshotRuns,
-      [&](size_t i) { return Mix(static_cast<uint64_t>(snapshots[i]->id())) % kSnapshotRuns.mean_entries == 0; },
+      out, snapshots, kSnapshotRuns, previous ? &previous->snapshots : nullptr, cut->snapshots,
+      [](const SnapshotPtr& snapshot) { return Mix(static_cast<uint64_t>(snapshot->id())); },
       [&](size_t begin, size_t end, std::vector<SnapshotPtr>& pins) {
         std::string key = "S";
         for (size_t i = begin; i < end; ++i) {
@@ -193,6 +274,10 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& me
       },
       [&](size_t i, std::string& text) { text += snapshots[i]->text(); });
   out.text() += "]}";
+  if (!metadata.table_uuid.empty()) {
+    const uint64_t bytes = cut->Bytes();
+    CutCache().Put(metadata.table_uuid, std::move(cut), bytes);
+  }
   return out.Finish();
 }
 

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/hash.h"
+#include "common/random.h"
 #include "iceberg/iceberg.h"
 #include "iceberg/metadata_internal.h"
 #include "iceberg/test_util_internal.h"
@@ -286,6 +287,51 @@ TEST(TableMetadataPiecesTest, ExpiringOldSnapshotsKeepsTheLaterChunks) {
   std::set<std::string> new_digests = ChunkDigests(pieces);
   for (const std::string& digest : new_digests) reused += old_digests.count(digest);
   EXPECT_GE(reused + 6, new_digests.size()) << "only the runs around the removed entries change";
+}
+
+// The digests of the chunks in order and the count of inline pieces, to compare two cuts.
+std::vector<std::string> PieceIdentities(const std::vector<MetadataTextPiece>& pieces) {
+  std::vector<std::string> identities;
+  for (const MetadataTextPiece& piece : pieces) identities.push_back(piece.chunk ? piece.chunk->sha256 : "inline");
+  return identities;
+}
+
+TEST(TableMetadataPiecesTest, ACutFromTheTablesLastCutEqualsAFreshOne) {
+  // Cutting a table reuses its last cut (by table uuid) for the entries both versions share. Each
+  // version below is cut after the one before it, then again under a uuid never cut before: the
+  // chunks must be the same (the inline text differs only in the uuid).
+  TableMetadata version = TableWithHistory(1500);
+  version.table_uuid = "11111111-0000-4000-8000-000000000001";
+  auto check = [](const TableMetadata& metadata, const char* what) {
+    std::vector<MetadataTextPiece> pieces = TableMetadataToJsonPieces(metadata);
+    EXPECT_EQ(JoinMetadataPieces(pieces), TableMetadataToJsonText(metadata)) << what;
+    TableMetadata fresh = metadata;
+    fresh.table_uuid = RandomUuid();
+    EXPECT_EQ(PieceIdentities(pieces), PieceIdentities(TableMetadataToJsonPieces(fresh))) << what;
+  };
+  check(version, "first cut");
+  for (int64_t i = 1501; i <= 1600; ++i) {
+    version.snapshots.push_back(Snapshot::Make(testing::Snapshot(i * 7919, (i - 1) * 7919, i, 1000 + i)));
+    version.snapshot_log.push_back({1000 + i, i * 7919});
+    version.metadata_log.push_back({1000 + i, "s3://b/t/metadata/" + std::to_string(i) + "-u.metadata.json"});
+    if (i % 10 == 0) check(version, "after appends");
+  }
+  version.snapshots.erase(version.snapshots.begin() + 300, version.snapshots.begin() + 340);
+  version.snapshot_log.erase(version.snapshot_log.begin(), version.snapshot_log.begin() + 340);
+  version.metadata_log.erase(version.metadata_log.begin(), version.metadata_log.end() - 100);
+  check(version, "after expiring snapshots and trimming the logs");
+  version.snapshots.resize(700);
+  version.snapshot_log.resize(700);
+  check(version, "after dropping the newest");
+}
+
+TEST(TableMetadataPiecesTest, ThePieceCountGrowsFarSlowerThanTheHistory) {
+  // Each piece costs the object index a lookup and a use count per version, so a history four
+  // times as long must not cost four times the pieces.
+  const size_t at_1500 = TableMetadataToJsonPieces(TableWithHistory(1500)).size();
+  const size_t at_6000 = TableMetadataToJsonPieces(TableWithHistory(6000)).size();
+  EXPECT_LE(at_1500, 60u);
+  EXPECT_LE(at_6000, at_1500 * 2) << at_1500 << " pieces at 1500 snapshots";
 }
 
 TEST(MetadataFileTest, NamesFollowThePreviousNumber) {

@@ -263,6 +263,36 @@ TEST_P(MetaStoreContractTest, RemovingAWarehouseReleasesTheSharedTextsOfItsObjec
   EXPECT_EQ(store_->GetObject("bucket", "kept")->inline_data, "kept-history");
 }
 
+TEST_P(MetaStoreContractTest, ACommitCountsTheTextsOfItsNewAndTrimmedFilesTogether) {
+  SERAC_ASSERT_OK(store_->catalog().CreateWarehouse({"wh", 1000}, false));
+  MetadataCommit first;
+  first.new_files.push_back(PiecesObject("wh", "t/metadata/1.json", {{"old-only", true}, {"common", true}, {"1"}}));
+  SERAC_ASSERT_OK(store_->catalog().CommitMetadata(first));
+  // The next version shares "common", brings "new-only" and trims the first file away.
+  MetadataCommit second;
+  second.new_files.push_back(
+      PiecesObject("wh", "t/metadata/2.json", {{"common", true, false}, {"new-only", true}, {"2"}}));
+  second.removed_files.emplace_back("wh", "t/metadata/1.json");
+  SERAC_ASSERT_OK(store_->catalog().CommitMetadata(second));
+  EXPECT_EQ(store_->GetObject("wh", "t/metadata/2.json")->inline_data, "commonnew-only2");
+  EXPECT_EQ(store_->GetObject("wh", "t/metadata/1.json").status().code(), ErrorCode::kNotFound);
+  // "old-only" went with the trimmed file; "common" and "new-only" stay for the second.
+  EXPECT_EQ(store_->PutObject(PiecesObject("bucket", "probe", {{"old-only", true, false}}), {}).code(),
+            ErrorCode::kInternal);
+  SERAC_ASSERT_OK(store_->PutObject(PiecesObject("bucket", "probe", {{"common", true, false}}), {}));
+  Reopen();
+  // Deleting both users of "common" removes it; "new-only" goes with the second file.
+  SERAC_ASSERT_OK(store_->DeleteObject("bucket", "probe", {}));
+  MetadataCommit third;
+  third.removed_files.emplace_back("wh", "t/metadata/2.json");
+  SERAC_ASSERT_OK(store_->catalog().CommitMetadata(third));
+  for (const char* gone : {"common", "new-only"}) {
+    EXPECT_EQ(store_->PutObject(PiecesObject("bucket", "probe", {{gone, true, false}}), {}).code(),
+              ErrorCode::kInternal)
+        << gone;
+  }
+}
+
 TEST_P(MetaStoreContractTest, PutAndGetNeedAnExistingBucketAndKey) {
   EXPECT_EQ(store_->PutObject(MakeObject("missing", "k", "e"), {}).code(), ErrorCode::kNotFound);
   EXPECT_EQ(GetCode("absent"), ErrorCode::kNotFound);

@@ -256,14 +256,19 @@ Status SwapMetadataLocationsTx(Connection& db, const std::vector<MetadataSwap>& 
 Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, int64_t now_ms) {
   WriteCondition never_replace;
   never_replace.if_none_match_any = true;
-  for (const ObjectRecord& file : commit.new_files) SERAC_RETURN_IF_ERROR(PutObjectTx(db, file, never_replace, now_ms));
+  // The new files and the trimmed ones share most of their history pieces: counted together, only
+  // the pieces whose use count really changes are updated.
+  SharedTextUses uses;
+  for (const ObjectRecord& file : commit.new_files) {
+    SERAC_RETURN_IF_ERROR(PutObjectTx(db, file, never_replace, now_ms, uses));
+  }
   for (const EntityRecord& entity : commit.created) SERAC_RETURN_IF_ERROR(CreateEntityTx(db, entity));
   if (!commit.swaps.empty()) SERAC_RETURN_IF_ERROR(SwapMetadataLocationsTx(db, commit.swaps, now_ms));
   for (const auto& [bucket, key] : commit.removed_files) {
-    Status removed = DeleteObjectTx(db, bucket, key, {}, now_ms);
+    Status removed = DeleteObjectTx(db, bucket, key, {}, now_ms, uses);
     if (!removed.ok() && removed.code() != ErrorCode::kNotFound) return removed;
   }
-  return Status::Ok();
+  return uses.Apply(db);
 }
 
 }  // namespace serac::meta::sqlite

@@ -61,34 +61,20 @@ bool UsesBlob(const std::vector<Segment>& segments, const std::string& blob_id) 
                      [&](const Segment& segment) { return segment.blob_id == blob_id; });
 }
 
-// One object fewer uses each shared piece; a shared text no object uses any more is removed.
-Status ReleaseSharedPieces(Connection& db, const std::vector<StoredPiece>& pieces) {
+void ReleaseSharedPieces(const std::vector<StoredPiece>& pieces, SharedTextUses& uses) {
   for (const StoredPiece& piece : pieces) {
-    if (piece.shared_id == 0) continue;
-    SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE shared_text_uses SET uses = uses - 1 WHERE id = ?1 "
-                                                  "RETURNING uses;"));
-    SERAC_ASSIGN_OR_RETURN(bool found, count->BindInt(1, piece.shared_id).Step());
-    if (!found) return Error(ErrorCode::kInternal, "object uses a shared text that is not stored");
-    const int64_t uses = count->Int(0);
-    count->Reset();
-    if (uses > 0) continue;
-    SERAC_ASSIGN_OR_RETURN(auto forget, db.Prepare("DELETE FROM shared_text_uses WHERE id = ?1;"));
-    SERAC_RETURN_IF_ERROR(forget->BindInt(1, piece.shared_id).Run());
-    SERAC_ASSIGN_OR_RETURN(auto remove, db.Prepare("DELETE FROM shared_texts WHERE id = ?1;"));
-    SERAC_RETURN_IF_ERROR(remove->BindInt(1, piece.shared_id).Run());
+    if (piece.shared_id != 0) uses.Release(piece.shared_id);
   }
-  return Status::Ok();
 }
 
 // The row id of a shared piece's bytes, stored now if no object holds them yet; counts one use.
-Result<int64_t> UseSharedPiece(Connection& db, const Piece& piece) {
+Result<int64_t> UseSharedPiece(Connection& db, const Piece& piece, SharedTextUses& uses) {
   SERAC_ASSIGN_OR_RETURN(auto find, db.Prepare("SELECT id FROM shared_texts WHERE sha256 = ?1;"));
   SERAC_ASSIGN_OR_RETURN(bool found, find->BindBlob(1, piece.sha256).Step());
   if (found) {
     const int64_t id = find->Int(0);
     find->Reset();
-    SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE shared_text_uses SET uses = uses + 1 WHERE id = ?1;"));
-    SERAC_RETURN_IF_ERROR(count->BindInt(1, id).Run());
+    uses.Use(id, false);
     return id;
   }
   find->Reset();
@@ -98,18 +84,19 @@ Result<int64_t> UseSharedPiece(Connection& db, const Piece& piece) {
   SERAC_ASSIGN_OR_RETURN(auto insert, db.Prepare("INSERT INTO shared_texts(sha256, bytes) VALUES (?1, ?2);"));
   SERAC_RETURN_IF_ERROR(insert->BindBlob(1, piece.sha256).BindBlob(2, *piece.shared).Run());
   const int64_t id = db.LastInsertRowId();
-  SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("INSERT INTO shared_text_uses(id, uses) VALUES (?1, 1);"));
+  SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("INSERT INTO shared_text_uses(id, uses) VALUES (?1, 0);"));
   SERAC_RETURN_IF_ERROR(count->BindInt(1, id).Run());
+  uses.Use(id, true);
   return id;
 }
 
-Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces) {
+Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces, SharedTextUses& uses) {
   std::vector<StoredPiece> stored;
   stored.reserve(pieces.size());
   for (const Piece& piece : pieces) {
     StoredPiece& entry = stored.emplace_back(StoredPiece{piece.size, 0});
     if (!piece.sha256.empty()) {
-      SERAC_ASSIGN_OR_RETURN(entry.shared_id, UseSharedPiece(db, piece));
+      SERAC_ASSIGN_OR_RETURN(entry.shared_id, UseSharedPiece(db, piece, uses));
     }
   }
   return EncodePieces(stored);
@@ -117,13 +104,13 @@ Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces
 
 // Queues the blobs of an object that is going away, except those its successor still uses.
 Status ReleaseStoredObject(Connection& db, const StoredObject& stored, const std::vector<Segment>& still_used,
-                           int64_t now_ms) {
+                           int64_t now_ms, SharedTextUses& uses) {
   for (const Segment& segment : stored.segments) {
     if (!UsesBlob(still_used, segment.blob_id)) {
       SERAC_RETURN_IF_ERROR(QueueGarbage(db, segment.blob_id, now_ms));
     }
   }
-  SERAC_RETURN_IF_ERROR(ReleaseSharedPieces(db, stored.pieces));
+  ReleaseSharedPieces(stored.pieces, uses);
   if (!stored.inline_id) return Status::Ok();
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM inline_data WHERE id = ?1;"));
   return stmt->BindInt(1, *stored.inline_id).Run();
@@ -175,12 +162,12 @@ Status ValidateObject(const ObjectRecord& object) {
 }
 
 // Inserts the row, replacing any row of the same key (whose blobs the caller has released).
-Status WriteObjectRow(Connection& db, const ObjectRecord& object) {
+Status WriteObjectRow(Connection& db, const ObjectRecord& object, SharedTextUses& uses) {
   SERAC_RETURN_IF_ERROR(ValidateObject(object));
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> inline_id, InsertInlineData(db, object.inline_data));
   std::string pieces;
   if (!object.pieces.empty()) {
-    SERAC_ASSIGN_OR_RETURN(pieces, StorePieces(db, object.pieces));
+    SERAC_ASSIGN_OR_RETURN(pieces, StorePieces(db, object.pieces, uses));
   }
   SERAC_ASSIGN_OR_RETURN(
       auto stmt,
@@ -204,11 +191,11 @@ Status WriteObjectRow(Connection& db, const ObjectRecord& object) {
 
 // Replaces whatever is stored under the object's key once `condition` holds.
 Status ReplaceObject(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
-                     int64_t now_ms) {
+                     int64_t now_ms, SharedTextUses& uses) {
   SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, object.bucket, object.key));
   SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
-  if (stored) SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, object.segments, now_ms));
-  return WriteObjectRow(db, object);
+  if (stored) SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, object.segments, now_ms, uses));
+  return WriteObjectRow(db, object, uses);
 }
 
 struct UploadKey {
@@ -282,7 +269,9 @@ Status ReleaseSharedPiecesOfBucket(Connection& db, const std::string& bucket) {
     pieces.insert(pieces.end(), more.begin(), more.end());
   }
   stmt->Reset();
-  return ReleaseSharedPieces(db, pieces);
+  SharedTextUses uses;
+  ReleaseSharedPieces(pieces, uses);
+  return uses.Apply(db);
 }
 
 Status QueuePartBlobsOfBucket(Connection& db, const std::string& bucket, int64_t now_ms) {
@@ -297,6 +286,55 @@ Status QueuePartBlobsOfBucket(Connection& db, const std::string& bucket, int64_t
 }
 
 }  // namespace
+
+void SharedTextUses::Use(int64_t id, bool just_stored) {
+  Change& change = changes_[id];
+  ++change.delta;
+  change.just_stored = change.just_stored || just_stored;
+}
+
+void SharedTextUses::Release(int64_t id) { --changes_[id].delta; }
+
+Status SharedTextUses::Apply(Connection& db) {
+  // Texts only gaining uses are counted with one statement per distinct gain (nearly always one
+  // statement, +1); those losing uses are read first, since each may be left without any.
+  std::map<int64_t, std::pair<std::string, int64_t>> gaining;  // gain -> (JSON array of ids, how many)
+  for (const auto& [id, change] : changes_) {
+    if (change.delta > 0) {
+      auto& [ids, count] = gaining[change.delta];
+      ids += ids.empty() ? '[' : ',';
+      ids += std::to_string(id);
+      ++count;
+      continue;
+    }
+    if (change.delta == 0 && !change.just_stored) continue;
+    SERAC_ASSIGN_OR_RETURN(auto read, db.Prepare("SELECT uses FROM shared_text_uses WHERE id = ?1;"));
+    SERAC_ASSIGN_OR_RETURN(bool found, read->BindInt(1, id).Step());
+    if (!found) return Error(ErrorCode::kInternal, "an object uses a shared text that is not stored");
+    const int64_t uses = read->Int(0) + change.delta;
+    read->Reset();
+    if (uses < 0) return Error(ErrorCode::kInternal, "a shared text is released more often than it is used");
+    if (uses > 0) {
+      SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE shared_text_uses SET uses = ?2 WHERE id = ?1;"));
+      SERAC_RETURN_IF_ERROR(count->BindInt(1, id).BindInt(2, uses).Run());
+      continue;
+    }
+    SERAC_ASSIGN_OR_RETURN(auto forget, db.Prepare("DELETE FROM shared_text_uses WHERE id = ?1;"));
+    SERAC_RETURN_IF_ERROR(forget->BindInt(1, id).Run());
+    SERAC_ASSIGN_OR_RETURN(auto remove, db.Prepare("DELETE FROM shared_texts WHERE id = ?1;"));
+    SERAC_RETURN_IF_ERROR(remove->BindInt(1, id).Run());
+  }
+  for (auto& [gain, ids_and_count] : gaining) {
+    auto& [ids, count] = ids_and_count;
+    ids += ']';
+    SERAC_ASSIGN_OR_RETURN(auto add, db.Prepare("UPDATE shared_text_uses SET uses = uses + ?1 "
+                                                "WHERE id IN (SELECT value FROM json_each(?2));"));
+    SERAC_RETURN_IF_ERROR(add->BindInt(1, gain).BindText(2, ids).Run());
+    if (db.Changes() != count) return Error(ErrorCode::kInternal, "an object uses a shared text that is not stored");
+  }
+  changes_.clear();
+  return Status::Ok();
+}
 
 Status CreateBucketTx(Connection& db, const BucketRecord& bucket) {
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT OR IGNORE INTO buckets(name, created_ms) "
@@ -341,9 +379,16 @@ Status PurgeBucketTx(Connection& db, const std::string& name, int64_t now_ms) {
 }
 
 Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
-                   int64_t now_ms) {
+                   int64_t now_ms, SharedTextUses& uses) {
   SERAC_RETURN_IF_ERROR(RequireBucket(db, object.bucket));
-  return ReplaceObject(db, object, condition, now_ms);
+  return ReplaceObject(db, object, condition, now_ms, uses);
+}
+
+Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
+                   int64_t now_ms) {
+  SharedTextUses uses;
+  SERAC_RETURN_IF_ERROR(PutObjectTx(db, object, condition, now_ms, uses));
+  return uses.Apply(db);
 }
 
 Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::string& key,
@@ -370,13 +415,20 @@ Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::str
 }
 
 Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
-                      const WriteCondition& condition, int64_t now_ms) {
+                      const WriteCondition& condition, int64_t now_ms, SharedTextUses& uses) {
   SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, bucket, key));
   SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
   if (!stored) return RequireBucket(db, bucket);
-  SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, {}, now_ms));
+  SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, {}, now_ms, uses));
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM objects WHERE bucket = ?1 AND key = ?2;"));
   return stmt->BindText(1, bucket).BindBlob(2, key).Run();
+}
+
+Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
+                      const WriteCondition& condition, int64_t now_ms) {
+  SharedTextUses uses;
+  SERAC_RETURN_IF_ERROR(DeleteObjectTx(db, bucket, key, condition, now_ms, uses));
+  return uses.Apply(db);
 }
 
 Status CreateUploadTx(Connection& db, const UploadRecord& upload) {
@@ -418,7 +470,9 @@ Status CompleteUploadTx(Connection& db, const std::string& upload_id, const Obje
   if (!upload || upload->bucket != object.bucket || upload->key != object.key) {
     return UploadMissing();
   }
-  SERAC_RETURN_IF_ERROR(ReplaceObject(db, object, condition, now_ms));
+  SharedTextUses uses;  // a completed upload has no pieces, but may replace an object in pieces
+  SERAC_RETURN_IF_ERROR(ReplaceObject(db, object, condition, now_ms, uses));
+  SERAC_RETURN_IF_ERROR(uses.Apply(db));
   return RemoveUpload(db, upload_id, object.segments, now_ms);
 }
 

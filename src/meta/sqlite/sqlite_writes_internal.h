@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,27 @@ Status DeleteBucketTx(Connection& db, const std::string& name);
 // Removes the bucket with every object, upload and part in it; their blobs go to the GC queue.
 Status PurgeBucketTx(Connection& db, const std::string& name, int64_t now_ms);
 
+// Changes to the use counts of shared texts (objects in pieces), gathered over one write and
+// applied at its end. A catalog commit writes a metadata file and removes one trimmed from the
+// history; both share most of their pieces, so only the texts whose count really moves are
+// updated.
+class SharedTextUses {
+ public:
+  // One more object uses text `id`; `just_stored`: the text was inserted by this write (with no
+  // uses yet).
+  void Use(int64_t id, bool just_stored);
+  void Release(int64_t id);  // one object fewer uses text `id`
+  // Applies the counts; a text no object uses any more is removed.
+  Status Apply(Connection& db);
+
+ private:
+  struct Change {
+    int64_t delta = 0;
+    bool just_stored = false;
+  };
+  std::map<int64_t, Change> changes_;
+};
+
 Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
                    int64_t now_ms);
 Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::string& key,
@@ -27,6 +49,11 @@ Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::str
                        const WriteCondition& condition);
 Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
                       const WriteCondition& condition, int64_t now_ms);
+// The same, leaving the use counts of shared texts in `uses` for the caller to apply.
+Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
+                   int64_t now_ms, SharedTextUses& uses);
+Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
+                      const WriteCondition& condition, int64_t now_ms, SharedTextUses& uses);
 
 Status CreateUploadTx(Connection& db, const UploadRecord& upload);
 Status PutPartTx(Connection& db, const std::string& upload_id, const PartRecord& part, int64_t now_ms);
