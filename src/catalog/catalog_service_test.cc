@@ -163,6 +163,22 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
   EXPECT_TRUE(remaining->empty());
 }
 
+TEST_F(CatalogServiceTest, ALoadAnswersTheStorageSettingsOfTheConfigEndpoint) {
+  // The load's head is written without a Json tree; it must say what the config endpoint says.
+  CreateNamespace({"db"});
+  CreateTable("db", "t");
+  Json defaults = BodyJson(Call("GET", "/_iceberg/v1/config", "warehouse=lake"))["defaults"];
+  Json loaded = LoadTable("db", "t");
+  std::vector<std::string> members;
+  for (const auto& [key, value] : loaded.items()) members.push_back(key);
+  EXPECT_EQ(members, (std::vector<std::string>{"config", "metadata", "metadata-location"}));
+  ASSERT_TRUE(loaded["config"].is_object());
+  for (const auto& [key, value] : loaded["config"].items()) EXPECT_EQ(value, defaults[key]) << key;
+  EXPECT_EQ(loaded["config"].size(), 5u);
+  EXPECT_EQ(loaded["config"]["s3.force-virtual-addressing"], "false");
+  EXPECT_EQ(loaded["config"]["s3.region"], "us-east-1");
+}
+
 TEST_F(CatalogServiceTest, LargeMetadataIsSentWhole) {
   // Past 64 KiB the metadata goes out as its own write after the head of the response.
   CreateNamespace({"db"});

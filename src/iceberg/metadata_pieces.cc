@@ -14,7 +14,7 @@ namespace serac::iceberg {
 namespace {
 
 // Run lengths, in entries: a run ends after an entry whose mixed key is 0 modulo the mean, or
-// when it reaches the maximum. History is cut on four levels: the longest runs, then runs of the
+// when it reaches the maximum. History is cut on three levels: the longest runs, then runs of the
 // next level after the last of those, and so on; entries after the shortest level's last run are
 // text of this version. The newest entries are thus shared within a few versions, so each version
 // writes little of its own, while the piece count stays small however long the history grows
@@ -174,9 +174,9 @@ void AppendHistoryArray(PiecesBuilder& out, const std::vector<Entry>& entries, R
                         const ArrayCut<Entry>* previous, ArrayCut<Entry>& cut, Mixed mixed, Key key,
                         AppendEntry append) {
   const size_t count = entries.size();
-  // Entries [0, same) are those of the previous cut: so are their mixed keys, and so is every
-  // run that ends within them (a run depends only on the entries from the array's start to its
-  // end).
+  // Entries [0, same) are those of the previous cut, and so are their mixed keys. A run's chunk is
+  // the text of its entries, so a run this cut makes that the previous one made too, within those
+  // entries, has the previous one's chunk.
   size_t same = 0;
   if (previous != nullptr) {
     const size_t common = std::min(count, previous->entries.size());
