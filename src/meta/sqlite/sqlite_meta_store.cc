@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/limits.h"
+#include "meta/sqlite/catalog_read_cache_internal.h"
 #include "meta/sqlite/group_commit_internal.h"
 #include "meta/sqlite/wal_checkpointer_internal.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
@@ -106,78 +107,6 @@ class Engine {
   GroupCommitter committer_;
 };
 
-// Catalog rows as last read (warehouses, tables and views), for the lookups that every catalog
-// request starts with. An entry is served only while no write that could change it has committed
-// since it was read: readers take the generation before they read, writers move it after they
-// commit, so a row read before a commit can never be served after that commit was acknowledged.
-// Table and view rows change with every catalog write (commits swap their metadata location);
-// warehouse rows only when a warehouse is created or removed, so commits leave those cached.
-class CatalogReadCache {
- public:
-  void WriteCommitted() { entities_.Invalidate(); }
-  void WarehouseWriteCommitted() {
-    warehouses_.Invalidate();
-    entities_.Invalidate();
-  }
-
-  // The cached row, else `read()`'s, kept when it succeeded.
-  Result<EntityRecord> Entity(const EntityId& id, const std::function<Result<EntityRecord>()>& read) {
-    return ReadThrough(entities_, EntityKey(id), read);
-  }
-  Result<WarehouseRecord> Warehouse(const std::string& name, const std::function<Result<WarehouseRecord>()>& read) {
-    return ReadThrough(warehouses_, name, read);
-  }
-
- private:
-  template <typename Record>
-  class Rows {
-   public:
-    uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
-    void Invalidate() { generation_.fetch_add(1, std::memory_order_acq_rel); }
-
-    std::optional<Record> Get(const std::string& key, uint64_t now) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto found = entries_.find(key);
-      if (found == entries_.end() || found->second.generation != now) return std::nullopt;
-      return found->second.record;
-    }
-    void Put(const std::string& key, const Record& record, uint64_t read_generation) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      // The bound is set for tables and views; warehouses, far fewer, share it.
-      if (entries_.size() >= limits::kCatalogEntityCacheEntriesMax) entries_.clear();
-      entries_[key] = Entry{record, read_generation};
-    }
-
-   private:
-    struct Entry {
-      Record record;
-      uint64_t generation = 0;
-    };
-    std::atomic<uint64_t> generation_{0};
-    std::mutex mutex_;
-    std::unordered_map<std::string, Entry> entries_;  // guarded by mutex_
-  };
-
-  template <typename Record>
-  Result<Record> ReadThrough(Rows<Record>& rows, const std::string& key, const std::function<Result<Record>()>& read) {
-    const uint64_t before_read = rows.generation();
-    if (std::optional<Record> cached = rows.Get(key, before_read)) return std::move(*cached);
-    Result<Record> result = read();
-    if (result.ok()) rows.Put(key, *result, before_read);
-    return result;
-  }
-
-  static std::string EntityKey(const EntityId& id) {
-    std::string key = id.warehouse;
-    for (const std::string& level : id.levels) key.append(1, '\x1f').append(level);
-    key.append(1, '\0').append(id.name).append(1, '\0').append(1, static_cast<char>('0' + static_cast<int>(id.kind)));
-    return key;
-  }
-
-  Rows<EntityRecord> entities_;
-  Rows<WarehouseRecord> warehouses_;
-};
-
 class SqliteCatalogStore final : public CatalogStore {
  public:
   explicit SqliteCatalogStore(Engine& engine) : engine_(engine) {}
@@ -254,7 +183,26 @@ class SqliteCatalogStore final : public CatalogStore {
     return Write([&](Connection& db) { return SwapMetadataLocationsTx(db, swaps, NowMillis()); });
   }
   Status CommitMetadata(const MetadataCommit& commit) override {
-    return Write([&](Connection& db) { return CommitMetadataTx(db, commit, NowMillis()); });
+    const int64_t now_ms = NowMillis();
+    Status status = engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, now_ms); });
+    if (!status.ok()) {
+      cache_.WriteCommitted();
+      return status;
+    }
+    // A commit changes only the rows it swaps (and creates): every other table's row stays cached,
+    // and the swapped ones change in the cache as they did in the database (ApplySwap).
+    for (const MetadataSwap& swap : commit.swaps) {
+      cache_.EntityWritten(swap.id, [&](EntityRecord& row) {
+        row.metadata_location = swap.new_metadata_location;
+        row.updated_ms = now_ms;
+        return true;
+      });
+    }
+    for (const EntityRecord& created : commit.created) {
+      cache_.EntityWritten(EntityId{created.warehouse, created.levels, created.name, created.kind},
+                           [](EntityRecord&) { return false; });
+    }
+    return status;
   }
 
  private:
