@@ -652,6 +652,23 @@ def counted(workload: str, args) -> bool:
     return workload in ("hot", "spread") and args.commits > 0 and not args.python_load
 
 
+QUIET_CPU_PERCENT = 5          # another catalog below this share of a core counts as idle
+QUIET_WAIT_SECONDS_MAX = 10    # how long a measurement waits for the other catalog to go idle
+
+
+def wait_until_others_idle(targets: dict, measured: str):
+    """The JVM keeps compiling and collecting for a while after a cell; the catalog measured next
+    would share the cores with that. Each measurement starts once the other catalogs use less than
+    QUIET_CPU_PERCENT of a core (or after QUIET_WAIT_SECONDS_MAX)."""
+    others = [t.pid for name, t in targets.items() if name != measured and t.alive()]
+    deadline = time.monotonic() + QUIET_WAIT_SECONDS_MAX
+    while others and time.monotonic() < deadline:
+        before = sum(cpu_seconds_of_tree(pid) for pid in others)
+        time.sleep(0.25)
+        if 100 * (sum(cpu_seconds_of_tree(pid) for pid in others) - before) / 0.25 < QUIET_CPU_PERCENT:
+            return
+
+
 def run_cell(cell: Cell, targets: dict, args, live_workers: list):
     """Reference first, then serac, back to back. Commit cells get a fresh hot table each."""
     if counted(cell.workload, args):
@@ -680,6 +697,7 @@ def run_cell(cell: Cell, targets: dict, args, live_workers: list):
         # during the next measurement and serac's fsyncs would queue behind that. Each catalog
         # starts its measurement with nothing of the other's left to write.
         os.sync()
+        wait_until_others_idle(targets, name)
         setattr(cell, name, measure(target.endpoint, target.pid, cell.workload, cell.clients, args, hot_table,
                                     live_workers, args.warmup, args.seconds, args.warmup_commits, args.commits))
         target.sample_peak_rss()
