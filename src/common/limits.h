@@ -118,9 +118,7 @@ inline constexpr uint32_t kCatalogEntityCacheEntriesMax = 16384;  // table/view 
 inline constexpr uint32_t kCatalogMetadataTextCacheEntriesMax = 256;  // serialised table documents kept for loads
 inline constexpr uint64_t kCatalogMetadataTextCacheBytesMax = 128 * kMiB;  // bytes of those documents
 inline constexpr uint64_t kCatalogInlineMetadataBytesMax = 1 * kMiB;  // metadata files this small live in the index row
-inline constexpr uint32_t kCatalogHistoryChunkCacheEntriesMax = 65536;  // metadata history chunks kept with their digests
-inline constexpr uint64_t kCatalogHistoryChunkCacheBytesMax = 64 * kMiB;   // bytes of those chunks
 inline constexpr uint32_t kCatalogHistoryCutCacheEntriesMax = 1024;  // tables whose last cut into pieces is kept
-inline constexpr uint64_t kCatalogHistoryCutCacheBytesMax = 32 * kMiB;  // bytes of those cuts (entries, keys, runs)
+inline constexpr uint64_t kCatalogHistoryCutCacheBytesMax = 96 * kMiB;  // bytes of those cuts (chunk texts, entries, runs)
 
 }  // namespace serac::limits

@@ -172,7 +172,7 @@ struct MetadataTextPiece {
 // The whole document of TableMetadataToJsonText(metadata) (every snapshot), cut so that the
 // history a version shares with the one before it comes as the same chunks. Runs of entries end
 // where an entry's content says so (content-defined, so dropping old snapshots only changes the
-// runs around them), and chunks are kept in a process-wide cache (limits::kCatalogHistoryChunk*)
+// runs around them), and each table's last cut is kept with its chunks (limits::kCatalogHistoryCut*)
 // so a commit hashes only new runs. Joining the pieces gives exactly TableMetadataToJsonText.
 std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& metadata);
 std::string JoinMetadataPieces(const std::vector<MetadataTextPiece>& pieces);

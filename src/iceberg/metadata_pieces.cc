@@ -3,7 +3,6 @@
 // then stores and hashes only what changed, however long the history has grown.
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "common/hash.h"
 #include "common/limits.h"
@@ -47,26 +46,6 @@ uint64_t Fnv1a(std::string_view text) {
   return hash;
 }
 
-void AppendRaw(std::string& key, int64_t value) {
-  char bytes[sizeof(value)];
-  std::memcpy(bytes, &value, sizeof(value));
-  key.append(bytes, sizeof(value));
-}
-
-// A chunk and the snapshots it was cut from. Chunks are cached by the identity of what they were
-// cut from: for snapshots the addresses of the shared, immutable Snapshot objects (kept alive by
-// `pins`, so an address cannot be reused while it is a key), for log entries their content.
-struct CachedRun {
-  std::shared_ptr<const HistoryChunk> chunk;
-  std::vector<SnapshotPtr> pins;
-};
-
-LruCache<CachedRun>& ChunkCache() {
-  static auto* cache = new LruCache<CachedRun>(limits::kCatalogHistoryChunkCacheEntriesMax,
-                                               limits::kCatalogHistoryChunkCacheBytesMax);  // used until exit
-  return *cache;
-}
-
 // One history array of a table as it was last cut: its entries, their mixed keys and its runs.
 // The table's next version nearly always repeats these entries and adds a few, so it takes the
 // mixed keys and the chunks of the common prefix from here instead of reading every entry and
@@ -83,7 +62,9 @@ struct ArrayCut {
   std::vector<Run> runs;
 
   uint64_t Bytes() const {
-    return entries.size() * sizeof(Entry) + mixed.size() * sizeof(uint64_t) + runs.size() * sizeof(Run);
+    uint64_t bytes = entries.size() * sizeof(Entry) + mixed.size() * sizeof(uint64_t) + runs.size() * sizeof(Run);
+    for (const Run& run : runs) bytes += run.chunk->text.size();
+    return bytes;
   }
 };
 
@@ -99,8 +80,9 @@ struct TableCut {
   }
 };
 
-// The last cut of each table, by table uuid. A hint only: what is taken from it is checked against
-// the entries being cut.
+// The last cut of each table, by table uuid, with its chunks and their digests: a commit hashes
+// only runs its table's last cut did not have. A hint only: what is taken from it is checked
+// against the entries being cut.
 LruCache<TableCut>& CutCache() {
   static auto* cache = new LruCache<TableCut>(limits::kCatalogHistoryCutCacheEntriesMax,
                                               limits::kCatalogHistoryCutCacheBytesMax);  // used until exit
@@ -146,33 +128,24 @@ class PiecesBuilder {
   std::string text_;
 };
 
-// The chunk of entries [begin, end), from the cache or written now and cached. A run after the
-// first carries the comma before it, so it needs no piece of its own.
-template <typename Key, typename AppendEntry>
-std::shared_ptr<const HistoryChunk> RunChunk(size_t begin, size_t end, Key& key, AppendEntry& append) {
-  std::vector<SnapshotPtr> pins;
-  std::string run_key = begin != 0 ? "," : "";
-  run_key += key(begin, end, pins);
-  if (std::shared_ptr<const CachedRun> cached = ChunkCache().Get(run_key)) return cached->chunk;
+// The chunk of entries [begin, end). A run after the first carries the comma before it, so it
+// needs no piece of its own.
+template <typename AppendEntry>
+std::shared_ptr<const HistoryChunk> RunChunk(size_t begin, size_t end, AppendEntry& append) {
   std::string text;
   for (size_t j = begin; j < end; ++j) {
     if (j != 0) text += ',';
     append(j, text);
   }
-  std::shared_ptr<const HistoryChunk> chunk = MakeChunk(std::move(text));
-  const uint64_t bytes = run_key.size() + chunk->text.size() + pins.size() * sizeof(SnapshotPtr);
-  ChunkCache().Put(run_key, std::make_shared<const CachedRun>(CachedRun{chunk, std::move(pins)}), bytes);
-  return chunk;
+  return MakeChunk(std::move(text));
 }
 
 // How one history array is cut and written: `mixed(entry)` is an entry's mixed key (a run of a
-// shape may end after it when it is 0 modulo the shape's mean), `key(begin, end, pins)` identifies
-// a run for the chunk cache, `append(i, text)` writes entry i. `previous` is the table's last cut
-// of this array, if known; `cut` receives this one.
-template <typename Entry, typename Mixed, typename Key, typename AppendEntry>
+// shape may end after it when it is 0 modulo the shape's mean), `append(i, text)` writes entry i.
+// `previous` is the table's last cut of this array, if known; `cut` receives this one.
+template <typename Entry, typename Mixed, typename AppendEntry>
 void AppendHistoryArray(PiecesBuilder& out, const std::vector<Entry>& entries, RunShapes shapes,
-                        const ArrayCut<Entry>* previous, ArrayCut<Entry>& cut, Mixed mixed, Key key,
-                        AppendEntry append) {
+                        const ArrayCut<Entry>* previous, ArrayCut<Entry>& cut, Mixed mixed, AppendEntry append) {
   const size_t count = entries.size();
   // Entries [0, same) are those of the previous cut, and so are their mixed keys. A run's chunk is
   // the text of its entries, so a run this cut makes that the previous one made too, within those
@@ -197,7 +170,7 @@ void AppendHistoryArray(PiecesBuilder& out, const std::vector<Entry>& entries, R
         chunk = previous->runs[previous_run].chunk;
       }
     }
-    if (!chunk) chunk = RunChunk(run_start, end, key, append);
+    if (!chunk) chunk = RunChunk(run_start, end, append);
     cut.runs.push_back({run_start, end, chunk});
     out.AddChunk(std::move(chunk));
     run_start = end;
@@ -231,15 +204,6 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& me
       [](const MetadataLogEntry& entry) {
         return Mix(Fnv1a(entry.metadata_file) ^ static_cast<uint64_t>(entry.timestamp_ms));
       },
-      [&](size_t begin, size_t end, std::vector<SnapshotPtr>&) {
-        std::string key = "M";
-        for (size_t i = begin; i < end; ++i) {
-          key += metadata_log[i].metadata_file;
-          key += '\0';
-          AppendRaw(key, metadata_log[i].timestamp_ms);
-        }
-        return key;
-      },
       [&](size_t i, std::string& text) { AppendMetadataLogEntryText(metadata_log[i], text); });
 
   const std::vector<SnapshotLogEntry>& snapshot_log = metadata.snapshot_log;
@@ -249,14 +213,6 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& me
       [](const SnapshotLogEntry& entry) {
         return Mix(static_cast<uint64_t>(entry.snapshot_id) ^ Mix(static_cast<uint64_t>(entry.timestamp_ms)));
       },
-      [&](size_t begin, size_t end, std::vector<SnapshotPtr>&) {
-        std::string key = "L";
-        for (size_t i = begin; i < end; ++i) {
-          AppendRaw(key, snapshot_log[i].snapshot_id);
-          AppendRaw(key, snapshot_log[i].timestamp_ms);
-        }
-        return key;
-      },
       [&](size_t i, std::string& text) { AppendSnapshotLogEntryText(snapshot_log[i], text); });
 
   const std::vector<SnapshotPtr>& snapshots = metadata.snapshots;
@@ -264,14 +220,6 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& me
   AppendHistoryArray(
       out, snapshots, kSnapshotRuns, previous ? &previous->snapshots : nullptr, cut->snapshots,
       [](const SnapshotPtr& snapshot) { return Mix(static_cast<uint64_t>(snapshot->id())); },
-      [&](size_t begin, size_t end, std::vector<SnapshotPtr>& pins) {
-        std::string key = "S";
-        for (size_t i = begin; i < end; ++i) {
-          AppendRaw(key, static_cast<int64_t>(reinterpret_cast<uintptr_t>(snapshots[i].get())));
-          pins.push_back(snapshots[i]);
-        }
-        return key;
-      },
       [&](size_t i, std::string& text) { text += snapshots[i]->text(); });
   out.text() += "]}";
   if (!metadata.table_uuid.empty()) {
