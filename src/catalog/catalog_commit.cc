@@ -28,7 +28,8 @@ struct PreparedCommit {
   iceberg::TableMetadata next;
   bool changed = false;
   std::string new_location;   // when changed
-  std::vector<iceberg::MetadataTextPiece> next_json;  // when changed: the file's JSON, also the response's "metadata"
+  // When changed: the file's JSON, also the response's "metadata" and what loads of it send.
+  std::shared_ptr<const TableText> next_json;
   meta::ObjectRecord new_file;  // when changed: the file's index record (its blob, if any, is written)
 };
 
@@ -114,8 +115,8 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
   out.new_location =
       iceberg::NewTableMetadataFileLocation(out.next, options.previous_metadata_location, RandomUuid());
   if (auto error = RequireInWarehouse(ctx, out.new_location)) return error;
-  out.next_json = iceberg::TableMetadataToJsonPieces(out.next);
-  auto file = TableMetadataFileRecord(ctx.backend, out.new_location, out.next_json);
+  out.next_json = std::make_shared<const TableText>(iceberg::TableMetadataToJsonPieces(out.next));
+  auto file = TableMetadataFileRecord(ctx.backend, out.new_location, *out.next_json);
   if (!file.ok()) {
     out.new_location.clear();
     return ErrorFromStatus(file.status(), BadRequest(file.status().message()));
@@ -162,6 +163,7 @@ void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& pre
 void Landed(RequestContext& ctx, PreparedCommit& prepared) {
   ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
                          ParsedMetadataBytes(prepared.new_file.size));
+  CacheCommittedTableText(ctx.backend, prepared.new_location, prepared.next_json);
 }
 
 void AddCommitEtag(RequestContext& ctx, const std::string& location) {
@@ -229,7 +231,7 @@ HandlerResult CommitTable(RequestContext& ctx) {
     if (swapped.ok()) {
       Landed(ctx, table);
       AddCommitEtag(ctx, table.new_location);
-      return SendJsonAfterHead(ctx, CommitResultHead(table.new_location), table.next_json);
+      return SendJsonAfterHead(ctx, CommitResultHead(table.new_location), *table.next_json);
     }
     DiscardPrepared(ctx, prepared);
     // A name taken since the checks (by a table or a view) is final, not a race to retry.

@@ -112,6 +112,10 @@ bool IfNoneMatchMatches(std::string_view header, std::string_view etag);
 // keeps its own text.
 inline uint64_t ParsedMetadataBytes(size_t text_bytes) { return 5 * static_cast<uint64_t>(text_bytes) + 4096; }
 
+// A table document's JSON text as loads send it: one piece when serialised for a load, or the
+// pieces a commit cut it into (whose history chunks versions of the table share).
+using TableText = std::vector<iceberg::MetadataTextPiece>;
+
 // ---- Shared state and the request context. ----
 
 struct Backend {
@@ -125,8 +129,10 @@ struct Backend {
   LruCache<iceberg::TableMetadata> tables;
   LruCache<iceberg::ViewMetadata> views;
   // Table documents as sent by loads, keyed by location and snapshot selection: a load of an unchanged table is then
-  // a copy of bytes instead of a serialisation of every snapshot.
-  LruCache<std::string> table_texts;
+  // a copy of bytes instead of a serialisation of every snapshot. A commit puts its new file's
+  // pieces, so the loads that follow it (every client whose commit lost the race) cost no
+  // serialisation either.
+  LruCache<TableText> table_texts;
 
   Backend();
   meta::CatalogStore& catalog();
@@ -321,7 +327,7 @@ std::string RawMemberHead(const Json& body, std::string_view name);
 // closing brace, so large documents are not rebuilt as a Json tree.
 HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json, int status = 200);
 // The same with the member's JSON given in pieces (iceberg::TableMetadataToJsonPieces), written
-// one after the other without joining them.
+// one after the other without joining them (or in one copy when small).
 HandlerResult SendJsonAfterHead(RequestContext& ctx, const std::string& head,
                                 const std::vector<iceberg::MetadataTextPiece>& raw_json, int status = 200);
 // SendJsonAfterHead(RawMemberHead(body, name), raw_json).
@@ -424,9 +430,12 @@ std::string ChooseTableLocation(std::string_view warehouse, const meta::Namespac
 // The quoted ETag of one rendering of one metadata file.
 // The table document (with every snapshot, or only referenced ones) as loads send it, from the
 // cache or serialised now and cached.
-std::shared_ptr<const std::string> CachedTableText(Backend& backend, const std::string& metadata_location,
-                                                   const iceberg::TableMetadata& metadata,
-                                                   iceberg::SnapshotSelection selection);
+std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::string& metadata_location,
+                                                 const iceberg::TableMetadata& metadata,
+                                                 iceberg::SnapshotSelection selection);
+// Caches the document (every snapshot) of a metadata file just committed, as its pieces.
+void CacheCommittedTableText(Backend& backend, const std::string& metadata_location,
+                             std::shared_ptr<const TableText> text);
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
 // LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known,
 // and vended credentials for the table's location (read-write when `vend_write`) when the request

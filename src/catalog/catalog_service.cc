@@ -479,11 +479,12 @@ HandlerResult SendGathered(RequestContext& ctx, std::vector<std::string_view>& p
 
 }  // namespace
 
+// A large member (a busy table's metadata) goes out as it is rather than copied behind the head
+// first; a small one is cheaper in one write.
+constexpr size_t kCopiedMemberBytesMax = 64 * 1024;
+
 HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json, int status) {
-  // A large member (a busy table's metadata) goes out as it is rather than copied behind the head
-  // first; a small one is cheaper in one write.
-  constexpr size_t kCopyBytesMax = 64 * 1024;
-  if (raw_json.size() <= kCopyBytesMax) {
+  if (raw_json.size() <= kCopiedMemberBytesMax) {
     head += raw_json;
     head += '}';
     return SendJsonText(ctx, head, status);
@@ -494,6 +495,16 @@ HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::stri
 
 HandlerResult SendJsonAfterHead(RequestContext& ctx, const std::string& head,
                                 const std::vector<iceberg::MetadataTextPiece>& raw_json, int status) {
+  uint64_t member_bytes = 0;
+  for (const iceberg::MetadataTextPiece& piece : raw_json) member_bytes += piece.size();
+  if (member_bytes <= kCopiedMemberBytesMax) {
+    std::string body;
+    body.reserve(head.size() + member_bytes + 1);
+    body += head;
+    for (const iceberg::MetadataTextPiece& piece : raw_json) body += piece.view();
+    body += '}';
+    return SendJsonText(ctx, body, status);
+  }
   std::vector<std::string_view> parts;
   parts.reserve(raw_json.size() + 2);
   parts.push_back(head);

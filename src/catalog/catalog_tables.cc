@@ -145,14 +145,32 @@ std::string TableTextKey(const std::string& metadata_location, iceberg::Snapshot
 
 }  // namespace
 
-std::shared_ptr<const std::string> CachedTableText(Backend& backend, const std::string& metadata_location,
-                                                   const iceberg::TableMetadata& metadata,
-                                                   iceberg::SnapshotSelection selection) {
+namespace {
+
+uint64_t TableTextBytes(const TableText& text) {
+  uint64_t bytes = 0;
+  for (const iceberg::MetadataTextPiece& piece : text) bytes += piece.size();
+  return bytes;
+}
+
+}  // namespace
+
+std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::string& metadata_location,
+                                                 const iceberg::TableMetadata& metadata,
+                                                 iceberg::SnapshotSelection selection) {
   const std::string key = TableTextKey(metadata_location, selection);
-  if (std::shared_ptr<const std::string> text = backend.table_texts.Get(key)) return text;
-  auto text = std::make_shared<const std::string>(iceberg::TableMetadataToJsonText(metadata, selection));
-  backend.table_texts.Put(key, text, text->size());
+  if (std::shared_ptr<const TableText> text = backend.table_texts.Get(key)) return text;
+  auto text = std::make_shared<TableText>(1);
+  text->front().text = iceberg::TableMetadataToJsonText(metadata, selection);
+  backend.table_texts.Put(key, text, TableTextBytes(*text));
   return text;
+}
+
+void CacheCommittedTableText(Backend& backend, const std::string& metadata_location,
+                             std::shared_ptr<const TableText> text) {
+  // Counted whole although the chunks are shared with other versions: the bound stays a bound.
+  const uint64_t bytes = TableTextBytes(*text);
+  backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll), std::move(text), bytes);
 }
 
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
@@ -202,7 +220,7 @@ HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::stri
     return SendJsonAfterHead(ctx, std::move(head), iceberg::TableMetadataToJsonText(metadata, selection));
   }
   ctx.response.AddHeader("ETag", etag != nullptr ? *etag : TableEtag(*metadata_location, selection));
-  return SendJsonAfterHead(ctx, std::move(head), *CachedTableText(ctx.backend, *metadata_location, metadata, selection));
+  return SendJsonAfterHead(ctx, head, *CachedTableText(ctx.backend, *metadata_location, metadata, selection));
 }
 
 HandlerResult CreateTable(RequestContext& ctx) {

@@ -1,13 +1,18 @@
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <utility>
 
+#include "common/log.h"
 #include "meta/sqlite/group_commit_internal.h"
 
 namespace serac::meta::sqlite {
 
-GroupCommitter::GroupCommitter(std::unique_ptr<Connection> writer, size_t batch_max)
-    : writer_(std::move(writer)), batch_max_(batch_max == 0 ? 1 : batch_max), thread_([this] { Loop(); }) {}
+GroupCommitter::GroupCommitter(std::unique_ptr<Connection> writer, size_t batch_max, LogSync sync_log)
+    : writer_(std::move(writer)), batch_max_(batch_max == 0 ? 1 : batch_max), sync_log_(std::move(sync_log)) {
+  if (sync_log_) sync_thread_ = std::thread([this] { SyncLoop(); });
+  write_thread_ = std::thread([this] { WriteLoop(); });
+}
 
 GroupCommitter::~GroupCommitter() {
   {
@@ -15,7 +20,13 @@ GroupCommitter::~GroupCommitter() {
     stopping_ = true;
   }
   work_queued_.notify_all();
-  thread_.join();
+  write_thread_.join();  // commits everything queued
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    writer_stopped_ = true;
+  }
+  batch_committed_.notify_all();
+  if (sync_thread_.joinable()) sync_thread_.join();  // makes it durable
 }
 
 Status GroupCommitter::Run(const Write& write) {
@@ -29,12 +40,14 @@ Status GroupCommitter::Run(const Write& write) {
 }
 
 GroupCommitStats GroupCommitter::stats() const {
-  return GroupCommitStats{transactions_.load(), writes_.load(), largest_batch_.load()};
+  return GroupCommitStats{transactions_.load(), writes_.load(), largest_batch_.load(), log_syncs_.load()};
 }
 
-void GroupCommitter::Loop() {
-  std::vector<Pending*> batch;
+void GroupCommitter::WriteLoop() {
   for (;;) {
+    std::vector<CommittedBatch> committed(1);
+    Batch& batch = committed[0].writes;
+    Status log_failure;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       work_queued_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
@@ -43,31 +56,88 @@ void GroupCommitter::Loop() {
         batch.push_back(queue_.front());
         queue_.pop_front();
       }
+      log_failure = log_failure_;
     }
-    CommitBatch(batch);
-    FinishBatch(batch);
-    batch.clear();
+    if (!log_failure.ok()) {
+      // Written after a failed fsync, it could never be acknowledged as durable.
+      FailBatch(batch, log_failure);
+      FinishBatches(committed);
+      continue;
+    }
+    committed[0].changed = CommitBatch(batch);
+    if (!sync_log_) {
+      FinishBatches(committed);
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      unsynced_.push_back(std::move(committed[0]));
+    }
+    batch_committed_.notify_one();
   }
 }
 
-void GroupCommitter::CommitBatch(std::vector<Pending*>& batch) {
+void GroupCommitter::SyncLoop() {
+  for (;;) {
+    std::vector<CommittedBatch> batches;
+    Status failure;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      batch_committed_.wait(lock, [&] { return writer_stopped_ || !unsynced_.empty(); });
+      if (unsynced_.empty()) return;  // the writer stopped, and everything it committed is durable
+      batches.swap(unsynced_);
+      failure = log_failure_;
+    }
+    // Batches that changed nothing saw only what earlier, already durable, batches wrote — or
+    // what a batch of this round wrote, which this fsync covers.
+    bool changed = std::any_of(batches.begin(), batches.end(), [](const auto& b) { return b.changed; });
+    if (failure.ok() && changed) {
+      Status synced = sync_log_();
+      log_syncs_.fetch_add(1);
+      if (!synced.ok()) {
+        failure = Error(ErrorCode::kIoError,
+                        "metadata log could not be made durable (restart the server): " + synced.message());
+        log::Error("metadata store: " + failure.message());
+        std::lock_guard<std::mutex> lock(mutex_);
+        log_failure_ = failure;
+      }
+    }
+    if (!failure.ok()) {
+      for (CommittedBatch& batch : batches) {
+        for (Pending* pending : batch.writes) pending->result = failure;
+      }
+    }
+    FinishBatches(batches);
+  }
+}
+
+bool GroupCommitter::CommitBatch(Batch& batch) {
   transactions_.fetch_add(1);
   writes_.fetch_add(batch.size());
   if (batch.size() > largest_batch_.load()) largest_batch_.store(batch.size());
 
   Status begun = writer_->ExecCached("BEGIN IMMEDIATE;");
-  if (!begun.ok()) return FailBatch(batch, begun);
+  if (!begun.ok()) {
+    FailBatch(batch, begun);
+    return false;
+  }
+  bool any_write = false;
   for (Pending* pending : batch) {
     pending->result = RunInSavepoint(*pending);
+    any_write = any_write || pending->result.ok();
     // Some SQLite errors (disk full, I/O) roll back the whole transaction, taking every earlier
     // write of the batch with it.
     if (!writer_->InTransaction()) {
-      return FailBatch(batch,
-                       Error(ErrorCode::kIoError, "transaction rolled back: " + pending->result.message()));
+      FailBatch(batch, Error(ErrorCode::kIoError, "transaction rolled back: " + pending->result.message()));
+      return false;
     }
   }
   Status committed = writer_->ExecCached("COMMIT;");
-  if (!committed.ok()) FailBatch(batch, committed);
+  if (!committed.ok()) {
+    FailBatch(batch, committed);
+    return false;
+  }
+  return any_write;
 }
 
 Status GroupCommitter::RunInSavepoint(Pending& pending) {
@@ -84,17 +154,19 @@ Status GroupCommitter::RunInSavepoint(Pending& pending) {
   return status.ok() ? released : status;
 }
 
-void GroupCommitter::FailBatch(std::vector<Pending*>& batch, const Status& cause) {
+void GroupCommitter::FailBatch(Batch& batch, const Status& cause) {
   if (writer_->InTransaction()) (void)writer_->ExecCached("ROLLBACK;");
   for (Pending* pending : batch) {
     pending->result = Error(ErrorCode::kIoError, "metadata commit failed: " + cause.message());
   }
 }
 
-void GroupCommitter::FinishBatch(std::vector<Pending*>& batch) {
+void GroupCommitter::FinishBatches(std::vector<CommittedBatch>& batches) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (Pending* pending : batch) pending->done = true;
+    for (CommittedBatch& batch : batches) {
+      for (Pending* pending : batch.writes) pending->done = true;
+    }
   }
   batch_finished_.notify_all();
 }

@@ -5,6 +5,16 @@
 // commits once — one fsync for the whole batch. That is what makes many small concurrent writes
 // cheap when every commit must reach stable storage.
 //
+// The fsync is pipelined. The writer runs with synchronous=NORMAL, so its COMMIT only writes the
+// batch's frames to the log; the batch then goes to a second thread, which fsyncs the log
+// (`sync_log`) and only then returns the batch's writes, while the writer thread already runs the
+// next batch. One fsync covers every batch committed before it started. So a write is visible to
+// readers from its COMMIT, a moment before it is durable, but acknowledged only once durable; and
+// since the log is one file synced in order, an acknowledged write makes every earlier one
+// durable too. After a failed fsync nothing written since the last good one can be trusted to
+// reach the disk (the kernel may drop the dirty pages and report success the next time), so that
+// batch and every later write fail with kIoError until the store is opened again.
+//
 // Thread-safety: Run() may be called from any number of threads.
 #pragma once
 
@@ -27,19 +37,25 @@ struct GroupCommitStats {
   uint64_t transactions = 0;   // commits attempted
   uint64_t writes = 0;         // writes run
   uint64_t largest_batch = 0;  // most writes ever sharing one transaction
+  uint64_t log_syncs = 0;      // fsyncs of the log (each covers every batch committed before it)
 };
 
 class GroupCommitter {
  public:
   using Write = std::function<Status(Connection& writer)>;
+  // Makes every frame written to the log so far durable (WalFile::Sync).
+  using LogSync = std::function<Status()>;
 
-  GroupCommitter(std::unique_ptr<Connection> writer, size_t batch_max);
-  ~GroupCommitter();  // finishes every queued write, then stops the thread
+  // `sync_log` empty: writes return right after their COMMIT, durable only as far as the
+  // writer's own synchronous setting makes them (benchmarks without durability).
+  GroupCommitter(std::unique_ptr<Connection> writer, size_t batch_max, LogSync sync_log);
+  ~GroupCommitter();  // finishes every queued write and its fsync, then stops the threads
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
   // Runs `write` in the next transaction and returns its Status once that transaction is
-  // committed (or kIoError when the commit failed and nothing of it persisted).
+  // committed and durable (kIoError when the commit failed and nothing of it persisted, or when
+  // the log could not be made durable, in which case its outcome is unknown).
   Status Run(const Write& write);
 
   GroupCommitStats stats() const;
@@ -51,26 +67,42 @@ class GroupCommitter {
     bool done = false;
   };
 
-  void Loop();
-  void CommitBatch(std::vector<Pending*>& batch);
-  Status RunInSavepoint(Pending& pending);
-  void FailBatch(std::vector<Pending*>& batch, const Status& cause);
-  void FinishBatch(std::vector<Pending*>& batch);
+  using Batch = std::vector<Pending*>;
+  struct CommittedBatch {
+    Batch writes;
+    bool changed = false;  // its COMMIT wrote to the log
+  };
 
-  std::unique_ptr<Connection> writer_;  // used only by thread_
+  void WriteLoop();
+  void SyncLoop();
+  // True when the batch's COMMIT succeeded with at least one write in it.
+  bool CommitBatch(Batch& batch);
+  Status RunInSavepoint(Pending& pending);
+  void FailBatch(Batch& batch, const Status& cause);
+  void FinishBatches(std::vector<CommittedBatch>& batches);
+
+  std::unique_ptr<Connection> writer_;  // used only by write_thread_
   const size_t batch_max_;
+  const LogSync sync_log_;  // called only by sync_thread_
 
   std::mutex mutex_;
   std::condition_variable work_queued_;     // guarded by mutex_
+  std::condition_variable batch_committed_;  // guarded by mutex_; wakes the sync thread
   std::condition_variable batch_finished_;  // guarded by mutex_
   std::deque<Pending*> queue_;              // guarded by mutex_
+  std::vector<CommittedBatch> unsynced_;    // guarded by mutex_; committed, not yet durable
   bool stopping_ = false;                   // guarded by mutex_
+  bool writer_stopped_ = false;             // guarded by mutex_
+  Status log_failure_;                      // guarded by mutex_; set once, never cleared
 
   std::atomic<uint64_t> transactions_{0};
   std::atomic<uint64_t> writes_{0};
   std::atomic<uint64_t> largest_batch_{0};
+  std::atomic<uint64_t> log_syncs_{0};
 
-  std::thread thread_;  // last: starts after every member above is ready
+  // Last: they start after every member above is ready.
+  std::thread sync_thread_;  // only with sync_log_
+  std::thread write_thread_;
 };
 
 }  // namespace serac::meta::sqlite

@@ -4,12 +4,17 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <latch>
 #include <thread>
 #include <vector>
 
 #include "meta/meta_store_test_util.h"
 #include "meta/sqlite/group_commit_internal.h"
+#include "meta/sqlite/wal_file_internal.h"
 
 namespace serac::meta::sqlite {
 namespace {
@@ -18,14 +23,43 @@ class GroupCommitTest : public ::testing::Test {
  protected:
   void SetUp() override {
     path_ = (dir_.path() / "test.db").string();
-    auto db = Connection::Open({path_, true, true});
+    auto db = Connection::Open({path_, true});
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     SERAC_ASSERT_OK(
         (*db)->Exec("CREATE TABLE parent(id INTEGER PRIMARY KEY);"
                     "CREATE TABLE t(x INTEGER PRIMARY KEY,"
                     "  parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);"
                     "INSERT INTO parent(id) VALUES (1);"));
-    committer_ = std::make_unique<GroupCommitter>(std::move(db).value(), 256);
+    log_ = std::make_shared<WalFile>(path_);
+    Start([log = log_] { return log->Sync(); });
+  }
+
+  // Replaces the committer by one on a fresh writer that syncs the log with `sync_log`.
+  void Start(GroupCommitter::LogSync sync_log) {
+    committer_.reset();
+    auto db = Connection::Open({path_, true});
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    committer_ = std::make_unique<GroupCommitter>(std::move(db).value(), 256, std::move(sync_log));
+  }
+
+  // Whether row x is visible to a reader: committed, durable or not.
+  bool Visible(int x) {
+    auto db = Connection::Open({path_, false});
+    EXPECT_TRUE(db.ok());
+    auto stmt = (*db)->Prepare("SELECT 1 FROM t WHERE x = ?1;");
+    EXPECT_TRUE(stmt.ok());
+    (*stmt)->BindInt(1, x);
+    auto row = (*stmt)->Step();
+    return row.ok() && *row;
+  }
+
+  // Polls `condition` for up to five seconds.
+  static bool Eventually(const std::function<bool()>& condition) {
+    for (int i = 0; i < 500; ++i) {
+      if (condition()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
   }
 
   static GroupCommitter::Write Insert(int x, int parent = 1) {
@@ -38,7 +72,7 @@ class GroupCommitTest : public ::testing::Test {
 
   std::vector<int64_t> Rows() {
     committer_.reset();  // closes the writer so a fresh connection sees everything
-    auto db = Connection::Open({path_, false, true});
+    auto db = Connection::Open({path_, false});
     EXPECT_TRUE(db.ok());
     auto stmt = (*db)->Prepare("SELECT x FROM t ORDER BY x;");
     std::vector<int64_t> rows;
@@ -75,7 +109,41 @@ class GroupCommitTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::string path_;
+  std::shared_ptr<WalFile> log_;
   std::unique_ptr<GroupCommitter> committer_;
+};
+
+// A log sync that waits until the test opens it, counting its calls.
+class GatedSync {
+ public:
+  Status operator()() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++calls_;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return open_; });
+    return result_;
+  }
+  void Open(Status result = Status::Ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    result_ = std::move(result);
+    changed_.notify_all();
+  }
+  void WaitForCalls(int calls) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return calls_ >= calls; });
+  }
+  int calls() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return calls_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = false;
+  int calls_ = 0;
+  Status result_;
 };
 
 TEST_F(GroupCommitTest, AFailingWriteRollsBackAloneWithinItsBatch) {
@@ -104,6 +172,108 @@ TEST_F(GroupCommitTest, ThrowingWriteBecomesAnInternalError) {
   EXPECT_EQ(committer_->Run(throws).code(), ErrorCode::kInternal);
   SERAC_EXPECT_OK(committer_->Run(Insert(7)));
   EXPECT_EQ(Rows(), std::vector<int64_t>{7});
+}
+
+TEST_F(GroupCommitTest, AWriteReturnsOnlyOnceTheLogIsSynced) {
+  GatedSync gate;
+  Start(std::ref(gate));
+  std::atomic<bool> returned{false};
+  Status result;
+  std::thread writer([&] {
+    result = committer_->Run(Insert(1));
+    returned = true;
+  });
+  gate.WaitForCalls(1);
+  EXPECT_TRUE(Visible(1));  // committed: readers see it ...
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(returned.load());  // ... but it is not acknowledged before the fsync
+  gate.Open();
+  writer.join();
+  SERAC_EXPECT_OK(result);
+}
+
+TEST_F(GroupCommitTest, TheNextBatchCommitsWhileTheLogIsBeingSynced) {
+  GatedSync gate;
+  Start(std::ref(gate));
+  Status first;
+  Status second;
+  std::thread first_writer([&] { first = committer_->Run(Insert(1)); });
+  gate.WaitForCalls(1);
+  std::thread second_writer([&] { second = committer_->Run(Insert(2)); });
+  // The writer is not held up by the fsync in flight.
+  EXPECT_TRUE(Eventually([&] { return Visible(2); }));
+  gate.Open();
+  first_writer.join();
+  second_writer.join();
+  SERAC_EXPECT_OK(first);
+  SERAC_EXPECT_OK(second);
+  EXPECT_EQ(gate.calls(), 2);  // the second batch was committed after the first fsync began
+  EXPECT_EQ(committer_->stats().log_syncs, 2u);
+}
+
+TEST_F(GroupCommitTest, OneSyncCoversEveryBatchCommittedBeforeIt) {
+  GatedSync gate;
+  Start(std::ref(gate));
+  std::thread blocker([&] { SERAC_EXPECT_OK(committer_->Run(Insert(1))); });
+  gate.WaitForCalls(1);
+  // Three batches commit, one after another, while the first fsync is held.
+  std::vector<std::thread> writers;
+  for (int x = 2; x <= 4; ++x) {
+    writers.emplace_back([&, x] { SERAC_EXPECT_OK(committer_->Run(Insert(x))); });
+    EXPECT_TRUE(Eventually([&] { return Visible(x); }));
+  }
+  gate.Open();
+  blocker.join();
+  for (auto& writer : writers) writer.join();
+  EXPECT_EQ(committer_->stats().transactions, 4u);
+  EXPECT_EQ(gate.calls(), 2);
+}
+
+TEST_F(GroupCommitTest, AFailedSyncFailsItsWritesAndEveryLaterOne) {
+  Start([] { return Error(ErrorCode::kIoError, "disk gone"); });
+  Status first = committer_->Run(Insert(1));
+  EXPECT_EQ(first.code(), ErrorCode::kIoError);
+  EXPECT_NE(first.message().find("disk gone"), std::string::npos) << first.message();
+  // The kernel may report the next fsync as good after dropping the pages the failed one held.
+  Status later = committer_->Run(Insert(2));
+  EXPECT_EQ(later.code(), ErrorCode::kIoError);
+  EXPECT_NE(later.message().find("could not be made durable"), std::string::npos) << later.message();
+  EXPECT_FALSE(Visible(2));  // refused without being run
+}
+
+TEST_F(GroupCommitTest, ABatchThatChangesNothingNeedsNoSync) {
+  GroupCommitter::Write refuses = [](Connection&) -> Status {
+    return Error(ErrorCode::kPreconditionFailed, "refused");
+  };
+  EXPECT_EQ(committer_->Run(refuses).code(), ErrorCode::kPreconditionFailed);
+  EXPECT_EQ(committer_->stats().log_syncs, 0u);
+  SERAC_EXPECT_OK(committer_->Run(Insert(1)));
+  EXPECT_EQ(committer_->stats().log_syncs, 1u);
+}
+
+TEST_F(GroupCommitTest, WithoutALogSyncWritesReturnAtTheirCommit) {
+  Start(nullptr);
+  SERAC_EXPECT_OK(committer_->Run(Insert(1)));
+  EXPECT_EQ(committer_->stats().log_syncs, 0u);
+  EXPECT_EQ(Rows(), std::vector<int64_t>{1});
+}
+
+TEST(WalFileTest, SyncsTheLogOfAnOpenDatabaseAndFollowsItWhenReplaced) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "test.db").string();
+  WalFile log(path);
+  EXPECT_EQ(log.Sync().code(), ErrorCode::kIoError);  // no log yet: nothing can be made durable
+  {
+    auto db = Connection::Open({path, true});
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    SERAC_ASSERT_OK((*db)->Exec("CREATE TABLE t(x INTEGER);"));
+    SERAC_EXPECT_OK(log.Sync());
+  }
+  // Closing the last connection deleted the log; the next one is a new file.
+  auto db = Connection::Open({path, true});
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  SERAC_ASSERT_OK((*db)->Exec("INSERT INTO t VALUES (1);"));
+  SERAC_EXPECT_OK(log.Sync());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "meta/catalog_store.h"
 #include "meta/sqlite/sqlite_db_internal.h"
+#include "meta/sqlite/sqlite_writes_internal.h"
 
 namespace serac::meta::sqlite {
 
@@ -68,6 +69,8 @@ Status RenameEntityTx(Connection& db, const EntityId& from, const NamespaceLevel
                       const std::string& to_name);
 Status RegisterEntityTx(Connection& db, const EntityRecord& entity, bool overwrite);
 Status SwapMetadataLocationsTx(Connection& db, const std::vector<MetadataSwap>& swaps, int64_t now_ms);
-Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, int64_t now_ms);
+// `new_file_inline`: EncodeInlineBytes of each of commit.new_files, in order.
+Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, const std::vector<InlineBytes>& new_file_inline,
+                        int64_t now_ms);
 
 }  // namespace serac::meta::sqlite

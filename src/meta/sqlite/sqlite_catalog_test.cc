@@ -52,7 +52,7 @@ std::string QueryPlan(Connection& db, const std::string& sql) {
 class CatalogPlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Connection::Open({(dir_.path() / "meta.db").string(), true, false});
+    auto db = Connection::Open({(dir_.path() / "meta.db").string(), true});
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(db).value();
     SERAC_ASSERT_OK(MigrateSchema(*db_));

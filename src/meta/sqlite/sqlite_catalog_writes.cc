@@ -253,14 +253,18 @@ Status SwapMetadataLocationsTx(Connection& db, const std::vector<MetadataSwap>& 
   return Status::Ok();
 }
 
-Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, int64_t now_ms) {
+Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, const std::vector<InlineBytes>& new_file_inline,
+                        int64_t now_ms) {
+  if (new_file_inline.size() != commit.new_files.size()) {
+    return Error(ErrorCode::kInternal, "a commit's new files and their inline bytes do not match");
+  }
   WriteCondition never_replace;
   never_replace.if_none_match_any = true;
   // The new files and the trimmed ones share most of their history pieces: counted together, only
   // the pieces whose use count really changes are updated.
   SharedTextUses uses;
-  for (const ObjectRecord& file : commit.new_files) {
-    SERAC_RETURN_IF_ERROR(PutObjectTx(db, file, never_replace, now_ms, uses));
+  for (size_t i = 0; i < commit.new_files.size(); ++i) {
+    SERAC_RETURN_IF_ERROR(PutObjectTx(db, commit.new_files[i], new_file_inline[i], never_replace, now_ms, uses));
   }
   for (const EntityRecord& entity : commit.created) SERAC_RETURN_IF_ERROR(CreateEntityTx(db, entity));
   if (!commit.swaps.empty()) SERAC_RETURN_IF_ERROR(SwapMetadataLocationsTx(db, commit.swaps, now_ms));

@@ -108,29 +108,37 @@ Result<std::vector<Segment>> DecodeSegments(const std::string& text) {
 }
 
 // Each piece is [size] (inline) or [size, shared_id].
-std::string EncodePieces(const std::vector<StoredPiece>& pieces) {
+std::string EncodePieces(const StoredPieces& stored) {
   json list = json::array();
-  for (const StoredPiece& piece : pieces) {
+  for (const StoredPiece& piece : stored.pieces) {
     list.push_back(piece.shared_id == 0 ? json::array({piece.size}) : json::array({piece.size, piece.shared_id}));
   }
-  return list.dump();
+  if (stored.inline_encoding == InlineEncoding::kPlain) return list.dump();
+  return json{{"inline", "zstd"}, {"pieces", std::move(list)}}.dump();
 }
 
-Result<std::vector<StoredPiece>> DecodePieces(const std::string& text) {
-  std::vector<StoredPiece> pieces;
-  if (text.empty()) return pieces;
+Result<StoredPieces> DecodePieces(const std::string& text) {
+  StoredPieces stored;
+  if (text.empty()) return stored;
   try {
-    json list = json::parse(text);
-    pieces.reserve(list.size());
-    for (const json& entry : list) {
+    json parsed = json::parse(text);
+    const json* list = &parsed;
+    if (parsed.is_object()) {
+      const std::string encoding = parsed.at("inline").get<std::string>();
+      if (encoding != "zstd") return Error(ErrorCode::kInternal, "stored pieces name an unknown encoding: " + encoding);
+      stored.inline_encoding = InlineEncoding::kZstd;
+      list = &parsed.at("pieces");
+    }
+    stored.pieces.reserve(list->size());
+    for (const json& entry : *list) {
       StoredPiece piece{entry.at(0).get<uint64_t>(), 0};
       if (entry.size() > 1) piece.shared_id = entry.at(1).get<int64_t>();
-      pieces.push_back(piece);
+      stored.pieces.push_back(piece);
     }
   } catch (const std::exception& error) {
     return Corrupt("pieces", error);
   }
-  return pieces;
+  return stored;
 }
 
 }  // namespace serac::meta::sqlite

@@ -23,7 +23,15 @@ struct StoredPiece {
   uint64_t size = 0;
   int64_t shared_id = 0;
 };
-std::string EncodePieces(const std::vector<StoredPiece>& pieces);
-Result<std::vector<StoredPiece>> DecodePieces(const std::string& text);
+// How the inline pieces' bytes, joined, are kept in the object's inline_data row.
+enum class InlineEncoding { kPlain, kZstd };
+struct StoredPieces {
+  std::vector<StoredPiece> pieces;
+  InlineEncoding inline_encoding = InlineEncoding::kPlain;
+};
+// A list of [size] or [size, shared id]; with compressed inline bytes, the object
+// {"inline":"zstd","pieces":[...]}.
+std::string EncodePieces(const StoredPieces& stored);
+Result<StoredPieces> DecodePieces(const std::string& text);
 
 }  // namespace serac::meta::sqlite

@@ -110,7 +110,8 @@ Status Connection::ApplyPragmas(const ConnectionOptions& options) {
   if (rc != SQLITE_OK) return SqliteError(db_, rc, "busy_timeout");
   if (!options.writer) return Exec("PRAGMA query_only=ON;");
   SERAC_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL;"));
-  SERAC_RETURN_IF_ERROR(Exec(options.fsync ? "PRAGMA synchronous=FULL;" : "PRAGMA synchronous=NORMAL;"));
+  SERAC_RETURN_IF_ERROR(Exec("PRAGMA synchronous=NORMAL;"));
+  SERAC_RETURN_IF_ERROR(Exec("PRAGMA secure_delete=FAST;"));
   return Exec("PRAGMA foreign_keys=ON;");
 }
 

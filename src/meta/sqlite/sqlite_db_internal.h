@@ -54,8 +54,9 @@ class Statement {
 
 struct ConnectionOptions {
   std::string path;
-  bool writer = false;  // false: read-only (PRAGMA query_only)
-  bool fsync = true;    // synchronous=FULL, else NORMAL
+  // false: read-only (PRAGMA query_only). A writer runs with synchronous=NORMAL: a COMMIT writes
+  // the log without fsync (the group committer syncs it, WalFile), a checkpoint fsyncs.
+  bool writer = false;
 };
 
 class Connection {

@@ -12,6 +12,7 @@
 #include "meta/sqlite/catalog_read_cache_internal.h"
 #include "meta/sqlite/group_commit_internal.h"
 #include "meta/sqlite/wal_checkpointer_internal.h"
+#include "meta/sqlite/wal_file_internal.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_db_internal.h"
 #include "meta/sqlite/sqlite_iam_internal.h"
@@ -67,10 +68,10 @@ class Engine {
  public:
   // `checkpointer` already took over the writer's checkpoints (WalCheckpointer::Start).
   Engine(std::unique_ptr<Connection> writer, ConnectionOptions reader_options,
-         std::unique_ptr<WalCheckpointer> checkpointer)
+         std::unique_ptr<WalCheckpointer> checkpointer, GroupCommitter::LogSync sync_log)
       : readers_(std::move(reader_options)),
         checkpointer_(std::move(checkpointer)),
-        committer_(std::move(writer), limits::kMetaWriteBatchMax) {}
+        committer_(std::move(writer), limits::kMetaWriteBatchMax, std::move(sync_log)) {}
 
   GroupCommitStats stats() const { return committer_.stats(); }
 
@@ -184,7 +185,11 @@ class SqliteCatalogStore final : public CatalogStore {
   }
   Status CommitMetadata(const MetadataCommit& commit) override {
     const int64_t now_ms = NowMillis();
-    Status status = engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, now_ms); });
+    std::vector<InlineBytes> new_file_inline;  // compressed here, not on the writer thread
+    new_file_inline.reserve(commit.new_files.size());
+    for (const ObjectRecord& file : commit.new_files) new_file_inline.push_back(EncodeInlineBytes(file));
+    Status status =
+        engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, new_file_inline, now_ms); });
     if (!status.ok()) {
       cache_.WriteCommitted();
       return status;
@@ -313,8 +318,8 @@ class SqliteIamStore final : public IamStore {
 class SqliteMetaStore final : public MetaStore {
  public:
   SqliteMetaStore(std::unique_ptr<Connection> writer, ConnectionOptions reader_options,
-                  std::unique_ptr<WalCheckpointer> checkpointer)
-      : engine_(std::move(writer), std::move(reader_options), std::move(checkpointer)),
+                  std::unique_ptr<WalCheckpointer> checkpointer, GroupCommitter::LogSync sync_log)
+      : engine_(std::move(writer), std::move(reader_options), std::move(checkpointer), std::move(sync_log)),
         catalog_(engine_),
         iam_(engine_) {}
 
@@ -416,13 +421,19 @@ class SqliteMetaStore final : public MetaStore {
 }  // namespace sqlite
 
 Result<std::unique_ptr<MetaStore>> OpenSqliteMetaStore(const SqliteOptions& options) {
-  sqlite::ConnectionOptions writer_options{options.path, true, options.fsync};
+  sqlite::ConnectionOptions writer_options{options.path, true};
   SERAC_ASSIGN_OR_RETURN(auto writer, sqlite::Connection::Open(writer_options));
   SERAC_RETURN_IF_ERROR(sqlite::MigrateSchema(*writer));
+  sqlite::GroupCommitter::LogSync sync_log;
+  if (options.fsync) {
+    auto log = std::make_shared<sqlite::WalFile>(options.path);
+    SERAC_RETURN_IF_ERROR(log->Sync());  // the migrations, committed without fsync
+    sync_log = [log] { return log->Sync(); };
+  }
   SERAC_ASSIGN_OR_RETURN(auto checkpointer, sqlite::WalCheckpointer::Start(writer_options, *writer));
-  sqlite::ConnectionOptions reader_options{options.path, false, options.fsync};
+  sqlite::ConnectionOptions reader_options{options.path, false};
   return std::unique_ptr<MetaStore>(std::make_unique<sqlite::SqliteMetaStore>(
-      std::move(writer), std::move(reader_options), std::move(checkpointer)));
+      std::move(writer), std::move(reader_options), std::move(checkpointer), std::move(sync_log)));
 }
 
 std::optional<sqlite::GroupCommitStats> SqliteGroupCommitStats(MetaStore& store) {

@@ -1,5 +1,6 @@
 #include <utility>
 
+#include "common/zstd.h"
 #include "meta/sqlite/sqlite_codec_internal.h"
 #include "meta/sqlite/sqlite_reads_internal.h"
 
@@ -158,7 +159,7 @@ Result<ObjectRecord> GetObjectRead(Connection& db, const std::string& bucket, co
   SERAC_RETURN_IF_ERROR(ReadDetailedObject(*stmt, object));
   object.inline_data = stmt->Blob(10);
   if (stmt->IsNull(11)) return object;
-  SERAC_ASSIGN_OR_RETURN(std::vector<StoredPiece> pieces, DecodePieces(stmt->Text(11)));
+  SERAC_ASSIGN_OR_RETURN(StoredPieces pieces, DecodePieces(stmt->Text(11)));
   stmt->Reset();
   if (!db.InTransaction()) {
     // The row and its shared texts must come from one snapshot: a delete committed in between
@@ -166,7 +167,12 @@ Result<ObjectRecord> GetObjectRead(Connection& db, const std::string& bucket, co
     return RunInReadTransaction<ObjectRecord>(
         db, [&](Connection& snapshot) { return GetObjectRead(snapshot, bucket, key); });
   }
-  SERAC_ASSIGN_OR_RETURN(object.inline_data, JoinPieces(db, pieces, object.inline_data, object.size));
+  if (pieces.inline_encoding == InlineEncoding::kZstd) {
+    uint64_t inline_size = 0;
+    for (const StoredPiece& piece : pieces.pieces) inline_size += piece.shared_id == 0 ? piece.size : 0;
+    SERAC_ASSIGN_OR_RETURN(object.inline_data, zstd::Decompress(object.inline_data, inline_size));
+  }
+  SERAC_ASSIGN_OR_RETURN(object.inline_data, JoinPieces(db, pieces.pieces, object.inline_data, object.size));
   return object;
 }
 

@@ -33,7 +33,7 @@ std::string QueryPlan(Connection& db, const std::string& sql) {
 
 TEST(ListObjectsPlanTest, EveryVariantIsAPrimaryKeyRangeSearch) {
   testing::TempDir dir;
-  auto db = Connection::Open({(dir.path() / "meta.db").string(), true, false});
+  auto db = Connection::Open({(dir.path() / "meta.db").string(), true});
   ASSERT_TRUE(db.ok()) << db.status().ToString();
   SERAC_ASSERT_OK(MigrateSchema(**db));
   for (bool details : {false, true}) {

@@ -2,6 +2,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "common/zstd.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_codec_internal.h"
 #include "meta/sqlite/sqlite_writes_internal.h"
@@ -34,7 +35,8 @@ Result<std::optional<StoredObject>> LoadStoredObject(Connection& db, const std::
   stored.etag = stmt->Text(0);
   SERAC_ASSIGN_OR_RETURN(stored.segments, DecodeSegments(stmt->Text(1)));
   if (!stmt->IsNull(2)) stored.inline_id = stmt->Int(2);
-  SERAC_ASSIGN_OR_RETURN(stored.pieces, DecodePieces(stmt->Text(3)));
+  SERAC_ASSIGN_OR_RETURN(StoredPieces pieces, DecodePieces(stmt->Text(3)));
+  stored.pieces = std::move(pieces.pieces);
   return std::optional<StoredObject>(std::move(stored));
 }
 
@@ -90,17 +92,20 @@ Result<int64_t> UseSharedPiece(Connection& db, const Piece& piece, SharedTextUse
   return id;
 }
 
-Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces, SharedTextUses& uses) {
-  std::vector<StoredPiece> stored;
-  stored.reserve(pieces.size());
+Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces, InlineEncoding inline_encoding,
+                                SharedTextUses& uses) {
+  StoredPieces stored;
+  stored.inline_encoding = inline_encoding;
+  stored.pieces.reserve(pieces.size());
   for (const Piece& piece : pieces) {
-    StoredPiece& entry = stored.emplace_back(StoredPiece{piece.size, 0});
+    StoredPiece& entry = stored.pieces.emplace_back(StoredPiece{piece.size, 0});
     if (!piece.sha256.empty()) {
       SERAC_ASSIGN_OR_RETURN(entry.shared_id, UseSharedPiece(db, piece, uses));
     }
   }
   return EncodePieces(stored);
 }
+
 
 // Queues the blobs of an object that is going away, except those its successor still uses.
 Status ReleaseStoredObject(Connection& db, const StoredObject& stored, const std::vector<Segment>& still_used,
@@ -162,12 +167,15 @@ Status ValidateObject(const ObjectRecord& object) {
 }
 
 // Inserts the row, replacing any row of the same key (whose blobs the caller has released).
-Status WriteObjectRow(Connection& db, const ObjectRecord& object, SharedTextUses& uses) {
+Status WriteObjectRow(Connection& db, const ObjectRecord& object, const InlineBytes& inline_bytes,
+                      SharedTextUses& uses) {
   SERAC_RETURN_IF_ERROR(ValidateObject(object));
-  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> inline_id, InsertInlineData(db, object.inline_data));
+  const bool compressed = inline_bytes.encoding == InlineEncoding::kZstd;
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> inline_id,
+                         InsertInlineData(db, compressed ? inline_bytes.compressed : object.inline_data));
   std::string pieces;
   if (!object.pieces.empty()) {
-    SERAC_ASSIGN_OR_RETURN(pieces, StorePieces(db, object.pieces, uses));
+    SERAC_ASSIGN_OR_RETURN(pieces, StorePieces(db, object.pieces, inline_bytes.encoding, uses));
   }
   SERAC_ASSIGN_OR_RETURN(
       auto stmt,
@@ -190,12 +198,12 @@ Status WriteObjectRow(Connection& db, const ObjectRecord& object, SharedTextUses
 }
 
 // Replaces whatever is stored under the object's key once `condition` holds.
-Status ReplaceObject(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
-                     int64_t now_ms, SharedTextUses& uses) {
+Status ReplaceObject(Connection& db, const ObjectRecord& object, const InlineBytes& inline_bytes,
+                     const WriteCondition& condition, int64_t now_ms, SharedTextUses& uses) {
   SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, object.bucket, object.key));
   SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
   if (stored) SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, object.segments, now_ms, uses));
-  return WriteObjectRow(db, object, uses);
+  return WriteObjectRow(db, object, inline_bytes, uses);
 }
 
 struct UploadKey {
@@ -265,8 +273,8 @@ Status ReleaseSharedPiecesOfBucket(Connection& db, const std::string& bucket) {
   for (;;) {
     SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
     if (!row) break;
-    SERAC_ASSIGN_OR_RETURN(std::vector<StoredPiece> more, DecodePieces(stmt->Text(0)));
-    pieces.insert(pieces.end(), more.begin(), more.end());
+    SERAC_ASSIGN_OR_RETURN(StoredPieces more, DecodePieces(stmt->Text(0)));
+    pieces.insert(pieces.end(), more.pieces.begin(), more.pieces.end());
   }
   stmt->Reset();
   SharedTextUses uses;
@@ -378,16 +386,30 @@ Status PurgeBucketTx(Connection& db, const std::string& name, int64_t now_ms) {
   return RunForBucket(db, "DELETE FROM buckets WHERE name = ?1;", name);
 }
 
-Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
-                   int64_t now_ms, SharedTextUses& uses) {
+// Inline bytes of an object in pieces are compressed from this size on.
+constexpr size_t kCompressedInlineBytesMin = 512;
+constexpr int kInlineZstdLevel = 1;  // the fastest; metadata JSON still shrinks about 5 times
+
+InlineBytes EncodeInlineBytes(const ObjectRecord& object) {
+  InlineBytes encoded;
+  if (object.pieces.empty() || object.inline_data.size() < kCompressedInlineBytesMin) return encoded;
+  std::string compressed = zstd::Compress(object.inline_data, kInlineZstdLevel);
+  if (compressed.empty() || compressed.size() >= object.inline_data.size()) return encoded;
+  encoded.encoding = InlineEncoding::kZstd;
+  encoded.compressed = std::move(compressed);
+  return encoded;
+}
+
+Status PutObjectTx(Connection& db, const ObjectRecord& object, const InlineBytes& inline_bytes,
+                   const WriteCondition& condition, int64_t now_ms, SharedTextUses& uses) {
   SERAC_RETURN_IF_ERROR(RequireBucket(db, object.bucket));
-  return ReplaceObject(db, object, condition, now_ms, uses);
+  return ReplaceObject(db, object, inline_bytes, condition, now_ms, uses);
 }
 
 Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
                    int64_t now_ms) {
   SharedTextUses uses;
-  SERAC_RETURN_IF_ERROR(PutObjectTx(db, object, condition, now_ms, uses));
+  SERAC_RETURN_IF_ERROR(PutObjectTx(db, object, EncodeInlineBytes(object), condition, now_ms, uses));
   return uses.Apply(db);
 }
 
@@ -471,7 +493,7 @@ Status CompleteUploadTx(Connection& db, const std::string& upload_id, const Obje
     return UploadMissing();
   }
   SharedTextUses uses;  // a completed upload has no pieces, but may replace an object in pieces
-  SERAC_RETURN_IF_ERROR(ReplaceObject(db, object, condition, now_ms, uses));
+  SERAC_RETURN_IF_ERROR(ReplaceObject(db, object, InlineBytes{}, condition, now_ms, uses));
   SERAC_RETURN_IF_ERROR(uses.Apply(db));
   return RemoveUpload(db, upload_id, object.segments, now_ms);
 }

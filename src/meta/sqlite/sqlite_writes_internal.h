@@ -3,6 +3,7 @@
 // rolls the savepoint back, so these functions never clean up after themselves.
 #pragma once
 
+#include "meta/sqlite/sqlite_codec_internal.h"
 #include <cstdint>
 #include <map>
 #include <string>
@@ -49,9 +50,21 @@ Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::str
                        const WriteCondition& condition);
 Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
                       const WriteCondition& condition, int64_t now_ms);
-// The same, leaving the use counts of shared texts in `uses` for the caller to apply.
-Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
-                   int64_t now_ms, SharedTextUses& uses);
+// An object's inline bytes as its inline_data row keeps them.
+struct InlineBytes {
+  InlineEncoding encoding = InlineEncoding::kPlain;
+  std::string compressed;  // what the row keeps when encoding is kZstd
+};
+// Compressed for an object in pieces (a catalog metadata file, JSON) of at least 512 bytes, when
+// that is smaller: a commit's new file then takes about a fifth of the pages, which is what each
+// commit writes to the log and fsyncs. No database access: callers compute it before they hand
+// the write to the writer thread, the store's one serial resource.
+InlineBytes EncodeInlineBytes(const ObjectRecord& object);
+
+// The same, with the inline bytes already encoded, leaving the use counts of shared texts in
+// `uses` for the caller to apply.
+Status PutObjectTx(Connection& db, const ObjectRecord& object, const InlineBytes& inline_bytes,
+                   const WriteCondition& condition, int64_t now_ms, SharedTextUses& uses);
 Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
                       const WriteCondition& condition, int64_t now_ms, SharedTextUses& uses);
 

@@ -19,7 +19,7 @@ constexpr int kRows = 600;  // ~37.5 MiB of log: more than twice the writer's ow
 TEST(WalCheckpointerTest, CheckpointsOffTheWriterAndKeepsTheLogBounded) {
   testing::TempDir dir;
   const std::string path = (dir.path() / "wal.db").string();
-  const ConnectionOptions options{path, true, true};
+  const ConnectionOptions options{path, true};
   auto writer = Connection::Open(options);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   SERAC_ASSERT_OK((*writer)->Exec("CREATE TABLE t(id INTEGER PRIMARY KEY, body BLOB);"));
