@@ -195,6 +195,30 @@ TEST_F(CatalogServiceTest, LargeMetadataIsSentWhole) {
   EXPECT_TRUE(loaded.contains("config"));
 }
 
+TEST_F(CatalogServiceTest, ALoadAfterACommitSendsWhatAFreshServerSends) {
+  // Enough snapshots for the history to be cut into shared chunks, and a large table so the
+  // document goes out in pieces.
+  CreateNamespace({"db"});
+  CreateTable("db", "t");
+  const std::string value(80 * 1024, 'v');
+  ASSERT_EQ(Commit("db", "t", Json::array(),
+                   Json::array({Json{{"action", "set-properties"}, {"updates", {{"large", value}}}}}))
+                .status(),
+            200);
+  for (int64_t id = 1; id <= 300; ++id) {
+    ASSERT_EQ(Commit("db", "t", Json::array(), AddSnapshotToMain(id, id)).status(), 200) << id;
+  }
+  const std::string path = std::string(kBase) + "/namespaces/db/tables/t";
+  RecordingResponse after_commit = Call("GET", path);  // the commit's own pieces, from the cache
+  ASSERT_EQ(after_commit.status(), 200);
+  service_ = std::make_unique<CatalogService>(stores_.meta.get(), stores_.blobs.get(), stores_.identity.get(),
+                                              CatalogOptions{});
+  RecordingResponse fresh = Call("GET", path);  // read from the store and serialised anew
+  ASSERT_EQ(fresh.status(), 200);
+  EXPECT_EQ(after_commit.body, fresh.body);
+  EXPECT_EQ(BodyJson(fresh)["metadata"]["snapshots"].size(), 300u);
+}
+
 TEST_F(CatalogServiceTest, CommitErrorsLeaveTheTableUnchanged) {
   CreateNamespace({"db"});
   const std::string before = CreateTable("db", "t")["metadata-location"];
