@@ -1,6 +1,7 @@
 // Test support for the S3 and catalog service tests: fresh stores under a new temporary directory
-// (SQLite MetaStore and local blob store, both without fsync) and an initialised IdentityService
-// over them. Header-only; the test targets that include it already link serac_meta and serac_blob.
+// (SQLite MetaStore behind the fault-injecting wrapper, and local blob store, both without fsync)
+// and an initialised IdentityService over them. Header-only; the test targets that include it link
+// serac_meta, serac_meta_fault_injection and serac_blob.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "auth/server_key.h"
 #include "blob/local/local_blob_store.h"
 #include "common/random.h"
+#include "meta/fault_injection_meta_store.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 
 namespace serac::auth::testing {
@@ -20,6 +22,7 @@ namespace serac::auth::testing {
 struct ServiceTestStores {
   std::filesystem::path root;
   std::unique_ptr<meta::MetaStore> meta;
+  meta::FaultInjectionMetaStore* faults = nullptr;  // the same store, to inject failures with
   std::unique_ptr<blob::BlobStore> blobs;
   std::unique_ptr<IdentityService> identity;
 
@@ -38,8 +41,12 @@ struct ServiceTestStores {
   void Open(const std::string& name, const Credentials& root_user, const IdentityOptions& options) {
     root = std::filesystem::temp_directory_path() / (name + "_" + RandomHexId(8));
     std::filesystem::create_directories(root);
-    auto opened_meta = meta::OpenSqliteMetaStore({(root / "meta.db").string(), false});
+    const std::string meta_path = (root / "meta.db").string();
+    auto opened_meta = meta::FaultInjectionMetaStore::Open([meta_path] {
+      return meta::OpenSqliteMetaStore({meta_path, false});
+    });
     ASSERT_TRUE(opened_meta.ok()) << opened_meta.status().ToString();
+    faults = opened_meta->get();
     meta = std::move(opened_meta).value();
     auto opened_blobs = blob::OpenLocalBlobStore({(root / "data").string(), false});
     ASSERT_TRUE(opened_blobs.ok()) << opened_blobs.status().ToString();

@@ -84,6 +84,20 @@ HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool a
   return RequireNameFree(ctx, change.id);
 }
 
+// A commit whose requirements fail against the table as it is now would fail under the table's
+// lock as well (the check there is the same): answered at once instead of after the commits in
+// flight, since on a busy table most attempts lose. Anything else goes the normal way.
+HandlerResult RefuseIfAlreadyStale(RequestContext& ctx, const TableChange& change) {
+  if (change.requirements.empty()) return kHandled;
+  Result<meta::EntityRecord> entity = ctx.catalog().GetEntity(change.id);
+  if (!entity.ok()) return kHandled;
+  auto metadata = LoadTableMetadata(ctx.backend, entity->metadata_location);
+  if (!metadata.ok()) return kHandled;
+  Status met = iceberg::CheckTableRequirements(metadata->get(), change.requirements);
+  if (met.code() == ErrorCode::kConflict) return MakeError(409, "CommitFailedException", met.message());
+  return kHandled;
+}
+
 // Keeps the table's files in the warehouse bucket: a location elsewhere (a client's file:/ path,
 // another bucket) is replaced by the table's current one, or a fresh one for a new table.
 void KeepLocationInWarehouse(const TableChange& change, PreparedCommit& prepared) {
@@ -154,13 +168,17 @@ void AddToCommit(const TableChange& change, const PreparedCommit& prepared, meta
 
 void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& prepared) {
   for (const PreparedCommit& commit : prepared) {
-    if (commit.changed && !commit.new_location.empty()) DiscardMetadataFileRecord(ctx.backend, commit.new_file);
+    if (!commit.changed || commit.new_location.empty()) continue;
+    DiscardMetadataFileRecord(ctx.backend, commit.new_file);
+    ForgetTableVersion(ctx.backend, commit.new_location);
   }
 }
 
-// The commit landed: keep the parsed metadata for the next commit or load of this file (a load
-// writes its text once, when it is first asked for).
-void Landed(RequestContext& ctx, PreparedCommit& prepared) {
+// Caches the new version (parsed, and its text as the commit's pieces) under its new location
+// before the commit makes it visible: whoever then reads the table's row — the table's next
+// commit, the loads of clients whose commits lost — finds it ready. Only the commit makes the
+// location reachable; DiscardPrepared forgets it if the commit does not happen.
+void CacheNewVersion(RequestContext& ctx, PreparedCommit& prepared) {
   ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
                          ParsedMetadataBytes(prepared.new_file.size));
   CacheCommittedTableText(ctx.backend, prepared.new_location, prepared.next_json);
@@ -178,12 +196,17 @@ std::string CommitResultHead(const std::string& metadata_location) {
   return head;
 }
 
+// The commit may or may not have happened — it became visible but could not be made durable, its
+// acknowledgement was lost, or the store failed in a way it cannot explain: the client must not
+// retry it as if it had failed.
+IcebergError StateUnknown(const Status& status) {
+  return MakeError(500, "CommitStateUnknownException", "commit state unknown: " + status.message());
+}
+
 // The swap did not happen; any other outcome than a lost race ends the commit.
 IcebergError SwapError(const Status& status, const std::string& display) {
   if (status.code() == ErrorCode::kNotFound) return NoSuchTable(display);
-  if (status.code() == ErrorCode::kInternal) {
-    return MakeError(500, "CommitStateUnknownException", "commit state unknown: " + status.message());
-  }
+  if (status.code() == ErrorCode::kInternal) return StateUnknown(status);
   // The store reports errors only for transactions it rolled back: the commit surely did not land.
   return ErrorFromStatus(status, NoSuchTable(display));
 }
@@ -213,7 +236,8 @@ HandlerResult CommitTable(RequestContext& ctx) {
   if (auto error = ReadChange(body, change)) return error;
   if (auto error = AuthorizeChange(ctx, change, true)) return error;
   const std::string display = DisplayName(change.id);
-  std::lock_guard<std::mutex> table_lock(ctx.backend.CommitLock(change.id));
+  if (auto error = RefuseIfAlreadyStale(ctx, change)) return error;
+  std::unique_lock<std::mutex> table_lock(ctx.backend.CommitLock(change.id));
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     std::vector<PreparedCommit> prepared(1);
     PreparedCommit& table = prepared[0];
@@ -227,9 +251,17 @@ HandlerResult CommitTable(RequestContext& ctx) {
     }
     meta::MetadataCommit commit;
     AddToCommit(change, table, commit);
+    CacheNewVersion(ctx, table);
+    // Once the commit is visible the table's next commit may start from it, while this one waits
+    // for its fsync before answering.
+    bool visible = false;
+    commit.on_visible = [&] {
+      visible = true;
+      table_lock.unlock();
+    };
     Status swapped = ctx.catalog().CommitMetadata(commit);
+    if (visible && !swapped.ok()) return StateUnknown(swapped);
     if (swapped.ok()) {
-      Landed(ctx, table);
       AddCommitEtag(ctx, table.new_location);
       return SendJsonAfterHead(ctx, CommitResultHead(table.new_location), *table.next_json);
     }
@@ -297,13 +329,17 @@ HandlerResult CommitTransaction(RequestContext& ctx) {
       if (prepared[i].changed) AddToCommit(changes[i], prepared[i], commit);
     }
     if (commit.new_files.empty()) return SendNoContent(ctx);
-    Status swapped = ctx.catalog().CommitMetadata(commit);
-    if (swapped.ok()) {
-      for (PreparedCommit& table : prepared) {
-        if (table.changed) Landed(ctx, table);
-      }
-      return SendNoContent(ctx);
+    for (PreparedCommit& table : prepared) {
+      if (table.changed) CacheNewVersion(ctx, table);
     }
+    bool visible = false;
+    commit.on_visible = [&] {  // as for one table: the next commits may start from this one
+      visible = true;
+      for (std::unique_lock<std::mutex>& lock : table_locks) lock.unlock();
+    };
+    Status swapped = ctx.catalog().CommitMetadata(commit);
+    if (visible && !swapped.ok()) return StateUnknown(swapped);
+    if (swapped.ok()) return SendNoContent(ctx);
     DiscardPrepared(ctx, prepared);
     if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, "in transaction");
     BackOff(attempt);

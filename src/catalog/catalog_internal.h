@@ -433,9 +433,11 @@ std::string ChooseTableLocation(std::string_view warehouse, const meta::Namespac
 std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::string& metadata_location,
                                                  const iceberg::TableMetadata& metadata,
                                                  iceberg::SnapshotSelection selection);
-// Caches the document (every snapshot) of a metadata file just committed, as its pieces.
+// Caches the document (every snapshot) of a metadata file about to be committed, as its pieces.
 void CacheCommittedTableText(Backend& backend, const std::string& metadata_location,
                              std::shared_ptr<const TableText> text);
+// Forgets the cached parsed metadata and texts of a metadata file that was not committed.
+void ForgetTableVersion(Backend& backend, const std::string& metadata_location);
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
 // LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known,
 // and vended credentials for the table's location (read-write when `vend_write`) when the request

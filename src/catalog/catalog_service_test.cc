@@ -219,6 +219,25 @@ TEST_F(CatalogServiceTest, ALoadAfterACommitSendsWhatAFreshServerSends) {
   EXPECT_EQ(BodyJson(fresh)["metadata"]["snapshots"].size(), 300u);
 }
 
+// A commit that reached the store but whose acknowledgement was lost is answered as "state
+// unknown" (the client must not retry it as a failure); one that failed before the store is not.
+TEST_F(CatalogServiceTest, ACommitWhoseOutcomeIsUnknownSaysSo) {
+  CreateNamespace({"db"});
+  CreateTable("db", "t");
+  stores_.faults->FailNthMutation(1, meta::FaultTiming::kBeforeDelegating);
+  auto failed = Commit("db", "t", Json::array(), AddSnapshotToMain(1, 1));
+  EXPECT_EQ(failed.status(), 503) << failed.body;
+  EXPECT_EQ(BodyJson(failed)["error"]["type"], "ServiceUnavailableException");
+  Json unchanged = LoadTable("db", "t")["metadata"];
+  EXPECT_TRUE(!unchanged.contains("snapshots") || unchanged["snapshots"].empty()) << unchanged.dump();
+
+  stores_.faults->FailNthMutation(1, meta::FaultTiming::kAfterDelegating);
+  auto unknown = Commit("db", "t", Json::array(), AddSnapshotToMain(1, 1));
+  EXPECT_EQ(unknown.status(), 500) << unknown.body;
+  EXPECT_EQ(BodyJson(unknown)["error"]["type"], "CommitStateUnknownException");
+  EXPECT_EQ(LoadTable("db", "t")["metadata"]["current-snapshot-id"], 1);
+}
+
 TEST_F(CatalogServiceTest, CommitErrorsLeaveTheTableUnchanged) {
   CreateNamespace({"db"});
   const std::string before = CreateTable("db", "t")["metadata-location"];

@@ -173,6 +173,13 @@ void CacheCommittedTableText(Backend& backend, const std::string& metadata_locat
   backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll), std::move(text), bytes);
 }
 
+void ForgetTableVersion(Backend& backend, const std::string& metadata_location) {
+  backend.tables.Erase(metadata_location);
+  for (auto selection : {iceberg::SnapshotSelection::kAll, iceberg::SnapshotSelection::kRefs}) {
+    backend.table_texts.Erase(TableTextKey(metadata_location, selection));
+  }
+}
+
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection) {
   const char* mode = selection == iceberg::SnapshotSelection::kAll ? "#all" : "#refs";
   return "\"" + Sha256Hex(metadata_location + mode).substr(0, 32) + "\"";

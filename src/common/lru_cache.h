@@ -25,6 +25,15 @@ class LruCache {
     return it->second->value;
   }
 
+  void Erase(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return;
+    bytes_ -= it->second->bytes;
+    order_.erase(it->second);
+    index_.erase(it);
+  }
+
   // Replaces any value under `key`. A value larger than the whole byte budget is not kept.
   void Put(const std::string& key, std::shared_ptr<const V> value, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -32,6 +32,18 @@ TEST(LruCacheTest, StaysWithinItsBytesAndSkipsValuesLargerThanAll) {
   EXPECT_NE(cache.Get("c"), nullptr);
 }
 
+TEST(LruCacheTest, EraseFreesItsBytes) {
+  LruCache<std::string> cache(100, 10);
+  cache.Put("a", Value("1"), 6);
+  cache.Erase("a");
+  cache.Erase("never-there");
+  EXPECT_EQ(cache.Get("a"), nullptr);
+  cache.Put("b", Value("2"), 6);
+  cache.Put("c", Value("3"), 4);  // fits only because "a" gave its 6 bytes back
+  EXPECT_NE(cache.Get("b"), nullptr);
+  EXPECT_NE(cache.Get("c"), nullptr);
+}
+
 TEST(LruCacheTest, PutReplacesAndReadersKeepTheirValue) {
   LruCache<std::string> cache(10, 100);
   cache.Put("k", Value("old"), 50);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -72,6 +73,11 @@ struct MetadataCommit {
   std::vector<MetadataSwap> swaps;      // existing entities moving to their new metadata file
   // Metadata files trimmed from the history, as (bucket, key); ones already gone are skipped.
   std::vector<std::pair<std::string, std::string>> removed_files;
+  // Called, when set, on the committing thread once the commit is visible to readers and before
+  // it is known durable, so that the caller can let the next commit of the same table start from
+  // it. It is called if and only if the commit happened (always before CommitMetadata returns
+  // OK); when it was called, an error from CommitMetadata means the outcome is unknown.
+  std::function<void()> on_visible;
 };
 
 struct NamespacePropertiesChange {

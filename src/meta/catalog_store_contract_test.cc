@@ -523,6 +523,29 @@ TEST_P(CatalogStoreContractTest, CommitMetadataIsOneAllOrNothingStep) {
   EXPECT_TRUE(store_->GetObject(kWarehouse, "db/s/0.json").ok());
 }
 
+TEST_P(CatalogStoreContractTest, OnVisibleRunsOnceForACommitThatHappensAndNeverForOneRefused) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable, "s3://lake/db/t/0.json")));
+  int calls = 0;
+  std::string seen_by_the_callback;
+  MetadataCommit commit;
+  commit.new_files.push_back(MakeObject(kWarehouse, "db/t/1.json", "e1"));
+  commit.swaps.push_back({Id({"db"}, "t"), "s3://lake/db/t/0.json", "s3://lake/db/t/1.json"});
+  commit.on_visible = [&] {
+    ++calls;
+    // What the next commit of the table reads once it is let in.
+    seen_by_the_callback = MetadataOf(Id({"db"}, "t"));
+  };
+  MetadataCommit stale = commit;
+  stale.swaps[0].expected_metadata_location = "s3://lake/db/t/stale.json";
+  EXPECT_EQ(catalog().CommitMetadata(stale).code(), ErrorCode::kConflict);
+  EXPECT_EQ(calls, 0);
+
+  SERAC_ASSERT_OK(catalog().CommitMetadata(commit));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(seen_by_the_callback, "s3://lake/db/t/1.json");
+}
+
 // Every field of the row, to compare what a store serves (perhaps from its cache) with the database.
 std::string RowText(const Result<EntityRecord>& row) {
   if (!row.ok()) return row.status().ToString();
@@ -638,6 +661,26 @@ TEST_P(CatalogStoreContractTest, FailedCatalogWriteLeavesNoTrace) {
   SERAC_ASSERT_OK(faulty->SimulateCrash());
   EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "m1");
   EXPECT_EQ(catalog().SwapMetadataLocations({{Id({"db"}, "t"), "m0", "m1"}}).code(), ErrorCode::kConflict);
+}
+
+// A commit whose acknowledgement is lost has still called on_visible: the caller knows the
+// outcome is unknown rather than a failure. One that fails before the store never calls it.
+TEST_P(CatalogStoreContractTest, OnVisibleTellsALostAcknowledgementFromAFailure) {
+  auto* faulty = dynamic_cast<FaultInjectionMetaStore*>(store_.get());
+  if (faulty == nullptr) GTEST_SKIP() << "needs the fault-injecting wrapper";
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable, "m0")));
+  int calls = 0;
+  MetadataCommit commit;
+  commit.swaps.push_back({Id({"db"}, "t"), "m0", "m1"});
+  commit.on_visible = [&] { ++calls; };
+  faulty->FailNthMutation(1, FaultTiming::kBeforeDelegating);
+  EXPECT_EQ(catalog().CommitMetadata(commit).code(), ErrorCode::kIoError);
+  EXPECT_EQ(calls, 0);
+  faulty->FailNthMutation(1, FaultTiming::kAfterDelegating);
+  EXPECT_EQ(catalog().CommitMetadata(commit).code(), ErrorCode::kIoError);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "m1");
 }
 
 SERAC_INSTANTIATE_CONTRACT_SUITE(CatalogStoreContractTest);

@@ -29,13 +29,21 @@ GroupCommitter::~GroupCommitter() {
   if (sync_thread_.joinable()) sync_thread_.join();  // makes it durable
 }
 
-Status GroupCommitter::Run(const Write& write) {
-  Pending pending{&write, Status::Ok(), false};
+Status GroupCommitter::Run(const Write& write) { return Run(write, nullptr); }
+
+Status GroupCommitter::Run(const Write& write, const std::function<void()>& on_visible) {
+  Pending pending{&write, on_visible ? &on_visible : nullptr, Status::Ok()};
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return Error(ErrorCode::kUnavailable, "metadata store is closing");
   queue_.push_back(&pending);
   work_queued_.notify_one();
-  batch_finished_.wait(lock, [&] { return pending.done; });
+  batch_finished_.wait(lock, [&] { return pending.done || pending.visible; });
+  if (pending.visible) {
+    lock.unlock();
+    on_visible();
+    lock.lock();
+    batch_finished_.wait(lock, [&] { return pending.done; });
+  }
   return std::move(pending.result);
 }
 
@@ -64,7 +72,10 @@ void GroupCommitter::WriteLoop() {
       FinishBatches(committed);
       continue;
     }
-    committed[0].changed = CommitBatch(batch);
+    const bool batch_committed = CommitBatch(batch);
+    committed[0].changed =
+        batch_committed && std::any_of(batch.begin(), batch.end(), [](Pending* p) { return p->result.ok(); });
+    if (batch_committed) MarkVisible(batch);
     if (!sync_log_) {
       FinishBatches(committed);
       continue;
@@ -121,10 +132,8 @@ bool GroupCommitter::CommitBatch(Batch& batch) {
     FailBatch(batch, begun);
     return false;
   }
-  bool any_write = false;
   for (Pending* pending : batch) {
     pending->result = RunInSavepoint(*pending);
-    any_write = any_write || pending->result.ok();
     // Some SQLite errors (disk full, I/O) roll back the whole transaction, taking every earlier
     // write of the batch with it.
     if (!writer_->InTransaction()) {
@@ -137,7 +146,20 @@ bool GroupCommitter::CommitBatch(Batch& batch) {
     FailBatch(batch, committed);
     return false;
   }
-  return any_write;
+  return true;
+}
+
+void GroupCommitter::MarkVisible(Batch& batch) {
+  bool any = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Pending* pending : batch) {
+      if (pending->on_visible == nullptr || !pending->result.ok()) continue;
+      pending->visible = true;
+      any = true;
+    }
+  }
+  if (any) batch_finished_.notify_all();
 }
 
 Status GroupCommitter::RunInSavepoint(Pending& pending) {

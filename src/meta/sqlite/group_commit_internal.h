@@ -57,14 +57,21 @@ class GroupCommitter {
   // committed and durable (kIoError when the commit failed and nothing of it persisted, or when
   // the log could not be made durable, in which case its outcome is unknown).
   Status Run(const Write& write);
+  // The same, calling `on_visible` on this thread as soon as the transaction committed with the
+  // write in it (readers see it; its fsync may still be running), before waiting for durability.
+  // It is called if and only if the write committed; after it, an error means the outcome is
+  // unknown.
+  Status Run(const Write& write, const std::function<void()>& on_visible);
 
   GroupCommitStats stats() const;
 
  private:
   struct Pending {
     const Write* write;
+    const std::function<void()>* on_visible;  // may be null
     Status result;
-    bool done = false;
+    bool visible = false;  // guarded by mutex_; committed, and on_visible is set
+    bool done = false;     // guarded by mutex_
   };
 
   using Batch = std::vector<Pending*>;
@@ -75,8 +82,9 @@ class GroupCommitter {
 
   void WriteLoop();
   void SyncLoop();
-  // True when the batch's COMMIT succeeded with at least one write in it.
+  // True when the batch's COMMIT succeeded.
   bool CommitBatch(Batch& batch);
+  void MarkVisible(Batch& batch);
   Status RunInSavepoint(Pending& pending);
   void FailBatch(Batch& batch, const Status& cause);
   void FinishBatches(std::vector<CommittedBatch>& batches);

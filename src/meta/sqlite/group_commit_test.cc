@@ -229,6 +229,45 @@ TEST_F(GroupCommitTest, OneSyncCoversEveryBatchCommittedBeforeIt) {
   EXPECT_EQ(gate.calls(), 2);
 }
 
+TEST_F(GroupCommitTest, OnVisibleRunsOnTheCallerBeforeTheSyncEnds) {
+  GatedSync gate;
+  Start(std::ref(gate));
+  std::atomic<bool> called{false};
+  std::atomic<bool> returned{false};
+  Status result;
+  std::thread writer([&] {
+    result = committer_->Run(Insert(1), [&] {
+      EXPECT_TRUE(Visible(1));
+      called = true;
+    });
+    returned = true;
+  });
+  EXPECT_TRUE(Eventually([&] { return called.load(); }));  // while the fsync is still held
+  EXPECT_EQ(gate.calls(), 1);
+  EXPECT_FALSE(returned.load());
+  gate.Open();
+  writer.join();
+  SERAC_EXPECT_OK(result);
+}
+
+TEST_F(GroupCommitTest, OnVisibleRunsOnlyForAWriteThatCommitted) {
+  bool called = false;
+  GroupCommitter::Write refuses = [](Connection&) -> Status { return Error(ErrorCode::kConflict, "lost"); };
+  EXPECT_EQ(committer_->Run(refuses, [&] { called = true; }).code(), ErrorCode::kConflict);
+  EXPECT_FALSE(called);
+  // Without a log sync too.
+  Start(nullptr);
+  SERAC_EXPECT_OK(committer_->Run(Insert(1), [&] { called = true; }));
+  EXPECT_TRUE(called);
+}
+
+TEST_F(GroupCommitTest, AFailedSyncAfterOnVisibleStillFailsTheWrite) {
+  Start([] { return Error(ErrorCode::kIoError, "disk gone"); });
+  bool called = false;
+  EXPECT_EQ(committer_->Run(Insert(1), [&] { called = true; }).code(), ErrorCode::kIoError);
+  EXPECT_TRUE(called);  // it was visible: the caller must answer "state unknown"
+}
+
 TEST_F(GroupCommitTest, AFailedSyncFailsItsWritesAndEveryLaterOne) {
   Start([] { return Error(ErrorCode::kIoError, "disk gone"); });
   Status first = committer_->Run(Insert(1));

@@ -76,6 +76,10 @@ class Engine {
   GroupCommitStats stats() const { return committer_.stats(); }
 
   Status Write(const GroupCommitter::Write& write) { return committer_.Run(write); }
+  // See GroupCommitter::Run with `on_visible`.
+  Status Write(const GroupCommitter::Write& write, const std::function<void()>& on_visible) {
+    return committer_.Run(write, on_visible);
+  }
 
   // `snapshot`: run inside one read transaction, for reads of more than one statement.
   template <typename T>
@@ -188,14 +192,21 @@ class SqliteCatalogStore final : public CatalogStore {
     std::vector<InlineBytes> new_file_inline;  // compressed here, not on the writer thread
     new_file_inline.reserve(commit.new_files.size());
     for (const ObjectRecord& file : commit.new_files) new_file_inline.push_back(EncodeInlineBytes(file));
-    Status status =
-        engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, new_file_inline, now_ms); });
-    if (!status.ok()) {
-      cache_.WriteCommitted();
-      return status;
-    }
-    // A commit changes only the rows it swaps (and creates): every other table's row stays cached,
-    // and the swapped ones change in the cache as they did in the database (ApplySwap).
+    // Visible before durable: the cached rows change then, so that a commit the caller lets start
+    // from this one (on_visible) reads the rows as they now are.
+    Status status = engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, new_file_inline, now_ms); },
+                                  [&] {
+                                    CommitToCache(commit, now_ms);
+                                    if (commit.on_visible) commit.on_visible();
+                                  });
+    if (!status.ok()) cache_.WriteCommitted();
+    return status;
+  }
+
+ private:
+  // A commit changes only the rows it swaps (and creates): every other table's row stays cached,
+  // and the swapped ones change in the cache as they did in the database (ApplySwap).
+  void CommitToCache(const MetadataCommit& commit, int64_t now_ms) {
     for (const MetadataSwap& swap : commit.swaps) {
       cache_.EntityWritten(swap.id, [&](EntityRecord& row) {
         row.metadata_location = swap.new_metadata_location;
@@ -207,10 +218,8 @@ class SqliteCatalogStore final : public CatalogStore {
       cache_.EntityWritten(EntityId{created.warehouse, created.levels, created.name, created.kind},
                            [](EntityRecord&) { return false; });
     }
-    return status;
   }
 
- private:
   // Every catalog write goes through these three, so that cached rows never outlive a change.
   Status Write(const GroupCommitter::Write& write) {
     Status status = engine_.Write(write);
