@@ -12,7 +12,7 @@ SUDO=""
 build_packages=(
   build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libssl-dev nlohmann-json3-dev libpugixml-dev
-  libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libsnappy-dev libroaring-dev
+  libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libsnappy-dev libroaring-dev libjemalloc-dev
   libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   openssl
 )
