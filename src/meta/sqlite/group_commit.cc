@@ -37,12 +37,12 @@ Status GroupCommitter::Run(const Write& write, const std::function<void()>& on_v
   if (stopping_) return Error(ErrorCode::kUnavailable, "metadata store is closing");
   queue_.push_back(&pending);
   work_queued_.notify_one();
-  batch_finished_.wait(lock, [&] { return pending.done || pending.visible; });
+  pending.woken.wait(lock, [&] { return pending.done || pending.visible; });
   if (pending.visible) {
     lock.unlock();
     on_visible();
     lock.lock();
-    batch_finished_.wait(lock, [&] { return pending.done; });
+    pending.woken.wait(lock, [&] { return pending.done; });
   }
   return std::move(pending.result);
 }
@@ -150,16 +150,12 @@ bool GroupCommitter::CommitBatch(Batch& batch) {
 }
 
 void GroupCommitter::MarkVisible(Batch& batch) {
-  bool any = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (Pending* pending : batch) {
-      if (pending->on_visible == nullptr || !pending->result.ok()) continue;
-      pending->visible = true;
-      any = true;
-    }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (Pending* pending : batch) {
+    if (pending->on_visible == nullptr || !pending->result.ok()) continue;
+    pending->visible = true;
+    pending->woken.notify_one();
   }
-  if (any) batch_finished_.notify_all();
 }
 
 Status GroupCommitter::RunInSavepoint(Pending& pending) {
@@ -184,13 +180,14 @@ void GroupCommitter::FailBatch(Batch& batch, const Status& cause) {
 }
 
 void GroupCommitter::FinishBatches(std::vector<CommittedBatch>& batches) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (CommittedBatch& batch : batches) {
-      for (Pending* pending : batch.writes) pending->done = true;
+  // Notified under the lock: once it sees `done`, the caller returns and its Pending is gone.
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (CommittedBatch& batch : batches) {
+    for (Pending* pending : batch.writes) {
+      pending->done = true;
+      pending->woken.notify_one();
     }
   }
-  batch_finished_.notify_all();
 }
 
 }  // namespace serac::meta::sqlite

@@ -72,6 +72,9 @@ class GroupCommitter {
     Status result;
     bool visible = false;  // guarded by mutex_; committed, and on_visible is set
     bool done = false;     // guarded by mutex_
+    // Wakes only this caller (with mutex_): one condition for all callers woke every waiting
+    // thread for each batch, most of them only to sleep again.
+    std::condition_variable woken;
   };
 
   using Batch = std::vector<Pending*>;
@@ -96,7 +99,6 @@ class GroupCommitter {
   std::mutex mutex_;
   std::condition_variable work_queued_;     // guarded by mutex_
   std::condition_variable batch_committed_;  // guarded by mutex_; wakes the sync thread
-  std::condition_variable batch_finished_;  // guarded by mutex_
   std::deque<Pending*> queue_;              // guarded by mutex_
   std::vector<CommittedBatch> unsynced_;    // guarded by mutex_; committed, not yet durable
   bool stopping_ = false;                   // guarded by mutex_
