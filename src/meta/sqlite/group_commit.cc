@@ -80,10 +80,19 @@ void GroupCommitter::WriteLoop() {
       FinishBatches(committed);
       continue;
     }
+    bool sync_here = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      unsynced_.push_back(std::move(committed[0]));
+      // A lone batch (nothing queued behind it, no fsync in flight) is synced right here: the
+      // hand-over to the sync thread would cost its callers a thread switch and overlap nothing.
+      sync_here = queue_.empty() && unsynced_.empty() && !syncing_;
+      if (sync_here) {
+        syncing_ = true;
+      } else {
+        unsynced_.push_back(std::move(committed[0]));
+      }
     }
+    if (sync_here) SyncAndFinish(committed);
     batch_committed_.notify_one();
   }
 }
@@ -91,14 +100,24 @@ void GroupCommitter::WriteLoop() {
 void GroupCommitter::SyncLoop() {
   for (;;) {
     std::vector<CommittedBatch> batches;
-    Status failure;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      batch_committed_.wait(lock, [&] { return writer_stopped_ || !unsynced_.empty(); });
+      batch_committed_.wait(lock, [&] { return (writer_stopped_ || !unsynced_.empty()) && !syncing_; });
       if (unsynced_.empty()) return;  // the writer stopped, and everything it committed is durable
       batches.swap(unsynced_);
-      failure = log_failure_;
+      syncing_ = true;
     }
+    SyncAndFinish(batches);
+  }
+}
+
+void GroupCommitter::SyncAndFinish(std::vector<CommittedBatch>& batches) {
+  Status failure;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    failure = log_failure_;
+  }
+  {
     // Batches that changed nothing saw only what earlier, already durable, batches wrote — or
     // what a batch of this round wrote, which this fsync covers.
     bool changed = std::any_of(batches.begin(), batches.end(), [](const auto& b) { return b.changed; });
@@ -118,8 +137,8 @@ void GroupCommitter::SyncLoop() {
         for (Pending* pending : batch.writes) pending->result = failure;
       }
     }
-    FinishBatches(batches);
   }
+  FinishBatches(batches, true);
 }
 
 bool GroupCommitter::CommitBatch(Batch& batch) {
@@ -179,9 +198,10 @@ void GroupCommitter::FailBatch(Batch& batch, const Status& cause) {
   }
 }
 
-void GroupCommitter::FinishBatches(std::vector<CommittedBatch>& batches) {
+void GroupCommitter::FinishBatches(std::vector<CommittedBatch>& batches, bool ends_fsync) {
   // Notified under the lock: once it sees `done`, the caller returns and its Pending is gone.
   std::lock_guard<std::mutex> lock(mutex_);
+  if (ends_fsync) syncing_ = false;
   for (CommittedBatch& batch : batches) {
     for (Pending* pending : batch.writes) {
       pending->done = true;

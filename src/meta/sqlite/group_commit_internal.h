@@ -8,7 +8,9 @@
 // The fsync is pipelined. The writer runs with synchronous=NORMAL, so its COMMIT only writes the
 // batch's frames to the log; the batch then goes to a second thread, which fsyncs the log
 // (`sync_log`) and only then returns the batch's writes, while the writer thread already runs the
-// next batch. One fsync covers every batch committed before it started. So a write is visible to
+// next batch. One fsync covers every batch committed before it started. A lone batch (nothing
+// queued behind it, no fsync in flight) is synced by the writer thread itself, which saves its
+// callers a thread switch. So a write is visible to
 // readers from its COMMIT, a moment before it is durable, but acknowledged only once durable; and
 // since the log is one file synced in order, an acknowledged write makes every earlier one
 // durable too. After a failed fsync nothing written since the last good one can be trusted to
@@ -90,7 +92,10 @@ class GroupCommitter {
   void MarkVisible(Batch& batch);
   Status RunInSavepoint(Pending& pending);
   void FailBatch(Batch& batch, const Status& cause);
-  void FinishBatches(std::vector<CommittedBatch>& batches);
+  // Makes the batches durable (unless the log already failed) and returns their writes.
+  void SyncAndFinish(std::vector<CommittedBatch>& batches);
+  // Returns the batches' writes; `ends_fsync`: called by the fsync's owner as it ends.
+  void FinishBatches(std::vector<CommittedBatch>& batches, bool ends_fsync = false);
 
   std::unique_ptr<Connection> writer_;  // used only by write_thread_
   const size_t batch_max_;
@@ -103,6 +108,7 @@ class GroupCommitter {
   std::vector<CommittedBatch> unsynced_;    // guarded by mutex_; committed, not yet durable
   bool stopping_ = false;                   // guarded by mutex_
   bool writer_stopped_ = false;             // guarded by mutex_
+  bool syncing_ = false;  // guarded by mutex_; an fsync (by either thread) is in flight
   Status log_failure_;                      // guarded by mutex_; set once, never cleared
 
   std::atomic<uint64_t> transactions_{0};

@@ -192,21 +192,47 @@ TEST_F(GroupCommitTest, AWriteReturnsOnlyOnceTheLogIsSynced) {
   SERAC_EXPECT_OK(result);
 }
 
+TEST_F(GroupCommitTest, ALoneWriteIsSyncedOnTheWriterThread) {
+  std::thread::id synced_on;
+  std::thread::id written_on;
+  Start([&] {
+    synced_on = std::this_thread::get_id();
+    return Status::Ok();
+  });
+  SERAC_EXPECT_OK(committer_->Run([&](Connection& db) {
+    written_on = std::this_thread::get_id();
+    return Insert(1)(db);
+  }));
+  EXPECT_EQ(synced_on, written_on);  // no hand-over for a write with nothing behind it
+  EXPECT_EQ(committer_->stats().log_syncs, 1u);
+}
+
+// Commits a first write while a second one queues behind it, so that the first batch's fsync goes
+// to the sync thread (where `gate` holds it) and the writer moves on to the second.
+void CommitTwoHandingOverTheFirst(GroupCommitter& committer, GatedSync& gate, const GroupCommitter::Write& first,
+                                  const GroupCommitter::Write& second, std::vector<std::thread>& writers) {
+  std::latch writer_busy(1);
+  writers.emplace_back([&committer, &writer_busy, first] {
+    SERAC_EXPECT_OK(committer.Run([&](Connection& db) {
+      writer_busy.count_down();
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the second write queues meanwhile
+      return first(db);
+    }));
+  });
+  writer_busy.wait();
+  writers.emplace_back([&committer, second] { SERAC_EXPECT_OK(committer.Run(second)); });
+  gate.WaitForCalls(1);
+}
+
 TEST_F(GroupCommitTest, TheNextBatchCommitsWhileTheLogIsBeingSynced) {
   GatedSync gate;
   Start(std::ref(gate));
-  Status first;
-  Status second;
-  std::thread first_writer([&] { first = committer_->Run(Insert(1)); });
-  gate.WaitForCalls(1);
-  std::thread second_writer([&] { second = committer_->Run(Insert(2)); });
+  std::vector<std::thread> writers;
+  CommitTwoHandingOverTheFirst(*committer_, gate, Insert(1), Insert(2), writers);
   // The writer is not held up by the fsync in flight.
   EXPECT_TRUE(Eventually([&] { return Visible(2); }));
   gate.Open();
-  first_writer.join();
-  second_writer.join();
-  SERAC_EXPECT_OK(first);
-  SERAC_EXPECT_OK(second);
+  for (auto& writer : writers) writer.join();
   EXPECT_EQ(gate.calls(), 2);  // the second batch was committed after the first fsync began
   EXPECT_EQ(committer_->stats().log_syncs, 2u);
 }
@@ -214,16 +240,15 @@ TEST_F(GroupCommitTest, TheNextBatchCommitsWhileTheLogIsBeingSynced) {
 TEST_F(GroupCommitTest, OneSyncCoversEveryBatchCommittedBeforeIt) {
   GatedSync gate;
   Start(std::ref(gate));
-  std::thread blocker([&] { SERAC_EXPECT_OK(committer_->Run(Insert(1))); });
-  gate.WaitForCalls(1);
-  // Three batches commit, one after another, while the first fsync is held.
   std::vector<std::thread> writers;
-  for (int x = 2; x <= 4; ++x) {
+  CommitTwoHandingOverTheFirst(*committer_, gate, Insert(1), Insert(2), writers);
+  // Two more batches commit, one after another, while the first fsync is held.
+  for (int x = 3; x <= 4; ++x) {
     writers.emplace_back([&, x] { SERAC_EXPECT_OK(committer_->Run(Insert(x))); });
     EXPECT_TRUE(Eventually([&] { return Visible(x); }));
   }
+  EXPECT_TRUE(Visible(2));
   gate.Open();
-  blocker.join();
   for (auto& writer : writers) writer.join();
   EXPECT_EQ(committer_->stats().transactions, 4u);
   EXPECT_EQ(gate.calls(), 2);
