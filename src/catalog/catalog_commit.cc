@@ -84,20 +84,6 @@ HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool a
   return RequireNameFree(ctx, change.id);
 }
 
-// A commit whose requirements fail against the table as it is now would fail under the table's
-// lock as well (the check there is the same): answered at once instead of after the commits in
-// flight, since on a busy table most attempts lose. Anything else goes the normal way.
-HandlerResult RefuseIfAlreadyStale(RequestContext& ctx, const TableChange& change) {
-  if (change.requirements.empty()) return kHandled;
-  Result<meta::EntityRecord> entity = ctx.catalog().GetEntity(change.id);
-  if (!entity.ok()) return kHandled;
-  auto metadata = LoadTableMetadata(ctx.backend, entity->metadata_location);
-  if (!metadata.ok()) return kHandled;
-  Status met = iceberg::CheckTableRequirements(metadata->get(), change.requirements);
-  if (met.code() == ErrorCode::kConflict) return MakeError(409, "CommitFailedException", met.message());
-  return kHandled;
-}
-
 // Keeps the table's files in the warehouse bucket: a location elsewhere (a client's file:/ path,
 // another bucket) is replaced by the table's current one, or a fresh one for a new table.
 void KeepLocationInWarehouse(const TableChange& change, PreparedCommit& prepared) {
@@ -236,7 +222,6 @@ HandlerResult CommitTable(RequestContext& ctx) {
   if (auto error = ReadChange(body, change)) return error;
   if (auto error = AuthorizeChange(ctx, change, true)) return error;
   const std::string display = DisplayName(change.id);
-  if (auto error = RefuseIfAlreadyStale(ctx, change)) return error;
   std::unique_lock<std::mutex> table_lock(ctx.backend.CommitLock(change.id));
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     std::vector<PreparedCommit> prepared(1);

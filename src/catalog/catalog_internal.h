@@ -436,7 +436,8 @@ std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::st
 // Caches the document (every snapshot) of a metadata file about to be committed, as its pieces.
 void CacheCommittedTableText(Backend& backend, const std::string& metadata_location,
                              std::shared_ptr<const TableText> text);
-// Forgets the cached parsed metadata and texts of a metadata file that was not committed.
+// Forgets what a commit cached of a metadata file it did not commit: the parsed metadata and the
+// text CacheCommittedTableText put.
 void ForgetTableVersion(Backend& backend, const std::string& metadata_location);
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection);
 // LoadTableResult ({metadata-location, metadata, config}) with an ETag when the location is known,

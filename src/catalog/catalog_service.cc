@@ -495,8 +495,7 @@ HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::stri
 
 HandlerResult SendJsonAfterHead(RequestContext& ctx, const std::string& head,
                                 const std::vector<iceberg::MetadataTextPiece>& raw_json, int status) {
-  uint64_t member_bytes = 0;
-  for (const iceberg::MetadataTextPiece& piece : raw_json) member_bytes += piece.size();
+  const uint64_t member_bytes = iceberg::MetadataPiecesSize(raw_json);
   if (member_bytes <= kCopiedMemberBytesMax) {
     std::string body;
     body.reserve(head.size() + member_bytes + 1);

@@ -145,16 +145,6 @@ std::string TableTextKey(const std::string& metadata_location, iceberg::Snapshot
 
 }  // namespace
 
-namespace {
-
-uint64_t TableTextBytes(const TableText& text) {
-  uint64_t bytes = 0;
-  for (const iceberg::MetadataTextPiece& piece : text) bytes += piece.size();
-  return bytes;
-}
-
-}  // namespace
-
 std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::string& metadata_location,
                                                  const iceberg::TableMetadata& metadata,
                                                  iceberg::SnapshotSelection selection) {
@@ -162,22 +152,20 @@ std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::st
   if (std::shared_ptr<const TableText> text = backend.table_texts.Get(key)) return text;
   auto text = std::make_shared<TableText>(1);
   text->front().text = iceberg::TableMetadataToJsonText(metadata, selection);
-  backend.table_texts.Put(key, text, TableTextBytes(*text));
+  backend.table_texts.Put(key, text, iceberg::MetadataPiecesSize(*text));
   return text;
 }
 
 void CacheCommittedTableText(Backend& backend, const std::string& metadata_location,
                              std::shared_ptr<const TableText> text) {
   // Counted whole although the chunks are shared with other versions: the bound stays a bound.
-  const uint64_t bytes = TableTextBytes(*text);
+  const uint64_t bytes = iceberg::MetadataPiecesSize(*text);
   backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll), std::move(text), bytes);
 }
 
 void ForgetTableVersion(Backend& backend, const std::string& metadata_location) {
   backend.tables.Erase(metadata_location);
-  for (auto selection : {iceberg::SnapshotSelection::kAll, iceberg::SnapshotSelection::kRefs}) {
-    backend.table_texts.Erase(TableTextKey(metadata_location, selection));
-  }
+  backend.table_texts.Erase(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll));
 }
 
 std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSelection selection) {

@@ -176,6 +176,7 @@ struct MetadataTextPiece {
 // so a commit hashes only new runs. Joining the pieces gives exactly TableMetadataToJsonText.
 std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& metadata);
 std::string JoinMetadataPieces(const std::vector<MetadataTextPiece>& pieces);
+uint64_t MetadataPiecesSize(const std::vector<MetadataTextPiece>& pieces);  // bytes of the joined text
 
 // ---- Create (table_create.cc). ----
 struct CreateTableRequest {

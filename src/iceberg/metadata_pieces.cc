@@ -229,11 +229,15 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& me
   return out.Finish();
 }
 
-std::string JoinMetadataPieces(const std::vector<MetadataTextPiece>& pieces) {
-  size_t size = 0;
+uint64_t MetadataPiecesSize(const std::vector<MetadataTextPiece>& pieces) {
+  uint64_t size = 0;
   for (const MetadataTextPiece& piece : pieces) size += piece.size();
+  return size;
+}
+
+std::string JoinMetadataPieces(const std::vector<MetadataTextPiece>& pieces) {
   std::string text;
-  text.reserve(size);
+  text.reserve(MetadataPiecesSize(pieces));
   for (const MetadataTextPiece& piece : pieces) text += piece.view();
   return text;
 }

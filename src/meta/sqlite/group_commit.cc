@@ -117,25 +117,23 @@ void GroupCommitter::SyncAndFinish(std::vector<CommittedBatch>& batches) {
     std::lock_guard<std::mutex> lock(mutex_);
     failure = log_failure_;
   }
-  {
-    // Batches that changed nothing saw only what earlier, already durable, batches wrote — or
-    // what a batch of this round wrote, which this fsync covers.
-    bool changed = std::any_of(batches.begin(), batches.end(), [](const auto& b) { return b.changed; });
-    if (failure.ok() && changed) {
-      Status synced = sync_log_();
-      log_syncs_.fetch_add(1);
-      if (!synced.ok()) {
-        failure = Error(ErrorCode::kIoError,
-                        "metadata log could not be made durable (restart the server): " + synced.message());
-        log::Error("metadata store: " + failure.message());
-        std::lock_guard<std::mutex> lock(mutex_);
-        log_failure_ = failure;
-      }
+  // Batches that changed nothing saw only what earlier, already durable, batches wrote — or what a
+  // batch of this round wrote, which this fsync covers.
+  bool changed = std::any_of(batches.begin(), batches.end(), [](const auto& b) { return b.changed; });
+  if (failure.ok() && changed) {
+    Status synced = sync_log_();
+    log_syncs_.fetch_add(1);
+    if (!synced.ok()) {
+      failure = Error(ErrorCode::kIoError,
+                      "metadata log could not be made durable (restart the server): " + synced.message());
+      log::Error("metadata store: " + failure.message());
+      std::lock_guard<std::mutex> lock(mutex_);
+      log_failure_ = failure;
     }
-    if (!failure.ok()) {
-      for (CommittedBatch& batch : batches) {
-        for (Pending* pending : batch.writes) pending->result = failure;
-      }
+  }
+  if (!failure.ok()) {
+    for (CommittedBatch& batch : batches) {
+      for (Pending* pending : batch.writes) pending->result = failure;
     }
   }
   FinishBatches(batches, true);

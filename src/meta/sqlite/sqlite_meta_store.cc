@@ -354,7 +354,8 @@ class SqliteMetaStore final : public MetaStore {
     return Read<ObjectRecord>(false, [&](Connection& db) { return GetObjectRead(db, bucket, key); });
   }
   Status PutObject(const ObjectRecord& object, const WriteCondition& condition) override {
-    return Write([&](Connection& db) { return PutObjectTx(db, object, condition, NowMillis()); });
+    const InlineBytes inline_bytes = EncodeInlineBytes(object);  // not on the writer thread
+    return Write([&](Connection& db) { return PutObjectTx(db, object, inline_bytes, condition, NowMillis()); });
   }
   Status DeleteObject(const std::string& bucket, const std::string& key,
                       const WriteCondition& condition) override {

@@ -106,7 +106,6 @@ Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces
   return EncodePieces(stored);
 }
 
-
 // Queues the blobs of an object that is going away, except those its successor still uses.
 Status ReleaseStoredObject(Connection& db, const StoredObject& stored, const std::vector<Segment>& still_used,
                            int64_t now_ms, SharedTextUses& uses) {
@@ -406,10 +405,10 @@ Status PutObjectTx(Connection& db, const ObjectRecord& object, const InlineBytes
   return ReplaceObject(db, object, inline_bytes, condition, now_ms, uses);
 }
 
-Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
-                   int64_t now_ms) {
+Status PutObjectTx(Connection& db, const ObjectRecord& object, const InlineBytes& inline_bytes,
+                   const WriteCondition& condition, int64_t now_ms) {
   SharedTextUses uses;
-  SERAC_RETURN_IF_ERROR(PutObjectTx(db, object, EncodeInlineBytes(object), condition, now_ms, uses));
+  SERAC_RETURN_IF_ERROR(PutObjectTx(db, object, inline_bytes, condition, now_ms, uses));
   return uses.Apply(db);
 }
 

@@ -3,7 +3,6 @@
 // rolls the savepoint back, so these functions never clean up after themselves.
 #pragma once
 
-#include "meta/sqlite/sqlite_codec_internal.h"
 #include <cstdint>
 #include <map>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include "common/status.h"
 #include "meta/meta_store.h"
+#include "meta/sqlite/sqlite_codec_internal.h"
 #include "meta/sqlite/sqlite_db_internal.h"
 
 namespace serac::meta::sqlite {
@@ -43,13 +43,6 @@ class SharedTextUses {
   std::map<int64_t, Change> changes_;
 };
 
-Status PutObjectTx(Connection& db, const ObjectRecord& object, const WriteCondition& condition,
-                   int64_t now_ms);
-Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::string& key,
-                       const std::vector<std::pair<std::string, std::string>>& tags,
-                       const WriteCondition& condition);
-Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
-                      const WriteCondition& condition, int64_t now_ms);
 // An object's inline bytes as its inline_data row keeps them.
 struct InlineBytes {
   InlineEncoding encoding = InlineEncoding::kPlain;
@@ -61,8 +54,15 @@ struct InlineBytes {
 // the write to the writer thread, the store's one serial resource.
 InlineBytes EncodeInlineBytes(const ObjectRecord& object);
 
-// The same, with the inline bytes already encoded, leaving the use counts of shared texts in
-// `uses` for the caller to apply.
+// `inline_bytes`: EncodeInlineBytes(object).
+Status PutObjectTx(Connection& db, const ObjectRecord& object, const InlineBytes& inline_bytes,
+                   const WriteCondition& condition, int64_t now_ms);
+Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::string& key,
+                       const std::vector<std::pair<std::string, std::string>>& tags,
+                       const WriteCondition& condition);
+Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
+                      const WriteCondition& condition, int64_t now_ms);
+// The same, leaving the use counts of shared texts in `uses` for the caller to apply.
 Status PutObjectTx(Connection& db, const ObjectRecord& object, const InlineBytes& inline_bytes,
                    const WriteCondition& condition, int64_t now_ms, SharedTextUses& uses);
 Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::string& key,
