@@ -36,6 +36,7 @@ Status GroupCommitter::Run(const Write& write, const std::function<void()>& on_v
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return Error(ErrorCode::kUnavailable, "metadata store is closing");
   queue_.push_back(&pending);
+  waiting_.store(queue_.size());
   work_queued_.notify_one();
   pending.woken.wait(lock, [&] { return pending.done || pending.visible; });
   if (pending.visible) {
@@ -48,7 +49,8 @@ Status GroupCommitter::Run(const Write& write, const std::function<void()>& on_v
 }
 
 GroupCommitStats GroupCommitter::stats() const {
-  return GroupCommitStats{transactions_.load(), writes_.load(), largest_batch_.load(), log_syncs_.load()};
+  return GroupCommitStats{transactions_.load(), writes_.load(), largest_batch_.load(), log_syncs_.load(),
+                          waiting_.load()};
 }
 
 void GroupCommitter::WriteLoop() {
@@ -64,6 +66,7 @@ void GroupCommitter::WriteLoop() {
         batch.push_back(queue_.front());
         queue_.pop_front();
       }
+      waiting_.store(queue_.size());
       log_failure = log_failure_;
     }
     if (!log_failure.ok()) {

@@ -40,6 +40,7 @@ struct GroupCommitStats {
   uint64_t writes = 0;         // writes run
   uint64_t largest_batch = 0;  // most writes ever sharing one transaction
   uint64_t log_syncs = 0;      // fsyncs of the log (each covers every batch committed before it)
+  uint64_t waiting = 0;        // writes queued now, not yet taken into a transaction
 };
 
 class GroupCommitter {
@@ -115,6 +116,7 @@ class GroupCommitter {
   std::atomic<uint64_t> writes_{0};
   std::atomic<uint64_t> largest_batch_{0};
   std::atomic<uint64_t> log_syncs_{0};
+  std::atomic<uint64_t> waiting_{0};  // queue_.size(), readable without mutex_
 
   // Last: they start after every member above is ready.
   std::thread sync_thread_;  // only with sync_log_

@@ -19,6 +19,15 @@
 namespace serac::meta::sqlite {
 namespace {
 
+// Polls `condition` for up to five seconds.
+bool Eventually(const std::function<bool()>& condition) {
+  for (int i = 0; i < 500; ++i) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 class GroupCommitTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -53,15 +62,6 @@ class GroupCommitTest : public ::testing::Test {
     return row.ok() && *row;
   }
 
-  // Polls `condition` for up to five seconds.
-  static bool Eventually(const std::function<bool()>& condition) {
-    for (int i = 0; i < 500; ++i) {
-      if (condition()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-  }
-
   static GroupCommitter::Write Insert(int x, int parent = 1) {
     return [x, parent](Connection& db) -> Status {
       auto stmt = db.Prepare("INSERT INTO t(x, parent) VALUES (?1, ?2);");
@@ -90,8 +90,7 @@ class GroupCommitTest : public ::testing::Test {
     std::latch writer_busy(1);
     GroupCommitter::Write blocker = [&](Connection&) {
       writer_busy.count_down();
-      // Long enough for every thread below to enqueue.
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      EXPECT_TRUE(Eventually([&] { return committer_->stats().waiting == writes.size(); }));
       return Status::Ok();
     };
     std::thread first([&] { EXPECT_TRUE(committer_->Run(blocker).ok()); });
@@ -208,19 +207,27 @@ TEST_F(GroupCommitTest, ALoneWriteIsSyncedOnTheWriterThread) {
 }
 
 // Commits a first write while a second one queues behind it, so that the first batch's fsync goes
-// to the sync thread (where `gate` holds it) and the writer moves on to the second.
+// to the sync thread (where `gate` holds it) and the writer moves on to the second, which it
+// commits only once that fsync has begun.
 void CommitTwoHandingOverTheFirst(GroupCommitter& committer, GatedSync& gate, const GroupCommitter::Write& first,
                                   const GroupCommitter::Write& second, std::vector<std::thread>& writers) {
   std::latch writer_busy(1);
   writers.emplace_back([&committer, &writer_busy, first] {
     SERAC_EXPECT_OK(committer.Run([&](Connection& db) {
       writer_busy.count_down();
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the second write queues meanwhile
+      // Holds the writer until the second write is queued behind this one.
+      EXPECT_TRUE(Eventually([&] { return committer.stats().waiting == 1; }));
       return first(db);
     }));
   });
   writer_busy.wait();
-  writers.emplace_back([&committer, second] { SERAC_EXPECT_OK(committer.Run(second)); });
+  writers.emplace_back([&committer, &gate, second] {
+    SERAC_EXPECT_OK(committer.Run([&](Connection& db) {
+      // Not before the first fsync began, which so covers the first batch alone.
+      gate.WaitForCalls(1);
+      return second(db);
+    }));
+  });
   gate.WaitForCalls(1);
 }
 
@@ -243,11 +250,11 @@ TEST_F(GroupCommitTest, OneSyncCoversEveryBatchCommittedBeforeIt) {
   std::vector<std::thread> writers;
   CommitTwoHandingOverTheFirst(*committer_, gate, Insert(1), Insert(2), writers);
   // Two more batches commit, one after another, while the first fsync is held.
+  EXPECT_TRUE(Eventually([&] { return Visible(2); }));
   for (int x = 3; x <= 4; ++x) {
     writers.emplace_back([&, x] { SERAC_EXPECT_OK(committer_->Run(Insert(x))); });
     EXPECT_TRUE(Eventually([&] { return Visible(x); }));
   }
-  EXPECT_TRUE(Visible(2));
   gate.Open();
   for (auto& writer : writers) writer.join();
   EXPECT_EQ(committer_->stats().transactions, 4u);
