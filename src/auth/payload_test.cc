@@ -434,6 +434,13 @@ TEST(PlainBody, PayloadHash) {
   EXPECT_EQ(CodeOf(bad), ErrorCode::kContentSha256Mismatch);
   EXPECT_EQ(bad.status().message(),
             "The provided 'x-amz-content-sha256' header does not match what was computed.");
+  // An empty body (Content-Length: 0) is checked against the claim without hashing it.
+  EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, "")), ErrorCode::kContentSha256Mismatch);
+  verified.payload_sha256_hex = Sha256Hex("");
+  Result<std::string> empty = Decode(RequestWith({}), verified, "");
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(*empty, "");
+  EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, std::string(kHello))), ErrorCode::kContentSha256Mismatch);
 }
 
 TEST(PlainBody, AbsentPayloadHashCompletesTheSignature) {

@@ -23,6 +23,7 @@ std::string DottedNamespace(const meta::NamespaceLevels& levels) {
 auth::ConditionContext CatalogConditions(const RequestContext& ctx, const meta::NamespaceLevels& levels,
                                          meta::EntityKind kind, std::string_view name) {
   auth::ConditionContext conditions = auth::RequestConditions(ctx.principal, ctx.request);
+  if (auth::IsUnrestricted(ctx.principal)) return conditions;
   if (!levels.empty()) conditions.Set(auth::condition_keys::kTablesNamespace, DottedNamespace(levels));
   if (!name.empty()) {
     conditions.Set(kind == meta::EntityKind::kTable ? auth::condition_keys::kTablesTableName

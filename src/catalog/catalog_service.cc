@@ -555,15 +555,28 @@ Json StorageConfig(const RequestContext& ctx) {
 }
 
 void AppendStorageConfigText(const RequestContext& ctx, std::string& out) {
-  char separator = '{';
-  for (const auto& [key, value] : StorageConfigEntries(ctx)) {
-    out += separator;
-    separator = ',';
-    iceberg::AppendJsonString(out, key);
-    out += ':';
-    iceberg::AppendJsonString(out, value);
+  // Every load writes it, and it changes only with the Host a client uses: each thread keeps the
+  // last one written.
+  thread_local std::string cached_endpoint;
+  thread_local std::string cached_region;
+  thread_local std::string cached_text;
+  std::string endpoint = AdvertisedS3Endpoint(ctx);
+  const std::string& region = ctx.backend.options.region;
+  if (cached_text.empty() || endpoint != cached_endpoint || region != cached_region) {
+    cached_text.clear();
+    char separator = '{';
+    for (const auto& [key, value] : StorageConfigEntries(ctx)) {
+      cached_text += separator;
+      separator = ',';
+      iceberg::AppendJsonString(cached_text, key);
+      cached_text += ':';
+      iceberg::AppendJsonString(cached_text, value);
+    }
+    cached_text += '}';
+    cached_endpoint = std::move(endpoint);
+    cached_region = region;
   }
-  out += '}';
+  out += cached_text;
 }
 
 }  // namespace serac::catalog

@@ -96,10 +96,17 @@ std::optional<WallTime> FromUtcFields(struct tm fields, int millis = 0) {
   if (fields.tm_mday < 1 || fields.tm_mday > DaysInMonth(year, fields.tm_mon)) return std::nullopt;
   if (fields.tm_hour > 23 || fields.tm_min > 59 || fields.tm_sec > 60) return std::nullopt;
   if (fields.tm_sec == 60) fields.tm_sec = 59;
-  fields.tm_year = year - 1900;
-  fields.tm_isdst = 0;
-  time_t seconds = timegm(&fields);
-  return FromUnixMillis(static_cast<int64_t>(seconds) * 1000 + millis);
+  // Days since 1970-01-01 in the proleptic Gregorian calendar, counted from March so that the
+  // leap day ends a year (what timegm computes, without its locking and normalisation).
+  const int64_t y = year - (fields.tm_mon < 2 ? 1 : 0);
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t year_of_era = y - era * 400;
+  const int64_t month_from_march = (fields.tm_mon + 10) % 12;
+  const int64_t day_of_year = (153 * month_from_march + 2) / 5 + fields.tm_mday - 1;
+  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  const int64_t days = era * 146097 + day_of_era - 719468;
+  const int64_t seconds = days * 86400 + fields.tm_hour * 3600 + fields.tm_min * 60 + fields.tm_sec;
+  return FromUnixMillis(seconds * 1000 + millis);
 }
 
 // RFC 7231 7.1.1.1: a two-digit year more than 50 years in the future means the past century.
@@ -188,12 +195,28 @@ std::string FormatAmzDay(WallTime t) {
 }
 
 std::string FormatIso8601(WallTime t) {
-  BrokenDownUtc utc = ToUtc(t);
-  const struct tm& f = utc.fields;
-  char buffer[96];
-  std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", f.tm_year + 1900,
-                f.tm_mon + 1, f.tm_mday, f.tm_hour, f.tm_min, f.tm_sec, utc.millis);
-  return buffer;
+  // Every log line starts with one: each thread formats a second once and adds the milliseconds.
+  thread_local int64_t cached_second = std::numeric_limits<int64_t>::min();
+  thread_local std::string cached;  // "YYYY-MM-DDTHH:MM:SS."
+  const int64_t unix_millis = ToUnixMillis(t);
+  const int64_t second = unix_millis >= 0 ? unix_millis / 1000 : -((-unix_millis + 999) / 1000);
+  if (second != cached_second) {
+    const struct tm& f = ToUtc(t).fields;
+    char buffer[96];
+    std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.", f.tm_year + 1900, f.tm_mon + 1,
+                  f.tm_mday, f.tm_hour, f.tm_min, f.tm_sec);
+    cached = buffer;
+    cached_second = second;
+  }
+  const auto millis = static_cast<int>(unix_millis - second * 1000);
+  std::string out;
+  out.reserve(cached.size() + 4);
+  out = cached;
+  out += static_cast<char>('0' + millis / 100);
+  out += static_cast<char>('0' + millis / 10 % 10);
+  out += static_cast<char>('0' + millis % 10);
+  out += 'Z';
+  return out;
 }
 
 std::string FormatHttpDate(WallTime t) {

@@ -38,6 +38,26 @@ TEST(ClockTest, FormatsAwsAndHttpDates) {
   EXPECT_EQ(FormatIso8601(FromUnixMillis(-1)), "1969-12-31T23:59:59.999Z");
 }
 
+// Parsing computes seconds from calendar fields itself: every day from 1700 to 2250 (leap years,
+// centuries, 1970 and both sides of it; WallTime counts nanoseconds in 64 bits, about 1678 to
+// 2262) must come back as the instant formatting started from.
+TEST(ClockTest, ParsedCalendarDaysMatchTheFormattedInstant) {
+  constexpr int64_t kDayMillis = 86400000;
+  const int64_t first = -8520336000000;  // 1700-01-01T00:00:00Z
+  const int64_t last = 8835955200000;    // 2250-01-01T00:00:00Z
+  for (int64_t millis = first; millis <= last; millis += kDayMillis + 1001) {
+    const WallTime t = FromUnixMillis(millis);
+    const std::string text = FormatIso8601(t);
+    ASSERT_EQ(ParseIso8601(text), t) << text;
+    const WallTime second = FromUnixMillis(millis - ((millis % 1000) + 1000) % 1000);
+    ASSERT_EQ(ParseAmzDate(FormatAmzDate(t)), second) << text;
+  }
+  // The ISO form, milliseconds included, across a change of second (the per-thread cache).
+  EXPECT_EQ(FormatIso8601(FromUnixMillis(kExampleMillis + 999)), "2013-05-24T00:00:00.999Z");
+  EXPECT_EQ(FormatIso8601(FromUnixMillis(kExampleMillis + 1000)), "2013-05-24T00:00:01.000Z");
+  EXPECT_EQ(FormatIso8601(FromUnixMillis(kExampleMillis + 1007)), "2013-05-24T00:00:01.007Z");
+}
+
 TEST(ClockTest, ParsesAllThreeHttpDateFormats) {
   for (const char* text : {"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
                            "Sun Nov  6 08:49:37 1994"}) {

@@ -67,11 +67,11 @@ size_t Utf8SequenceLength(std::string_view bytes, size_t i) {
 }  // namespace
 
 std::string HexEncode(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
+  std::string out(bytes.size() * 2, '\0');
+  char* next = out.data();
   for (unsigned char c : bytes) {
-    out.push_back(kLowerHexDigits[c >> 4]);
-    out.push_back(kLowerHexDigits[c & 0x0F]);
+    *next++ = kLowerHexDigits[c >> 4];
+    *next++ = kLowerHexDigits[c & 0x0F];
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 #include "common/encoding.h"
 #include "common/hash_crc_clmul_internal.h"
@@ -93,13 +94,36 @@ std::string Digest::Finish() {
 
 namespace {
 
+// One context per thread for the one-shot digests: a new context per call (what EVP_Digest
+// does) allocates and frees the provider's state each time, which for the short texts SigV4
+// hashes costs more than the hashing. Re-initialising a context with the same digest reuses it.
+EVP_MD_CTX* ThreadDigestContext() {
+  struct Holder {
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    ~Holder() { EVP_MD_CTX_free(ctx); }
+  };
+  thread_local Holder holder;
+  if (holder.ctx == nullptr) std::abort();
+  return holder.ctx;
+}
+
+// Digest of the concatenated `parts` into `out` (EVP_MAX_MD_SIZE bytes); returns its length.
+unsigned int DigestOf(const EVP_MD* md, std::initializer_list<std::string_view> parts, unsigned char* out) {
+  EVP_MD_CTX* ctx = ThreadDigestContext();
+  CheckOpenSsl(EVP_DigestInit_ex(ctx, md, nullptr));
+  for (std::string_view part : parts) CheckOpenSsl(EVP_DigestUpdate(ctx, part.data(), part.size()));
+  unsigned int length = 0;
+  CheckOpenSsl(EVP_DigestFinal_ex(ctx, out, &length));
+  return length;
+}
+
 template <size_t N>
 std::array<uint8_t, N> OneShotDigest(const EVP_MD* md, std::string_view data) {
-  std::array<uint8_t, N> out{};
-  unsigned int length = 0;
-  CheckOpenSsl(EVP_Digest(data.data(), data.size(), out.data(), &length, md, nullptr));
-  if (length != N) std::abort();
-  return out;
+  unsigned char out[EVP_MAX_MD_SIZE];
+  if (DigestOf(md, {data}, out) != N) std::abort();
+  std::array<uint8_t, N> digest{};
+  std::memcpy(digest.data(), out, N);
+  return digest;
 }
 
 // HMAC (RFC 2104) over a fetched digest. OpenSSL 3's one-shot HMAC() fetches the MAC and the
@@ -109,28 +133,19 @@ std::string Hmac(const EVP_MD* md, std::string_view key, std::string_view data) 
   const size_t block = static_cast<size_t>(EVP_MD_get_block_size(md));
   if (block == 0 || block > kBlockBytesMax) std::abort();
   unsigned char key_block[kBlockBytesMax] = {};
-  unsigned int length = 0;
   if (key.size() > block) {
-    CheckOpenSsl(EVP_Digest(key.data(), key.size(), key_block, &length, md, nullptr));
+    DigestOf(md, {key}, key_block);
   } else {
     std::memcpy(key_block, key.data(), key.size());
   }
-  unsigned char pad[kBlockBytesMax];
+  char pad[kBlockBytesMax];
   unsigned char inner[EVP_MAX_MD_SIZE];
   unsigned char out[EVP_MAX_MD_SIZE];
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  if (ctx == nullptr) std::abort();
-  for (size_t i = 0; i < block; ++i) pad[i] = key_block[i] ^ 0x36;
-  CheckOpenSsl(EVP_DigestInit_ex(ctx, md, nullptr));
-  CheckOpenSsl(EVP_DigestUpdate(ctx, pad, block));
-  CheckOpenSsl(EVP_DigestUpdate(ctx, data.data(), data.size()));
-  CheckOpenSsl(EVP_DigestFinal_ex(ctx, inner, &length));
-  for (size_t i = 0; i < block; ++i) pad[i] = key_block[i] ^ 0x5c;
-  CheckOpenSsl(EVP_DigestInit_ex(ctx, md, nullptr));
-  CheckOpenSsl(EVP_DigestUpdate(ctx, pad, block));
-  CheckOpenSsl(EVP_DigestUpdate(ctx, inner, length));
-  CheckOpenSsl(EVP_DigestFinal_ex(ctx, out, &length));
-  EVP_MD_CTX_free(ctx);
+  for (size_t i = 0; i < block; ++i) pad[i] = static_cast<char>(key_block[i] ^ 0x36);
+  const unsigned int inner_length = DigestOf(md, {std::string_view(pad, block), data}, inner);
+  for (size_t i = 0; i < block; ++i) pad[i] = static_cast<char>(key_block[i] ^ 0x5c);
+  const unsigned int length =
+      DigestOf(md, {std::string_view(pad, block), std::string_view(reinterpret_cast<char*>(inner), inner_length)}, out);
   return std::string(reinterpret_cast<const char*>(out), length);
 }
 

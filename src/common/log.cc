@@ -31,14 +31,12 @@ std::string_view LevelName(Level level) {
 
 // Keeps one message on one line: a message built from client input must not forge extra lines.
 void AppendEscaped(std::string& line, std::string_view message) {
-  for (char c : message) {
-    if (c == '\n') {
-      line += "\\n";
-    } else if (c == '\r') {
-      line += "\\r";
-    } else {
-      line.push_back(c);
-    }
+  while (!message.empty()) {
+    const size_t stop = message.find_first_of("\r\n");
+    line.append(message.substr(0, stop));
+    if (stop == std::string_view::npos) return;
+    line += message[stop] == '\n' ? "\\n" : "\\r";
+    message.remove_prefix(stop + 1);
   }
 }
 

@@ -100,20 +100,24 @@ std::string_view IcebergErrorType(int status) {
 }
 
 // Keeps a log line one line with space-separated fields whatever the client sent.
-std::string EscapeLogField(std::string_view value) {
-  if (value.empty()) return "-";
-  std::string out;
-  for (char c : value) {
-    auto byte = static_cast<unsigned char>(c);
-    if (byte <= 0x20 || byte >= 0x7f || c == '"') {
-      char escaped[4];
-      std::snprintf(escaped, sizeof(escaped), "%%%02X", byte);
-      out += escaped;
-    } else {
-      out += c;
-    }
+// Appends `value` with spaces, control bytes, non-ASCII and quotes as %XX, or "-" when empty.
+void AppendLogField(std::string& out, std::string_view value) {
+  if (value.empty()) {
+    out += '-';
+    return;
   }
-  return out;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  size_t clean_from = 0;
+  for (size_t i = 0; i < value.size(); ++i) {
+    auto byte = static_cast<unsigned char>(value[i]);
+    if (byte > 0x20 && byte < 0x7f && byte != '"') continue;
+    out.append(value.data() + clean_from, i - clean_from);
+    out += '%';
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xf];
+    clean_from = i + 1;
+  }
+  out.append(value.data() + clean_from, value.size() - clean_from);
 }
 
 }  // namespace
@@ -204,13 +208,31 @@ ServerError BuildServerError(std::string_view path, int status, std::string_view
 std::string FormatAccessLog(const AccessLogEntry& entry) {
   // Tenths of a millisecond, rounded, without printf's locale-aware float formatting.
   const auto tenths = static_cast<uint64_t>(std::max(0.0, entry.duration_ms) * 10 + 0.5);
-  const std::string duration = std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
-  return "access remote=" + EscapeLogField(entry.remote_address) +
-         " method=" + EscapeLogField(entry.method) + " path=" + EscapeLogField(entry.path) +
-         " status=" + std::to_string(entry.status) + " in=" + std::to_string(entry.bytes_in) +
-         " out=" + std::to_string(entry.bytes_out) + " ms=" + duration +
-         " id=" + EscapeLogField(entry.request_id) + " op=" + EscapeLogField(entry.operation) +
-         " principal=" + EscapeLogField(entry.principal);
+  std::string line;
+  line.reserve(160 + entry.path.size());
+  line += "access remote=";
+  AppendLogField(line, entry.remote_address);
+  line += " method=";
+  AppendLogField(line, entry.method);
+  line += " path=";
+  AppendLogField(line, entry.path);
+  line += " status=";
+  line += std::to_string(entry.status);
+  line += " in=";
+  line += std::to_string(entry.bytes_in);
+  line += " out=";
+  line += std::to_string(entry.bytes_out);
+  line += " ms=";
+  line += std::to_string(tenths / 10);
+  line += '.';
+  line += static_cast<char>('0' + tenths % 10);
+  line += " id=";
+  AppendLogField(line, entry.request_id);
+  line += " op=";
+  AppendLogField(line, entry.operation);
+  line += " principal=";
+  AppendLogField(line, entry.principal);
+  return line;
 }
 
 }  // namespace serac::http::internal

@@ -77,7 +77,7 @@ auth::ConditionContext RequestConditions(const auth::Principal& principal, const
                                          const QueryParams& query, bool listing) {
   namespace keys = auth::condition_keys;
   auth::ConditionContext context = auth::RequestConditions(principal, request);
-  if (listing) {
+  if (listing && !auth::IsUnrestricted(principal)) {
     context.Set(keys::kS3Prefix, std::string(query.Get("prefix")));
     if (const std::string* delimiter = query.Find("delimiter")) context.Set(keys::kS3Delimiter, *delimiter);
     if (const std::string* max_keys = query.Find("max-keys")) context.Set(keys::kS3MaxKeys, *max_keys);
