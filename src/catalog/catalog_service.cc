@@ -148,11 +148,31 @@ struct Match {
   bool path_known = false;     // some route matched the path, maybe not the method
 };
 
+// Each route's template split into segments once, with and without its {prefix} segment.
+struct RouteTemplate {
+  std::vector<std::string_view> parts;
+  std::vector<std::string_view> parts_without_prefix;
+  bool has_prefix = false;
+};
+
+const std::vector<RouteTemplate>& RouteTemplates() {
+  static const std::vector<RouteTemplate> templates = [] {
+    std::vector<RouteTemplate> split;
+    for (const Route& route : kRoutes) {
+      RouteTemplate& entry = split.emplace_back();
+      entry.parts = SplitSegments(route.path);
+      entry.parts_without_prefix = entry.parts;
+      std::erase(entry.parts_without_prefix, std::string_view("{prefix}"));
+      entry.has_prefix = entry.parts_without_prefix.size() != entry.parts.size();
+    }
+    return split;
+  }();
+  return templates;
+}
+
 // Fills ctx.path from the placeholders; false if the segments do not fit the template.
-bool MatchTemplate(std::string_view path_template, const std::vector<std::string_view>& segments,
-                   bool skip_prefix, PathParams& params, bool& decode_error) {
-  std::vector<std::string_view> parts = SplitSegments(path_template);
-  if (skip_prefix) std::erase(parts, std::string_view("{prefix}"));
+bool MatchTemplate(const std::vector<std::string_view>& parts, const std::vector<std::string_view>& segments,
+                   PathParams& params, bool& decode_error) {
   if (parts.size() != segments.size()) return false;
   PathParams found;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -186,10 +206,13 @@ Match FindRoute(const std::string& method, std::string_view path, PathParams& pa
   Match match;
   std::vector<std::string_view> segments = SplitSegments(path);
   const bool prefix_less = segments.size() >= 2 && IsReservedPrefixWord(segments[1]);
-  for (const Route& route : kRoutes) {
-    const bool has_prefix = std::string_view(route.path).find("{prefix}") != std::string_view::npos;
+  const std::vector<RouteTemplate>& templates = RouteTemplates();
+  for (size_t i = 0; i < kRoutes.size(); ++i) {
+    const Route& route = kRoutes[i];
+    const bool has_prefix = templates[i].has_prefix;
     PathParams candidate;
-    if (!MatchTemplate(route.path, segments, has_prefix && prefix_less, candidate, decode_error)) continue;
+    const auto& parts = has_prefix && prefix_less ? templates[i].parts_without_prefix : templates[i].parts;
+    if (!MatchTemplate(parts, segments, candidate, decode_error)) continue;
     match.path_known = true;
     if (method != route.method) continue;
     match.route = &route;

@@ -31,13 +31,15 @@ std::string_view LevelName(Level level) {
 
 // Keeps one message on one line: a message built from client input must not forge extra lines.
 void AppendEscaped(std::string& line, std::string_view message) {
-  while (!message.empty()) {
-    const size_t stop = message.find_first_of("\r\n");
-    line.append(message.substr(0, stop));
-    if (stop == std::string_view::npos) return;
-    line += message[stop] == '\n' ? "\\n" : "\\r";
-    message.remove_prefix(stop + 1);
+  size_t clean_from = 0;
+  for (size_t i = 0; i < message.size(); ++i) {
+    const char c = message[i];
+    if (c != '\n' && c != '\r') continue;
+    line.append(message.data() + clean_from, i - clean_from);
+    line += c == '\n' ? "\\n" : "\\r";
+    clean_from = i + 1;
   }
+  line.append(message.data() + clean_from, message.size() - clean_from);
 }
 
 void WriteAll(int fd, const char* data, size_t size) {

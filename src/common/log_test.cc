@@ -54,14 +54,14 @@ TEST_F(LogTest, WritesOneTimestampedLinePerMessageAndFiltersByLevel) {
   log::SetLevel(log::Level::kInfo);
   log::Debug("hidden");
   log::Info("hello");
-  log::Error("two\nlines");
+  log::Error("two\nlines\rand\r\nend");
   const std::string out = Written();
   EXPECT_EQ(out.find("hidden"), std::string::npos);
   ASSERT_EQ(std::count(out.begin(), out.end(), '\n'), 2) << out;
   std::string first = out.substr(0, out.find('\n'));
   EXPECT_TRUE(ParseIso8601(first.substr(0, first.find(' '))).has_value()) << first;
   EXPECT_NE(first.find(" INFO hello"), std::string::npos) << first;
-  EXPECT_NE(out.find(" ERROR two\\nlines\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" ERROR two\\nlines\\rand\\r\\nend\n"), std::string::npos) << out;
   EXPECT_FALSE(log::Enabled(log::Level::kDebug));
   EXPECT_TRUE(log::Enabled(log::Level::kWarn));
 }
