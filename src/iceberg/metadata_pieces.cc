@@ -147,26 +147,34 @@ template <typename Entry, typename Mixed, typename AppendEntry>
 void AppendHistoryArray(PiecesBuilder& out, const std::vector<Entry>& entries, RunShapes shapes,
                         const ArrayCut<Entry>* previous, ArrayCut<Entry>& cut, Mixed mixed, AppendEntry append) {
   const size_t count = entries.size();
-  // Entries [0, same) are those of the previous cut, and so are their mixed keys. A run's chunk is
-  // the text of its entries, so a run this cut makes that the previous one made too, within those
-  // entries, has the previous one's chunk.
+  // Entries [0, same) are those of the previous cut from index `shift` on (the oldest entries may
+  // have gone since: a metadata log trimmed to its maximum, expired snapshots), and so are their
+  // mixed keys. A run's chunk is the text of its entries, so a run this cut makes that the previous
+  // one made too, within those entries, has the previous one's chunk — unless only one of the two
+  // starts its array, since a run after the first carries the comma before it.
+  size_t shift = 0;
   size_t same = 0;
-  if (previous != nullptr) {
-    const size_t common = std::min(count, previous->entries.size());
-    while (same < common && entries[same] == previous->entries[same]) ++same;
+  if (previous != nullptr && count > 0) {
+    const auto first = std::find(previous->entries.begin(), previous->entries.end(), entries[0]);
+    shift = first == previous->entries.end() ? 0 : static_cast<size_t>(first - previous->entries.begin());
+    const size_t common = std::min(count, previous->entries.size() - std::min(shift, previous->entries.size()));
+    while (same < common && entries[same] == previous->entries[same + shift]) ++same;
   }
   cut.entries = entries;
   cut.mixed.resize(count);
-  for (size_t i = 0; i < count; ++i) cut.mixed[i] = i < same ? previous->mixed[i] : mixed(entries[i]);
+  for (size_t i = 0; i < count; ++i) cut.mixed[i] = i < same ? previous->mixed[i + shift] : mixed(entries[i]);
 
   size_t run_start = 0;
   size_t previous_run = 0;
   auto add_run = [&](size_t end) {
     std::shared_ptr<const HistoryChunk> chunk;
-    if (end <= same) {
-      while (previous_run < previous->runs.size() && previous->runs[previous_run].begin < run_start) ++previous_run;
-      if (previous_run < previous->runs.size() && previous->runs[previous_run].begin == run_start &&
-          previous->runs[previous_run].end == end) {
+    if (end <= same && (run_start != 0 || shift == 0)) {
+      const size_t begin_there = run_start + shift;
+      while (previous_run < previous->runs.size() && previous->runs[previous_run].begin < begin_there) {
+        ++previous_run;
+      }
+      if (previous_run < previous->runs.size() && previous->runs[previous_run].begin == begin_there &&
+          previous->runs[previous_run].end == end + shift) {
         chunk = previous->runs[previous_run].chunk;
       }
     }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "common/hash.h"
@@ -323,6 +324,50 @@ TEST(TableMetadataPiecesTest, ACutFromTheTablesLastCutEqualsAFreshOne) {
   version.snapshots.resize(700);
   version.snapshot_log.resize(700);
   check(version, "after dropping the newest");
+  // A window sliding over the history: each version adds one entry and drops the oldest.
+  for (int64_t i = 1601; i <= 1640; ++i) {
+    version.snapshots.push_back(Snapshot::Make(testing::Snapshot(i * 7919, std::nullopt, i, 1000 + i)));
+    version.snapshot_log.push_back({1000 + i, i * 7919});
+    version.metadata_log.push_back({1000 + i, "s3://b/t/metadata/" + std::to_string(i) + "-u.metadata.json"});
+    version.snapshots.erase(version.snapshots.begin());
+    version.snapshot_log.erase(version.snapshot_log.begin());
+    version.metadata_log.erase(version.metadata_log.begin());
+    if (i % 7 == 0) check(version, "after sliding the window");
+  }
+}
+
+TEST(TableMetadataPiecesTest, DroppingTheOldestEntriesKeepsTheLaterChunkObjects) {
+  // A metadata log trimmed to its maximum loses its oldest entry on every commit, as expiring the
+  // oldest snapshots does: the runs after the first are the same text, taken from the last cut
+  // rather than written and hashed again.
+  TableMetadata before = TableWithHistory(1500);
+  before.table_uuid = "11111111-0000-4000-8000-000000000002";
+  before.metadata_log.erase(before.metadata_log.begin(), before.metadata_log.end() - 400);
+  std::vector<MetadataTextPiece> first = TableMetadataToJsonPieces(before);
+  TableMetadata after = before;
+  after.snapshots.push_back(Snapshot::Make(testing::Snapshot(1501 * 7919, 1500 * 7919, 1501, 2501)));
+  after.snapshot_log.push_back({2501, 1501 * 7919});
+  after.metadata_log.push_back({2501, "s3://b/t/metadata/1501-u.metadata.json"});
+  after.snapshots.erase(after.snapshots.begin(), after.snapshots.begin() + 3);
+  after.snapshot_log.erase(after.snapshot_log.begin(), after.snapshot_log.begin() + 3);
+  after.metadata_log.erase(after.metadata_log.begin());
+  std::vector<MetadataTextPiece> second = TableMetadataToJsonPieces(after);
+  EXPECT_EQ(JoinMetadataPieces(second), TableMetadataToJsonText(after));
+  std::map<std::string, const HistoryChunk*> earlier;
+  for (const MetadataTextPiece& piece : first) {
+    if (piece.chunk) earlier[piece.chunk->sha256] = piece.chunk.get();
+  }
+  size_t kept = 0;
+  for (const MetadataTextPiece& piece : second) {
+    if (!piece.chunk) continue;
+    auto found = earlier.find(piece.chunk->sha256);
+    if (found == earlier.end()) continue;
+    EXPECT_EQ(found->second, piece.chunk.get()) << "a chunk of the same text was made again";
+    ++kept;
+  }
+  // All but the first run of each array (and the newest, which may close) are kept.
+  EXPECT_GE(kept + 6, ChunkDigests(second).size());
+  EXPECT_GT(kept, 20u);
 }
 
 TEST(TableMetadataPiecesTest, ThePieceCountGrowsFarSlowerThanTheHistory) {
