@@ -303,41 +303,45 @@ void SharedTextUses::Use(int64_t id, bool just_stored) {
 void SharedTextUses::Release(int64_t id) { --changes_[id].delta; }
 
 Status SharedTextUses::Apply(Connection& db) {
-  // Texts only gaining uses are counted with one statement per distinct gain (nearly always one
-  // statement, +1); those losing uses are read first, since each may be left without any.
-  std::map<int64_t, std::pair<std::string, int64_t>> gaining;  // gain -> (JSON array of ids, how many)
-  for (const auto& [id, change] : changes_) {
-    if (change.delta > 0) {
-      auto& [ids, count] = gaining[change.delta];
-      ids += ids.empty() ? '[' : ',';
-      ids += std::to_string(id);
+  // A few statements whatever the number of texts: one per distinct change of count (nearly
+  // always +1 for the new file's pieces and -1 for the trimmed one's), each over a JSON array of
+  // ids, then two that remove the texts left without uses.
+  struct Ids {
+    std::string json;  // "[1,2,...]"
+    int64_t count = 0;
+    void Add(int64_t id) {
+      json += json.empty() ? '[' : ',';
+      json += std::to_string(id);
       ++count;
-      continue;
     }
-    if (change.delta == 0 && !change.just_stored) continue;
-    SERAC_ASSIGN_OR_RETURN(auto read, db.Prepare("SELECT uses FROM shared_text_uses WHERE id = ?1;"));
-    SERAC_ASSIGN_OR_RETURN(bool found, read->BindInt(1, id).Step());
-    if (!found) return Error(ErrorCode::kInternal, "an object uses a shared text that is not stored");
-    const int64_t uses = read->Int(0) + change.delta;
-    read->Reset();
-    if (uses < 0) return Error(ErrorCode::kInternal, "a shared text is released more often than it is used");
-    if (uses > 0) {
-      SERAC_ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE shared_text_uses SET uses = ?2 WHERE id = ?1;"));
-      SERAC_RETURN_IF_ERROR(count->BindInt(1, id).BindInt(2, uses).Run());
-      continue;
-    }
-    SERAC_ASSIGN_OR_RETURN(auto forget, db.Prepare("DELETE FROM shared_text_uses WHERE id = ?1;"));
-    SERAC_RETURN_IF_ERROR(forget->BindInt(1, id).Run());
-    SERAC_ASSIGN_OR_RETURN(auto remove, db.Prepare("DELETE FROM shared_texts WHERE id = ?1;"));
-    SERAC_RETURN_IF_ERROR(remove->BindInt(1, id).Run());
+  };
+  std::map<int64_t, Ids> by_delta;
+  Ids maybe_unused;  // losing uses, or stored by this write and used by nothing in the end
+  for (const auto& [id, change] : changes_) {
+    if (change.delta != 0) by_delta[change.delta].Add(id);
+    if (change.delta < 0 || (change.just_stored && change.delta == 0)) maybe_unused.Add(id);
   }
-  for (auto& [gain, ids_and_count] : gaining) {
-    auto& [ids, count] = ids_and_count;
-    ids += ']';
-    SERAC_ASSIGN_OR_RETURN(auto add, db.Prepare("UPDATE shared_text_uses SET uses = uses + ?1 "
-                                                "WHERE id IN (SELECT value FROM json_each(?2));"));
-    SERAC_RETURN_IF_ERROR(add->BindInt(1, gain).BindText(2, ids).Run());
-    if (db.Changes() != count) return Error(ErrorCode::kInternal, "an object uses a shared text that is not stored");
+  for (auto& [delta, ids] : by_delta) {
+    ids.json += ']';
+    // A count never goes below zero: fewer rows changed than ids means a text missing or released
+    // more often than it is used, which only a bug can cause.
+    SERAC_ASSIGN_OR_RETURN(auto update, db.Prepare("UPDATE shared_text_uses SET uses = uses + ?1 "
+                                                   "WHERE id IN (SELECT value FROM json_each(?2)) "
+                                                   "AND uses + ?1 >= 0;"));
+    SERAC_RETURN_IF_ERROR(update->BindInt(1, delta).BindText(2, ids.json).Run());
+    if (db.Changes() != ids.count) {
+      return Error(ErrorCode::kInternal, "a shared text is not stored, or is released more often than it is used");
+    }
+  }
+  if (maybe_unused.count > 0) {
+    maybe_unused.json += ']';
+    SERAC_ASSIGN_OR_RETURN(auto remove, db.Prepare("DELETE FROM shared_texts WHERE id IN ("
+                                                   "SELECT id FROM shared_text_uses WHERE uses = 0 "
+                                                   "AND id IN (SELECT value FROM json_each(?1)));"));
+    SERAC_RETURN_IF_ERROR(remove->BindText(1, maybe_unused.json).Run());
+    SERAC_ASSIGN_OR_RETURN(auto forget, db.Prepare("DELETE FROM shared_text_uses WHERE uses = 0 "
+                                                   "AND id IN (SELECT value FROM json_each(?1));"));
+    SERAC_RETURN_IF_ERROR(forget->BindText(1, maybe_unused.json).Run());
   }
   changes_.clear();
   return Status::Ok();
