@@ -3,6 +3,7 @@
 // here with the requirements re-checked against the winner's metadata; files written by attempts
 // that did not land are deleted. Multi-table transactions swap every pointer in one call.
 #include <chrono>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -164,10 +165,20 @@ void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& pre
 // before the commit makes it visible: whoever then reads the table's row — the table's next
 // commit, the loads of clients whose commits lost — finds it ready. Only the commit makes the
 // location reachable; DiscardPrepared forgets it if the commit does not happen.
-void CacheNewVersion(RequestContext& ctx, PreparedCommit& prepared) {
-  ctx.backend.tables.Put(prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
-                         ParsedMetadataBytes(prepared.new_file.size));
-  CacheCommittedTableText(ctx.backend, prepared.new_location, prepared.next_json);
+// What caching a new version pushed out of the caches: released once the commit has answered,
+// since freeing parsed documents is not the client's wait.
+struct ReleasedVersions {
+  std::vector<std::shared_ptr<const iceberg::TableMetadata>> tables;
+  std::vector<std::shared_ptr<const TableText>> texts;
+};
+
+void CacheNewVersion(RequestContext& ctx, PreparedCommit& prepared, ReleasedVersions& released) {
+  auto tables = ctx.backend.tables.Put(prepared.new_location,
+                                       std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
+                                       ParsedMetadataBytes(prepared.new_file.size));
+  auto texts = CacheCommittedTableText(ctx.backend, prepared.new_location, prepared.next_json);
+  std::move(tables.begin(), tables.end(), std::back_inserter(released.tables));
+  std::move(texts.begin(), texts.end(), std::back_inserter(released.texts));
 }
 
 void AddCommitEtag(RequestContext& ctx, const std::string& location) {
@@ -222,6 +233,7 @@ HandlerResult CommitTable(RequestContext& ctx) {
   if (auto error = ReadChange(body, change)) return error;
   if (auto error = AuthorizeChange(ctx, change, true)) return error;
   const std::string display = DisplayName(change.id);
+  ReleasedVersions released;  // declared before the lock: freed after it is let go and the answer sent
   std::unique_lock<std::mutex> table_lock(ctx.backend.CommitLock(change.id));
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     std::vector<PreparedCommit> prepared(1);
@@ -236,7 +248,7 @@ HandlerResult CommitTable(RequestContext& ctx) {
     }
     meta::MetadataCommit commit;
     AddToCommit(change, table, commit);
-    CacheNewVersion(ctx, table);
+    CacheNewVersion(ctx, table, released);
     // Once the commit is visible the table's next commit may start from it, while this one waits
     // for its fsync before answering.
     bool visible = false;
@@ -301,6 +313,7 @@ HandlerResult CommitTransaction(RequestContext& ctx) {
   // The tables' commit locks, always taken in the same order so transactions cannot deadlock.
   std::set<std::mutex*> lock_set;
   for (const TableChange& change : changes) lock_set.insert(&ctx.backend.CommitLock(change.id));
+  ReleasedVersions released;  // freed after the locks are let go and the answer sent
   std::vector<std::unique_lock<std::mutex>> table_locks;
   for (std::mutex* lock : lock_set) table_locks.emplace_back(*lock);
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
@@ -315,7 +328,7 @@ HandlerResult CommitTransaction(RequestContext& ctx) {
     }
     if (commit.new_files.empty()) return SendNoContent(ctx);
     for (PreparedCommit& table : prepared) {
-      if (table.changed) CacheNewVersion(ctx, table);
+      if (table.changed) CacheNewVersion(ctx, table, released);
     }
     bool visible = false;
     commit.on_visible = [&] {  // as for one table: the next commits may start from this one

@@ -434,8 +434,10 @@ std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::st
                                                  const iceberg::TableMetadata& metadata,
                                                  iceberg::SnapshotSelection selection);
 // Caches the document (every snapshot) of a metadata file about to be committed, as its pieces.
-void CacheCommittedTableText(Backend& backend, const std::string& metadata_location,
-                             std::shared_ptr<const TableText> text);
+// Returns the texts it pushed out, for the caller to release once it has answered.
+std::vector<std::shared_ptr<const TableText>> CacheCommittedTableText(Backend& backend,
+                                                                      const std::string& metadata_location,
+                                                                      std::shared_ptr<const TableText> text);
 // Forgets what a commit cached of a metadata file it did not commit: the parsed metadata and the
 // text CacheCommittedTableText put.
 void ForgetTableVersion(Backend& backend, const std::string& metadata_location);

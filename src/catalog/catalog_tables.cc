@@ -156,11 +156,13 @@ std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::st
   return text;
 }
 
-void CacheCommittedTableText(Backend& backend, const std::string& metadata_location,
-                             std::shared_ptr<const TableText> text) {
+std::vector<std::shared_ptr<const TableText>> CacheCommittedTableText(Backend& backend,
+                                                                      const std::string& metadata_location,
+                                                                      std::shared_ptr<const TableText> text) {
   // Counted whole although the chunks are shared with other versions: the bound stays a bound.
   const uint64_t bytes = iceberg::MetadataPiecesSize(*text);
-  backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll), std::move(text), bytes);
+  return backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll), std::move(text),
+                                 bytes);
 }
 
 void ForgetTableVersion(Backend& backend, const std::string& metadata_location) {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace serac {
 
@@ -34,23 +35,33 @@ class LruCache {
     index_.erase(it);
   }
 
-  // Replaces any value under `key`. A value larger than the whole byte budget is not kept.
-  void Put(const std::string& key, std::shared_ptr<const V> value, uint64_t bytes) {
+  // Replaces any value under `key`. A value larger than the whole byte budget is not kept. The
+  // values it replaces or evicts are returned rather than released under the lock (readers wait
+  // on it), so that a caller on a request's path may keep them until it has answered: freeing a
+  // large parsed document takes a while.
+  std::vector<std::shared_ptr<const V>> Put(const std::string& key, std::shared_ptr<const V> value, uint64_t bytes) {
+    std::vector<std::shared_ptr<const V>> released;
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = index_.find(key); it != index_.end()) {
       bytes_ -= it->second->bytes;
+      released.push_back(std::move(it->second->value));
       order_.erase(it->second);
       index_.erase(it);
     }
-    if (bytes > bytes_max_) return;
+    if (bytes > bytes_max_) {
+      released.push_back(std::move(value));
+      return released;
+    }
     order_.push_front(Entry{key, std::move(value), bytes});
     index_[key] = order_.begin();
     bytes_ += bytes;
     while (order_.size() > entries_max_ || bytes_ > bytes_max_) {
       bytes_ -= order_.back().bytes;
+      released.push_back(std::move(order_.back().value));
       index_.erase(order_.back().key);
       order_.pop_back();
     }
+    return released;
   }
 
  private:

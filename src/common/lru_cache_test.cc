@@ -55,5 +55,24 @@ TEST(LruCacheTest, PutReplacesAndReadersKeepTheirValue) {
   EXPECT_NE(cache.Get("other"), nullptr);
 }
 
+TEST(LruCacheTest, PutHandsBackWhatItReplacedAndEvicted) {
+  LruCache<std::string> cache(2, 10);
+  EXPECT_TRUE(cache.Put("a", Value("1"), 4).empty());
+  std::weak_ptr<const std::string> first = cache.Get("a");
+  auto replaced = cache.Put("a", Value("2"), 4);
+  ASSERT_EQ(replaced.size(), 1u);
+  EXPECT_EQ(*replaced[0], "1");
+  EXPECT_FALSE(first.expired());  // alive until the caller lets go
+  replaced.clear();
+  EXPECT_TRUE(first.expired());
+  EXPECT_TRUE(cache.Put("b", Value("3"), 4).empty());
+  auto evicted = cache.Put("c", Value("4"), 4);  // 12 bytes and three entries: "a" goes
+  ASSERT_EQ(evicted.size(), 1u);
+  EXPECT_EQ(*evicted[0], "2");
+  auto too_large = cache.Put("huge", Value("x"), 11);  // never kept: handed back at once
+  ASSERT_EQ(too_large.size(), 1u);
+  EXPECT_EQ(*too_large[0], "x");
+}
+
 }  // namespace
 }  // namespace serac
