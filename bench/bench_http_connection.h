@@ -150,10 +150,26 @@ class HttpConnection {
   // Takes `length` body bytes, keeping them in response->body when bodies are kept.
   bool TakeBody(uint64_t length, HttpResponse* response) {
     if (options_.keep_body && response->body.size() + length > options_.body_bytes_max) return false;
+    if (options_.keep_body) {
+      // What is buffered, then straight from the socket into the body: one copy, no regrowth.
+      std::string& body = response->body;
+      size_t at = body.size();
+      body.resize(at + length);
+      const uint64_t buffered = std::min<uint64_t>(length, filled_ - consumed_);
+      std::memcpy(body.data() + at, buffer_.data() + consumed_, buffered);
+      consumed_ += buffered;
+      at += buffered;
+      while (at < body.size()) {
+        ssize_t received = recv(fd_, body.data() + at, body.size() - at, 0);
+        if (received <= 0) return false;
+        at += static_cast<size_t>(received);
+      }
+      response->body_bytes += length;
+      return true;
+    }
     while (length > 0) {
       if (consumed_ == filled_ && !Fill()) return false;
       uint64_t take = std::min<uint64_t>(length, filled_ - consumed_);
-      if (options_.keep_body) response->body.append(buffer_.data() + consumed_, take);
       consumed_ += take;
       length -= take;
       response->body_bytes += take;

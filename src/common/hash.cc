@@ -94,9 +94,9 @@ std::string Digest::Finish() {
 
 namespace {
 
-// One context per thread for the one-shot digests: a new context per call (what EVP_Digest
-// does) allocates and frees the provider's state each time, which for the short texts SigV4
-// hashes costs more than the hashing. Re-initialising a context with the same digest reuses it.
+// One context per thread for the one-shot digests, instead of a new one per call (what
+// EVP_Digest does): for the short texts SigV4 hashes, allocating and freeing the context is a
+// good part of the cost.
 EVP_MD_CTX* ThreadDigestContext() {
   struct Holder {
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();

@@ -210,28 +210,32 @@ std::string FormatAccessLog(const AccessLogEntry& entry) {
   const auto tenths = static_cast<uint64_t>(std::max(0.0, entry.duration_ms) * 10 + 0.5);
   std::string line;
   line.reserve(160 + entry.path.size());
-  line += "access remote=";
-  AppendLogField(line, entry.remote_address);
-  line += " method=";
-  AppendLogField(line, entry.method);
-  line += " path=";
-  AppendLogField(line, entry.path);
-  line += " status=";
-  line += std::to_string(entry.status);
-  line += " in=";
-  line += std::to_string(entry.bytes_in);
-  line += " out=";
-  line += std::to_string(entry.bytes_out);
-  line += " ms=";
-  line += std::to_string(tenths / 10);
+  line += "access";
+  auto name = [&](std::string_view key) {
+    line += ' ';
+    line += key;
+    line += '=';
+  };
+  auto field = [&](std::string_view key, std::string_view value) {
+    name(key);
+    AppendLogField(line, value);
+  };
+  auto number = [&](std::string_view key, uint64_t value) {
+    name(key);
+    line += std::to_string(value);
+  };
+  field("remote", entry.remote_address);
+  field("method", entry.method);
+  field("path", entry.path);
+  number("status", static_cast<uint64_t>(entry.status));
+  number("in", entry.bytes_in);
+  number("out", entry.bytes_out);
+  number("ms", tenths / 10);
   line += '.';
   line += static_cast<char>('0' + tenths % 10);
-  line += " id=";
-  AppendLogField(line, entry.request_id);
-  line += " op=";
-  AppendLogField(line, entry.operation);
-  line += " principal=";
-  AppendLogField(line, entry.principal);
+  field("id", entry.request_id);
+  field("op", entry.operation);
+  field("principal", entry.principal);
   return line;
 }
 
