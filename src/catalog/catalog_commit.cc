@@ -161,10 +161,6 @@ void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& pre
   }
 }
 
-// Caches the new version (parsed, and its text as the commit's pieces) under its new location
-// before the commit makes it visible: whoever then reads the table's row — the table's next
-// commit, the loads of clients whose commits lost — finds it ready. Only the commit makes the
-// location reachable; DiscardPrepared forgets it if the commit does not happen.
 // What caching a new version pushed out of the caches: released once the commit has answered,
 // since freeing parsed documents is not the client's wait.
 struct ReleasedVersions {
@@ -172,6 +168,10 @@ struct ReleasedVersions {
   std::vector<std::shared_ptr<const TableText>> texts;
 };
 
+// Caches the new version (parsed, and its text as the commit's pieces) under its new location
+// before the commit makes it visible: whoever then reads the table's row — the table's next
+// commit, the loads of clients whose commits lost — finds it ready. Only the commit makes the
+// location reachable; DiscardPrepared forgets it if the commit does not happen.
 void CacheNewVersion(RequestContext& ctx, PreparedCommit& prepared, ReleasedVersions& released) {
   auto tables = ctx.backend.tables.Put(prepared.new_location,
                                        std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),

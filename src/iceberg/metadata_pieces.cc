@@ -157,7 +157,7 @@ void AppendHistoryArray(PiecesBuilder& out, const std::vector<Entry>& entries, R
   if (previous != nullptr && count > 0) {
     const auto first = std::find(previous->entries.begin(), previous->entries.end(), entries[0]);
     shift = first == previous->entries.end() ? 0 : static_cast<size_t>(first - previous->entries.begin());
-    const size_t common = std::min(count, previous->entries.size() - std::min(shift, previous->entries.size()));
+    const size_t common = std::min(count, previous->entries.size() - shift);
     while (same < common && entries[same] == previous->entries[same + shift]) ++same;
   }
   cut.entries = entries;

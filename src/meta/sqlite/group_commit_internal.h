@@ -10,10 +10,9 @@
 // (`sync_log`) and only then returns the batch's writes, while the writer thread already runs the
 // next batch. One fsync covers every batch committed before it started. A lone batch (nothing
 // queued behind it, no fsync in flight) is synced by the writer thread itself, which saves its
-// callers a thread switch. So a write is visible to
-// readers from its COMMIT, a moment before it is durable, but acknowledged only once durable; and
-// since the log is one file synced in order, an acknowledged write makes every earlier one
-// durable too. After a failed fsync nothing written since the last good one can be trusted to
+// callers a thread switch. So a write is visible to readers from its COMMIT, a moment before it
+// is durable, but acknowledged only once durable; and since the log is one file synced in order,
+// an acknowledged write makes every earlier one durable too. After a failed fsync nothing written since the last good one can be trusted to
 // reach the disk (the kernel may drop the dirty pages and report success the next time), so that
 // batch and every later write fail with kIoError until the store is opened again.
 //
@@ -100,7 +99,7 @@ class GroupCommitter {
 
   std::unique_ptr<Connection> writer_;  // used only by write_thread_
   const size_t batch_max_;
-  const LogSync sync_log_;  // called only by sync_thread_
+  const LogSync sync_log_;  // called by the thread that set syncing_ (either thread, one at a time)
 
   std::mutex mutex_;
   std::condition_variable work_queued_;     // guarded by mutex_

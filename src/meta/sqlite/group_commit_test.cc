@@ -28,6 +28,8 @@ bool Eventually(const std::function<bool()>& condition) {
   return false;
 }
 
+class GatedSync;
+
 class GroupCommitTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -105,6 +107,11 @@ class GroupCommitTest : public ::testing::Test {
     EXPECT_GE(committer_->stats().largest_batch, writes.size());
     return results;
   }
+
+  // Commits row 1 while row 2 queues behind it, so that the first batch's fsync goes to the sync
+  // thread (where `gate` holds it) and the writer moves on to the second, which it commits only
+  // once that fsync has begun. Returns once row 2 is visible, the first fsync still held.
+  void CommitTwoHandingOverTheFirst(GatedSync& gate, std::vector<std::thread>& writers);
 
   testing::TempDir dir_;
   std::string path_;
@@ -206,38 +213,34 @@ TEST_F(GroupCommitTest, ALoneWriteIsSyncedOnTheWriterThread) {
   EXPECT_EQ(committer_->stats().log_syncs, 1u);
 }
 
-// Commits a first write while a second one queues behind it, so that the first batch's fsync goes
-// to the sync thread (where `gate` holds it) and the writer moves on to the second, which it
-// commits only once that fsync has begun.
-void CommitTwoHandingOverTheFirst(GroupCommitter& committer, GatedSync& gate, const GroupCommitter::Write& first,
-                                  const GroupCommitter::Write& second, std::vector<std::thread>& writers) {
+void GroupCommitTest::CommitTwoHandingOverTheFirst(GatedSync& gate, std::vector<std::thread>& writers) {
   std::latch writer_busy(1);
-  writers.emplace_back([&committer, &writer_busy, first] {
-    SERAC_EXPECT_OK(committer.Run([&](Connection& db) {
+  writers.emplace_back([this, &writer_busy] {
+    SERAC_EXPECT_OK(committer_->Run([&](Connection& db) {
       writer_busy.count_down();
       // Holds the writer until the second write is queued behind this one.
-      EXPECT_TRUE(Eventually([&] { return committer.stats().waiting == 1; }));
-      return first(db);
+      EXPECT_TRUE(Eventually([&] { return committer_->stats().waiting == 1; }));
+      return Insert(1)(db);
     }));
   });
   writer_busy.wait();
-  writers.emplace_back([&committer, &gate, second] {
-    SERAC_EXPECT_OK(committer.Run([&](Connection& db) {
+  writers.emplace_back([this, &gate] {
+    SERAC_EXPECT_OK(committer_->Run([&](Connection& db) {
       // Not before the first fsync began, which so covers the first batch alone.
       gate.WaitForCalls(1);
-      return second(db);
+      return Insert(2)(db);
     }));
   });
   gate.WaitForCalls(1);
+  // The writer is not held up by the fsync in flight.
+  EXPECT_TRUE(Eventually([&] { return Visible(2); }));
 }
 
 TEST_F(GroupCommitTest, TheNextBatchCommitsWhileTheLogIsBeingSynced) {
   GatedSync gate;
   Start(std::ref(gate));
   std::vector<std::thread> writers;
-  CommitTwoHandingOverTheFirst(*committer_, gate, Insert(1), Insert(2), writers);
-  // The writer is not held up by the fsync in flight.
-  EXPECT_TRUE(Eventually([&] { return Visible(2); }));
+  CommitTwoHandingOverTheFirst(gate, writers);
   gate.Open();
   for (auto& writer : writers) writer.join();
   EXPECT_EQ(gate.calls(), 2);  // the second batch was committed after the first fsync began
@@ -248,9 +251,8 @@ TEST_F(GroupCommitTest, OneSyncCoversEveryBatchCommittedBeforeIt) {
   GatedSync gate;
   Start(std::ref(gate));
   std::vector<std::thread> writers;
-  CommitTwoHandingOverTheFirst(*committer_, gate, Insert(1), Insert(2), writers);
+  CommitTwoHandingOverTheFirst(gate, writers);
   // Two more batches commit, one after another, while the first fsync is held.
-  EXPECT_TRUE(Eventually([&] { return Visible(2); }));
   for (int x = 3; x <= 4; ++x) {
     writers.emplace_back([&, x] { SERAC_EXPECT_OK(committer_->Run(Insert(x))); });
     EXPECT_TRUE(Eventually([&] { return Visible(x); }));

@@ -6,7 +6,8 @@
 // database file around every checkpoint, and a checkpoint never restarts the log before the
 // frames it copied are durable in the database file.
 //
-// Thread-safety: Sync() is called by one thread at a time (the committer's sync thread).
+// Thread-safety: Sync() is called by one thread at a time (the committer's sync thread, or its
+// writer thread for a lone batch).
 #pragma once
 
 #include <sys/types.h>
