@@ -35,9 +35,22 @@ Status GroupCommitter::Run(const Write& write, const std::function<void()>& on_v
   Pending pending{&write, on_visible ? &on_visible : nullptr, Status::Ok()};
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return Error(ErrorCode::kUnavailable, "metadata store is closing");
+  if (last_write_alone_ && !writing_ && !syncing_ && queue_.empty() && unsynced_.empty() &&
+      log_failure_.ok()) {
+    // Nothing to share a transaction or an fsync with: handing the write to the writer thread and
+    // back would add two thread wake-ups and overlap nothing.
+    writing_ = true;
+    if (sync_log_) syncing_ = true;
+    lock.unlock();
+    return RunAlone(pending);
+  }
   queue_.push_back(&pending);
   waiting_.store(queue_.size());
+  // Notified unlocked: a writer woken while this thread still holds the lock would only go back
+  // to sleep on it and need a second wake-up, which on a virtual machine costs as much as the first.
+  lock.unlock();
   work_queued_.notify_one();
+  lock.lock();
   pending.woken.wait(lock, [&] { return pending.done || pending.visible; });
   if (pending.visible) {
     lock.unlock();
@@ -48,24 +61,67 @@ Status GroupCommitter::Run(const Write& write, const std::function<void()>& on_v
   return std::move(pending.result);
 }
 
+Status GroupCommitter::RunAlone(Pending& pending) {
+  Batch batch{&pending};
+  const bool committed = CommitBatch(batch);
+  const bool changed = committed && pending.result.ok();
+  bool wake_writer = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    writing_ = false;
+    wake_writer = !queue_.empty();
+    last_write_alone_ = !wake_writer;
+  }
+  // Writes queued meanwhile go on while this one waits for its fsync.
+  if (wake_writer) work_queued_.notify_one();
+  if (changed && pending.on_visible != nullptr) (*pending.on_visible)();
+  if (!sync_log_) return std::move(pending.result);
+  Status synced = changed ? SyncLog() : Status::Ok();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    syncing_ = false;
+  }
+  batch_committed_.notify_one();  // batches the writer committed meanwhile wait for this fsync to end
+  if (!synced.ok()) return synced;
+  return std::move(pending.result);
+}
+
+Status GroupCommitter::SyncLog() {
+  Status synced = sync_log_();
+  log_syncs_.fetch_add(1);
+  if (synced.ok()) return synced;
+  Status failure = Error(ErrorCode::kIoError,
+                         "metadata log could not be made durable (restart the server): " + synced.message());
+  log::Error("metadata store: " + failure.message());
+  std::lock_guard<std::mutex> lock(mutex_);
+  log_failure_ = failure;
+  return failure;
+}
+
 GroupCommitStats GroupCommitter::stats() const {
   return GroupCommitStats{transactions_.load(), writes_.load(), largest_batch_.load(), log_syncs_.load(),
                           waiting_.load()};
 }
 
 void GroupCommitter::WriteLoop() {
+  bool holds_writer = false;  // whether writing_ was set by this thread
   for (;;) {
     std::vector<CommittedBatch> committed(1);
     Batch& batch = committed[0].writes;
     Status log_failure;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      work_queued_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and nothing left to do
+      if (holds_writer) writing_ = false;  // this thread's last batch is committed
+      // Not while a caller commits its lone write on the writer connection itself (RunAlone).
+      work_queued_.wait(lock, [&] { return (stopping_ || !queue_.empty()) && !writing_; });
+      holds_writer = !queue_.empty();
+      if (!holds_writer) return;  // stopping, and nothing left to do
+      writing_ = true;
       while (!queue_.empty() && batch.size() < batch_max_) {
         batch.push_back(queue_.front());
         queue_.pop_front();
       }
+      last_write_alone_ = batch.size() == 1 && queue_.empty();
       waiting_.store(queue_.size());
       log_failure = log_failure_;
     }
@@ -78,62 +134,63 @@ void GroupCommitter::WriteLoop() {
     const bool batch_committed = CommitBatch(batch);
     committed[0].changed =
         batch_committed && std::any_of(batch.begin(), batch.end(), [](Pending* p) { return p->result.ok(); });
-    if (batch_committed) MarkVisible(batch);
     if (!sync_log_) {
+      if (batch_committed) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        MarkVisible(batch, true);
+      }
       FinishBatches(committed);
       continue;
     }
+    // One critical section between the COMMIT and the fsync: a caller woken to run its on_visible
+    // then finds the lock free, instead of sleeping on it while this thread takes it again.
     bool sync_here = false;
+    Status failure;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       // A lone batch (nothing queued behind it, no fsync in flight) is synced right here: the
       // hand-over to the sync thread would cost its callers a thread switch and overlap nothing.
       sync_here = queue_.empty() && unsynced_.empty() && !syncing_;
+      // Handed over, the batch may be returned by the sync thread as soon as the lock is let go,
+      // so its callers are woken before that; a batch synced here is returned by this thread only.
+      if (batch_committed) MarkVisible(batch, !sync_here);
       if (sync_here) {
         syncing_ = true;
+        failure = log_failure_;
       } else {
         unsynced_.push_back(std::move(committed[0]));
       }
     }
-    if (sync_here) SyncAndFinish(committed);
-    batch_committed_.notify_one();
+    if (!sync_here) {
+      batch_committed_.notify_one();
+      continue;
+    }
+    if (batch_committed) WakeVisible(batch);
+    SyncAndFinish(committed, failure);
   }
 }
 
 void GroupCommitter::SyncLoop() {
   for (;;) {
     std::vector<CommittedBatch> batches;
+    Status failure;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       batch_committed_.wait(lock, [&] { return (writer_stopped_ || !unsynced_.empty()) && !syncing_; });
       if (unsynced_.empty()) return;  // the writer stopped, and everything it committed is durable
       batches.swap(unsynced_);
       syncing_ = true;
+      failure = log_failure_;
     }
-    SyncAndFinish(batches);
+    SyncAndFinish(batches, failure);
   }
 }
 
-void GroupCommitter::SyncAndFinish(std::vector<CommittedBatch>& batches) {
-  Status failure;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    failure = log_failure_;
-  }
+void GroupCommitter::SyncAndFinish(std::vector<CommittedBatch>& batches, Status failure) {
   // Batches that changed nothing saw only what earlier, already durable, batches wrote — or what a
   // batch of this round wrote, which this fsync covers.
   bool changed = std::any_of(batches.begin(), batches.end(), [](const auto& b) { return b.changed; });
-  if (failure.ok() && changed) {
-    Status synced = sync_log_();
-    log_syncs_.fetch_add(1);
-    if (!synced.ok()) {
-      failure = Error(ErrorCode::kIoError,
-                      "metadata log could not be made durable (restart the server): " + synced.message());
-      log::Error("metadata store: " + failure.message());
-      std::lock_guard<std::mutex> lock(mutex_);
-      log_failure_ = failure;
-    }
-  }
+  if (failure.ok() && changed) failure = SyncLog();
   if (!failure.ok()) {
     for (CommittedBatch& batch : batches) {
       for (Pending* pending : batch.writes) pending->result = failure;
@@ -169,12 +226,17 @@ bool GroupCommitter::CommitBatch(Batch& batch) {
   return true;
 }
 
-void GroupCommitter::MarkVisible(Batch& batch) {
-  std::lock_guard<std::mutex> lock(mutex_);
+void GroupCommitter::MarkVisible(Batch& batch, bool wake) {
   for (Pending* pending : batch) {
     if (pending->on_visible == nullptr || !pending->result.ok()) continue;
     pending->visible = true;
-    pending->woken.notify_one();
+    if (wake) pending->woken.notify_one();
+  }
+}
+
+void GroupCommitter::WakeVisible(Batch& batch) {
+  for (Pending* pending : batch) {
+    if (pending->visible) pending->woken.notify_one();
   }
 }
 

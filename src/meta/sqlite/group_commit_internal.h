@@ -1,20 +1,29 @@
-// Group commit: the one thread that owns the SQLite writer connection. Callers hand it a write
-// (a function run against the writer inside a transaction) and block until it is durable. The
-// thread runs every write queued meanwhile inside ONE transaction, each write under its own
-// SAVEPOINT so that a write that fails (say, a failed precondition) is rolled back alone, then
-// commits once — one fsync for the whole batch. That is what makes many small concurrent writes
-// cheap when every commit must reach stable storage.
+// Group commit: one writer connection, used by one thread at a time. Callers hand in a write (a
+// function run against the writer inside a transaction) and block until it is durable. The
+// writer thread runs every write queued meanwhile inside ONE transaction, each write under its
+// own SAVEPOINT so that a write that fails (say, a failed precondition) is rolled back alone,
+// then commits once — one fsync for the whole batch. That is what makes many small concurrent
+// writes cheap when every commit must reach stable storage.
 //
 // The fsync is pipelined. The writer runs with synchronous=NORMAL, so its COMMIT only writes the
 // batch's frames to the log; the batch then goes to a second thread, which fsyncs the log
 // (`sync_log`) and only then returns the batch's writes, while the writer thread already runs the
-// next batch. One fsync covers every batch committed before it started. A lone batch (nothing
-// queued behind it, no fsync in flight) is synced by the writer thread itself, which saves its
-// callers a thread switch. So a write is visible to readers from its COMMIT, a moment before it
-// is durable, but acknowledged only once durable; and since the log is one file synced in order,
-// an acknowledged write makes every earlier one durable too. After a failed fsync nothing written since the last good one can be trusted to
-// reach the disk (the kernel may drop the dirty pages and report success the next time), so that
-// batch and every later write fail with kIoError until the store is opened again.
+// next batch. One fsync covers every batch committed before it started.
+//
+// A write with nothing to share its transaction or its fsync with (nothing queued, nothing being
+// written or synced, and the write before it was alone too) is committed and synced on its
+// caller's thread: handing it to the writer
+// thread and back would cost two thread wake-ups, which on a virtual machine weigh as much as
+// the write itself. Writes that arrive meanwhile queue for the writer thread, which takes them
+// once that COMMIT is done. Likewise a lone batch of the writer thread (nothing queued behind it,
+// no fsync in flight) is synced by the writer thread itself.
+//
+// So a write is visible to readers from its COMMIT, a moment before it is durable, but
+// acknowledged only once durable; and since the log is one file synced in order, an acknowledged
+// write makes every earlier one durable too. After a failed fsync nothing written since the last
+// good one can be trusted to reach the disk (the kernel may drop the dirty pages and report
+// success the next time), so that batch and every later write fail with kIoError until the store
+// is opened again.
 //
 // Thread-safety: Run() may be called from any number of threads.
 #pragma once
@@ -85,19 +94,30 @@ class GroupCommitter {
     bool changed = false;  // its COMMIT wrote to the log
   };
 
+  // Commits and syncs a write alone on the caller's thread; called with writing_ set, and
+  // syncing_ too when there is a log to sync.
+  Status RunAlone(Pending& pending);
+  // Syncs the log; on failure records log_failure_ and returns it.
+  Status SyncLog();
   void WriteLoop();
   void SyncLoop();
   // True when the batch's COMMIT succeeded.
   bool CommitBatch(Batch& batch);
-  void MarkVisible(Batch& batch);
+  // Marks the batch's writes with an on_visible as visible (with mutex_ held), waking their
+  // callers when `wake`.
+  void MarkVisible(Batch& batch, bool wake);
+  // Wakes the callers MarkVisible marked without waking, from the one thread that will return
+  // their writes: until it does, their Pending cannot go away.
+  void WakeVisible(Batch& batch);
   Status RunInSavepoint(Pending& pending);
   void FailBatch(Batch& batch, const Status& cause);
-  // Makes the batches durable (unless the log already failed) and returns their writes.
-  void SyncAndFinish(std::vector<CommittedBatch>& batches);
+  // Makes the batches durable (unless the log already failed: `failure`, read with syncing_ set)
+  // and returns their writes.
+  void SyncAndFinish(std::vector<CommittedBatch>& batches, Status failure);
   // Returns the batches' writes; `ends_fsync`: called by the fsync's owner as it ends.
   void FinishBatches(std::vector<CommittedBatch>& batches, bool ends_fsync = false);
 
-  std::unique_ptr<Connection> writer_;  // used only by write_thread_
+  std::unique_ptr<Connection> writer_;  // used by the thread that set writing_
   const size_t batch_max_;
   const LogSync sync_log_;  // called by the thread that set syncing_ (either thread, one at a time)
 
@@ -108,6 +128,11 @@ class GroupCommitter {
   std::vector<CommittedBatch> unsynced_;    // guarded by mutex_; committed, not yet durable
   bool stopping_ = false;                   // guarded by mutex_
   bool writer_stopped_ = false;             // guarded by mutex_
+  bool writing_ = false;  // guarded by mutex_; the writer connection is in use (by either thread)
+  // Guarded by mutex_: the last write taken found nothing queued with or behind it. Only then does
+  // a write run on its caller's thread: under load the next writes come within moments, and
+  // one transaction and fsync for all of them costs less than one each.
+  bool last_write_alone_ = true;
   bool syncing_ = false;  // guarded by mutex_; an fsync (by either thread) is in flight
   Status log_failure_;                      // guarded by mutex_; set once, never cleared
 

@@ -86,8 +86,9 @@ class GroupCommitTest : public ::testing::Test {
     return rows;
   }
 
-  // Runs `blocker` first and, while it holds the writer, queues `writes` from their own threads
-  // so they land in one batch. Returns each write's Status.
+  // Runs `blocker` first (alone, on its caller's thread) and, while it holds the writer
+  // connection, queues `writes` from their own threads so that the writer thread takes them as
+  // one batch. Returns each write's Status.
   std::vector<Status> RunAsOneBatch(const std::vector<GroupCommitter::Write>& writes) {
     std::latch writer_busy(1);
     GroupCommitter::Write blocker = [&](Connection&) {
@@ -108,9 +109,9 @@ class GroupCommitTest : public ::testing::Test {
     return results;
   }
 
-  // Commits row 1 while row 2 queues behind it, so that the first batch's fsync goes to the sync
-  // thread (where `gate` holds it) and the writer moves on to the second, which it commits only
-  // once that fsync has begun. Returns once row 2 is visible, the first fsync still held.
+  // Commits row 1 alone on its caller's thread while row 2 queues behind it; the writer thread
+  // takes row 2 and commits it only once row 1's fsync (which `gate` holds) has begun. Returns
+  // once row 2 is visible, the first fsync still held.
   void CommitTwoHandingOverTheFirst(GatedSync& gate, std::vector<std::thread>& writers);
 
   testing::TempDir dir_;
@@ -198,19 +199,48 @@ TEST_F(GroupCommitTest, AWriteReturnsOnlyOnceTheLogIsSynced) {
   SERAC_EXPECT_OK(result);
 }
 
-TEST_F(GroupCommitTest, ALoneWriteIsSyncedOnTheWriterThread) {
+TEST_F(GroupCommitTest, ALoneWriteIsCommittedAndSyncedOnItsCallersThread) {
   std::thread::id synced_on;
   std::thread::id written_on;
+  std::thread::id visible_on;
   Start([&] {
     synced_on = std::this_thread::get_id();
     return Status::Ok();
   });
+  SERAC_EXPECT_OK(committer_->Run(
+      [&](Connection& db) {
+        written_on = std::this_thread::get_id();
+        return Insert(1)(db);
+      },
+      [&] { visible_on = std::this_thread::get_id(); }));
+  // No hand-over for a write with nothing to share its transaction or its fsync with.
+  EXPECT_EQ(written_on, std::this_thread::get_id());
+  EXPECT_EQ(visible_on, std::this_thread::get_id());
+  EXPECT_EQ(synced_on, std::this_thread::get_id());
+  EXPECT_EQ(committer_->stats().log_syncs, 1u);
+  EXPECT_TRUE(Visible(1));
+}
+
+TEST_F(GroupCommitTest, WritesQueuedBehindALoneWriteGoToTheWriterThread) {
+  std::latch first_running(1);
+  std::thread first([&] {
+    SERAC_EXPECT_OK(committer_->Run([&](Connection& db) {
+      first_running.count_down();
+      EXPECT_TRUE(Eventually([&] { return committer_->stats().waiting == 1; }));
+      return Insert(1)(db);
+    }));
+  });
+  first_running.wait();
+  std::thread::id written_on;
   SERAC_EXPECT_OK(committer_->Run([&](Connection& db) {
     written_on = std::this_thread::get_id();
-    return Insert(1)(db);
+    return Insert(2)(db);
   }));
-  EXPECT_EQ(synced_on, written_on);  // no hand-over for a write with nothing behind it
-  EXPECT_EQ(committer_->stats().log_syncs, 1u);
+  const std::thread::id first_id = first.get_id();
+  first.join();
+  EXPECT_NE(written_on, std::this_thread::get_id());
+  EXPECT_NE(written_on, first_id);
+  EXPECT_EQ(Rows(), (std::vector<int64_t>{1, 2}));
 }
 
 void GroupCommitTest::CommitTwoHandingOverTheFirst(GatedSync& gate, std::vector<std::thread>& writers) {

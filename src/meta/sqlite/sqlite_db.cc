@@ -110,7 +110,7 @@ Status Connection::ApplyPragmas(const ConnectionOptions& options) {
   if (rc != SQLITE_OK) return SqliteError(db_, rc, "busy_timeout");
   if (!options.writer) return Exec("PRAGMA query_only=ON;");
   SERAC_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL;"));
-  // The group committer fsyncs the log itself, off the writer thread (WalFile).
+  // The group committer fsyncs the log itself (WalFile), apart from the COMMIT.
   SERAC_RETURN_IF_ERROR(Exec("PRAGMA synchronous=NORMAL;"));
   // Some builds (Debian's) zero every freed page, which the log then carries: a catalog commit
   // that trims a metadata file wrote its freed pages once more. FAST still clears deleted content

@@ -189,7 +189,7 @@ class SqliteCatalogStore final : public CatalogStore {
   }
   Status CommitMetadata(const MetadataCommit& commit) override {
     const int64_t now_ms = NowMillis();
-    std::vector<InlineBytes> new_file_inline;  // compressed here, not on the writer thread
+    std::vector<InlineBytes> new_file_inline;  // compressed here, before the write is queued
     new_file_inline.reserve(commit.new_files.size());
     for (const ObjectRecord& file : commit.new_files) new_file_inline.push_back(EncodeInlineBytes(file));
     // Visible before durable: the cached rows change then, so that a commit the caller lets start
@@ -354,7 +354,7 @@ class SqliteMetaStore final : public MetaStore {
     return Read<ObjectRecord>(false, [&](Connection& db) { return GetObjectRead(db, bucket, key); });
   }
   Status PutObject(const ObjectRecord& object, const WriteCondition& condition) override {
-    const InlineBytes inline_bytes = EncodeInlineBytes(object);  // not on the writer thread
+    const InlineBytes inline_bytes = EncodeInlineBytes(object);  // before the write is queued
     return Write([&](Connection& db) { return PutObjectTx(db, object, inline_bytes, condition, NowMillis()); });
   }
   Status DeleteObject(const std::string& bucket, const std::string& key,

@@ -51,7 +51,7 @@ struct InlineBytes {
 // Compressed for an object in pieces (a catalog metadata file, JSON) of at least 512 bytes, when
 // that is smaller: a commit's new file then takes about a fifth of the pages, which is what each
 // commit writes to the log and fsyncs. No database access: callers compute it before they hand
-// the write to the writer thread, the store's one serial resource.
+// the write to the group committer, whose writer connection is the store's one serial resource.
 InlineBytes EncodeInlineBytes(const ObjectRecord& object);
 
 // `inline_bytes`: EncodeInlineBytes(object).

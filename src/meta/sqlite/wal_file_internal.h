@@ -1,13 +1,13 @@
 // The database's write-ahead log as a file to fsync, apart from SQLite.
 //
 // The writer runs with synchronous=NORMAL, so a COMMIT only writes its frames to the log; the
-// group committer then makes them durable with Sync() on a thread of its own while the writer
+// group committer then makes them durable with Sync(), on a thread of its own when the writer
 // goes on with the next batch (see group_commit_internal.h). SQLite still fsyncs the log and the
 // database file around every checkpoint, and a checkpoint never restarts the log before the
 // frames it copied are durable in the database file.
 //
-// Thread-safety: Sync() is called by one thread at a time (the committer's sync thread, or its
-// writer thread for a lone batch).
+// Thread-safety: Sync() is called by one thread at a time (the committer's sync thread, its
+// writer thread for a lone batch, or the caller of a lone write).
 #pragma once
 
 #include <sys/types.h>
