@@ -243,6 +243,25 @@ TEST_F(GroupCommitTest, WritesQueuedBehindALoneWriteGoToTheWriterThread) {
   EXPECT_EQ(Rows(), (std::vector<int64_t>{1, 2}));
 }
 
+TEST_F(GroupCommitTest, AfterABatchWithCompanyTheNextWriteGoesToTheWriterThreadOnce) {
+  auto thread_of = [&](int x) {
+    std::thread::id written_on;
+    EXPECT_TRUE(committer_
+                    ->Run([&, x](Connection& db) {
+                      written_on = std::this_thread::get_id();
+                      return Insert(x)(db);
+                    })
+                    .ok());
+    return written_on;
+  };
+  for (const Status& status : RunAsOneBatch({Insert(1), Insert(2)})) SERAC_EXPECT_OK(status);
+  // Under load the next write is likely to have company too: it queues for the writer thread.
+  EXPECT_NE(thread_of(3), std::this_thread::get_id());
+  // That one found nothing queued with it or behind it: the next runs on its caller's thread.
+  EXPECT_EQ(thread_of(4), std::this_thread::get_id());
+  EXPECT_EQ(Rows(), (std::vector<int64_t>{1, 2, 3, 4}));
+}
+
 void GroupCommitTest::CommitTwoHandingOverTheFirst(GatedSync& gate, std::vector<std::thread>& writers) {
   std::latch writer_busy(1);
   writers.emplace_back([this, &writer_busy] {
