@@ -183,12 +183,32 @@ class TrinoServer:
                 raise RuntimeError(f"trino exited with {self.process.returncode}:\n{self.log_tail()}")
             try:
                 info = requests.get(self.endpoint + "/v1/info", timeout=2).json()
-                if info.get("starting") is False:
+                # Started is not yet schedulable: until the coordinator has announced itself as a
+                # worker, queries fail with NO_NODES_AVAILABLE.
+                if info.get("starting") is False and self.runs_queries():
                     return
             except (requests.RequestException, ValueError):
                 pass
             time.sleep(0.5)
         raise RuntimeError(f"trino did not start within {timeout_s:.0f} s:\n{self.log_tail()}")
+
+    def runs_queries(self) -> bool:
+        import trino
+
+        connection = trino.dbapi.connect(host="127.0.0.1", port=self.port, user="serac-test",
+                                         request_timeout=QUERY_TIMEOUT_S)
+        try:
+            cursor = connection.cursor()
+            cursor.execute("SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'")
+            return cursor.fetchall()[0][0] > 0
+        except trino.exceptions.TrinoQueryError as error:
+            if error.error_name == "NO_NODES_AVAILABLE":
+                return False
+            raise
+        except trino.exceptions.TrinoConnectionError:
+            return False
+        finally:
+            connection.close()
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
