@@ -47,7 +47,7 @@ Status GroupCommitter::Run(const Write& write, const std::function<void()>& on_v
   queue_.push_back(&pending);
   waiting_.store(queue_.size());
   // Notified unlocked: a writer woken while this thread still holds the lock would only go back
-  // to sleep on it and need a second wake-up, which on a virtual machine costs as much as the first.
+  // to sleep on it and need a second wake-up, as costly as the first.
   lock.unlock();
   work_queued_.notify_one();
   lock.lock();

@@ -12,11 +12,10 @@
 //
 // A write with nothing to share its transaction or its fsync with (nothing queued, nothing being
 // written or synced, and the write before it was alone too) is committed and synced on its
-// caller's thread: handing it to the writer
-// thread and back would cost two thread wake-ups, which on a virtual machine weigh as much as
-// the write itself. Writes that arrive meanwhile queue for the writer thread, which takes them
-// once that COMMIT is done. Likewise a lone batch of the writer thread (nothing queued behind it,
-// no fsync in flight) is synced by the writer thread itself.
+// caller's thread: handing it to the writer thread and back would cost two thread wake-ups,
+// which can weigh as much as the write itself. Writes that arrive meanwhile queue for the writer
+// thread, which takes them once that COMMIT is done. Likewise a lone batch of the writer thread
+// (nothing queued behind it, no fsync in flight) is synced by the writer thread itself.
 //
 // So a write is visible to readers from its COMMIT, a moment before it is durable, but
 // acknowledged only once durable; and since the log is one file synced in order, an acknowledged
