@@ -195,8 +195,7 @@ class TrinoServer:
     def runs_queries(self) -> bool:
         import trino
 
-        connection = trino.dbapi.connect(host="127.0.0.1", port=self.port, user="serac-test",
-                                         request_timeout=QUERY_TIMEOUT_S)
+        connection = self.connect()
         try:
             cursor = connection.cursor()
             cursor.execute("SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'")

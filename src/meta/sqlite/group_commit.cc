@@ -104,19 +104,15 @@ GroupCommitStats GroupCommitter::stats() const {
 }
 
 void GroupCommitter::WriteLoop() {
-  bool holds_writer = false;  // whether writing_ was set by this thread
   for (;;) {
     std::vector<CommittedBatch> committed(1);
     Batch& batch = committed[0].writes;
     Status log_failure;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (holds_writer) writing_ = false;  // this thread's last batch is committed
       // Not while a caller commits its lone write on the writer connection itself (RunAlone).
       work_queued_.wait(lock, [&] { return (stopping_ || !queue_.empty()) && !writing_; });
-      holds_writer = !queue_.empty();
-      if (!holds_writer) return;  // stopping, and nothing left to do
-      writing_ = true;
+      if (queue_.empty()) return;  // stopping, and nothing left to do
       while (!queue_.empty() && batch.size() < batch_max_) {
         batch.push_back(queue_.front());
         queue_.pop_front();
@@ -124,10 +120,15 @@ void GroupCommitter::WriteLoop() {
       last_write_alone_ = batch.size() == 1 && queue_.empty();
       waiting_.store(queue_.size());
       log_failure = log_failure_;
+      writing_ = true;  // until the COMMIT is done; the fsync needs no connection
     }
     if (!log_failure.ok()) {
       // Written after a failed fsync, it could never be acknowledged as durable.
       FailBatch(batch, log_failure);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        writing_ = false;
+      }
       FinishBatches(committed);
       continue;
     }
@@ -135,9 +136,10 @@ void GroupCommitter::WriteLoop() {
     committed[0].changed =
         batch_committed && std::any_of(batch.begin(), batch.end(), [](Pending* p) { return p->result.ok(); });
     if (!sync_log_) {
-      if (batch_committed) {
+      {
         std::lock_guard<std::mutex> lock(mutex_);
-        MarkVisible(batch, true);
+        writing_ = false;
+        if (batch_committed) MarkVisible(batch);  // woken by FinishBatches, which they find done too
       }
       FinishBatches(committed);
       continue;
@@ -148,16 +150,18 @@ void GroupCommitter::WriteLoop() {
     Status failure;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      writing_ = false;
       // A lone batch (nothing queued behind it, no fsync in flight) is synced right here: the
       // hand-over to the sync thread would cost its callers a thread switch and overlap nothing.
       sync_here = queue_.empty() && unsynced_.empty() && !syncing_;
-      // Handed over, the batch may be returned by the sync thread as soon as the lock is let go,
-      // so its callers are woken before that; a batch synced here is returned by this thread only.
-      if (batch_committed) MarkVisible(batch, !sync_here);
+      if (batch_committed) MarkVisible(batch);
       if (sync_here) {
         syncing_ = true;
         failure = log_failure_;
       } else {
+        // Handed over, the batch may be returned by the sync thread as soon as the lock is let go:
+        // its callers are woken before that. A batch synced here is returned by this thread only.
+        WakeVisible(batch);
         unsynced_.push_back(std::move(committed[0]));
       }
     }
@@ -165,7 +169,7 @@ void GroupCommitter::WriteLoop() {
       batch_committed_.notify_one();
       continue;
     }
-    if (batch_committed) WakeVisible(batch);
+    WakeVisible(batch);
     SyncAndFinish(committed, failure);
   }
 }
@@ -226,11 +230,9 @@ bool GroupCommitter::CommitBatch(Batch& batch) {
   return true;
 }
 
-void GroupCommitter::MarkVisible(Batch& batch, bool wake) {
+void GroupCommitter::MarkVisible(Batch& batch) {
   for (Pending* pending : batch) {
-    if (pending->on_visible == nullptr || !pending->result.ok()) continue;
-    pending->visible = true;
-    if (wake) pending->woken.notify_one();
+    if (pending->on_visible != nullptr && pending->result.ok()) pending->visible = true;
   }
 }
 

@@ -102,11 +102,10 @@ class GroupCommitter {
   void SyncLoop();
   // True when the batch's COMMIT succeeded.
   bool CommitBatch(Batch& batch);
-  // Marks the batch's writes with an on_visible as visible (with mutex_ held), waking their
-  // callers when `wake`.
-  void MarkVisible(Batch& batch, bool wake);
-  // Wakes the callers MarkVisible marked without waking, from the one thread that will return
-  // their writes: until it does, their Pending cannot go away.
+  // Marks the batch's committed writes that have an on_visible as visible (with mutex_ held).
+  void MarkVisible(Batch& batch);
+  // Wakes the callers MarkVisible marked: with mutex_ held, or from the one thread that will
+  // return their writes (until it does, their Pending cannot go away).
   void WakeVisible(Batch& batch);
   Status RunInSavepoint(Pending& pending);
   void FailBatch(Batch& batch, const Status& cause);
