@@ -771,7 +771,7 @@ def print_report(args, cells: list[Cell], targets: dict, failures: list[str]):
     window = "fixed window" if args.python_load else "window + drain"
     print(f"serac catalog benchmark: {os.cpu_count()} CPUs, loopback, {args.warmup}s warm-up + {args.seconds}s "
           f"{window} per cell, load from {load}, 1 keep-alive connection per client, SigV4 (s3tables) on every "
-          f"request; reference = iceberg-open-api 1.10.1 RESTCatalogAdapter, JdbcCatalog on a SQLite file, "
+          f"request; reference = Iceberg RESTCatalogAdapter (1.11.0 test jar, 1.12.0 runtime), JdbcCatalog on a SQLite file, "
           f"file warehouse")
     if any(counted(c.workload, args) for c in cells):
         print(f"commit cells are counted, not windowed: each catalog lands {args.warmup_commits} warm-up commits "

@@ -16,7 +16,7 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
 
 command -v java >/dev/null || { echo "catalog_bench: 'java' not found (Java 17+)" >&2; exit 2; }
-if [ ! -s build/java/lib/iceberg-open-api-1.10.1.jar ] && [ -z "${SERAC_JAVA_TOOLS_DIR:-}" ]; then
+if [ ! -s build/java/server.classpath ] && [ -z "${SERAC_JAVA_TOOLS_DIR:-}" ]; then
   echo "catalog_bench: reference server missing: run scripts/install-java-tools.sh" >&2
   exit 2
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds serac with debug info, then runs the unit tests (ctest) and the system tests (pytest in
-# tests/, against a real `serac server` started by the tests). Exits non-zero if either fails.
+# Builds serac with debug info, then runs the unit tests (ctest), every fuzz target for a short
+# fixed time (scripts/fuzz.sh, its own sanitized build in build-fuzz/) and the system tests (pytest
+# in tests/, against a real `serac server` started by the tests). Exits non-zero if any fails.
 # Idempotent: re-running only rebuilds what changed and reinstalls Python packages only when
 # tests/requirements.txt changed.
 set -euo pipefail
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh --test
 scripts/install-java-tools.sh   # Iceberg REST Compatibility Kit and reference server (Maven)
-scripts/install-spark.sh        # Iceberg Spark runtime and AWS bundle jars for PySpark (Maven)
+scripts/install-spark.sh        # Iceberg Spark runtimes (3.5, 4.1) and AWS bundle (Maven), .venv-spark41 (pip)
 scripts/install-trino.sh        # Trino server with the Iceberg connector (Maven; needs JDK 24+)
 
 if [ ! -f build/build.ninja ] || ! grep -q '^CMAKE_BUILD_TYPE:STRING=RelWithDebInfo$' build/CMakeCache.txt 2>/dev/null; then
@@ -32,10 +33,15 @@ echo "==> unit tests (ctest)"
 unit_status=0
 ctest --test-dir build --output-on-failure -j2 || unit_status=$?
 
+echo "==> fuzz targets (libFuzzer, 15 s each; fuzz/README.md)"
+fuzz_status=0
+scripts/fuzz.sh --seconds "${SERAC_FUZZ_SECONDS:-15}" --jobs 2 || fuzz_status=$?
+
 echo "==> system tests (pytest)"
 system_status=0
 SERAC_BIN="$PWD/build/serac" .venv/bin/python -m pytest -q tests || system_status=$?
 
 verdict() { [ "$1" -eq 0 ] && echo "passed" || echo "FAILED (exit $1)"; }
-echo "==> summary: unit tests $(verdict $unit_status), system tests $(verdict $system_status)"
-[ $unit_status -eq 0 ] && [ $system_status -eq 0 ]
+echo "==> summary: unit tests $(verdict $unit_status), fuzz targets $(verdict $fuzz_status)," \
+     "system tests $(verdict $system_status)"
+[ $unit_status -eq 0 ] && [ $fuzz_status -eq 0 ] && [ $system_status -eq 0 ]

@@ -1,14 +1,20 @@
-"""Spark (PySpark 3.5 in local mode with the Iceberg Spark runtime) against serac's REST catalog.
+"""Spark (PySpark in local mode with the Iceberg Spark runtime) against serac's REST catalog.
 
 One SparkSession per test module (`spark` fixture, or `make_spark_session()` for a suite that wants
 its own), with the Iceberg SQL extensions on. Catalogs are added at run time, one per warehouse,
 with `add_sigv4_catalog` (SigV4-signed catalog calls, S3FileIO with static keys) or
 `add_oauth2_catalog` (OAuth2 client credentials and vended S3 credentials, no S3 keys in Spark).
 The jars come from scripts/install-spark.sh (build/java/spark/, or SERAC_SPARK_JARS_DIR) and are
-handed to Spark as local files: nothing is resolved or downloaded at run time."""
+handed to Spark as local files: nothing is resolved or downloaded at run time.
+
+The Spark line is the one of the PySpark this interpreter has: 3.5 (Scala 2.12) in .venv, from
+tests/requirements.txt, or 4.1 (Scala 2.13) in .venv-spark41, from tests/requirements-spark41.txt
+(tests/test_spark41.py runs tests/test_spark.py there). The matching iceberg-spark-runtime is picked
+by name; a PySpark of any other line makes the Spark tests skip."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import itertools
 import os
 import shutil
@@ -20,9 +26,22 @@ import pytest
 from catalog_util import CATALOG_BASE, SIGNING_NAME
 from s3util import ACCESS_KEY, REGION, REPO_ROOT, SECRET_KEY
 
-ICEBERG_VERSION = "1.10.1"
-SPARK_LINE = "3.5"
-SCALA_LINE = "2.12"
+ICEBERG_VERSION = "1.12.0"
+# Spark line -> Scala line of its Iceberg runtime (scripts/install-spark.sh fetches these).
+SCALA_LINES = {"3.5": "2.12", "4.1": "2.13"}
+
+
+def installed_spark_line() -> str | None:
+    """The installed PySpark's major.minor ("3.5", "4.1"), None without PySpark."""
+    try:
+        version = importlib.metadata.version("pyspark")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return ".".join(version.split(".")[:2])
+
+
+SPARK_LINE = installed_spark_line()
+SCALA_LINE = SCALA_LINES.get(SPARK_LINE or "")
 SPARK_JARS_DIR = Path(os.environ.get("SERAC_SPARK_JARS_DIR", REPO_ROOT / "build" / "java" / "spark"))
 SPARK_JARS = [SPARK_JARS_DIR / f"iceberg-spark-runtime-{SPARK_LINE}_{SCALA_LINE}-{ICEBERG_VERSION}.jar",
               SPARK_JARS_DIR / f"iceberg-aws-bundle-{ICEBERG_VERSION}.jar"]
@@ -33,7 +52,7 @@ _catalog_numbers = itertools.count(1)
 
 
 def spark_available() -> bool:
-    if not all(jar.is_file() for jar in SPARK_JARS) or not shutil.which("java"):
+    if SCALA_LINE is None or not all(jar.is_file() for jar in SPARK_JARS) or not shutil.which("java"):
         return False
     try:
         import pyspark  # noqa: F401

@@ -172,6 +172,33 @@ def test_time_travel(catalog):
     assert [entry.snapshot_id for entry in table.history()][0] == first
 
 
+def test_delete_keeps_the_history_before_it(catalog):
+    # A delete that drops one file whole and rewrites another commits two snapshots in one request
+    # (DELETE, then OVERWRITE); only the intermediate one leaves the log, so the appends before it
+    # stay reachable by time.
+    catalog.create_namespace(("hist",))
+    table = catalog.create_table(("hist", "events"), schema=SCHEMA)
+    table.append(rows(range(100)))
+    table.append(rows(range(100, 200)))
+    appends = [snapshot.snapshot_id for snapshot in catalog.load_table(("hist", "events")).snapshots()]
+    table = catalog.load_table(("hist", "events"))
+    table.delete("id < 150")
+    table = catalog.load_table(("hist", "events"))
+    operations = [snapshot.summary.operation.value for snapshot in table.snapshots()]
+    assert operations == ["append", "append", "delete", "overwrite"], operations
+    table.append(rows(range(1000, 1010)))
+    table = catalog.load_table(("hist", "events"))
+    history = [entry.snapshot_id for entry in table.history()]
+    snapshots = [snapshot.snapshot_id for snapshot in table.snapshots()]
+    assert history == [snapshots[0], snapshots[1], snapshots[3], snapshots[4]]
+    assert history[:2] == appends
+    # As of just before the delete, the table still holds all 200 rows.
+    before_delete = table.snapshot_as_of_timestamp(table.history()[2].timestamp_ms - 1)
+    assert before_delete.snapshot_id == appends[1]
+    assert ids_of(table, snapshot_id=before_delete.snapshot_id) == list(range(200))
+    assert ids_of(table) == list(range(150, 200)) + list(range(1000, 1010))
+
+
 def test_large_metadata_round_trips(catalog):
     # Past 64 KiB the server sends the metadata as its own write after the response's head; a
     # table with many snapshots gets there, and so does one with a large property.

@@ -18,10 +18,10 @@ another one, and it is printed. Traffic runs in four shards (one thread each) th
 same requests in the same order on every run with the same seed (only dates and signatures
 differ), and gets the same answers but where they depend on ids the server makes up (upload ids).
 
-Known server faults have tests of their own, marked xfail(strict=True), each met by fixed requests
-whatever the seed: the HTTP layer's errors in the wrong dialect on the admin API and the token
-route, S3 error XML that copies control bytes and invalid UTF-8 from the request, and bodies of
-requests with a Transfer-Encoding other than chunked parsed as further requests."""
+Faults found before have tests of their own, each met by fixed requests whatever the seed: the
+HTTP layer's errors in the dialect of their path (admin API, token route), S3 error XML that stays
+well formed whatever bytes it echoes, and a Transfer-Encoding other than one chunked refused
+instead of its body being parsed as a further request."""
 
 from __future__ import annotations
 
@@ -1175,7 +1175,7 @@ def deep_requests(shard: Shard) -> list[Request]:
 
 
 def known_fault_requests(shard: Shard) -> list[Request]:
-    """Requests that meet each known fault every time, whatever the seed (see the xfail tests)."""
+    """Requests that meet each fault found before every time, whatever the seed."""
     big = [["X-Big", "b" * (17 * KiB)]]
     return [Request("GET", f"/{shard.bucket}/%FF", [], b"", "known:key of invalid UTF-8", service="s3"),
             Request("GET", f"/{shard.bucket}/a%01b", [], b"", "known:key with a control byte", service="s3"),
@@ -1412,17 +1412,11 @@ def test_error_bodies_have_their_api_shape(fuzz_run, api):
     assert not findings, fuzz_run.report(findings)
 
 
-@pytest.mark.xfail(strict=True, reason="the HTTP layer's own errors (400 malformed head, 414, 431) are S3 XML on "
-                                       "/_serac/admin and /_serac paths and Iceberg JSON on the OAuth2 token route "
-                                       "(src/http/response_internal.cc BuildServerError knows only /_iceberg)")
 def test_http_layer_errors_speak_the_dialect_of_their_path(fuzz_run):
     findings = fuzz_run.of_kind("http-layer:")
     assert not findings, fuzz_run.report(findings)
 
 
-@pytest.mark.xfail(strict=True, reason="S3 error bodies copy request bytes (the key, the bucket, a LocationConstraint) "
-                                       "into <Key>, <BucketName>, <Message> verbatim: control bytes and invalid UTF-8 "
-                                       "make the XML ill-formed")
 def test_s3_error_xml_escapes_what_it_echoes(fuzz_run):
     findings = fuzz_run.of_kind("unescaped:")
     assert not findings, fuzz_run.report(findings)
@@ -1660,9 +1654,6 @@ def test_wire_garbage_is_never_a_server_error(wire_run):
     assert not bad, describe_wire(bad)
 
 
-@pytest.mark.xfail(strict=True, reason="a request whose Transfer-Encoding is other than plain chunked is taken to have "
-                                       "no body: the server answers it and then parses the body as the next request "
-                                       "(RFC 9112 6.1 and 6.3: 501, or 400 and close)")
 @pytest.mark.parametrize("coding", ["gzip", "chunked, gzip", "chunked, chunked"])
 def test_transfer_encoding_other_than_chunked_is_refused(fuzz_server, coding):
     """The body is a complete request of its own: it must never be answered (request smuggling)."""

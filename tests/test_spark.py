@@ -1,6 +1,8 @@
-"""Spark SQL (PySpark 3.5, local[2], iceberg-spark-runtime 1.10.1 with the Iceberg SQL extensions)
-against serac's REST catalog: SigV4-signed catalog calls with S3FileIO on serac for the data, and
-one catalog over OAuth2 client credentials that touches data only through vended credentials.
+"""Spark SQL (local[2], iceberg-spark-runtime 1.12.0 with the Iceberg SQL extensions) against
+serac's REST catalog: SigV4-signed catalog calls with S3FileIO on serac for the data, and one
+catalog over OAuth2 client credentials that touches data only through vended credentials. The Spark
+line is the installed PySpark's: 3.5 in .venv, 4.1 in .venv-spark41 (test_spark41.py runs this
+module there), each with its own runtime jar (tests/spark_util.py).
 
 Every test gets a fresh warehouse and its own Spark catalog over it; one SparkSession serves the
 whole module. Format v2 and v3 tables are covered where the engine behaves differently (delete
@@ -318,6 +320,27 @@ def test_time_travel_branches_and_tags(spark, cat):
     assert rows(spark, f"SELECT * FROM {t} TIMESTAMP AS OF '{first_committed_at}'") == [(1, "a")]
     with pytest.raises(Exception, match="(?i)cannot find a snapshot older than|no snapshot"):
         spark.sql(f"SELECT * FROM {t} TIMESTAMP AS OF '2000-01-01 00:00:00'").collect()
+
+    # A Java transaction that commits two snapshots at once (a delete, then an append) drops only the
+    # intermediate one from the history: the time before it still resolves.
+    second_committed_at = spark.sql(f"SELECT date_format(committed_at, 'yyyy-MM-dd HH:mm:ss.SSS') FROM "
+                                    f"{t}.snapshots WHERE snapshot_id = {second}").collect()[0][0]
+    jvm = spark._jvm
+    table = spark._jsparkSession.sessionState().catalogManager().catalog(cat).icebergCatalog().loadTable(
+        jvm.org.apache.iceberg.catalog.TableIdentifier.of("db", "readings"))
+    second_file = table.currentSnapshot().addedDataFiles(table.io()).iterator().next()
+    transaction = table.newTransaction()
+    transaction.newDelete().deleteFromRowFilter(jvm.org.apache.iceberg.expressions.Expressions.equal("id", 1)).commit()
+    transaction.newFastAppend().appendFile(second_file).commit()
+    transaction.commitTransaction()
+    spark.sql(f"REFRESH TABLE {t}")
+    assert rows(spark, f"SELECT * FROM {t}") == [(2, "b"), (2, "b")]
+    assert rows(spark, f"SELECT * FROM {t} TIMESTAMP AS OF '{second_committed_at}'") == [(1, "a"), (2, "b")]
+    assert rows(spark, f"SELECT * FROM {t} TIMESTAMP AS OF '{first_committed_at}'") == [(1, "a")]
+    history = [row[0] for row in spark.sql(f"SELECT snapshot_id FROM {t}.history ORDER BY made_current_at").collect()]
+    assert history[:2] == [first, second] and len(history) == 3, history
+    # Back to the second snapshot for the branch and tag checks below.
+    spark.sql(f"CALL {cat}.system.rollback_to_snapshot('db.readings', {second})")
 
     spark.sql(f"ALTER TABLE {t} CREATE TAG v1 AS OF VERSION {first}")
     spark.sql(f"ALTER TABLE {t} CREATE BRANCH dev")

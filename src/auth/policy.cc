@@ -12,6 +12,7 @@
 #include <set>
 #include <utility>
 
+#include "common/json_nesting.h"
 #include "common/limits.h"
 
 namespace serac::auth {
@@ -534,6 +535,10 @@ PolicyDecision EvaluateCompiled(const Policy::Compiled& compiled, std::string_vi
 
 // Parses JSON, refusing duplicate object keys: a reader of the document must see what serac sees.
 Result<Json> ParseStrictJson(std::string_view text) {
+  if (!JsonNestingWithin(text, limits::kJsonNestingDepthMax)) {
+    return Invalid("document", "nested deeper than limits::kJsonNestingDepthMax (" +
+                                   std::to_string(limits::kJsonNestingDepthMax) + " levels)");
+  }
   std::vector<std::set<std::string>> keys_per_object;
   std::string duplicate;
   auto callback = [&](int /*depth*/, nlohmann::json::parse_event_t event, Json& parsed) {

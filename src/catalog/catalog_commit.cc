@@ -38,7 +38,7 @@ std::string DisplayName(const meta::EntityId& id) { return NamespaceDisplayName(
 
 bool HasAssertCreate(const Json& requirements) {
   for (const Json& requirement : requirements) {
-    if (requirement.is_object() && requirement.value("type", "") == "assert-create") return true;
+    if (iceberg::StringOr(requirement, "type", "") == "assert-create") return true;
   }
   return false;
 }

@@ -82,6 +82,19 @@ Result<meta::ObjectRecord> TableMetadataFileRecord(Backend& backend, const std::
     size += piece.size();
     if (!piece.chunk) inline_bytes += piece.size();
   }
+  // Never a file serac would refuse to read, nor one whose every next commit rewrites more than
+  // its limit: the shared history is all that may grow past it.
+  if (size > limits::kCatalogMetadataFileBytesMax) {
+    return Error(ErrorCode::kLimitExceeded, "the table's metadata would be " + std::to_string(size) +
+                                                " bytes, more than limits::kCatalogMetadataFileBytesMax (" +
+                                                std::to_string(limits::kCatalogMetadataFileBytesMax) + " bytes)");
+  }
+  if (inline_bytes > limits::kIcebergMetadataRewrittenBytesMax) {
+    return Error(ErrorCode::kLimitExceeded,
+                 "the table's metadata besides its history would be " + std::to_string(inline_bytes) +
+                     " bytes, more than limits::kIcebergMetadataRewrittenBytesMax (" +
+                     std::to_string(limits::kIcebergMetadataRewrittenBytesMax) + " bytes)");
+  }
   if (inline_bytes == size || inline_bytes > limits::kCatalogInlineMetadataBytesMax) {
     return MetadataFileRecord(backend, location, iceberg::JoinMetadataPieces(pieces));
   }

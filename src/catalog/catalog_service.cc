@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/limits.h"
+#include "common/log.h"
 #include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
@@ -419,7 +420,15 @@ void CatalogService::Handle(const http::Request& request, http::BodyReader& body
   }
   HandlerResult error = Authenticate(ctx);
   if (!error) error = ReadBody(ctx);
-  if (!error) error = Dispatch(ctx, match, decode_error);
+  try {
+    if (!error) error = Dispatch(ctx, match, decode_error);
+  } catch (const Json::exception& e) {
+    // Handlers read client JSON through checked accessors; a type they did not expect still
+    // means a malformed request, never a server error. Logged: it marks a missing check.
+    log::Warn(std::string("catalog request with unexpected JSON: ") + e.what());
+    if (response.started()) return;
+    error = BadRequest(std::string("malformed request body: ") + e.what());
+  }
   if (error) SendError(ctx, *error);
 }
 

@@ -174,16 +174,40 @@ std::optional<std::string> UriDecode(std::string_view text, bool plus_is_space) 
 }
 
 std::string XmlEscape(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x80) {
+      const size_t length = Utf8SequenceLength(text, i);
+      if (length != 0) {
+        out.append(text.substr(i, length));
+        i += length;
+        continue;
+      }
+    }
+    ++i;
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      default: out.push_back(c);
+      case '\r': out += "&#13;"; break;  // kept: a raw CR would be read back as LF
+      case '\t':
+      case '\n': out.push_back(c); break;
+      default:
+        // XML 1.0 has no way to carry other control bytes, or bytes that are not UTF-8, even as
+        // character references: they go out percent-encoded so that the document stays well formed.
+        if (byte < 0x20 || byte >= 0x80) {
+          out += '%';
+          out += kHex[byte >> 4];
+          out += kHex[byte & 0xf];
+        } else {
+          out.push_back(c);
+        }
     }
   }
   return out;

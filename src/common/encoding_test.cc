@@ -79,6 +79,11 @@ TEST(EncodingTest, UriDecode) {
 TEST(EncodingTest, XmlEscape) {
   EXPECT_EQ(XmlEscape(R"(<a href="x">&'</a>)"), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
   EXPECT_EQ(XmlEscape("plain"), "plain");
+  // UTF-8 stays; what XML 1.0 cannot carry is percent-encoded, so the document stays well formed.
+  EXPECT_EQ(XmlEscape("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
+  EXPECT_EQ(XmlEscape(std::string("a\x01" "b\x00" "c", 5)), "a%01b%00c");
+  EXPECT_EQ(XmlEscape("\xff\xc3"), "%FF%C3");
+  EXPECT_EQ(XmlEscape("tab\tline\ncr\r"), "tab\tline\ncr&#13;");
 }
 
 TEST(EncodingTest, Utf8Validation) {

@@ -18,6 +18,9 @@ inline constexpr uint32_t kRequestHeaderCountMax = 100;          // header field
 inline constexpr uint64_t kRequestTargetBytesMax = 8 * kKiB;     // method-independent URL length
 inline constexpr uint64_t kXmlRequestBodyBytesMax = 2 * kMiB;    // DeleteObjects, CompleteMultipartUpload
 inline constexpr uint64_t kJsonRequestBodyBytesMax = 16 * kMiB;  // catalog requests
+// Arrays and objects inside one another in any JSON text serac parses (request bodies, metadata
+// files, policies): Jackson's default, so whatever a Java engine writes, serac reads.
+inline constexpr uint32_t kJsonNestingDepthMax = 1000;
 inline constexpr uint32_t kConnectionsMax = 4096;                // open client connections
 inline constexpr auto kIdleConnectionTimeout = std::chrono::seconds(60);   // keep-alive wait for next request
 inline constexpr auto kHeaderReadTimeout = std::chrono::seconds(30);       // first byte to end of headers
@@ -104,14 +107,25 @@ inline constexpr uint64_t kRootCredentialsFileBytesMax = 4 * kKiB;
 inline constexpr uint32_t kGarbageBatchMax = 256;            // blobs removed per GC round
 inline constexpr auto kGarbageCollectionInterval = std::chrono::seconds(1);
 
-// Iceberg metadata.
+// Iceberg metadata. Java Iceberg sets none of these; they keep one client from making every later
+// commit of a table slow (each commit rewrites the metadata but for its shared history) and are
+// far above what engines write: AWS Glue, for comparison, caps a table parameter at 512,000 bytes.
 inline constexpr uint32_t kIcebergTypeNestingDepthMax = 100;  // struct/list/map levels in one schema
+inline constexpr uint32_t kIcebergSchemaFieldsMax = 32768;    // fields in one schema, nested ones included
+inline constexpr uint64_t kIcebergPropertyKeyBytesMax = 4 * kKiB;     // one table or view property name
+inline constexpr uint64_t kIcebergPropertyValueBytesMax = 512 * kKiB;  // one table or view property value
+inline constexpr uint64_t kIcebergPropertiesBytesMax = 1 * kMiB;       // all property names and values of one table or view
+// The part of a table's metadata that each commit writes anew (everything but the history of
+// snapshots and logs, which versions share): schemas, specs, sort orders, properties, refs,
+// statistics and the newest history entries.
+inline constexpr uint64_t kIcebergMetadataRewrittenBytesMax = 16 * kMiB;
 
 // Iceberg REST catalog.
 inline constexpr uint32_t kCatalogCommitRetriesMax = 32;          // server-side retries of a commit that lost a race
 inline constexpr uint32_t kCatalogPageSizeMax = 1000;             // namespaces / tables / views / warehouses per page
 inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table changes in one transactions/commit
-inline constexpr uint64_t kCatalogMetadataFileBytesMax = 64 * kMiB;   // one table or view metadata JSON file read
+inline constexpr uint32_t kCatalogUpdatesPerCommitMax = 1000;     // requirements and updates in one table or view commit
+inline constexpr uint64_t kCatalogMetadataFileBytesMax = 64 * kMiB;   // one table or view metadata JSON file, read or written
 inline constexpr uint32_t kCatalogMetadataCacheEntriesMax = 1024;  // parsed metadata files kept in memory
 inline constexpr uint64_t kCatalogMetadataCacheBytesMax = 256 * kMiB;  // parsed table (and, apart, view) metadata kept in memory
 inline constexpr uint32_t kCatalogEntityCacheEntriesMax = 16384;  // table/view index rows kept in memory for lookups

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/clock.h"
+#include "common/encoding.h"
 
 namespace serac::http::internal {
 namespace {
@@ -58,20 +59,6 @@ void AppendHeader(std::string& out, std::string_view name, std::string_view valu
   out += ": ";
   AppendSanitizedValue(out, value);
   out += "\r\n";
-}
-
-std::string EscapeXml(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::string EscapeJson(std::string_view text) {
@@ -193,16 +180,29 @@ std::string BuildResponseHead(int status, const std::vector<Header>& handler_hea
 
 ServerError BuildServerError(std::string_view path, int status, std::string_view s3_code,
                              std::string_view message, std::string_view request_id) {
-  if (path.starts_with("/_iceberg")) {
+  // The OAuth2 token endpoint answers in RFC 6749's error shape, which OAuth2 clients parse.
+  if (path.starts_with("/_iceberg") && path.ends_with("/oauth/tokens")) {
+    const std::string_view error = status >= 500 ? (status == 503 ? "temporarily_unavailable" : "server_error")
+                                                 : "invalid_request";
+    return {"application/json", "{\"error\":\"" + std::string(error) + "\",\"error_description\":\"" +
+                                    EscapeJson(message) + "\"}"};
+  }
+  // The admin API's own error shape; serac's other endpoints (health, metrics) answer as the
+  // catalog does, below.
+  if (path.starts_with("/_serac/admin")) {
+    return {"application/json", "{\"error\":{\"code\":\"" + EscapeJson(s3_code) + "\",\"message\":\"" +
+                                    EscapeJson(message) + "\"}}"};
+  }
+  if (path.starts_with("/_iceberg") || path.starts_with("/_serac")) {
     return {"application/json",
             "{\"error\":{\"message\":\"" + EscapeJson(message) + "\",\"type\":\"" +
                 std::string(IcebergErrorType(status)) + "\",\"code\":" + std::to_string(status) +
                 "}}"};
   }
   return {"application/xml",
-          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + EscapeXml(s3_code) +
-              "</Code><Message>" + EscapeXml(message) + "</Message><RequestId>" +
-              EscapeXml(request_id) + "</RequestId></Error>"};
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + XmlEscape(s3_code) +
+              "</Code><Message>" + XmlEscape(message) + "</Message><RequestId>" +
+              XmlEscape(request_id) + "</RequestId></Error>"};
 }
 
 std::string FormatAccessLog(const AccessLogEntry& entry) {

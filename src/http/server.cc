@@ -39,6 +39,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 
+#include "common/encoding.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/random.h"
@@ -181,6 +182,7 @@ class Connection final : public BodyReader, public ResponseWriter {
   void RunHandler();
   void FinishExchange(std::chrono::steady_clock::time_point started_at);
   void SendServerError(int status, std::string_view s3_code, std::string_view message);
+  bool AcceptTransferEncoding(const bhttp::request_header<>& head);
   void Close();
 
   Status StartResponse(uint64_t content_length, std::string_view inline_body);
@@ -328,6 +330,43 @@ void Connection<Stream>::RejectMalformedHead(const beast::error_code& error) {
   SendServerError(400, "BadRequest", "The request is not valid HTTP/1.1: " + error.message());
 }
 
+// RFC 9112 §6: a request's body length is known only from one final "chunked" coding or from
+// Content-Length. Any other coding (gzip, chunked twice, chunked not last) or both framings at once
+// would leave the body to be read as the next request (request smuggling): such a request is
+// answered with 501 (a coding serac does not implement) or 400, and the connection is closed.
+template <class Stream>
+bool Connection<Stream>::AcceptTransferEncoding(const bhttp::request_header<>& head) {
+  std::vector<std::string> codings;
+  for (const auto& field : head) {
+    if (field.name() != bhttp::field::transfer_encoding) continue;
+    std::string_view list = field.value();
+    while (!list.empty()) {
+      const size_t comma = list.find(',');
+      std::string coding = AsciiLower(TrimWhitespace(list.substr(0, comma)));
+      if (!coding.empty()) codings.push_back(std::move(coding));
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    }
+  }
+  if (codings.empty() && head.count(bhttp::field::transfer_encoding) == 0) return true;
+  close_after_ = true;
+  for (const std::string& coding : codings) {
+    if (coding != "chunked") {
+      SendServerError(501, "NotImplemented", "Transfer-Encoding " + coding + " is not supported; send the body chunked or with Content-Length.");
+      return false;
+    }
+  }
+  if (codings.size() != 1) {
+    SendServerError(400, "BadRequest", "Transfer-Encoding must name chunked exactly once.");
+    return false;
+  }
+  if (head.count(bhttp::field::content_length) != 0) {
+    SendServerError(400, "BadRequest", "A request may not carry both Transfer-Encoding and Content-Length.");
+    return false;
+  }
+  close_after_ = !parser_->keep_alive();
+  return true;
+}
+
 // Copies the parsed head into request_ and enforces the limits Beast does not know about.
 template <class Stream>
 bool Connection<Stream>::AcceptHead() {
@@ -352,6 +391,7 @@ bool Connection<Stream>::AcceptHead() {
                         std::to_string(limits::kRequestTargetBytesMax) + " bytes).");
     return false;
   }
+  if (!AcceptTransferEncoding(head)) return false;
   request_.headers.reserve(std::distance(head.begin(), head.end()));
   for (const auto& field : head) {
     request_.headers.push_back({std::string(field.name_string()), std::string(field.value())});

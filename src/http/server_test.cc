@@ -455,6 +455,54 @@ TEST_F(ServerTest, TooManyHeadersGets431WithIcebergJsonUnderIcebergPath) {
   EXPECT_NE(response->body.find("\"type\":\"BadRequestException\""), std::string::npos);
 }
 
+// Only one final "chunked" or a Content-Length frames a request body; anything else would let the
+// body be read as a next request, so it is refused and the connection closed (RFC 9112 §6).
+TEST_F(ServerTest, AmbiguousTransferEncodingIsRefusedAndClosesTheConnection) {
+  StartServer();
+  const std::string smuggled = "0\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n";
+  struct Case {
+    std::string transfer_encoding;
+    int status;
+  };
+  for (const Case& c : {Case{"gzip", 501}, Case{"chunked, gzip", 501}, Case{"gzip, chunked", 501},
+                        Case{"chunked, chunked", 400}, Case{"identity", 501}}) {
+    Client client(server_->port());
+    ASSERT_TRUE(client.Send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: " + c.transfer_encoding +
+                            "\r\n\r\n" + smuggled));
+    std::optional<Response> response = client.ReadResponse();
+    ASSERT_TRUE(response) << c.transfer_encoding;
+    EXPECT_EQ(response->status, c.status) << c.transfer_encoding;
+    EXPECT_TRUE(client.ClosedWithin(3s)) << c.transfer_encoding << ": the body must not be read as a request";
+  }
+  Client both(server_->port());
+  ASSERT_TRUE(both.Send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
+                        "5\r\nhello\r\n0\r\n\r\n"));
+  std::optional<Response> response = both.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 400);
+  EXPECT_TRUE(both.ClosedWithin(3s));
+}
+
+// Errors the server answers itself take the dialect of the path: OAuth2's on the token endpoint,
+// the admin API's under /_serac.
+TEST_F(ServerTest, ServerErrorsSpeakThePathsDialect) {
+  StartServer();
+  std::string headers;
+  for (int i = 0; i < 150; ++i) headers += "X-H" + std::to_string(i) + ": v\r\n";
+  Client oauth(server_->port());
+  ASSERT_TRUE(oauth.Send(Get("/_iceberg/v1/oauth/tokens", headers)));
+  std::optional<Response> response = oauth.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 431);
+  EXPECT_EQ(response->body.rfind("{\"error\":\"invalid_request\",\"error_description\":", 0), 0u) << response->body;
+  Client admin(server_->port());
+  ASSERT_TRUE(admin.Send(Get("/_serac/admin/v1/users", headers)));
+  response = admin.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->body.rfind("{\"error\":{\"code\":\"RequestHeaderSectionTooLarge\",\"message\":", 0), 0u)
+      << response->body;
+}
+
 TEST_F(ServerTest, OverlongTargetGets414) {
   StartServer();
   Client client(server_->port());

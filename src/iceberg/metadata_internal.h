@@ -4,8 +4,10 @@
 // Schemas, partition specs, sort orders, snapshots, refs, statistics, encryption keys and view
 // versions are kept as the JSON objects the clients sent. The rules only read the ids they need
 // from them, so fields serac does not know yet (v3 `source-ids`, snapshot `key-id`, column
-// `initial-default`) survive every round trip unchanged. Every entry point validates the ids it
-// will later read, so code behind the entry points may read them without re-checking.
+// `initial-default`) survive every round trip unchanged. Every entry point checks them as the
+// reference's parsers do (Java engines re-parse every part on each load, so whatever those refuse
+// would leave the table or view unloadable for them), ids it will later read included, so code
+// behind the entry points may read them without re-checking.
 //
 // Values of these types are plain data: copy them freely. The one thing they share is snapshots,
 // which are immutable once made (see Snapshot), so copies never interfere across threads.
@@ -114,13 +116,34 @@ Result<Json> ParseJson(std::string_view text);
 Result<int64_t> RequiredInt(const Json& object, const char* key);
 Result<std::optional<int64_t>> OptionalInt(const Json& object, const char* key);  // null = absent
 Result<std::string> RequiredString(const Json& object, const char* key);
+// The member's text when `object` is an object holding a string under `key`, else `fallback`
+// (Json::value throws when the member has another type).
+std::string StringOr(const Json& object, const char* key, std::string_view fallback);
 Result<const Json*> RequiredMember(const Json& object, const char* key, Json::value_t type);
 Result<std::map<std::string, std::string>> StringMap(const Json& object);  // {"k": "v"} only
 // Appends `text` as a JSON string (quoted and escaped as Json::dump would), without building a Json.
 void AppendJsonString(std::string& out, std::string_view text);
+// A client's value as messages show it: written compactly and cut short.
+std::string ShownJson(const Json& value);
+// Reads with the reference parsers' rules (its JsonUtil), failing with their wording, which names
+// the field: whatever these accept, Java engines can load again.
+Result<int32_t> RequiredInt32(const Json& object, const char* key);                 // getInt
+Result<std::optional<int32_t>> OptionalInt32(const Json& object, const char* key);  // null = absent
+Result<bool> RequiredBool(const Json& object, const char* key);
+Status CheckOptionalString(const Json& object, const char* key);  // a string, null or absent
+Status CheckStringMap(const Json& object, const char* key);       // present: {"k": "v"} only
+Status CheckStringList(const Json& object, const char* key);      // present: ["a", ...] only
+Status CheckInt32List(const Json& object, const char* key);       // present: [1, ...], each an int32
+bool IsBase64(std::string_view text);                             // as java.util.Base64 decodes it
+// The properties a set-properties update sets and a remove-properties update removes, under their
+// keys or, when those are absent, the legacy "updated" / "removed".
+Result<std::map<std::string, std::string>> PropertyUpdates(const Json& update);
+Result<std::vector<std::string>> PropertyRemovals(const Json& update);
 
 // ---- Schemas (schema.cc). ----
-// Checks the struct/list/map shape, that every field id is an integer and the nesting depth.
+// Checks a schema as the reference parses and builds one: every field's members and their types,
+// known primitive type names (any letter case), defaults that parse for their type, unique full
+// names and ids, identifier fields; and the nesting depth.
 Status ValidateSchema(const Json& schema);
 // Highest field id anywhere in the schema, nested struct, list element and map key/value ids too.
 int32_t HighestFieldId(const Json& schema);
@@ -134,12 +157,24 @@ Json ReassignFieldIds(const Json& schema, std::map<int64_t, int64_t>* id_map);
 bool SameSchema(const Json& a, const Json& b);
 
 // ---- Table metadata (table_metadata.cc). ----
-// Shape checks for the JSON parts the rules read ids from.
+// Checks of the JSON parts serac stores as sent: they refuse whatever the reference's parsers
+// (SnapshotParser, SortOrderParser, PartitionSpecParser, StatisticsFileParser, ...) refuse, since
+// Java engines re-parse every part on each load, and make the ids the rules read safe to read.
 Status ValidateSnapshot(const Json& snapshot);
+// ValidateSnapshot, and the format version's rule for a snapshot added to the table.
+Status ValidateAddedSnapshot(const Json& snapshot, int format_version);
 Status ValidateRef(const Json& ref);
-Status ValidateSortOrder(const Json& order);
-Status ValidatePartitionSpecFields(const Json& spec);           // "fields" array; "field-id" optional
-Status ValidateIdEntry(const Json& entry, const char* id_key);  // statistics, keys: object with id
+// Where a partition or sort field names its source columns: an int32 `source-id`, as the reference
+// parses it, or also v3's `source-ids` (multi-argument transforms; the reference cannot parse
+// them yet), which serac accepts where it did before: a create's partition spec, and on reading
+// the files it wrote.
+enum class SourceColumns { kSourceId, kSourceIdOrIds };
+Status ValidateSortOrder(const Json& order, SourceColumns sources = SourceColumns::kSourceId);
+// "fields" with unique non-empty names; "field-id" on every field or on none.
+Status ValidatePartitionSpecFields(const Json& spec, SourceColumns sources = SourceColumns::kSourceId);
+Status ValidateStatisticsFile(const Json& file);
+Status ValidatePartitionStatisticsFile(const Json& file);
+Status ValidateEncryptionKey(const Json& key);
 enum class SnapshotSelection { kAll, kRefs };  // kRefs: only snapshots some branch or tag points at
 Result<TableMetadata> ParseTableMetadata(const Json& json);
 Json TableMetadataToJson(const TableMetadata& metadata,

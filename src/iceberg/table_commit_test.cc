@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "common/limits.h"
 #include "iceberg/iceberg.h"
 #include "iceberg/metadata_internal.h"
 #include "iceberg/test_util_internal.h"
@@ -21,7 +22,7 @@ Json Requirement(const char* type, const char* key, Json value) {
 
 // A v2 table whose main branch points at snapshot 1 (sequence number 1).
 TableMetadata TableWithSnapshot(int format_version = 2) {
-  Json snapshot = Snapshot(1, std::nullopt, 1, 2000);
+  Json snapshot = Snapshot(1, std::nullopt, format_version == 1 ? 0 : 1, 2000);  // v1: always 0
   if (format_version >= 3) {
     snapshot["first-row-id"] = 0;
     snapshot["added-rows"] = 10;
@@ -178,12 +179,15 @@ TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
   EXPECT_EQ(outcome.metadata.current_schema_id, 1);  // new id assigned, the request's 0 ignored
   EXPECT_EQ(outcome.metadata.last_column_id, 3);
   EXPECT_EQ(outcome.metadata.last_updated_ms, 5000);
-  // Re-adding an identical schema reuses its id and changes nothing.
-  auto again =
-      MustCommit(outcome.metadata, Json::array({Json{{"action", "add-schema"}, {"schema", schema}},
-                                                Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
+  // Re-adding an identical schema reuses its id and changes nothing; "-1" then names no schema,
+  // since this commit added none (the reference's rule).
+  auto again = MustCommit(outcome.metadata, Json::array({Json{{"action", "add-schema"}, {"schema", schema}}}));
   EXPECT_FALSE(again.changed);
   EXPECT_EQ(again.metadata.schemas.size(), 2u);
+  EXPECT_EQ(CommitError(outcome.metadata, Json::array(),
+                        Json::array({Json{{"action", "add-schema"}, {"schema", schema}},
+                                     Json{{"action", "set-current-schema"}, {"schema-id", -1}}})),
+            ErrorCode::kInvalidArgument);
   // Switching back to schema 0 (present) works; -1 without an added schema does not.
   EXPECT_EQ(
       MustCommit(outcome.metadata, Json::array({Json{{"action", "set-current-schema"}, {"schema-id", 0}}}))
@@ -195,18 +199,17 @@ TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "set-current-schema"}, {"schema-id", 9}}})),
             ErrorCode::kInvalidArgument);
-  // A last-column-id below the table's is only a stale hint (clients send the new schema's highest
-  // id, lower after a column drop): ids are never reused, the table keeps its maximum.
+  // The request's last-column-id is ignored, as the reference does: clients send the new schema's
+  // highest id, lower after a column drop, and ids are never reused, so the table keeps its maximum.
   Json id_only = {{"type", "struct"},
                   {"fields", Json::array({Json{{"id", 1}, {"name", "id"}, {"required", true}, {"type", "long"}}})}};
   auto dropped = MustCommit(table, Json::array({Json{{"action", "add-schema"}, {"schema", id_only}, {"last-column-id", 1}},
                                                 Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
   EXPECT_EQ(dropped.metadata.last_column_id, 2);
   EXPECT_EQ(dropped.metadata.current_schema_id, 1);
-  EXPECT_EQ(
-      CommitError(table, Json::array(),
-                  Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", -5}}})),
-      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(MustCommit(table, Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", 50}}}))
+                .metadata.last_column_id,
+            3);
 }
 
 TEST(UpdateTest, AddSchemaRefusesV3FeaturesBelowV3) {
@@ -217,7 +220,7 @@ TEST(UpdateTest, AddSchemaRefusesV3FeaturesBelowV3) {
   EXPECT_EQ(CommitError(NewTable(1), Json::array(), add), ErrorCode::kInvalidArgument);
   EXPECT_EQ(CommitError(NewTable(3), Json::array(), add), ErrorCode::kOk);
   Json with_default = testing::ThreeColumnSchema();
-  with_default["fields"][2]["initial-default"] = 1;
+  with_default["fields"][2]["initial-default"] = "2024-01-01T00:00:00";
   EXPECT_EQ(CommitError(NewTable(2), Json::array(),
                         Json::array({Json{{"action", "add-schema"}, {"schema", with_default}}})),
             ErrorCode::kInvalidArgument);
@@ -230,12 +233,12 @@ TEST(UpdateTest, AddSpecAndDefault) {
   TableMetadata table = NewTable(2);
   Json spec = Json::parse(R"({"spec-id": 0, "fields": [
     {"source-id": 1, "field-id": 1000, "name": "id_part", "transform": "identity"},
-    {"source-id": 2, "name": "data_trunc", "transform": "truncate[4]"}]})");
+    {"source-id": 2, "field-id": 1001, "name": "data_trunc", "transform": "truncate[4]"}]})");
   auto outcome = MustCommit(table, Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
                                                 Json{{"action", "set-default-spec"}, {"spec-id", -1}}}));
   EXPECT_TRUE(outcome.changed);
   EXPECT_EQ(outcome.metadata.default_spec_id, 1);
-  EXPECT_EQ(outcome.metadata.partition_specs[1]["fields"][1]["field-id"], 1001);  // assigned
+  EXPECT_EQ(outcome.metadata.partition_specs[1]["fields"][1]["field-id"], 1001);
   EXPECT_EQ(outcome.metadata.last_partition_id, 1001);
   // The same fields again reuse spec 1.
   auto again =
@@ -280,11 +283,13 @@ TEST(UpdateTest, AddSortOrderAndDefault) {
                                      Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}}}));
   EXPECT_EQ(unsorted.metadata.default_sort_order_id, 0);
   EXPECT_NE(unsorted.metadata.FindSortOrder(0), nullptr);
-  // Identical order: reused, nothing changes.
-  EXPECT_FALSE(MustCommit(outcome.metadata,
-                          Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}},
-                                       Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}}}))
+  // Identical order: reused, nothing changes; "-1" then names nothing this commit added.
+  EXPECT_FALSE(MustCommit(outcome.metadata, Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}}}))
                    .changed);
+  EXPECT_EQ(CommitError(outcome.metadata, Json::array(),
+                        Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}},
+                                     Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}}})),
+            ErrorCode::kInvalidArgument);
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "set-default-sort-order"}, {"sort-order-id", 9}}})),
             ErrorCode::kInvalidArgument);
@@ -298,7 +303,8 @@ TEST(UpdateTest, AddSnapshotAndMainBranch) {
   const TableMetadata& after = outcome.metadata;
   EXPECT_EQ(after.current_snapshot_id, 1);
   EXPECT_EQ(after.last_sequence_number, 1);
-  EXPECT_EQ(after.last_updated_ms, 2000);  // the added snapshot's time, as the reference records
+  // The server's time of the commit; the log records the snapshot at its own time.
+  EXPECT_EQ(after.last_updated_ms, 5000);
   ASSERT_EQ(after.snapshot_log.size(), 1u);
   EXPECT_EQ(after.snapshot_log[0], (SnapshotLogEntry{2000, 1}));
   EXPECT_EQ(after.refs.at("main")["type"], "branch");
@@ -396,6 +402,235 @@ TEST(UpdateTest, IntermediateMainHeadsLeaveTheSnapshotLog) {
                                                 AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)}));
   ASSERT_EQ(outcome.metadata.snapshot_log.size(), 1u);
   EXPECT_EQ(outcome.metadata.snapshot_log[0].snapshot_id, 2);
+}
+
+// PyIceberg's delete and Java's transactions commit two main heads at once: only the
+// intermediate head leaves the log, the history before it stays (Java's updateSnapshotLog).
+TEST(UpdateTest, IntermediateMainHeadKeepsTheHistoryBeforeIt) {
+  TableMetadata table = NewTable(2, 1000);
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
+                                         AddSnapshot(Snapshot(4, 3, 4, 5000)), SetMain(4)}))
+              .metadata;
+  auto ids = [](const TableMetadata& metadata) {
+    std::vector<int64_t> out;
+    for (const SnapshotLogEntry& entry : metadata.snapshot_log) out.push_back(entry.snapshot_id);
+    return out;
+  };
+  EXPECT_EQ(ids(table), (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(table.snapshot_log[0].timestamp_ms, 2000);
+  EXPECT_EQ(table.snapshot_log[2].timestamp_ms, 5000);
+  // The next ordinary commit keeps all three.
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(5, 4, 5, 6000)), SetMain(5)})).metadata;
+  EXPECT_EQ(ids(table), (std::vector<int64_t>{1, 2, 4, 5}));
+  // A main head set twice in one commit to snapshots that were already there is no intermediate:
+  // both entries stay, as Java logs every main change to a snapshot it did not add.
+  table = MustCommit(table, Json::array({SetMain(2), SetMain(5)})).metadata;
+  EXPECT_EQ(ids(table), (std::vector<int64_t>{1, 2, 4, 5, 2, 5}));
+  // Removing the intermediate snapshot later changes nothing in the log (it has no entry);
+  // removing a logged one drops it and what came before it.
+  table = MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {3}}}})).metadata;
+  EXPECT_EQ(ids(table), (std::vector<int64_t>{1, 2, 4, 5, 2, 5}));
+  table = MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {4}}}})).metadata;
+  EXPECT_EQ(ids(table), (std::vector<int64_t>{5, 2, 5}));
+}
+
+std::vector<int64_t> LogIds(const TableMetadata& metadata) {
+  std::vector<int64_t> out;
+  for (const SnapshotLogEntry& entry : metadata.snapshot_log) out.push_back(entry.snapshot_id);
+  return out;
+}
+
+// A rollback logs main's move at the time of the commit, not at the older snapshot's time.
+TEST(UpdateTest, RollbackIsLoggedAtTheCommitTime) {
+  TableMetadata table = NewTable(2, 1000);
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
+  table = MustCommit(table, Json::array({SetMain(1)}), Options(7000)).metadata;
+  ASSERT_EQ(table.snapshot_log.size(), 3u);
+  EXPECT_EQ(table.snapshot_log[2], (SnapshotLogEntry{7000, 1}));
+  EXPECT_EQ(table.last_updated_ms, 7000);
+}
+
+// The log is rewritten only by a commit that removes snapshots or supersedes its own main head:
+// an entry whose snapshot vanished otherwise (a registered file) stays as the reference keeps it.
+TEST(UpdateTest, SnapshotLogIsOnlyRewrittenByRemovalsAndIntermediates) {
+  TableMetadata table = NewTable(2, 1000);
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
+  table.snapshot_log.insert(table.snapshot_log.begin() + 1, SnapshotLogEntry{2500, 99});  // names no snapshot
+  auto plain = MustCommit(table, Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}));
+  EXPECT_EQ(LogIds(plain.metadata), (std::vector<int64_t>{1, 99, 2}));
+  // Intermediate heads without a removal drop the dangling entry but keep the history before it.
+  auto intermediate = MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
+                                                     AddSnapshot(Snapshot(4, 3, 4, 4500)), SetMain(4)}));
+  EXPECT_EQ(LogIds(intermediate.metadata), (std::vector<int64_t>{1, 2, 4}));
+  // A removal drops it with the history before it.
+  auto removal = MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
+                                                Json{{"action", "remove-snapshots"}, {"snapshot-ids", {77}}}}));
+  EXPECT_EQ(LogIds(removal.metadata), (std::vector<int64_t>{1, 99, 2, 3}));  // nothing was removed
+  table.snapshots.push_back(Snapshot::Make(Snapshot(5, 1, 1, 2200)));
+  auto removed = MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {5}}}}));
+  EXPECT_EQ(LogIds(removed.metadata), (std::vector<int64_t>{2}));
+}
+
+// After a removal the newest log entry must name the current snapshot (the reference refuses
+// the commit otherwise; with an emptied log it fails on the empty list).
+TEST(UpdateTest, ARemovalMustLeaveTheCurrentSnapshotLast) {
+  TableMetadata table = NewTable(2, 1000);
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
+  table.current_snapshot_id = 1;
+  table.refs["main"]["snapshot-id"] = 1;
+  const Json remove_two = Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {2}}}});
+  // Main was rolled back to 1 after 2: the entry of 2 goes with 2, leaving 1 last.
+  table.snapshot_log = {{3000, 2}, {4000, 1}};
+  auto kept = ApplyTableCommit(&table, Json::array(), remove_two, Options());
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(LogIds(kept->metadata), (std::vector<int64_t>{1}));
+  // A log whose only entry for 1 comes before 2's loses it with 2's history: refused.
+  table.snapshot_log = {{2000, 1}, {3000, 2}};
+  auto refused = ApplyTableCommit(&table, Json::array(), remove_two, Options());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "Cannot set invalid snapshot log: latest entry is not the current snapshot");
+}
+
+// Clocks of writers may differ by a minute, no more: a snapshot timestamped far from the server's
+// clock, or out of order with the history, would leave a file the reference refuses to load.
+TEST(UpdateTest, TimestampsBeyondAMinuteOfSkewAreRefused) {
+  const int64_t now = 1'700'000'000'000;
+  TableMetadata table = NewTable(2, now - 10'000);
+  auto commit = [&](const Json& updates, int64_t at) {
+    return ApplyTableCommit(&table, Json::array(), updates, Options(at));
+  };
+  auto first = commit(Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, now - 30'000)), SetMain(1)}), now);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->metadata.last_updated_ms, now);
+  // Ten minutes ahead of the server.
+  auto ahead = commit(Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, now + 600'000)), SetMain(1)}), now);
+  ASSERT_FALSE(ahead.ok());
+  EXPECT_NE(ahead.status().message().find("before last snapshot log entry"), std::string::npos);
+  // Two minutes behind the snapshot before it.
+  table = first->metadata;
+  auto behind = commit(Json::array({AddSnapshot(Snapshot(2, 1, 2, now - 150'000)), SetMain(2)}), now + 1000);
+  ASSERT_FALSE(behind.ok());
+  EXPECT_EQ(behind.status().message(), "[BUG] Expected sorted snapshot log entries.");
+  // A server clock that went back more than a minute since the last version.
+  auto back = commit(Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}), now - 120'000);
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message().rfind("Invalid update timestamp", 0), 0u) << back.status().message();
+  // Within a minute either way is fine.
+  EXPECT_TRUE(commit(Json::array({AddSnapshot(Snapshot(2, 1, 2, now + 50'000)), SetMain(2)}), now + 1000).ok());
+}
+
+// Specs and sort orders bind to the current schema, and the defaults keep binding when the
+// schema changes (the reference's checkCompatibility).
+TEST(UpdateTest, SpecsAndOrdersMustBindToTheSchema) {
+  TableMetadata table = NewTable(2);  // id long (1), data string (2); partitioned and sorted by id
+  auto add_spec = [](Json fields) {
+    return Json::array({Json{{"action", "add-spec"}, {"spec", {{"fields", std::move(fields)}}}},
+                        Json{{"action", "set-default-spec"}, {"spec-id", -1}}});
+  };
+  auto field = [](int source, const char* transform) {
+    return Json{{"source-id", source}, {"name", std::string("p_") + transform}, {"transform", transform}};
+  };
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(9, "identity")}))), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "day")}))), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(1, "hour")}))), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "bucket[8]")}))), ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "truncate[3]")}))), ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(9, "void")}))), ErrorCode::kOk);
+  auto failed = ApplyTableCommit(&table, Json::array(), add_spec(Json::array({field(2, "month")})), Options());
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message(), "Invalid source type string for transform: month");
+  Json order = {{"fields", Json::array({Json{{"source-id", 7}, {"transform", "identity"}, {"direction", "asc"},
+                                             {"null-order", "nulls-first"}}})}};
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}}})),
+            ErrorCode::kInvalidArgument);
+  // A new current schema without id (1), which the default spec and order use, is refused.
+  Json data_only = {{"type", "struct"},
+                    {"fields", Json::array({Json{{"id", 2}, {"name", "data"}, {"required", false}, {"type", "string"}}})}};
+  auto dropped = ApplyTableCommit(&table, Json::array(),
+                                  Json::array({Json{{"action", "add-schema"}, {"schema", data_only}},
+                                               Json{{"action", "set-current-schema"}, {"schema-id", -1}}}),
+                                  Options());
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_NE(dropped.status().message().find("Cannot find source column for partition field"), std::string::npos);
+  // Partitioning on a field inside a list is refused; inside a struct it binds.
+  Json nested = {{"type", "struct"},
+                 {"fields", Json::array({Json{{"id", 1}, {"name", "id"}, {"required", true}, {"type", "long"}},
+                                         Json{{"id", 2}, {"name", "data"}, {"required", false}, {"type", "string"}},
+                                         Json{{"id", 3}, {"name", "s"}, {"required", false},
+                                              {"type", {{"type", "struct"}, {"fields", Json::array({Json{
+                                                  {"id", 4}, {"name", "x"}, {"required", false}, {"type", "int"}}})}}}},
+                                         Json{{"id", 5}, {"name", "l"}, {"required", false},
+                                              {"type", {{"type", "list"}, {"element-id", 6}, {"element", "int"},
+                                                        {"element-required", false}}}}})}};
+  table = MustCommit(table, Json::array({Json{{"action", "add-schema"}, {"schema", nested}},
+                                         Json{{"action", "set-current-schema"}, {"schema-id", -1}}}))
+              .metadata;
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(4, "bucket[4]")}))), ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(6, "identity")}))), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(3, "identity")}))), ErrorCode::kInvalidArgument);
+}
+
+// "-1" after re-adding a spec or order that this commit did not add names nothing.
+TEST(UpdateTest, LastAddedNamesOnlyWhatThisCommitAdded) {
+  TableMetadata table = NewTable(2);
+  Json spec = {{"fields", Json::array({Json{{"source-id", 2}, {"name", "d"}, {"transform", "identity"}}})}};
+  table = MustCommit(table, Json::array({Json{{"action", "add-spec"}, {"spec", spec}}})).metadata;
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
+                                     Json{{"action", "set-default-spec"}, {"spec-id", -1}}})),
+            ErrorCode::kInvalidArgument);
+  // Within one commit, adding it twice still names it.
+  TableMetadata fresh = NewTable(2);
+  EXPECT_EQ(MustCommit(fresh, Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
+                                           Json{{"action", "add-spec"}, {"spec", spec}},
+                                           Json{{"action", "set-default-spec"}, {"spec-id", -1}}}))
+                .metadata.default_spec_id,
+            1);
+}
+
+// Named limits (common/limits.h) keep one client from bloating what every later commit rewrites.
+TEST(UpdateTest, PropertiesCommitsAndSchemasHaveLimits) {
+  TableMetadata table = NewTable(2);
+  auto set = [](std::string key, std::string value) {
+    return Json::array({Json{{"action", "set-properties"}, {"updates", {{std::move(key), std::move(value)}}}}});
+  };
+  EXPECT_EQ(CommitError(table, Json::array(), set("k", std::string(limits::kIcebergPropertyValueBytesMax, 'v'))),
+            ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), set("k", std::string(limits::kIcebergPropertyValueBytesMax + 1, 'v'))),
+            ErrorCode::kLimitExceeded);
+  EXPECT_EQ(CommitError(table, Json::array(), set(std::string(limits::kIcebergPropertyKeyBytesMax + 1, 'k'), "v")),
+            ErrorCode::kLimitExceeded);
+  // Each value within its limit, together past theirs.
+  Json many = Json::object();
+  for (int i = 0; i < 3; ++i) many["k" + std::to_string(i)] = std::string(limits::kIcebergPropertyValueBytesMax, 'v');
+  auto together = ApplyTableCommit(&table, Json::array(), Json::array({Json{{"action", "set-properties"}, {"updates", many}}}),
+                                   Options());
+  ASSERT_FALSE(together.ok());
+  EXPECT_EQ(together.status().code(), ErrorCode::kLimitExceeded);
+  EXPECT_NE(together.status().message().find("kIcebergPropertiesBytesMax"), std::string::npos);
+  // Requirements and updates of one commit.
+  Json updates = Json::array();
+  for (uint32_t i = 0; i < limits::kCatalogUpdatesPerCommitMax; ++i) updates.push_back(set("k", "v")[0]);
+  EXPECT_EQ(CommitError(table, Json::array(), updates), ErrorCode::kOk);
+  updates.push_back(set("k", "v")[0]);
+  EXPECT_EQ(CommitError(table, Json::array(), updates), ErrorCode::kLimitExceeded);
+  // Fields of one schema, nested ones included.
+  Json fields = Json::array();
+  for (uint32_t i = 1; i <= limits::kIcebergSchemaFieldsMax + 1; ++i) {
+    fields.push_back(Json{{"id", i}, {"name", "c" + std::to_string(i)}, {"required", false}, {"type", "int"}});
+  }
+  Json wide = {{"type", "struct"}, {"fields", fields}};
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({Json{{"action", "add-schema"}, {"schema", wide}}})),
+            ErrorCode::kLimitExceeded);
+  wide["fields"].erase(wide["fields"].size() - 1);
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({Json{{"action", "add-schema"}, {"schema", wide}}})),
+            ErrorCode::kOk);
 }
 
 TEST(UpdateTest, SnapshotLogOutOfSnapshotOrderIsCleanedExactly) {

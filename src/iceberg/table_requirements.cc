@@ -31,7 +31,7 @@ Status CheckRefSnapshotId(const TableMetadata& current, const Json& requirement)
       return Failed("branch or tag " + ref_name + " is missing, expected " + std::to_string(*expected));
     return Status::Ok();
   }
-  const std::string type = ref->second.value("type", "branch");
+  const std::string type = StringOr(ref->second, "type", "branch");
   if (!expected) return Failed(type + " " + ref_name + " was created concurrently");
   const int64_t actual = ref->second.at("snapshot-id").get<int64_t>();
   if (actual != *expected) {

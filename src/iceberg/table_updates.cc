@@ -8,7 +8,9 @@
 #include <string>
 
 #include "common/random.h"
+#include "iceberg/binding_internal.h"
 #include "iceberg/metadata_internal.h"
+#include "iceberg/metadata_limits_internal.h"
 
 namespace serac::iceberg {
 namespace {
@@ -99,8 +101,10 @@ class TableBuilder {
   Status RemoveEncryptionKey(const Json& update);
   Result<int32_t> ResolveLastAdded(const Json& update, const char* key,
                                    const std::optional<int32_t>& last_added, const char* what);
-  void CleanSnapshotLog();
+  Status CleanSnapshotLog();
   void AppendMetadataLog();
+  Status CheckTimestamps() const;
+  Status CheckDefaultsBind() const;
 
   TableMetadata metadata_;
   const int64_t base_last_updated_ms_;
@@ -110,9 +114,13 @@ class TableBuilder {
   std::optional<int32_t> last_added_schema_id_;
   std::optional<int32_t> last_added_spec_id_;
   std::optional<int32_t> last_added_order_id_;
+  // Ids this commit added: "-1 = the last added" names only these (the reference's rule).
+  std::set<int32_t> added_schema_ids_;
+  std::set<int32_t> added_spec_ids_;
+  std::set<int32_t> added_order_ids_;
   std::set<int64_t> added_snapshot_ids_;
   std::vector<int64_t> main_snapshots_set_;  // main branch heads set by this commit, in order
-  std::optional<int64_t> last_updated_ms_;   // the added snapshot's time, as the reference records
+  bool removed_snapshots_ = false;           // this commit removed at least one snapshot
 };
 
 Status TableBuilder::Apply(const Json& update) {
@@ -180,21 +188,20 @@ Status TableBuilder::UpgradeFormatVersion(int64_t version) {
 Status TableBuilder::AddSchema(const Json& update) {
   SERAC_ASSIGN_OR_RETURN(const Json* schema, RequiredMember(update, "schema", Json::value_t::object));
   SERAC_RETURN_IF_ERROR(ValidateSchema(*schema));
+  SERAC_RETURN_IF_ERROR(CheckSchemaFieldCount(*schema));
   SERAC_RETURN_IF_ERROR(CheckSchemaCompatibleWithFormat(*schema, metadata_.format_version));
-  // last-column-id is only a hint: clients send the new schema's highest field id, which is below
-  // the table's when the schema drops its newest columns. Ids are never reused, so keep the maximum.
-  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> requested_last, OptionalInt(update, "last-column-id"));
-  if (requested_last && (*requested_last < 0 || *requested_last > INT32_MAX)) {
-    return BadRequest("invalid last column id " + std::to_string(*requested_last));
-  }
-  const int32_t new_last_column_id = std::max<int32_t>(
-      {metadata_.last_column_id, HighestFieldId(*schema), static_cast<int32_t>(requested_last.value_or(0))});
+  // The reference ignores the request's last-column-id: ids are never reused, so the table's
+  // last column id is the larger of its own and the new schema's highest.
+  const int32_t new_last_column_id = std::max<int32_t>(metadata_.last_column_id, HighestFieldId(*schema));
   std::optional<int32_t> existing_id;
   for (const Json& existing : metadata_.schemas) {
     if (SameSchema(existing, *schema)) existing_id = existing.at("schema-id").get<int32_t>();
   }
   if (existing_id && new_last_column_id == metadata_.last_column_id) {
-    last_added_schema_id_ = existing_id;  // identical schema: reuse its id, change nothing
+    // An identical schema: nothing changes, and "-1" names it only if this commit added it and
+    // added some schema before (the reference's isNewSchema).
+    const bool added_here = last_added_schema_id_ && added_schema_ids_.count(*existing_id) != 0;
+    last_added_schema_id_ = added_here ? existing_id : std::nullopt;
     return Status::Ok();
   }
   metadata_.last_column_id = new_last_column_id;
@@ -203,6 +210,7 @@ Status TableBuilder::AddSchema(const Json& update) {
     Json stored = *schema;
     stored["schema-id"] = schema_id;
     metadata_.schemas.push_back(stored);
+    added_schema_ids_.insert(schema_id);
   }
   last_added_schema_id_ = schema_id;
   changed_ = true;
@@ -211,8 +219,8 @@ Status TableBuilder::AddSchema(const Json& update) {
 
 Result<int32_t> TableBuilder::ResolveLastAdded(const Json& update, const char* key,
                                                const std::optional<int32_t>& last_added, const char* what) {
-  SERAC_ASSIGN_OR_RETURN(int64_t id, RequiredInt(update, key));
-  if (id != kLastAddedId) return static_cast<int32_t>(id);
+  SERAC_ASSIGN_OR_RETURN(int32_t id, RequiredInt32(update, key));
+  if (id != kLastAddedId) return id;
   if (!last_added) return BadRequest(std::string("cannot set last added ") + what + ": none was added");
   return *last_added;
 }
@@ -244,9 +252,16 @@ Status TableBuilder::AddSpec(const Json& update) {
   const Json compared = FieldsWithout(spec["fields"], "field-id");
   for (const Json& existing : metadata_.partition_specs) {
     if (FieldsWithout(existing.at("fields"), "field-id") == compared) {
-      last_added_spec_id_ = existing.at("spec-id").get<int32_t>();
+      // "-1" names the reused spec only while the last added one is from this commit (the
+      // reference's isNewSpec, which looks at the last added id, not at this one).
+      const int32_t existing_id = existing.at("spec-id").get<int32_t>();
+      const bool added_here = last_added_spec_id_ && added_spec_ids_.count(*last_added_spec_id_) != 0;
+      last_added_spec_id_ = added_here ? std::optional(existing_id) : std::nullopt;
       return Status::Ok();
     }
+  }
+  if (const Json* schema = metadata_.FindSchema(metadata_.current_schema_id); schema != nullptr) {
+    SERAC_RETURN_IF_ERROR(CheckSpecCompatible(spec, *schema));
   }
   const int32_t spec_id = NextId<int32_t>(metadata_.partition_specs, "spec-id", 0);
   spec["spec-id"] = spec_id;
@@ -254,6 +269,7 @@ Status TableBuilder::AddSpec(const Json& update) {
     metadata_.last_partition_id = std::max(metadata_.last_partition_id, field["field-id"].get<int32_t>());
   }
   metadata_.partition_specs.push_back(spec);
+  added_spec_ids_.insert(spec_id);
   last_added_spec_id_ = spec_id;
   changed_ = true;
   return Status::Ok();
@@ -281,13 +297,19 @@ Status TableBuilder::AddSortOrder(const Json& update) {
     if (!order_id && existing.at("fields") == fields) order_id = existing.at("order-id").get<int32_t>();
   }
   if (order_id && metadata_.FindSortOrder(*order_id) != nullptr) {
-    last_added_order_id_ = order_id;
+    // As for specs: the reference's isNewOrder looks at the last added id.
+    const bool added_here = last_added_order_id_ && added_order_ids_.count(*last_added_order_id_) != 0;
+    last_added_order_id_ = added_here ? order_id : std::nullopt;
     return Status::Ok();
+  }
+  if (const Json* schema = metadata_.FindSchema(metadata_.current_schema_id); schema != nullptr) {
+    SERAC_RETURN_IF_ERROR(CheckSortOrderCompatible(order, *schema));
   }
   order["order-id"] =
       order_id.value_or(NextId<int32_t>(metadata_.sort_orders, "order-id", kFirstSortOrderId));
   metadata_.sort_orders.push_back(order);
   last_added_order_id_ = order["order-id"].get<int32_t>();
+  added_order_ids_.insert(*last_added_order_id_);
   changed_ = true;
   return Status::Ok();
 }
@@ -320,7 +342,7 @@ Status TableBuilder::CheckRowLineage(const Json& snapshot) {
 
 Status TableBuilder::AddSnapshot(const Json& update) {
   SERAC_ASSIGN_OR_RETURN(const Json* snapshot, RequiredMember(update, "snapshot", Json::value_t::object));
-  SERAC_RETURN_IF_ERROR(ValidateSnapshot(*snapshot));
+  SERAC_RETURN_IF_ERROR(ValidateAddedSnapshot(*snapshot, metadata_.format_version));
   if (metadata_.schemas.empty()) return BadRequest("attempting to add a snapshot before a schema is added");
   if (metadata_.partition_specs.empty())
     return BadRequest("attempting to add a snapshot before a spec is added");
@@ -347,7 +369,6 @@ Status TableBuilder::AddSnapshot(const Json& update) {
   }
   if (metadata_.format_version >= kRowLineageFormatVersion) SERAC_RETURN_IF_ERROR(CheckRowLineage(*snapshot));
   metadata_.last_sequence_number = std::max(metadata_.last_sequence_number, sequence.value_or(0));
-  last_updated_ms_ = snapshot->at("timestamp-ms").get<int64_t>();
   metadata_.snapshots.push_back(Snapshot::Make(*snapshot));
   added_snapshot_ids_.insert(snapshot_id);
   changed_ = true;
@@ -364,19 +385,20 @@ Status TableBuilder::SetSnapshotRef(const Json& update) {
     if (it != update.end() && !it->is_null()) ref[key] = *it;
   }
   SERAC_RETURN_IF_ERROR(ValidateRef(ref));
-  if (name == kMainBranch && ref["type"] != "branch") return BadRequest("main must be a branch");
   auto existing = metadata_.refs.find(name);
   if (existing != metadata_.refs.end() && existing->second == ref) return Status::Ok();
   const int64_t snapshot_id = ref["snapshot-id"].get<int64_t>();
   const Json* snapshot = metadata_.FindSnapshot(snapshot_id);
   if (snapshot == nullptr)
-    return BadRequest("cannot set " + name + " to unknown snapshot " + std::to_string(snapshot_id));
-  if (added_snapshot_ids_.count(snapshot_id) != 0)
-    last_updated_ms_ = snapshot->at("timestamp-ms").get<int64_t>();
+    return BadRequest("Cannot set " + name + " to unknown snapshot: " + std::to_string(snapshot_id));
+  if (name == kMainBranch && ref["type"] != "branch") return BadRequest("Cannot set main to a tag, it must be a branch");
   if (name == kMainBranch) {
     metadata_.current_snapshot_id = snapshot_id;
-    if (!last_updated_ms_) last_updated_ms_ = options_.now_ms;
-    metadata_.snapshot_log.push_back({*last_updated_ms_, snapshot_id});
+    // The reference logs a snapshot this commit added at its own time, and a move of main to an
+    // older snapshot (a rollback) at the time of the change.
+    const int64_t time_of_change =
+        added_snapshot_ids_.count(snapshot_id) != 0 ? snapshot->at("timestamp-ms").get<int64_t>() : options_.now_ms;
+    metadata_.snapshot_log.push_back({time_of_change, snapshot_id});
     main_snapshots_set_.push_back(snapshot_id);
   }
   metadata_.refs[name] = ref;
@@ -397,6 +419,7 @@ Status TableBuilder::RemoveSnapshots(const Json& update) {
   std::erase_if(metadata_.snapshots, [&](const SnapshotPtr& snapshot) { return doomed.count(snapshot->id()) != 0; });
   if (metadata_.snapshots.size() == snapshots_before) return Status::Ok();
   changed_ = true;
+  removed_snapshots_ = true;
   EraseIf(&metadata_.statistics, in_doomed);
   EraseIf(&metadata_.partition_statistics, in_doomed);
   std::vector<std::string> dangling;
@@ -423,8 +446,7 @@ Status TableBuilder::SetLocation(const Json& update) {
 }
 
 Status TableBuilder::SetProperties(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(const Json* updates, RequiredMember(update, "updates", Json::value_t::object));
-  SERAC_ASSIGN_OR_RETURN(auto properties, StringMap(*updates));
+  SERAC_ASSIGN_OR_RETURN(auto properties, PropertyUpdates(update));
   for (const auto& [key, value] : properties) {
     if (key == kFormatVersionProperty) {
       // Reserved: selects the format version and is never stored.
@@ -442,17 +464,17 @@ Status TableBuilder::SetProperties(const Json& update) {
 }
 
 Status TableBuilder::RemoveProperties(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(const Json* removals, RequiredMember(update, "removals", Json::value_t::array));
-  for (const Json& key : *removals) {
-    if (!key.is_string()) return BadRequest("removals must hold strings");
-    if (metadata_.properties.erase(key.get<std::string>()) != 0) changed_ = true;
+  SERAC_ASSIGN_OR_RETURN(std::vector<std::string> removals, PropertyRemovals(update));
+  for (const std::string& key : removals) {
+    if (metadata_.properties.erase(key) != 0) changed_ = true;
   }
   return Status::Ok();
 }
 
 Status TableBuilder::SetStatistics(const Json& update, const char* field, std::vector<Json>* list) {
   SERAC_ASSIGN_OR_RETURN(const Json* entry, RequiredMember(update, field, Json::value_t::object));
-  SERAC_RETURN_IF_ERROR(ValidateIdEntry(*entry, "snapshot-id"));
+  SERAC_RETURN_IF_ERROR(std::string(field) == "statistics" ? ValidateStatisticsFile(*entry)
+                                                           : ValidatePartitionStatisticsFile(*entry));
   if (Upsert(list, "snapshot-id", *entry)) changed_ = true;
   return Status::Ok();
 }
@@ -490,8 +512,7 @@ Status TableBuilder::RemoveSchemas(const Json& update) {
 
 Status TableBuilder::AddEncryptionKey(const Json& update) {
   SERAC_ASSIGN_OR_RETURN(const Json* key, RequiredMember(update, "encryption-key", Json::value_t::object));
-  SERAC_RETURN_IF_ERROR(ValidateIdEntry(*key, "key-id"));
-  SERAC_RETURN_IF_ERROR(RequiredString(*key, "encrypted-key-metadata").status());
+  SERAC_RETURN_IF_ERROR(ValidateEncryptionKey(*key));
   if (Upsert(&metadata_.encryption_keys, "key-id", *key)) changed_ = true;
   return Status::Ok();
 }
@@ -504,14 +525,18 @@ Status TableBuilder::RemoveEncryptionKey(const Json& update) {
   return Status::Ok();
 }
 
-// Drops log entries for snapshots that are gone (and the history before them, which would
-// otherwise claim a state that never existed) and main heads that were superseded within this
-// commit.
-void TableBuilder::CleanSnapshotLog() {
+// The reference builder's rule (TableMetadata.Builder#updateSnapshotLog). The log changes only in
+// a commit that removed snapshots or superseded a main head it had added itself (a transaction's
+// intermediate snapshot): the intermediate head's entry goes, the history before it stays; an
+// entry whose snapshot is gone goes too, and when this commit removed snapshots so does the
+// history before it, which would otherwise show a later snapshot current while the removed one
+// was. The newest entry must then name the current snapshot.
+Status TableBuilder::CleanSnapshotLog() {
   std::set<int64_t> intermediate;
   for (int64_t id : main_snapshots_set_) {
     if (id != metadata_.current_snapshot_id && added_snapshot_ids_.count(id) != 0) intermediate.insert(id);
   }
+  if (intermediate.empty() && !removed_snapshots_) return Status::Ok();
   // Which log entries name a snapshot the table still has. Both lists grow in commit order, so
   // the log is nearly always a subsequence of the snapshots and one walk along both answers it;
   // otherwise one sorted list of the ids does. A table with thousands of snapshots would spend
@@ -539,13 +564,18 @@ void TableBuilder::CleanSnapshotLog() {
   kept.reserve(log.size());
   for (size_t i = 0; i < log.size(); ++i) {
     const SnapshotLogEntry& entry = log[i];
-    if (exists[i] && intermediate.count(entry.snapshot_id) == 0) {
-      kept.push_back(entry);
-    } else {
+    if (exists[i]) {
+      if (intermediate.count(entry.snapshot_id) == 0) kept.push_back(entry);
+    } else if (removed_snapshots_) {
       kept.clear();
     }
   }
+  if (metadata_.FindSnapshot(metadata_.current_snapshot_id) != nullptr &&
+      (kept.empty() || kept.back().snapshot_id != metadata_.current_snapshot_id)) {
+    return BadRequest("Cannot set invalid snapshot log: latest entry is not the current snapshot");
+  }
   metadata_.snapshot_log = std::move(kept);
+  return Status::Ok();
 }
 
 void TableBuilder::AppendMetadataLog() {
@@ -567,6 +597,48 @@ void TableBuilder::AppendMetadataLog() {
   }
 }
 
+// The reference's checks of every metadata it builds: clocks of different writers may differ by a
+// minute, no more. A commit that breaks them would leave a file Java engines refuse to load.
+Status TableBuilder::CheckTimestamps() const {
+  constexpr int64_t kClockToleranceMs = 60 * 1000;
+  const std::vector<SnapshotLogEntry>& log = metadata_.snapshot_log;
+  for (size_t i = 1; i < log.size(); ++i) {
+    if (log[i].timestamp_ms - log[i - 1].timestamp_ms < -kClockToleranceMs) {
+      return BadRequest("[BUG] Expected sorted snapshot log entries.");
+    }
+  }
+  if (!log.empty() && metadata_.last_updated_ms - log.back().timestamp_ms < -kClockToleranceMs) {
+    return BadRequest("Invalid update timestamp " + std::to_string(metadata_.last_updated_ms) +
+                      ": before last snapshot log entry at " + std::to_string(log.back().timestamp_ms));
+  }
+  const auto& previous = metadata_.metadata_log;
+  for (size_t i = 1; i < previous.size(); ++i) {
+    if (previous[i].timestamp_ms - previous[i - 1].timestamp_ms < -kClockToleranceMs) {
+      return BadRequest("[BUG] Expected sorted previous metadata log entries.");
+    }
+  }
+  if (!previous.empty() && metadata_.last_updated_ms - previous.back().timestamp_ms < -kClockToleranceMs) {
+    return BadRequest("Invalid update timestamp " + std::to_string(metadata_.last_updated_ms) +
+                      ": before the latest metadata log entry timestamp " +
+                      std::to_string(previous.back().timestamp_ms));
+  }
+  return Status::Ok();
+}
+
+// The default spec and sort order must bind to the current schema after every commit (a new
+// schema may not drop a column they use).
+Status TableBuilder::CheckDefaultsBind() const {
+  const Json* schema = metadata_.FindSchema(metadata_.current_schema_id);
+  if (schema == nullptr) return Status::Ok();
+  if (const Json* spec = metadata_.FindSpec(metadata_.default_spec_id); spec != nullptr) {
+    SERAC_RETURN_IF_ERROR(CheckSpecCompatible(*spec, *schema));
+  }
+  if (const Json* order = metadata_.FindSortOrder(metadata_.default_sort_order_id); order != nullptr) {
+    SERAC_RETURN_IF_ERROR(CheckSortOrderCompatible(*order, *schema));
+  }
+  return Status::Ok();
+}
+
 Result<TableCommitOutcome> TableBuilder::Finish() {
   if (is_create_) {
     if (metadata_.FindSchema(metadata_.current_schema_id) == nullptr) {
@@ -586,9 +658,13 @@ Result<TableCommitOutcome> TableBuilder::Finish() {
     changed_ = true;
   }
   if (changed_) {
-    CleanSnapshotLog();
+    SERAC_RETURN_IF_ERROR(CheckPropertyLimits(metadata_.properties));
+    SERAC_RETURN_IF_ERROR(CheckDefaultsBind());
+    SERAC_RETURN_IF_ERROR(CleanSnapshotLog());
     AppendMetadataLog();
-    metadata_.last_updated_ms = last_updated_ms_.value_or(options_.now_ms);
+    // The server's clock, never a snapshot's (the reference since 1.11): writers' clocks differ.
+    metadata_.last_updated_ms = options_.now_ms;
+    SERAC_RETURN_IF_ERROR(CheckTimestamps());
   }
   return TableCommitOutcome{std::move(metadata_), changed_};
 }
@@ -596,7 +672,7 @@ Result<TableCommitOutcome> TableBuilder::Finish() {
 // The reference builds a created table at the first requested format version, else the default.
 int InitialFormatVersion(const Json& updates) {
   for (const Json& update : updates) {
-    if (update.is_object() && update.value("action", "") == "upgrade-format-version") {
+    if (StringOr(update, "action", "") == "upgrade-format-version") {
       auto version = update.find("format-version");
       if (version != update.end() && version->is_number_integer()) {
         return static_cast<int>(
@@ -612,8 +688,9 @@ int InitialFormatVersion(const Json& updates) {
 Result<TableCommitOutcome> ApplyTableCommit(const TableMetadata* current, const Json& requirements,
                                             const Json& updates, const CommitOptions& options) {
   try {
-    SERAC_RETURN_IF_ERROR(CheckTableRequirements(current, requirements));
     if (!updates.is_array()) return BadRequest("updates must be an array");
+    SERAC_RETURN_IF_ERROR(CheckCommitSize(requirements.is_array() ? requirements.size() : 0, updates.size()));
+    SERAC_RETURN_IF_ERROR(CheckTableRequirements(current, requirements));
     TableMetadata base;
     if (current != nullptr) {
       base = *current;

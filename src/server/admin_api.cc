@@ -13,6 +13,7 @@
 #include "auth/sigv4.h"
 #include "common/clock.h"
 #include "common/encoding.h"
+#include "common/json_nesting.h"
 #include "common/limits.h"
 #include "common/log.h"
 
@@ -145,6 +146,10 @@ namespace {
 
 Result<Json> ParseObject(std::string_view body) {
   if (TrimWhitespace(body).empty()) return Json::object();
+  if (!JsonNestingWithin(body, limits::kJsonNestingDepthMax)) {
+    return Error(ErrorCode::kInvalidArgument, "the request body nests deeper than limits::kJsonNestingDepthMax (" +
+                                                  std::to_string(limits::kJsonNestingDepthMax) + " levels)");
+  }
   Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Error(ErrorCode::kInvalidArgument, "the request body is not valid JSON");
   if (!parsed.is_object()) return Error(ErrorCode::kInvalidArgument, "the request body must be a JSON object");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the Iceberg REST Compatibility Kit (RCK, iceberg-open-api 1.10.1 tests) with the JUnit
-# console launcher against an already running REST catalog. Needs scripts/install-java-tools.sh.
+# Runs the Iceberg REST Compatibility Kit (RCK: iceberg-open-api 1.11.0 tests, the newest published,
+# driving the Iceberg 1.12.0 REST client) with the JUnit console launcher against an already running
+# REST catalog. Needs scripts/install-java-tools.sh.
 #
 # Required:
 #   CATALOG_URI         catalog base URI, e.g. http://127.0.0.1:9000/_iceberg
@@ -60,11 +61,8 @@ reports_dir="${RCK_REPORTS_DIR:-$(mktemp -d -t rck-reports.XXXXXX)}"
 mkdir -p "$reports_dir"
 log="$reports_dir/rck-console.log"
 
-# The test jars come first so their classes win over anything the shaded runtime jar repeats.
-classpath="$java_lib_dir/iceberg-open-api-$iceberg_version-tests.jar"
-classpath+=":$java_lib_dir/iceberg-api-$iceberg_version-tests.jar"
-classpath+=":$java_lib_dir/assertj-core-3.27.7.jar:$java_lib_dir/byte-buddy-1.18.3.jar"
-classpath+=":$reference_jar"
+# The kit's jars come first in rck.classpath, then the runtime.
+rck_classpath="$(classpath "$rck_classpath_file")"
 
 started=$(date +%s)
 status=0
@@ -73,10 +71,10 @@ status=0
 # shellcheck disable=SC2086
 timeout "${RCK_TIMEOUT:-1200}" java -Xmx2g -Drck.local=false \
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn ${RCK_JAVA_OPTS:-} \
-  -jar "$java_lib_dir/junit-platform-console-standalone-$junit_console_version.jar" execute \
+  -jar "$junit_console_jar" execute \
   --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
   --config rck.local=false --reports-dir "$reports_dir" \
-  --class-path "$classpath" --select-class "$selection" >"$log" 2>&1 || status=$?
+  --class-path "$rck_classpath" --select-class "$selection" >"$log" 2>&1 || status=$?
 elapsed=$(( $(date +%s) - started ))
 
 # The tree is long; show failures and the summary, keep the full log.

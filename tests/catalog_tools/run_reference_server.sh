@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the Iceberg reference REST catalog (iceberg-open-api 1.10.1 fixture logic) in the
-# foreground, bound to loopback only.
+# Runs the Iceberg reference REST catalog (RESTCatalogAdapter of the iceberg-core 1.11.0 test jar
+# on the Iceberg 1.12.0 runtime, behind Jetty 12) in the foreground, bound to loopback only.
 #   tests/catalog_tools/run_reference_server.sh [PORT] [WAREHOUSE_DIR]
 # PORT defaults to 8181 (0 picks a free port; the chosen one is printed). WAREHOUSE_DIR defaults
 # to a fresh temporary directory. The backend is a JdbcCatalog on in-memory SQLite unless
@@ -26,4 +26,4 @@ if [ ! -f "$launcher_class_dir/LoopbackCatalogServer.class" ]; then
 fi
 
 exec java ${REFERENCE_SERVER_JAVA_OPTS:--Xmx1g} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
-  -cp "$launcher_class_dir:$reference_jar" "${launcher[@]}" "$port" "$host"
+  -cp "$launcher_class_dir:$(classpath "$server_classpath_file")" "${launcher[@]}" "$port" "$host"

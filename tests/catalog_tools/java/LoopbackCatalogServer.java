@@ -1,9 +1,10 @@
-// Serves the Iceberg reference REST catalog (the RESTCatalogAdapter from iceberg-core behind
-// Jetty, as in the iceberg-open-api test fixtures) on a loopback address only. The stock
-// RESTCatalogServer.main binds every interface and has no host option, hence this launcher.
+// Serves the Iceberg reference REST catalog (the RESTCatalogAdapter from the iceberg-core test
+// jar behind Jetty 12, as in the iceberg-open-api test fixtures) on a loopback address only. The
+// stock RESTCatalogServer.main binds every interface and has no host option, hence this launcher.
 //
-// Run in Java source-file mode against the iceberg-open-api 1.10.x runtime jar:
-//   java -cp iceberg-open-api-<v>.jar LoopbackCatalogServer.java [port] [host]
+// Compiled by scripts/install-java-tools.sh against the jars in build/java/server.classpath, or
+// run in Java source-file mode:
+//   java -cp "$(paste -sd: build/java/server.classpath)" LoopbackCatalogServer.java [port] [host]
 // Backend catalog properties come from CATALOG_* environment variables, decoded the same way
 // the REST Compatibility Kit decodes them (prefix dropped, "__" -> "-", "_" -> ".", lower case).
 // Defaults: JdbcCatalog on in-memory SQLite, warehouse in a fresh temporary directory.
@@ -17,11 +18,12 @@ import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.rest.RESTCatalogAdapter;
 import org.apache.iceberg.rest.RESTCatalogServlet;
+import org.eclipse.jetty.compression.gzip.GzipCompression;
+import org.eclipse.jetty.compression.server.CompressionHandler;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.handler.gzip.GzipHandler;
-import org.eclipse.jetty.servlet.ServletContextHandler;
-import org.eclipse.jetty.servlet.ServletHolder;
 
 public class LoopbackCatalogServer {
   private static final String ENV_PREFIX = "CATALOG_";
@@ -35,7 +37,9 @@ public class LoopbackCatalogServer {
 
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
     context.addServlet(new ServletHolder(new RESTCatalogServlet(new RESTCatalogAdapter(backend))), "/*");
-    context.insertHandler(new GzipHandler());
+    CompressionHandler compression = new CompressionHandler();
+    compression.putCompression(new GzipCompression());
+    context.insertHandler(compression);
 
     Server server = new Server();
     ServerConnector connector = new ServerConnector(server);

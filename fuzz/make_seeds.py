@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora under fuzz/corpus/ (run it after changing the shapes below; the files
+are committed). The seeds are the requests and files real clients send and write: PyIceberg's and
+Spark's commit bodies (appends, deletes with two snapshots, schema and spec evolution, branches,
+tags, statistics, v3 row lineage), create requests, transactions, views, OAuth2 forms, SigV4- and
+SigV2-signed heads, aws-chunked bodies with trailers, S3 XML bodies, IAM policies and admin API
+calls. tests/test_fuzz_blackbox.py mutates the same seeds against a running server."""
+import base64
+import hashlib
+import hmac
+import json
+import os
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "corpus")
+
+SCHEMA = {"type": "struct", "schema-id": 0, "identifier-field-ids": [1], "fields": [
+    {"id": 1, "name": "id", "required": True, "type": "long"},
+    {"id": 2, "name": "data", "required": False, "type": "string"},
+    {"id": 3, "name": "ts", "required": False, "type": "timestamptz"},
+    {"id": 4, "name": "amount", "required": False, "type": "decimal(10, 2)"},
+    {"id": 5, "name": "tags", "required": False, "type": {"type": "list", "element-id": 6, "element": "string", "element-required": False}},
+    {"id": 7, "name": "attrs", "required": False, "type": {"type": "map", "key-id": 8, "key": "string", "value-id": 9, "value": "int", "value-required": False}},
+    {"id": 10, "name": "point", "required": False, "type": {"type": "struct", "fields": [
+        {"id": 11, "name": "x", "required": True, "type": "double"},
+        {"id": 12, "name": "y", "required": True, "type": "double"}]}}]}
+SPEC = {"spec-id": 0, "fields": [{"source-id": 3, "field-id": 1000, "name": "ts_day", "transform": "day"},
+                                 {"source-id": 1, "field-id": 1001, "name": "id_bucket", "transform": "bucket[16]"}]}
+ORDER = {"order-id": 1, "fields": [{"source-id": 1, "transform": "identity", "direction": "asc", "null-order": "nulls-first"}]}
+
+
+def snapshot(sid, parent, seq, op="append", v3=False, first_row=0, rows=10):
+    s = {"snapshot-id": sid, "sequence-number": seq, "timestamp-ms": 1767225600000 + seq * 1000,
+         "manifest-list": f"s3://lake/db/t2/metadata/snap-{sid}-1-8f1c.avro",
+         "summary": {"operation": op, "added-data-files": "1", "added-records": str(rows), "total-records": str(rows * seq),
+                     "total-data-files": str(seq), "total-delete-files": "0", "total-position-deletes": "0",
+                     "total-equality-deletes": "0", "total-files-size": "1234"},
+         "schema-id": 0}
+    if parent is not None:
+        s["parent-snapshot-id"] = parent
+    if v3:
+        s["first-row-id"] = first_row
+        s["added-rows"] = rows
+    return s
+
+
+def add_to_main(s):
+    return [{"action": "add-snapshot", "snapshot": s},
+            {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": s["snapshot-id"]}]
+
+
+def table_commits(v3):
+    main = 1000 + (3 if v3 else 2)
+    req_main = {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": main}
+    n = 0
+    out = {}
+
+    def put(name, body):
+        out[name] = body
+
+    put("append", {"requirements": [{"type": "assert-table-uuid", "uuid": "6f0b6c8c-0000-4000-8000-000000000001"}, req_main],
+                   "updates": add_to_main(snapshot(2001, main, 2, v3=v3, first_row=10))})
+    # PyIceberg's delete: a DELETE snapshot and an OVERWRITE in one commit.
+    put("delete_two_snapshots", {"requirements": [req_main],
+                                 "updates": add_to_main(snapshot(2002, main, 2, "delete", v3, 10, 0)) +
+                                 add_to_main(snapshot(2003, 2002, 3, "overwrite", v3, 10, 5))})
+    put("schema_evolution", {"requirements": [{"type": "assert-current-schema-id", "current-schema-id": 0},
+                                              {"type": "assert-last-assigned-field-id", "last-assigned-field-id": 2}],
+                             "updates": [{"action": "add-schema", "schema": {"type": "struct", "schema-id": 1, "fields": [
+                                 {"id": 1, "name": "id", "required": True, "type": "long"},
+                                 {"id": 2, "name": "data", "required": False, "type": "string"},
+                                 {"id": 4, "name": "extra", "required": False, "type": "int", "doc": "added"}]},
+                                          "last-column-id": 4},
+                                         {"action": "set-current-schema", "schema-id": -1}]})
+    put("spec_evolution", {"requirements": [{"type": "assert-default-spec-id", "default-spec-id": 0},
+                                            {"type": "assert-last-assigned-partition-id", "last-assigned-partition-id": 999}],
+                           "updates": [{"action": "add-spec", "spec": {"spec-id": 1, "fields": [
+                               {"source-id": 1, "field-id": 1000, "name": "id_trunc", "transform": "truncate[4]"}]}},
+                                       {"action": "set-default-spec", "spec-id": -1}]})
+    put("sort_order", {"requirements": [{"type": "assert-default-sort-order-id", "default-sort-order-id": 0}],
+                       "updates": [{"action": "add-sort-order", "sort-order": {"order-id": 1, "fields": [
+                           {"source-id": 2, "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]}},
+                                   {"action": "set-default-sort-order", "sort-order-id": -1}]})
+    put("branch_and_tag", {"requirements": [{"type": "assert-ref-snapshot-id", "ref": "audit", "snapshot-id": None}],
+                           "updates": [{"action": "set-snapshot-ref", "ref-name": "audit", "type": "branch", "snapshot-id": main,
+                                        "max-ref-age-ms": 86400000, "max-snapshot-age-ms": 3600000, "min-snapshots-to-keep": 2},
+                                       {"action": "set-snapshot-ref", "ref-name": "v1", "type": "tag", "snapshot-id": main,
+                                        "max-ref-age-ms": 604800000},
+                                       {"action": "remove-snapshot-ref", "ref-name": "v1"}]})
+    put("properties", {"requirements": [],
+                       "updates": [{"action": "set-properties", "updates": {"write.format.default": "parquet",
+                                                                            "write.parquet.compression-codec": "zstd",
+                                                                            "commit.retry.num-retries": "4",
+                                                                            "write.metadata.previous-versions-max": "5"}},
+                                   {"action": "remove-properties", "removals": ["commit.retry.num-retries"]}]})
+    put("statistics", {"requirements": [],
+                       "updates": [{"action": "set-statistics", "snapshot-id": main, "statistics": {
+                           "snapshot-id": main, "statistics-path": "s3://lake/db/t2/metadata/stats-1.puffin",
+                           "file-size-in-bytes": 413, "file-footer-size-in-bytes": 42, "key-metadata": None,
+                           "blob-metadata": [{"type": "apache-datasketches-theta-v1", "snapshot-id": main, "sequence-number": 1,
+                                              "fields": [1], "properties": {"ndv": "10"}}]}},
+                                   {"action": "set-partition-statistics", "partition-statistics": {
+                                       "snapshot-id": main, "statistics-path": "s3://lake/db/t2/metadata/partition-stats-1.parquet",
+                                       "file-size-in-bytes": 1024}},
+                                   {"action": "remove-statistics", "snapshot-id": 1},
+                                   {"action": "remove-partition-statistics", "snapshot-id": 1}]})
+    put("expire", {"requirements": [], "updates": [{"action": "remove-snapshots", "snapshot-ids": [main]},
+                                                     {"action": "remove-partition-specs", "spec-ids": [5]},
+                                                     {"action": "remove-schemas", "schema-ids": [7]}]})
+    put("upgrade_and_location", {"requirements": [],
+                                 "updates": [{"action": "upgrade-format-version", "format-version": 3},
+                                             {"action": "set-location", "location": "s3://lake/db/moved"},
+                                             {"action": "assign-uuid", "uuid": "6f0b6c8c-0000-4000-8000-000000000001"}]})
+    put("encryption", {"requirements": [], "updates": [
+        {"action": "add-encryption-key", "encryption-key": {"key-id": "k1", "encrypted-key-metadata": "AAEC",
+                                                             "encrypted-by-id": "kms", "properties": {}}},
+        {"action": "remove-encryption-key", "key-id": "k1"}]})
+    put("rollback", {"requirements": [], "updates": [
+        {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": main}]})
+    return out
+
+
+def create_table(name, v):
+    return {"name": name, "location": None, "schema": SCHEMA, "partition-spec": SPEC, "write-order": ORDER,
+            "stage-create": False, "properties": {"format-version": str(v), "owner": "fuzz"}}
+
+
+VIEW_VERSION = {"version-id": 1, "timestamp-ms": 1767225600000, "schema-id": 0,
+                "summary": {"engine-name": "spark", "engine-version": "3.5.7"}, "default-namespace": ["db"],
+                "default-catalog": "lake",
+                "representations": [{"type": "sql", "sql": "SELECT id, data FROM db.t2 WHERE id > 10", "dialect": "spark"},
+                                    {"type": "sql", "sql": "SELECT id, data FROM db.t2 WHERE id > 10", "dialect": "trino"}]}
+
+
+def create_view(name):
+    return {"name": name, "location": None, "schema": {**SCHEMA, "schema-id": 0}, "view-version": VIEW_VERSION,
+            "properties": {"comment": "fuzz"}}
+
+
+def view_commit():
+    v2 = dict(VIEW_VERSION, **{"version-id": 2, "schema-id": -1})
+    return {"requirements": [{"type": "assert-view-uuid", "uuid": "6f0b6c8c-0000-4000-8000-000000000002"}],
+            "updates": [{"action": "add-schema", "schema": {"type": "struct", "schema-id": 1, "fields": [
+                {"id": 1, "name": "id", "required": True, "type": "long"}]}, "last-column-id": 1},
+                        {"action": "add-view-version", "view-version": v2},
+                        {"action": "set-current-view-version", "view-version-id": -1},
+                        {"action": "set-properties", "updates": {"k": "v"}},
+                        {"action": "remove-properties", "removals": ["comment"]},
+                        {"action": "set-location", "location": "s3://lake/db/v2"}]}
+
+
+def table_metadata(v):
+    m = {"format-version": v, "table-uuid": "6f0b6c8c-0000-4000-8000-000000000001", "location": "s3://lake/db/t2",
+         "last-sequence-number": 2, "last-updated-ms": 1767225602000, "last-column-id": 12,
+         "current-schema-id": 0, "schemas": [SCHEMA], "default-spec-id": 0, "partition-specs": [SPEC],
+         "last-partition-id": 1001, "default-sort-order-id": 1, "sort-orders": [ORDER],
+         "properties": {"write.format.default": "parquet"}, "current-snapshot-id": 2,
+         "refs": {"main": {"snapshot-id": 2, "type": "branch"}, "t": {"snapshot-id": 1, "type": "tag", "max-ref-age-ms": 5}},
+         "snapshots": [snapshot(1, None, 1, v3=v == 3), snapshot(2, 1, 2, v3=v == 3, first_row=10)],
+         "statistics": [], "partition-statistics": [],
+         "snapshot-log": [{"timestamp-ms": 1767225601000, "snapshot-id": 1}, {"timestamp-ms": 1767225602000, "snapshot-id": 2}],
+         "metadata-log": [{"timestamp-ms": 1767225600000, "metadata-file": "s3://lake/db/t2/metadata/00000-a.metadata.json"}]}
+    if v == 1:
+        m["schema"] = SCHEMA
+        m["partition-spec"] = SPEC["fields"]
+        del m["last-sequence-number"]
+    if v == 3:
+        m["next-row-id"] = 20
+    return m
+
+
+def view_metadata():
+    return {"view-uuid": "6f0b6c8c-0000-4000-8000-000000000002", "format-version": 1, "location": "s3://lake/db/v",
+            "current-version-id": 1, "properties": {"comment": "x"}, "schemas": [SCHEMA], "versions": [VIEW_VERSION],
+            "version-log": [{"timestamp-ms": 1767225600000, "version-id": 1}]}
+
+
+AMZ_DATE = "20260101T000000Z"
+DAY = "20260101"
+ACCESS = "FUZZROOTKEY"
+SECRET = "fuzz-root-secret-0123456789abcdefghijkl"
+
+
+def sign_v4(method, path, query, headers, payload_hash, service="s3", region="us-east-1"):
+    headers = dict(headers)
+    headers["x-amz-date"] = AMZ_DATE
+    headers["x-amz-content-sha256"] = payload_hash
+    names = sorted(k.lower() for k in headers)
+    canon_headers = "".join(f"{k}:{headers[[h for h in headers if h.lower() == k][0]].strip()}\n" for k in names)
+    pairs = sorted(p.split("=", 1) if "=" in p else [p, ""] for p in query.split("&") if p)
+    canon_query = "&".join(f"{k}={v}" for k, v in pairs)
+    canonical = "\n".join([method, path, canon_query, canon_headers, ";".join(names), payload_hash])
+    scope = f"{DAY}/{region}/{service}/aws4_request"
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", AMZ_DATE, scope, hashlib.sha256(canonical.encode()).hexdigest()])
+    key = ("AWS4" + SECRET).encode()
+    for part in (DAY, region, service, "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    sig = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+    headers["Authorization"] = f"AWS4-HMAC-SHA256 Credential={ACCESS}/{scope}, SignedHeaders={';'.join(names)}, Signature={sig}"
+    return headers
+
+
+def request_text(method, target, headers, body=b""):
+    head = f"{method} {target}\n" + "".join(f"{k}: {v}\n" for k, v in headers.items()) + "\n"
+    return head.encode() + (body if isinstance(body, bytes) else body.encode())
+
+
+def http_text(method, target, headers, body=b""):
+    head = f"{method} {target} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
+    return head.encode() + (body if isinstance(body, bytes) else body.encode())
+
+
+def chunked(body, sizes, trailer=""):
+    out, pos = b"", 0
+    for size in sizes:
+        out += f"{size:x}\r\n".encode() + body[pos:pos + size] + b"\r\n"
+        pos += size
+    return out + b"0\r\n" + trailer.encode() + b"\r\n"
+
+
+def write(target, name, data):
+    directory = os.path.join(CORPUS, target)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def dumps(obj):
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def main():
+    base = "/_iceberg/v1/lake"
+    # --- iceberg_metadata_fuzzer ---
+    for v in (1, 2, 3):
+        write("iceberg_metadata_fuzzer", f"table_v{v}.json", "0" + dumps(table_metadata(v)))
+    write("iceberg_metadata_fuzzer", "view.json", "1" + dumps(view_metadata()))
+    for v in (1, 2, 3):
+        write("iceberg_metadata_fuzzer", f"create_v{v}.json", "2" + dumps(create_table("t", v)))
+    write("iceberg_metadata_fuzzer", "create_view.json", "3" + dumps(create_view("v")))
+    for v3, mode in ((False, "4"), (True, "5")):
+        for name, body in table_commits(v3).items():
+            write("iceberg_metadata_fuzzer", f"commit_{'v3' if v3 else 'v2'}_{name}.json", mode + dumps(body))
+    write("iceberg_metadata_fuzzer", "view_commit.json", "6" + dumps(view_commit()))
+
+    # --- catalog_request_fuzzer (signed by the target itself) ---
+    cat = "catalog_request_fuzzer"
+    write(cat, "config", request_text("GET", "/_iceberg/v1/config?warehouse=lake", {}))
+    write(cat, "create_warehouse", request_text("POST", "/_iceberg/v1/warehouses", {}, dumps({"name": "lake2", "upgrade-existing": False})))
+    write(cat, "list_namespaces", request_text("GET", f"{base}/namespaces?parent=db&pageSize=10", {}))
+    write(cat, "create_namespace", request_text("POST", f"{base}/namespaces", {}, dumps({"namespace": ["db", "inner"], "properties": {"owner": "x"}})))
+    write(cat, "namespace_properties", request_text("POST", f"{base}/namespaces/db/properties", {},
+                                                    dumps({"removals": ["a"], "updates": {"b": "c"}})))
+    for v in (2, 3):
+        write(cat, f"create_table_v{v}", request_text("POST", f"{base}/namespaces/db/tables", {}, dumps(create_table(f"n{v}", v))))
+    write(cat, "stage_create", request_text("POST", f"{base}/namespaces/db/tables", {}, dumps(dict(create_table("s", 2), **{"stage-create": True}))))
+    write(cat, "load_table", request_text("GET", f"{base}/namespaces/db/tables/t2?snapshots=refs", {"X-Iceberg-Access-Delegation": "vended-credentials"}))
+    for v3 in (False, True):
+        for name, body in table_commits(v3).items():
+            t = "t3" if v3 else "t2"
+            write(cat, f"commit_{t}_{name}", request_text("POST", f"{base}/namespaces/db/tables/{t}", {}, dumps(body)))
+    write(cat, "transaction", request_text("POST", f"{base}/transactions/commit", {}, dumps({"table-changes": [
+        dict({"identifier": {"namespace": ["db"], "name": "t2"}}, **table_commits(False)["append"]),
+        dict({"identifier": {"namespace": ["db"], "name": "t3"}}, **table_commits(True)["properties"])]})))
+    write(cat, "rename", request_text("POST", f"{base}/tables/rename", {}, dumps({
+        "source": {"namespace": ["db"], "name": "n2"}, "destination": {"namespace": ["db"], "name": "n2b"}})))
+    write(cat, "register", request_text("POST", f"{base}/namespaces/db/register", {}, dumps({
+        "name": "r", "metadata-location": "s3://lake/db/t2/metadata/00001-x.metadata.json", "overwrite": False})))
+    write(cat, "metrics", request_text("POST", f"{base}/namespaces/db/tables/t2/metrics", {}, dumps({
+        "report-type": "scan-report", "table-name": "lake.db.t2", "snapshot-id": 1002, "filter": True,
+        "schema-id": 0, "projected-field-ids": [1], "projected-field-names": ["id"], "metrics": {}})))
+    write(cat, "credentials", request_text("GET", f"{base}/namespaces/db/tables/t2/credentials", {}))
+    write(cat, "drop_table", request_text("DELETE", f"{base}/namespaces/db/tables/n3?purgeRequested=true", {}))
+    write(cat, "create_view", request_text("POST", f"{base}/namespaces/db/views", {}, dumps(create_view("w"))))
+    write(cat, "view_commit", request_text("POST", f"{base}/namespaces/db/views/v", {}, dumps(view_commit())))
+    write(cat, "oauth_client_credentials", request_text("POST", "/_iceberg/v1/oauth/tokens",
+                                                        {"Content-Type": "application/x-www-form-urlencoded", "Authorization": "none"},
+                                                        f"grant_type=client_credentials&client_id={ACCESS}&client_secret={SECRET}&scope=catalog"))
+    write(cat, "oauth_token_exchange", request_text("POST", "/_iceberg/v1/oauth/tokens",
+                                                    {"Content-Type": "application/x-www-form-urlencoded", "Authorization": "none"},
+                                                    "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=abc"
+                                                    "&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token"))
+    write(cat, "warehouse_delete", request_text("DELETE", "/_iceberg/v1/warehouses/lake2", {}))
+
+    # --- admin_api_fuzzer ---
+    adm = "admin_api_fuzzer"
+    policy = {"Version": "2012-10-17", "Statement": [{"Sid": "read", "Effect": "Allow", "Action": ["s3:GetObject", "s3:ListBucket"],
+                                                       "Resource": ["arn:aws:s3:::bucket", "arn:aws:s3:::bucket/${aws:username}/*"],
+                                                       "Condition": {"StringLike": {"s3:prefix": ["home/*"]}}}]}
+    write(adm, "create_user", request_text("POST", "/_serac/admin/v1/users", {}, dumps({"name": "alice", "policies": ["readwrite"]})))
+    write(adm, "list_users", request_text("GET", "/_serac/admin/v1/users", {}))
+    write(adm, "get_user", request_text("GET", "/_serac/admin/v1/users/alice", {}))
+    write(adm, "disable_user", request_text("PATCH", "/_serac/admin/v1/users/alice", {}, dumps({"enabled": False})))
+    write(adm, "create_key", request_text("POST", "/_serac/admin/v1/users/alice/access-keys", {},
+                                          dumps({"access-key": "ALICEKEY0001", "secret-key": "alice-secret-0123456789", "description": "ci"})))
+    write(adm, "list_keys", request_text("GET", "/_serac/admin/v1/access-keys", {}))
+    write(adm, "disable_key", request_text("PATCH", "/_serac/admin/v1/access-keys/ALICEKEY0001", {}, dumps({"enabled": False})))
+    write(adm, "delete_key", request_text("DELETE", "/_serac/admin/v1/access-keys/ALICEKEY0001", {}))
+    write(adm, "put_policy", request_text("PUT", "/_serac/admin/v1/policies/readers", {}, dumps(policy)))
+    write(adm, "get_policy", request_text("GET", "/_serac/admin/v1/policies/readers", {}))
+    write(adm, "attach_policy", request_text("PUT", "/_serac/admin/v1/users/alice/policies/readers", {}))
+    write(adm, "detach_policy", request_text("DELETE", "/_serac/admin/v1/users/alice/policies/readers", {}))
+    write(adm, "delete_policy", request_text("DELETE", "/_serac/admin/v1/policies/readers", {}))
+    write(adm, "delete_user", request_text("DELETE", "/_serac/admin/v1/users/alice", {}))
+
+    # --- policy_fuzzer ---
+    write("policy_fuzzer", "read_home", dumps(policy))
+    write("policy_fuzzer", "tables", dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3tables:*", "Resource": "arn:aws:s3tables:::bucket/lake/*",
+         "Condition": {"StringEquals": {"s3tables:namespace": "db"}, "IpAddress": {"aws:SourceIp": ["10.0.0.0/8", "::1/128"]},
+                       "Bool": {"aws:SecureTransport": "true"}, "NumericLessThan": {"s3:max-keys": "100"}}},
+        {"Effect": "Deny", "NotAction": ["s3tables:Get*"], "NotResource": "arn:aws:s3tables:::bucket/other",
+         "Condition": {"ForAnyValue:StringLike": {"aws:username": ["a*", "${aws:userid}"]}, "Null": {"s3:prefix": "false"}}}]}))
+
+    # --- s3_xml_fuzzer ---
+    ns = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'
+    write("s3_xml_fuzzer", "complete", f'c<?xml version="1.0" encoding="UTF-8"?><CompleteMultipartUpload {ns}>'
+          '<Part><PartNumber>1</PartNumber><ETag>"a54357aff0632cce46d942af68356b38"</ETag><ChecksumCRC32>AAAAAA==</ChecksumCRC32></Part>'
+          '<Part><PartNumber>2</PartNumber><ETag>0c78aef83f66abc1fa1e8477f296d394</ETag></Part></CompleteMultipartUpload>')
+    write("s3_xml_fuzzer", "delete", f'd<Delete {ns}><Quiet>true</Quiet><Object><Key>a/b.txt</Key></Object>'
+          '<Object><Key>c&amp;d</Key><VersionId>null</VersionId></Object></Delete>')
+    write("s3_xml_fuzzer", "tagging", f't<Tagging {ns}><TagSet><Tag><Key>project</Key><Value>serac</Value></Tag>'
+          '<Tag><Key>empty</Key><Value></Value></Tag></TagSet></Tagging>')
+    write("s3_xml_fuzzer", "bucket", f'b<CreateBucketConfiguration {ns}><LocationConstraint>us-east-1</LocationConstraint></CreateBucketConfiguration>')
+
+    # --- sigv_fuzzer ---
+    host = {"Host": "127.0.0.1:9000"}
+    body = b"hello world\n" * 10
+    h = sign_v4("PUT", "/bucket/key.txt", "", dict(host, **{"Content-Length": str(len(body)),
+                                                            "Content-MD5": base64.b64encode(hashlib.md5(body).digest()).decode()}),
+                hashlib.sha256(body).hexdigest())
+    write("sigv_fuzzer", "v4_put", b"r" + request_text("PUT", "/bucket/key.txt", h, body))
+    h = sign_v4("GET", "/bucket", "list-type=2&prefix=a%2Fb&max-keys=10", host, "UNSIGNED-PAYLOAD")
+    write("sigv_fuzzer", "v4_list", b"r" + request_text("GET", "/bucket?list-type=2&prefix=a%2Fb&max-keys=10", h))
+    presigned = (f"X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential={ACCESS}%2F{DAY}%2Fus-east-1%2Fs3%2Faws4_request"
+                 f"&X-Amz-Date={AMZ_DATE}&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature={'0' * 64}")
+    write("sigv_fuzzer", "v4_presigned", b"r" + request_text("GET", "/bucket/key.txt?" + presigned, host))
+    write("sigv_fuzzer", "v2_header", b"r" + request_text("GET", "/bucket/key.txt?acl", dict(host, **{
+        "Date": "Thu, 01 Jan 2026 00:00:00 GMT", "Authorization": f"AWS {ACCESS}:" + base64.b64encode(b"x" * 20).decode()})))
+    write("sigv_fuzzer", "v2_presigned", b"r" + request_text("GET", f"/bucket/key.txt?AWSAccessKeyId={ACCESS}&Expires=1767229200&Signature=abc%3D", host))
+    payload = b"x" * 70000
+    trailer = "x-amz-checksum-crc32:" + base64.b64encode(zlib.crc32(payload).to_bytes(4, "big")).decode() + "\r\n"
+    unsigned_chunks = chunked(payload, [65536, len(payload) - 65536], trailer)
+    write("sigv_fuzzer", "chunked_unsigned_trailer", b"s" + request_text("PUT", "/bucket/big.bin", dict(host, **{
+        "x-amz-content-sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "Content-Encoding": "aws-chunked",
+        "x-amz-decoded-content-length": str(len(payload)), "x-amz-trailer": "x-amz-checksum-crc32",
+        "Content-Length": str(len(unsigned_chunks))}), unsigned_chunks))
+    signed_chunks = (f"10000;chunk-signature={'a' * 64}\r\n".encode() + payload[:65536] + b"\r\n" +
+                     f"{len(payload) - 65536:x};chunk-signature={'b' * 64}\r\n".encode() + payload[65536:] + b"\r\n" +
+                     f"0;chunk-signature={'c' * 64}\r\n".encode() + trailer.encode() + f"x-amz-trailer-signature:{'d' * 64}\r\n\r\n".encode())
+    write("sigv_fuzzer", "chunked_signed_trailer", b"s" + request_text("PUT", "/bucket/big.bin", dict(host, **{
+        "x-amz-content-sha256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER", "Content-Encoding": "aws-chunked",
+        "x-amz-decoded-content-length": str(len(payload)), "x-amz-trailer": "x-amz-checksum-crc32",
+        "Content-Length": str(len(signed_chunks))}), signed_chunks))
+    write("sigv_fuzzer", "checksum_header", b"s" + request_text("PUT", "/bucket/k%20ey", dict(host, **{
+        "x-amz-checksum-sha256": base64.b64encode(hashlib.sha256(body).digest()).decode(), "x-amz-sdk-checksum-algorithm": "SHA256"}), body))
+    write("sigv_fuzzer", "catalog_commit", b"g" + request_text("POST", f"{base}/namespaces/db/tables/t2", host,
+                                                               dumps(table_commits(False)["append"])))
+
+    # --- http_request_fuzzer (raw bytes on the wire) ---
+    web = "http_request_fuzzer"
+    write(web, "get", http_text("GET", "/bucket/key?x=1", dict(host, **{"Accept": "*/*", "User-Agent": "aws-cli/2.9"})))
+    write(web, "put_length", http_text("PUT", "/bucket/key", dict(host, **{"Content-Length": "11"}), "hello world"))
+    write(web, "put_chunked", http_text("PUT", "/bucket/key", dict(host, **{"Transfer-Encoding": "chunked"}),
+                                        b"5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nx-trailer: 1\r\n\r\n"))
+    write(web, "expect_continue", http_text("PUT", "/bucket/key", dict(host, **{"Content-Length": "4", "Expect": "100-continue"}), "data"))
+    write(web, "pipelined", http_text("GET", "/a", host) + http_text("HEAD", "/b", dict(host, **{"Connection": "keep-alive"})) +
+          http_text("POST", "/c", dict(host, **{"Content-Length": "2", "Connection": "close"}), "{}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+#include <cctype>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "iceberg/binding_internal.h"
+
+namespace serac::iceberg {
+namespace {
+
+// What a source type is, as far as the transforms care.
+enum class TypeKind {
+  kBoolean, kInt, kLong, kFloat, kDouble, kDecimal, kDate, kTime, kTimestamp, kTimestampNano,
+  kString, kUuid, kFixed, kBinary, kUnknown, kGeospatial, kOtherPrimitive,
+  kVariant, kStruct, kList, kMap,
+};
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+TypeKind KindOf(const Json& type) {
+  if (type.is_object()) {
+    const std::string kind = StringOr(type, "type", "");
+    if (kind == "struct") return TypeKind::kStruct;
+    if (kind == "list") return TypeKind::kList;
+    if (kind == "map") return TypeKind::kMap;
+    return TypeKind::kOtherPrimitive;
+  }
+  if (!type.is_string()) return TypeKind::kOtherPrimitive;
+  const std::string name = Lower(type.get<std::string>());
+  static const std::map<std::string, TypeKind, std::less<>> kNamed = {
+      {"boolean", TypeKind::kBoolean}, {"int", TypeKind::kInt}, {"long", TypeKind::kLong},
+      {"float", TypeKind::kFloat}, {"double", TypeKind::kDouble}, {"date", TypeKind::kDate},
+      {"time", TypeKind::kTime}, {"timestamp", TypeKind::kTimestamp}, {"timestamptz", TypeKind::kTimestamp},
+      {"timestamp_ns", TypeKind::kTimestampNano}, {"timestamptz_ns", TypeKind::kTimestampNano},
+      {"string", TypeKind::kString}, {"uuid", TypeKind::kUuid}, {"binary", TypeKind::kBinary},
+      {"unknown", TypeKind::kUnknown}, {"variant", TypeKind::kVariant}};
+  if (auto it = kNamed.find(name); it != kNamed.end()) return it->second;
+  if (StartsWith(name, "decimal")) return TypeKind::kDecimal;
+  if (StartsWith(name, "fixed")) return TypeKind::kFixed;
+  if (StartsWith(name, "geometry") || StartsWith(name, "geography")) return TypeKind::kGeospatial;
+  return TypeKind::kOtherPrimitive;
+}
+
+bool IsPrimitive(TypeKind kind) {
+  return kind != TypeKind::kVariant && kind != TypeKind::kStruct && kind != TypeKind::kList && kind != TypeKind::kMap;
+}
+
+// A transform's name without its argument, lower-case ("bucket", "truncate", "day", ...).
+std::string TransformName(const std::string& transform) {
+  std::string name = Lower(transform);
+  const size_t bracket = name.find('[');
+  if (bracket != std::string::npos && !name.empty() && name.back() == ']') name.resize(bracket);
+  return name;
+}
+
+// The reference's canTransform for each transform; transforms it does not know apply to anything.
+bool CanTransform(const std::string& transform, TypeKind kind) {
+  const std::string name = TransformName(transform);
+  switch (kind) {
+    case TypeKind::kVariant:
+    case TypeKind::kStruct:
+    case TypeKind::kList:
+    case TypeKind::kMap:
+      return name == "void";
+    default:
+      break;
+  }
+  if (name == "identity") return kind != TypeKind::kGeospatial;
+  if (name == "bucket") {
+    switch (kind) {
+      case TypeKind::kInt: case TypeKind::kLong: case TypeKind::kDate: case TypeKind::kTime:
+      case TypeKind::kTimestamp: case TypeKind::kTimestampNano: case TypeKind::kString:
+      case TypeKind::kBinary: case TypeKind::kFixed: case TypeKind::kDecimal: case TypeKind::kUuid:
+        return true;
+      default:
+        return false;
+    }
+  }
+  if (name == "truncate") {
+    return kind == TypeKind::kInt || kind == TypeKind::kLong || kind == TypeKind::kString ||
+           kind == TypeKind::kBinary || kind == TypeKind::kDecimal;
+  }
+  if (name == "year" || name == "month" || name == "day") {
+    return kind == TypeKind::kDate || kind == TypeKind::kTimestamp || kind == TypeKind::kTimestampNano;
+  }
+  if (name == "hour") return kind == TypeKind::kTimestamp || kind == TypeKind::kTimestampNano;
+  return true;  // void, and transforms from a newer spec
+}
+
+// Every field id of a schema with its type and the id of the field that holds it.
+struct FieldEntry {
+  const Json* type = nullptr;
+  std::optional<int64_t> parent;
+};
+
+void IndexType(const Json& type, std::optional<int64_t> parent, std::map<int64_t, FieldEntry>& index);
+
+void IndexChild(const Json& holder, const char* id_key, const char* type_key, std::optional<int64_t> parent,
+                std::map<int64_t, FieldEntry>& index) {
+  auto id = holder.find(id_key);
+  auto type = holder.find(type_key);
+  if (id == holder.end() || !id->is_number_integer() || type == holder.end()) return;
+  const int64_t field_id = id->get<int64_t>();
+  index[field_id] = FieldEntry{&*type, parent};
+  IndexType(*type, field_id, index);
+}
+
+void IndexType(const Json& type, std::optional<int64_t> parent, std::map<int64_t, FieldEntry>& index) {
+  if (!type.is_object()) return;
+  const std::string kind = StringOr(type, "type", "");
+  if (kind == "struct") {
+    auto fields = type.find("fields");
+    if (fields == type.end() || !fields->is_array()) return;
+    for (const Json& field : *fields) {
+      if (field.is_object()) IndexChild(field, "id", "type", parent, index);
+    }
+  } else if (kind == "list") {
+    IndexChild(type, "element-id", "element", parent, index);
+  } else if (kind == "map") {
+    IndexChild(type, "key-id", "key", parent, index);
+    IndexChild(type, "value-id", "value", parent, index);
+  }
+}
+
+std::string TypeText(const Json& type) { return type.is_string() ? type.get<std::string>() : StringOr(type, "type", type.dump()); }
+
+std::string FieldText(const Json& field) { return field.dump(); }
+
+}  // namespace
+
+Status CheckSpecCompatible(const Json& spec, const Json& schema) {
+  std::map<int64_t, FieldEntry> index;
+  IndexType(schema, std::nullopt, index);
+  auto fields = spec.find("fields");
+  if (fields == spec.end() || !fields->is_array()) return Status::Ok();
+  for (const Json& field : *fields) {
+    const std::string transform = StringOr(field, "transform", "");
+    auto source = field.find("source-id");
+    if (TransformName(transform) == "void" || source == field.end() || !source->is_number_integer()) continue;
+    auto entry = index.find(source->get<int64_t>());
+    if (entry == index.end()) {
+      return Error(ErrorCode::kInvalidArgument, "Cannot find source column for partition field: " + FieldText(field));
+    }
+    const TypeKind kind = KindOf(*entry->second.type);
+    if (!IsPrimitive(kind)) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "Cannot partition by non-primitive source field: " + TypeText(*entry->second.type));
+    }
+    if (!CanTransform(transform, kind)) {
+      return Error(ErrorCode::kInvalidArgument, "Invalid source type " + TypeText(*entry->second.type) +
+                                                    " for transform: " + transform);
+    }
+    for (std::optional<int64_t> parent = entry->second.parent; parent;) {
+      const FieldEntry& holder = index.at(*parent);
+      if (KindOf(*holder.type) != TypeKind::kStruct) {
+        return Error(ErrorCode::kInvalidArgument, "Invalid partition field parent: " + TypeText(*holder.type));
+      }
+      parent = holder.parent;
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckSortOrderCompatible(const Json& order, const Json& schema) {
+  std::map<int64_t, FieldEntry> index;
+  IndexType(schema, std::nullopt, index);
+  auto fields = order.find("fields");
+  if (fields == order.end() || !fields->is_array()) return Status::Ok();
+  for (const Json& field : *fields) {
+    auto source = field.find("source-id");
+    if (source == field.end() || !source->is_number_integer()) continue;
+    auto entry = index.find(source->get<int64_t>());
+    if (entry == index.end()) {
+      return Error(ErrorCode::kInvalidArgument, "Cannot find source column for sort field: " + FieldText(field));
+    }
+    const TypeKind kind = KindOf(*entry->second.type);
+    if (!IsPrimitive(kind)) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "Cannot sort by non-primitive source field: " + TypeText(*entry->second.type));
+    }
+    const std::string transform = StringOr(field, "transform", "");
+    if (!CanTransform(transform, kind)) {
+      return Error(ErrorCode::kInvalidArgument, "Invalid source type " + TypeText(*entry->second.type) +
+                                                    " for transform: " + transform);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace serac::iceberg

@@ -1,0 +1,16 @@
+// Binding partition specs and sort orders to a schema before they are stored or used: every
+// source column exists, is a primitive reached only through structs, and suits its transform —
+// the checks the reference makes (PartitionSpec.checkCompatibility, SortOrder.checkCompatibility)
+// when a spec or order is added and, for the default ones, on every commit. A spec or order that
+// fails them makes the table unloadable for Java engines, so serac refuses it with
+// kInvalidArgument (400) and the reference's wording. Pure and thread-safe.
+#pragma once
+
+#include "iceberg/metadata_internal.h"
+
+namespace serac::iceberg {
+
+Status CheckSpecCompatible(const Json& spec, const Json& schema);
+Status CheckSortOrderCompatible(const Json& order, const Json& schema);
+
+}  // namespace serac::iceberg
