@@ -475,6 +475,42 @@ TEST_F(CatalogServiceTest, ViewLifecycle) {
   EXPECT_EQ(ErrorType(gone), "NoSuchViewException");
 }
 
+TEST_F(CatalogServiceTest, ViewCommitWithNullListsChangesNothing) {
+  CreateNamespace({"db"});
+  Json version = {
+      {"version-id", 1},
+      {"schema-id", 0},
+      {"timestamp-ms", 1700000000000},
+      {"summary", {{"engine-name", "spark"}}},
+      {"representations", Json::array({Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", "spark"}}})},
+      {"default-namespace", Json::array({"db"})}};
+  auto created = Post(std::string(kBase) + "/namespaces/db/views",
+                      Json{{"name", "v"}, {"schema", Schema()}, {"view-version", version}});
+  ASSERT_EQ(created.status(), 200) << created.body;
+  const std::string file = BodyJson(created)["metadata-location"];
+  // Null requirements or updates are none, as the reference reads a commit.
+  auto nulls = Post(std::string(kBase) + "/namespaces/db/views/v",
+                    Json{{"requirements", nullptr}, {"updates", nullptr}});
+  ASSERT_EQ(nulls.status(), 200) << nulls.body;
+  EXPECT_EQ(BodyJson(nulls)["metadata-location"], file);
+  auto set =
+      Post(std::string(kBase) + "/namespaces/db/views/v",
+           Json{{"requirements", nullptr},
+                {"updates", Json::array({Json{{"action", "set-properties"}, {"updated", {{"k", "v"}}}}})}});
+  ASSERT_EQ(set.status(), 200) << set.body;
+  EXPECT_EQ(BodyJson(set)["metadata"]["properties"]["k"], "v");
+  // A version the reference could not parse is refused, and the view stays as it was.
+  Json no_dialect = version;
+  no_dialect["version-id"] = 2;
+  no_dialect["representations"][0].erase("dialect");
+  auto refused = Post(
+      std::string(kBase) + "/namespaces/db/views/v",
+      Json{{"updates", Json::array({Json{{"action", "add-view-version"}, {"view-version", no_dialect}}})}});
+  EXPECT_EQ(refused.status(), 400);
+  EXPECT_EQ(BodyJson(Call("GET", std::string(kBase) + "/namespaces/db/views/v"))["metadata-location"],
+            BodyJson(set)["metadata-location"]);
+}
+
 Json ViewBody(const std::string& name, Json representations) {
   Json version = {{"version-id", 1},
                   {"schema-id", 0},

@@ -113,8 +113,13 @@ HandlerResult ViewExists(RequestContext& ctx) {
 HandlerResult ReplaceView(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  Json requirements = body.value("requirements", Json::array());
-  Json updates = body.value("updates", Json::array());
+  // Absent or null is none, as the reference reads a commit (and serac reads a table commit).
+  auto list_or_empty = [&](const char* key) {
+    auto it = body.find(key);
+    return it == body.end() || it->is_null() ? Json::array() : *it;
+  };
+  const Json requirements = list_or_empty("requirements");
+  const Json updates = list_or_empty("updates");
   if (!requirements.is_array() || !updates.is_array()) return BadRequest("requirements and updates must be arrays");
   const meta::EntityId id = ctx.Entity(meta::EntityKind::kView);
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {

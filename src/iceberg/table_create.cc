@@ -53,7 +53,7 @@ Result<Json> FreshPartitionSpec(const std::optional<Json>& requested,
                                 const std::map<int64_t, int64_t>& id_map) {
   Json spec{{"spec-id", 0}, {"fields", Json::array()}};
   if (!requested) return spec;
-  SERAC_RETURN_IF_ERROR(ValidatePartitionSpecFields(*requested));
+  SERAC_RETURN_IF_ERROR(ValidatePartitionSpecFields(*requested, SourceColumns::kSourceIdOrIds));
   int32_t next_field_id = kPartitionFieldIdStart;
   for (const Json& requested_field : requested->at("fields")) {
     Json field = requested_field;

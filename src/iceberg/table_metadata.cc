@@ -1,5 +1,6 @@
 // Table metadata <-> JSON, for format versions 1, 2 and 3.
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
 
@@ -71,12 +72,10 @@ Status ParseSchemas(const Json& json, TableMetadata* metadata) {
   }
   for (const Json& schema : metadata->schemas) {
     SERAC_RETURN_IF_ERROR(ValidateSchema(schema));
-    SERAC_ASSIGN_OR_RETURN(int64_t id, RequiredInt(schema, "schema-id"));
-    (void)id;
+    SERAC_RETURN_IF_ERROR(RequiredInt32(schema, "schema-id").status());
   }
-  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> current, OptionalInt(json, "current-schema-id"));
-  metadata->current_schema_id =
-      static_cast<int32_t>(current.value_or(metadata->schemas.front().at("schema-id").get<int64_t>()));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int32_t> current, OptionalInt32(json, "current-schema-id"));
+  metadata->current_schema_id = current.value_or(metadata->schemas.front().at("schema-id").get<int32_t>());
   if (metadata->FindSchema(metadata->current_schema_id) == nullptr) {
     return Error(ErrorCode::kInvalidArgument, "current-schema-id names no schema");
   }
@@ -92,9 +91,9 @@ Status ParseSpecs(const Json& json, TableMetadata* metadata) {
   }
   int32_t highest_field_id = kPartitionFieldIdStart - 1;
   for (Json& spec : metadata->partition_specs) {
-    SERAC_ASSIGN_OR_RETURN(int64_t spec_id, RequiredInt(spec, "spec-id"));
-    (void)spec_id;
-    SERAC_RETURN_IF_ERROR(ValidatePartitionSpecFields(spec));
+    SERAC_RETURN_IF_ERROR(RequiredInt32(spec, "spec-id").status());
+    // Files serac wrote for a create with v3 `source-ids` must stay readable.
+    SERAC_RETURN_IF_ERROR(ValidatePartitionSpecFields(spec, SourceColumns::kSourceIdOrIds));
     int32_t next_legacy_id = kPartitionFieldIdStart;
     for (Json& field : spec["fields"]) {
       if (!field.contains("field-id")) field["field-id"] = next_legacy_id;  // v1: implied sequential ids
@@ -102,14 +101,14 @@ Status ParseSpecs(const Json& json, TableMetadata* metadata) {
       highest_field_id = std::max(highest_field_id, field["field-id"].get<int32_t>());
     }
   }
-  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> default_spec, OptionalInt(json, "default-spec-id"));
-  metadata->default_spec_id = static_cast<int32_t>(
-      default_spec.value_or(metadata->partition_specs.front().at("spec-id").get<int64_t>()));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int32_t> default_spec, OptionalInt32(json, "default-spec-id"));
+  metadata->default_spec_id =
+      default_spec.value_or(metadata->partition_specs.front().at("spec-id").get<int32_t>());
   if (metadata->FindSpec(metadata->default_spec_id) == nullptr) {
     return Error(ErrorCode::kInvalidArgument, "default-spec-id names no partition spec");
   }
-  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> last_partition_id, OptionalInt(json, "last-partition-id"));
-  metadata->last_partition_id = static_cast<int32_t>(last_partition_id.value_or(highest_field_id));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int32_t> last_partition_id, OptionalInt32(json, "last-partition-id"));
+  metadata->last_partition_id = last_partition_id.value_or(highest_field_id);
   return Status::Ok();
 }
 
@@ -119,13 +118,13 @@ Status ParseSortOrders(const Json& json, TableMetadata* metadata) {
     metadata->sort_orders.push_back(Json{{"order-id", kUnsortedOrderId}, {"fields", Json::array()}});
   }
   for (const Json& order : metadata->sort_orders) {
-    SERAC_RETURN_IF_ERROR(ValidateSortOrder(order));
-    SERAC_ASSIGN_OR_RETURN(int64_t order_id, RequiredInt(order, "order-id"));
-    (void)order_id;
+    // Files serac wrote before sort fields had to name a single `source-id` stay readable.
+    SERAC_RETURN_IF_ERROR(ValidateSortOrder(order, SourceColumns::kSourceIdOrIds));
+    SERAC_RETURN_IF_ERROR(RequiredInt32(order, "order-id").status());
   }
-  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> default_order, OptionalInt(json, "default-sort-order-id"));
-  metadata->default_sort_order_id = static_cast<int32_t>(
-      default_order.value_or(metadata->sort_orders.front().at("order-id").get<int64_t>()));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int32_t> default_order, OptionalInt32(json, "default-sort-order-id"));
+  metadata->default_sort_order_id =
+      default_order.value_or(metadata->sort_orders.front().at("order-id").get<int32_t>());
   if (metadata->FindSortOrder(metadata->default_sort_order_id) == nullptr) {
     return Error(ErrorCode::kInvalidArgument, "default-sort-order-id names no sort order");
   }
@@ -135,8 +134,16 @@ Status ParseSortOrders(const Json& json, TableMetadata* metadata) {
 Status ParseSnapshots(const Json& json, TableMetadata* metadata) {
   SERAC_ASSIGN_OR_RETURN(std::vector<Json> snapshots, ObjectArray(json, "snapshots", false));
   metadata->snapshots.reserve(snapshots.size());
+  // The reference reads a v1 table's last sequence number as 0, whatever the file says.
+  const int64_t last_sequence_number = metadata->format_version > 1 ? metadata->last_sequence_number : 0;
   for (Json& snapshot : snapshots) {
     SERAC_RETURN_IF_ERROR(ValidateSnapshot(snapshot));
+    SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, OptionalInt(snapshot, "sequence-number"));
+    if (sequence.value_or(0) > last_sequence_number) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "Invalid snapshot with sequence number " + std::to_string(*sequence) +
+                       " greater than last sequence number " + std::to_string(last_sequence_number));
+    }
     metadata->snapshots.push_back(Snapshot::Make(std::move(snapshot)));
   }
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> current, OptionalInt(json, "current-snapshot-id"));
@@ -170,13 +177,13 @@ Status ParseLogsAndExtras(const Json& json, TableMetadata* metadata) {
     metadata->metadata_log.push_back({timestamp_ms, file});
   }
   SERAC_ASSIGN_OR_RETURN(metadata->statistics, ObjectArray(json, "statistics", false));
-  for (const Json& entry : metadata->statistics) SERAC_RETURN_IF_ERROR(ValidateIdEntry(entry, "snapshot-id"));
+  for (const Json& entry : metadata->statistics) SERAC_RETURN_IF_ERROR(ValidateStatisticsFile(entry));
   SERAC_ASSIGN_OR_RETURN(metadata->partition_statistics, ObjectArray(json, "partition-statistics", false));
   for (const Json& entry : metadata->partition_statistics) {
-    SERAC_RETURN_IF_ERROR(ValidateIdEntry(entry, "snapshot-id"));
+    SERAC_RETURN_IF_ERROR(ValidatePartitionStatisticsFile(entry));
   }
   SERAC_ASSIGN_OR_RETURN(metadata->encryption_keys, ObjectArray(json, "encryption-keys", false));
-  for (const Json& entry : metadata->encryption_keys) SERAC_RETURN_IF_ERROR(ValidateIdEntry(entry, "key-id"));
+  for (const Json& entry : metadata->encryption_keys) SERAC_RETURN_IF_ERROR(ValidateEncryptionKey(entry));
   auto properties = json.find("properties");
   if (properties != json.end() && !properties->is_null()) {
     SERAC_ASSIGN_OR_RETURN(metadata->properties, StringMap(*properties));
@@ -202,8 +209,7 @@ Status ParseHeader(const Json& json, TableMetadata* metadata) {
     return Error(ErrorCode::kInvalidArgument, "missing field: last-sequence-number");
   metadata->last_sequence_number = sequence.value_or(0);
   SERAC_ASSIGN_OR_RETURN(metadata->last_updated_ms, RequiredInt(json, "last-updated-ms"));
-  SERAC_ASSIGN_OR_RETURN(int64_t last_column_id, RequiredInt(json, "last-column-id"));
-  metadata->last_column_id = static_cast<int32_t>(last_column_id);
+  SERAC_ASSIGN_OR_RETURN(metadata->last_column_id, RequiredInt32(json, "last-column-id"));
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> next_row_id, OptionalInt(json, "next-row-id"));
   metadata->next_row_id = next_row_id.value_or(0);
   return Status::Ok();
@@ -239,18 +245,49 @@ std::shared_ptr<const Snapshot> Snapshot::Make(Json json) {
   return std::shared_ptr<const Snapshot>(new Snapshot(std::move(json), id, std::move(text)));
 }
 
+// The reference's rules (SnapshotParser, BaseSnapshot): what it refuses, serac must not store.
 Status ValidateSnapshot(const Json& snapshot) {
   if (!snapshot.is_object()) return Error(ErrorCode::kInvalidArgument, "snapshot must be an object");
   SERAC_ASSIGN_OR_RETURN(int64_t snapshot_id, RequiredInt(snapshot, "snapshot-id"));
   SERAC_ASSIGN_OR_RETURN(int64_t timestamp_ms, RequiredInt(snapshot, "timestamp-ms"));
   (void)snapshot_id;
   (void)timestamp_ms;
-  for (const char* key :
-       {"parent-snapshot-id", "sequence-number", "schema-id", "first-row-id", "added-rows"}) {
-    SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> value, OptionalInt(snapshot, key));
-    if (value && *value < 0 && std::string(key) == "added-rows") {
-      return Error(ErrorCode::kInvalidArgument, "added-rows must not be negative");
-    }
+  // Present means a number: the reference reads these whenever the key is there, null or not.
+  for (const char* key : {"sequence-number", "parent-snapshot-id"}) {
+    if (snapshot.contains(key)) SERAC_RETURN_IF_ERROR(RequiredInt(snapshot, key).status());
+  }
+  if (snapshot.contains("summary")) SERAC_RETURN_IF_ERROR(CheckStringMap(snapshot, "summary"));
+  SERAC_RETURN_IF_ERROR(OptionalInt32(snapshot, "schema-id").status());
+  SERAC_RETURN_IF_ERROR(CheckOptionalString(snapshot, "key-id"));
+  if (snapshot.contains("manifest-list")) {
+    SERAC_RETURN_IF_ERROR(RequiredString(snapshot, "manifest-list").status());
+  } else {
+    SERAC_RETURN_IF_ERROR(CheckStringList(snapshot, "manifests"));  // v1's list embedded in the snapshot
+  }
+  // Row lineage, checked in every format version as the reference does when it parses.
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> first_row_id, OptionalInt(snapshot, "first-row-id"));
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> added_rows, OptionalInt(snapshot, "added-rows"));
+  if (first_row_id && *first_row_id < 0) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "Invalid first-row-id (cannot be negative): " + std::to_string(*first_row_id));
+  }
+  if (added_rows && *added_rows < 0) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "Invalid added-rows (cannot be negative): " + std::to_string(*added_rows));
+  }
+  if (first_row_id && !added_rows) {
+    return Error(ErrorCode::kInvalidArgument, "Invalid added-rows (required when first-row-id is set): null");
+  }
+  return Status::Ok();
+}
+
+Status ValidateAddedSnapshot(const Json& snapshot, int format_version) {
+  SERAC_RETURN_IF_ERROR(ValidateSnapshot(snapshot));
+  // A v1 table's last sequence number is 0 and the reference sets it to the added snapshot's.
+  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, OptionalInt(snapshot, "sequence-number"));
+  if (format_version == 1 && sequence.value_or(0) != 0) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "Sequence number must be 0 in v1: " + std::to_string(*sequence));
   }
   return Status::Ok();
 }
@@ -272,37 +309,120 @@ Status ValidateRef(const Json& ref) {
   return Status::Ok();
 }
 
-Status ValidateSortOrder(const Json& order) {
+namespace {
+
+std::string Lowered(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// A partition or sort field's source column: an int32 `source-id`, or where allowed v3's
+// `source-ids`, a non-empty array of them.
+Status ValidateSourceColumns(const Json& field, SourceColumns sources) {
+  const bool has_ids = field.contains("source-ids") && !field.at("source-ids").is_null();
+  if (sources == SourceColumns::kSourceIdOrIds && has_ids && !field.contains("source-id")) {
+    SERAC_RETURN_IF_ERROR(CheckInt32List(field, "source-ids"));
+    if (field.at("source-ids").empty())
+      return Error(ErrorCode::kInvalidArgument, "source-ids must not be empty");
+    return Status::Ok();
+  }
+  return RequiredInt32(field, "source-id").status();
+}
+
+}  // namespace
+
+// The reference's SortOrderParser: each field needs all four members, in any letter case.
+Status ValidateSortOrder(const Json& order, SourceColumns sources) {
   if (!order.is_object()) return Error(ErrorCode::kInvalidArgument, "sort order must be an object");
   SERAC_ASSIGN_OR_RETURN(const Json* fields, RequiredMember(order, "fields", Json::value_t::array));
   for (const Json& field : *fields) {
     if (!field.is_object()) return Error(ErrorCode::kInvalidArgument, "sort fields must be objects");
+    SERAC_RETURN_IF_ERROR(RequiredString(field, "transform").status());
+    SERAC_RETURN_IF_ERROR(ValidateSourceColumns(field, sources));
+    SERAC_ASSIGN_OR_RETURN(std::string direction, RequiredString(field, "direction"));
+    if (const std::string lower = Lowered(direction); lower != "asc" && lower != "desc") {
+      return Error(ErrorCode::kInvalidArgument, "Invalid sort direction: " + direction);
+    }
+    SERAC_ASSIGN_OR_RETURN(std::string null_order, RequiredString(field, "null-order"));
+    if (const std::string lower = Lowered(null_order); lower != "nulls-first" && lower != "nulls-last") {
+      return Error(ErrorCode::kInvalidArgument, "Unexpected null order: " + null_order);
+    }
   }
-  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> order_id, OptionalInt(order, "order-id"));
-  (void)order_id;
-  return Status::Ok();
+  return OptionalInt32(order, "order-id").status();
 }
 
-Status ValidatePartitionSpecFields(const Json& spec) {
+// The reference's PartitionSpecParser and the names its PartitionSpec.Builder takes.
+Status ValidatePartitionSpecFields(const Json& spec, SourceColumns sources) {
   if (!spec.is_object()) return Error(ErrorCode::kInvalidArgument, "partition spec must be an object");
   SERAC_ASSIGN_OR_RETURN(const Json* fields, RequiredMember(spec, "fields", Json::value_t::array));
+  std::set<std::string> names;
+  size_t with_field_id = 0;
   for (const Json& field : *fields) {
     if (!field.is_object()) return Error(ErrorCode::kInvalidArgument, "partition fields must be objects");
-    SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> field_id, OptionalInt(field, "field-id"));
-    (void)field_id;
     SERAC_ASSIGN_OR_RETURN(std::string name, RequiredString(field, "name"));
-    SERAC_ASSIGN_OR_RETURN(std::string transform, RequiredString(field, "transform"));
+    SERAC_RETURN_IF_ERROR(RequiredString(field, "transform").status());
+    SERAC_RETURN_IF_ERROR(ValidateSourceColumns(field, sources));
+    if (field.contains("field-id")) {
+      SERAC_RETURN_IF_ERROR(RequiredInt32(field, "field-id").status());
+      ++with_field_id;
+    }
+    if (name.empty()) return Error(ErrorCode::kInvalidArgument, "Cannot use empty partition name: " + name);
+    if (!names.insert(name).second) {
+      return Error(ErrorCode::kInvalidArgument, "Cannot use partition name more than once: " + name);
+    }
   }
-  SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> spec_id, OptionalInt(spec, "spec-id"));
-  (void)spec_id;
+  if (with_field_id != 0 && with_field_id != fields->size()) {
+    return Error(
+        ErrorCode::kInvalidArgument,
+        "Cannot parse spec with missing field IDs: " + std::to_string(fields->size() - with_field_id) +
+            " missing of " + std::to_string(fields->size()) + " fields.");
+  }
+  return OptionalInt32(spec, "spec-id").status();
+}
+
+// The reference's StatisticsFileParser.
+Status ValidateStatisticsFile(const Json& file) {
+  if (!file.is_object()) return Error(ErrorCode::kInvalidArgument, "statistics must be an object");
+  SERAC_RETURN_IF_ERROR(RequiredInt(file, "snapshot-id").status());
+  SERAC_RETURN_IF_ERROR(RequiredString(file, "statistics-path").status());
+  SERAC_RETURN_IF_ERROR(RequiredInt(file, "file-size-in-bytes").status());
+  SERAC_RETURN_IF_ERROR(RequiredInt(file, "file-footer-size-in-bytes").status());
+  auto blobs = file.find("blob-metadata");
+  if (blobs == file.end() || !blobs->is_array()) {
+    return Error(ErrorCode::kInvalidArgument, std::string("Cannot parse blob metadata from non-array: ") +
+                                                  (blobs == file.end() ? "null" : blobs->type_name()));
+  }
+  for (const Json& blob : *blobs) {
+    if (!blob.is_object()) return Error(ErrorCode::kInvalidArgument, "blob-metadata must hold objects");
+    SERAC_RETURN_IF_ERROR(RequiredString(blob, "type").status());
+    SERAC_RETURN_IF_ERROR(RequiredInt(blob, "snapshot-id").status());
+    SERAC_RETURN_IF_ERROR(RequiredInt(blob, "sequence-number").status());
+    SERAC_RETURN_IF_ERROR(CheckInt32List(blob, "fields"));
+    if (blob.contains("properties")) SERAC_RETURN_IF_ERROR(CheckStringMap(blob, "properties"));
+  }
   return Status::Ok();
 }
 
-Status ValidateIdEntry(const Json& entry, const char* id_key) {
-  if (!entry.is_object())
-    return Error(ErrorCode::kInvalidArgument, std::string("entry with ") + id_key + " expected");
-  if (std::string(id_key) == "key-id") return RequiredString(entry, id_key).status();
-  return RequiredInt(entry, id_key).status();
+// The reference's PartitionStatisticsFileParser.
+Status ValidatePartitionStatisticsFile(const Json& file) {
+  if (!file.is_object()) return Error(ErrorCode::kInvalidArgument, "partition statistics must be an object");
+  SERAC_RETURN_IF_ERROR(RequiredInt(file, "snapshot-id").status());
+  SERAC_RETURN_IF_ERROR(RequiredString(file, "statistics-path").status());
+  return RequiredInt(file, "file-size-in-bytes").status();
+}
+
+// The reference's EncryptedKeyParser, which Base64-decodes the key metadata.
+Status ValidateEncryptionKey(const Json& key) {
+  if (!key.is_object()) return Error(ErrorCode::kInvalidArgument, "encryption key must be an object");
+  SERAC_RETURN_IF_ERROR(RequiredString(key, "key-id").status());
+  SERAC_ASSIGN_OR_RETURN(std::string metadata, RequiredString(key, "encrypted-key-metadata"));
+  if (!IsBase64(metadata)) {
+    return Error(ErrorCode::kInvalidArgument, "encrypted-key-metadata is not valid Base64");
+  }
+  SERAC_RETURN_IF_ERROR(CheckOptionalString(key, "encrypted-by-id"));
+  if (key.contains("properties")) SERAC_RETURN_IF_ERROR(CheckStringMap(key, "properties"));
+  return Status::Ok();
 }
 
 Result<TableMetadata> ParseTableMetadata(const Json& json) {

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
+#include <string>
 
 #include "common/hash.h"
 #include "common/random.h"
@@ -24,7 +26,7 @@ TEST(CreateTableTest, AssignsFreshIdsAndRebindsSpecAndOrder) {
       {"id": 4, "name": "ts", "required": false, "type": "timestamptz"}]},
     "partition-spec": {"spec-id": 4, "fields": [
       {"source-id": 4, "field-id": 1050, "name": "ts_day", "transform": "day"},
-      {"source-id": 9, "name": "lat_bucket", "transform": "bucket[4]"}]},
+      {"source-id": 9, "field-id": 1051, "name": "lat_bucket", "transform": "bucket[4]"}]},
     "write-order": {"order-id": 9, "fields": [
       {"source-id": 9, "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]},
     "properties": {"owner": "bob"}})");
@@ -104,6 +106,7 @@ TEST(CreateTableTest, RejectsBadRequests) {
 
 TEST(TableMetadataJsonTest, RoundTripPreservesUnknownFields) {
   TableMetadata metadata = NewTable(3);
+  metadata.last_sequence_number = 1;  // the snapshot's below
   metadata.schemas[0]["fields"][0]["initial-default"] = 0;
   metadata.partition_specs[0]["fields"][0]["source-ids"] = Json::array({1, 2});
   Json snapshot = testing::Snapshot(10, std::nullopt, 1, 2000);
@@ -166,6 +169,61 @@ TEST(TableMetadataJsonTest, ParsesLegacyV1) {
   EXPECT_EQ(parsed->last_partition_id, 1000);
   EXPECT_EQ(parsed->default_sort_order_id, 0);
   EXPECT_EQ(parsed->refs.at("main")["snapshot-id"], 7);  // implied by current-snapshot-id
+}
+
+// A metadata file as register-table reads it: what the reference's parser refuses, serac refuses
+// too, rather than register a table Java engines cannot load.
+TEST(TableMetadataJsonTest, ReadingRefusesWhatTheReferenceRefuses) {
+  TableMetadata table = NewTable(2);
+  table.last_sequence_number = 1;
+  table.snapshots.push_back(Snapshot::Make(testing::Snapshot(1, std::nullopt, 1, 2000)));
+  table.refs["main"] = Json{{"snapshot-id", 1}, {"type", "branch"}};
+  table.current_snapshot_id = 1;
+  table.statistics.push_back(Json{{"snapshot-id", 1},
+                                  {"statistics-path", "s3://bucket/t/metadata/s.puffin"},
+                                  {"file-size-in-bytes", 10},
+                                  {"file-footer-size-in-bytes", 5},
+                                  {"blob-metadata", Json::array()}});
+  table.partition_statistics.push_back(Json{{"snapshot-id", 1},
+                                            {"statistics-path", "s3://bucket/t/metadata/p.parquet"},
+                                            {"file-size-in-bytes", 10}});
+  table.encryption_keys.push_back(Json{{"key-id", "k"}, {"encrypted-key-metadata", "AAEC"}});
+  const Json good = TableMetadataToJson(table);
+  ASSERT_TRUE(ParseTableMetadata(good).ok()) << ParseTableMetadata(good).status().ToString();
+
+  auto refused = [&](const std::function<void(Json&)>& change, const std::string& message) {
+    Json file = good;
+    change(file);
+    auto parsed = ParseTableMetadata(file);
+    ASSERT_FALSE(parsed.ok()) << message;
+    EXPECT_EQ(parsed.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(parsed.status().message().find(message), std::string::npos) << parsed.status().message();
+  };
+  refused([](Json& f) { f["schemas"][0]["fields"][1].erase("required"); }, "required");
+  refused([](Json& f) { f["schemas"][0]["fields"][1]["type"] = "varchar"; }, "varchar");
+  refused([](Json& f) { f["partition-specs"][0]["fields"][0].erase("source-id"); }, "source-id");
+  refused([](Json& f) { f["partition-specs"][0]["fields"].push_back(f["partition-specs"][0]["fields"][0]); },
+          "more than once");
+  refused([](Json& f) { f["sort-orders"][0]["fields"][0].erase("null-order"); }, "null-order");
+  refused([](Json& f) { f["snapshots"][0].erase("manifest-list"); }, "manifests");
+  refused([](Json& f) { f["snapshots"][0]["sequence-number"] = 2; }, "greater than last sequence number 1");
+  refused([](Json& f) { f["statistics"][0].erase("file-footer-size-in-bytes"); },
+          "file-footer-size-in-bytes");
+  refused([](Json& f) { f["partition-statistics"][0].erase("statistics-path"); }, "statistics-path");
+  refused([](Json& f) { f["encryption-keys"][0]["encrypted-key-metadata"] = "%%%"; }, "Base64");
+  // Ids the reference reads as int32: 2^32 must not read as schema 0.
+  refused([](Json& f) { f["current-schema-id"] = 4294967296; }, "current-schema-id");
+  refused([](Json& f) { f["default-spec-id"] = 4294967296; }, "default-spec-id");
+  refused([](Json& f) { f["default-sort-order-id"] = 4294967297; }, "default-sort-order-id");
+  refused([](Json& f) { f["last-column-id"] = 4294967298; }, "last-column-id");
+
+  // A v1 table's snapshots have sequence number 0, whatever the file says of the last one.
+  Json v1 = TableMetadataToJson(NewTable(1));
+  v1["snapshots"] = Json::array({testing::Snapshot(1, std::nullopt, 0, 2000)});
+  EXPECT_TRUE(ParseTableMetadata(v1).ok());
+  v1["snapshots"][0]["sequence-number"] = 3;
+  v1["last-sequence-number"] = 3;
+  EXPECT_EQ(ParseTableMetadata(v1).status().code(), ErrorCode::kInvalidArgument);
 }
 
 TEST(TableMetadataJsonTest, NullCurrentSnapshotAndRefsSelection) {

@@ -143,6 +143,113 @@ TEST(ViewTest, OldVersionsAreTrimmed) {
   EXPECT_EQ(view.version_log[0].version_id, 3);
 }
 
+// An add-view-version of `version` (on schema 0) and whether it was refused with kInvalidArgument,
+// leaving the view as it was, with `message` in the refusal.
+void ExpectVersionRefused(const ViewMetadata& view, Json version, const std::string& message) {
+  version["schema-id"] = 0;
+  const Json before = ViewMetadataToJson(view);
+  auto outcome =
+      ApplyViewCommit(view, Json::array(),
+                      Json::array({Json{{"action", "set-properties"}, {"updates", {{"touched", "yes"}}}},
+                                   Json{{"action", "add-view-version"}, {"view-version", version}},
+                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}));
+  ASSERT_FALSE(outcome.ok()) << version.dump();
+  EXPECT_EQ(outcome.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(outcome.status().message().find(message), std::string::npos) << outcome.status().message();
+  EXPECT_EQ(ViewMetadataToJson(view), before);
+}
+
+TEST(ViewTest, VersionsNeedWhatTheReferenceParses) {
+  const ViewMetadata view = NewView();
+  const Json good = ViewVersion(2, "select 2", 200);
+  for (const char* key : {"summary", "default-namespace", "representations", "timestamp-ms"}) {
+    Json broken = good;
+    broken.erase(key);
+    ExpectVersionRefused(view, broken, key);
+  }
+  Json number_summary = good;
+  number_summary["summary"]["engine-version"] = 3;
+  ExpectVersionRefused(view, number_summary, "engine-version");
+  Json number_namespace = good;
+  number_namespace["default-namespace"] = Json::array({"ns", 1});
+  ExpectVersionRefused(view, number_namespace, "default-namespace");
+  Json nul_namespace = good;
+  nul_namespace["default-namespace"] = Json::array({std::string("a\0b", 3)});
+  ExpectVersionRefused(view, nul_namespace, "null-byte");
+  Json number_catalog = good;
+  number_catalog["default-catalog"] = 5;
+  ExpectVersionRefused(view, number_catalog, "default-catalog");
+  Json no_type = good;
+  no_type["representations"][0].erase("type");
+  ExpectVersionRefused(view, no_type, "type");
+  for (const char* key : {"sql", "dialect"}) {
+    Json broken = good;
+    broken["representations"][0].erase(key);
+    ExpectVersionRefused(view, broken, key);
+    broken["representations"][0]["type"] = "SQL";  // the type is read in any case
+    ExpectVersionRefused(view, broken, key);
+  }
+  Json big_id = good;
+  big_id["version-id"] = 4294967297;
+  ExpectVersionRefused(view, big_id, "version-id");
+
+  // The well-formed twins: a null catalog, and a representation of another type, which needs no
+  // SQL or dialect and does not count as a dialect.
+  Json twin = good;
+  twin["schema-id"] = 0;
+  twin["default-catalog"] = nullptr;
+  twin["representations"].push_back({{"type", "other"}});
+  twin["representations"].push_back({{"type", "other"}});
+  auto outcome =
+      ApplyViewCommit(view, Json::array(),
+                      Json::array({Json{{"action", "add-view-version"}, {"view-version", twin}},
+                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}));
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->metadata.current_version_id, 2);
+}
+
+TEST(ViewTest, CreateChecksTheVersionToo) {
+  Json version = ViewVersion(1, "select 1");
+  version["representations"][0].erase("dialect");
+  auto request = ParseCreateViewRequest(
+      Json{{"name", "v"}, {"schema", testing::TwoColumnSchema()}, {"view-version", version}});
+  ASSERT_TRUE(request.ok());
+  auto created = NewViewMetadata(*request, "s3://b/ns/v", "u");
+  EXPECT_EQ(created.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(created.status().message().find("dialect"), std::string::npos);
+}
+
+TEST(ViewTest, IdsBeyondInt32AndLegacyPropertyKeys) {
+  const ViewMetadata view = NewView();
+  // 2^32 - 1 read as int32 would be -1, "the version added in this commit".
+  auto beyond = ApplyViewCommit(
+      view, Json::array(),
+      Json::array({Json{{"action", "set-current-view-version"}, {"view-version-id", 4294967295}}}));
+  EXPECT_EQ(beyond.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(beyond.status().message().find("view-version-id"), std::string::npos);
+  auto legacy = ApplyViewCommit(
+      view, Json::array(),
+      Json::array({Json{{"action", "set-properties"}, {"updated", {{"a", "1"}}}},
+                   Json{{"action", "remove-properties"}, {"removed", Json::array({"comment"})}}}));
+  ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
+  EXPECT_EQ(legacy->metadata.properties.at("a"), "1");
+  EXPECT_EQ(legacy->metadata.properties.count("comment"), 0u);
+}
+
+TEST(ViewTest, ReadingRefusesWhatTheReferenceRefuses) {
+  const Json good = ViewMetadataToJson(NewView());
+  ASSERT_TRUE(ParseViewMetadata(good).ok());
+  Json no_summary = good;
+  no_summary["versions"][0].erase("summary");
+  EXPECT_EQ(ParseViewMetadata(no_summary).status().code(), ErrorCode::kInvalidArgument);
+  Json schema_without_required = good;
+  schema_without_required["schemas"][0]["fields"][0].erase("required");
+  EXPECT_EQ(ParseViewMetadata(schema_without_required).status().code(), ErrorCode::kInvalidArgument);
+  Json big_current = good;
+  big_current["current-version-id"] = 4294967297;  // read as int32: 1, the current version
+  EXPECT_EQ(ParseViewMetadata(big_current).status().code(), ErrorCode::kInvalidArgument);
+}
+
 TEST(ViewTest, JsonApi) {
   Json body{
       {"name", "v"}, {"schema", testing::TwoColumnSchema()}, {"view-version", ViewVersion(1, "select 1")}};
