@@ -6,7 +6,7 @@
 # never into the committed seeds.
 #   scripts/fuzz.sh                        every target for 15 s (what scripts/test.sh runs)
 #   scripts/fuzz.sh --seconds 3600 catalog_request_fuzzer
-#   scripts/fuzz.sh --runs 10000000        every target for ten million inputs
+#   scripts/fuzz.sh --runs 10000000 --seconds 3600   ten million inputs or an hour, whichever first
 #   scripts/fuzz.sh --jobs 2 ...           two targets at a time
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
-    --runs) runs="$2"; seconds=0; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
@@ -49,8 +49,9 @@ fuzz_flags=(-rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=30 -max_len=262144 
 run_one() {
   local target="$1" work="build-fuzz/corpus/$1" artifacts="build-fuzz/artifacts/$1/" log="build-fuzz/logs/$1.log"
   mkdir -p "$work" "$artifacts" build-fuzz/logs
+  # Whichever comes first: the inputs asked for, or the time.
   local limit=(-max_total_time="$seconds")
-  [ "$runs" -ge 0 ] && limit=(-runs="$runs")
+  [ "$runs" -ge 0 ] && limit+=(-runs="$runs")
   local status=0
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "build-fuzz/fuzz/$target" "${fuzz_flags[@]}" "${limit[@]}" -artifact_prefix="$artifacts" \
@@ -66,7 +67,7 @@ run_one() {
   return $status
 }
 
-echo "==> fuzzing ${#targets[@]} targets ($([ "$runs" -ge 0 ] && echo "$runs inputs" || echo "$seconds s") each)"
+echo "==> fuzzing ${#targets[@]} targets (${seconds} s$([ "$runs" -ge 0 ] && echo " or $runs inputs, whichever comes first") each)"
 failed=0
 pids=()
 for target in "${targets[@]}"; do

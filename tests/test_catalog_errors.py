@@ -231,3 +231,56 @@ def test_java_client_base64_content_sha256_must_match_body(catalog_api, warehous
     assert response.status_code in (400, 401), response.text
     assert response.json()["error"]["type"] in ("BadRequestException", "NotAuthorizedException")
     assert catalog_api.call("GET", f"/v1/{warehouse}/namespaces").json()["namespaces"] == []
+
+
+# --- Hostile documents ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("levels", [1_001, 100_000])
+def test_deeply_nested_bodies_are_400_on_every_route(catalog_api, warehouse, table_path, levels):
+    deep = "[" * levels + "]" * levels
+    bodies = {
+        table_path: '{"requirements":[],"updates":' + deep + "}",
+        f"/v1/{warehouse}/namespaces": '{"namespace":["x"],"properties":' + deep + "}",
+        f"/v1/{warehouse}/namespaces/db/tables": '{"name":"deep","schema":' + deep + "}",
+        f"/v1/{warehouse}/transactions/commit": '{"table-changes":' + deep + "}",
+        f"/v1/{warehouse}/namespaces/db/views": '{"name":"v","view-version":' + deep + "}",
+    }
+    before = metadata_location(catalog_api, table_path)
+    for path, body in bodies.items():
+        response = catalog_api.call("POST", path, body)
+        assert_iceberg_error(response, 400, "BadRequestException")
+        assert "kJsonNestingDepthMax" in response.json()["error"]["message"], path
+    assert metadata_location(catalog_api, table_path) == before
+
+
+def test_deeply_nested_metadata_file_is_refused_on_register(catalog_api, warehouse, table_path, s3):
+    # A metadata file is as much input as a request body: one uploaded through S3 and then
+    # registered must be refused like a deep request, not crash the server.
+    key = "db/deep/metadata/00000-deep.metadata.json"
+    s3.put_object(Bucket=warehouse, Key=key, Body=b"{\"format-version\":" + b"[" * 200_000 + b"]" * 200_000 + b"}")
+    response = catalog_api.call("POST", f"/v1/{warehouse}/namespaces/db/register",
+                                {"name": "deep", "metadata-location": f"s3://{warehouse}/{key}"})
+    assert 400 <= response.status_code < 500, response.text
+    assert metadata_location(catalog_api, table_path)  # the server still answers
+
+
+@pytest.mark.parametrize("requirement_type", [None, 5, {"a": 1}, ["assert-create"], True])
+def test_requirement_type_of_the_wrong_kind_is_400(catalog_api, table_path, requirement_type):
+    before = metadata_location(catalog_api, table_path)
+    response = catalog_api.call("POST", table_path, {"requirements": [{"type": requirement_type}], "updates": []})
+    assert_iceberg_error(response, 400, "BadRequestException")
+    assert metadata_location(catalog_api, table_path) == before
+
+
+def test_oversized_properties_and_commits_name_their_limit(catalog_api, table_path):
+    before = metadata_location(catalog_api, table_path)
+    big_value = {"requirements": [], "updates": [{"action": "set-properties", "updates": {"k": "v" * (600 * 1024)}}]}
+    response = catalog_api.call("POST", table_path, big_value)
+    assert response.status_code in (400, 413), response.text
+    assert "kIcebergPropertyValueBytesMax" in response.json()["error"]["message"]
+    many = {"requirements": [], "updates": [{"action": "set-properties", "updates": {"k": str(i)}} for i in range(1001)]}
+    response = catalog_api.call("POST", table_path, many)
+    assert response.status_code in (400, 413), response.text
+    assert "kCatalogUpdatesPerCommitMax" in response.json()["error"]["message"]
+    assert metadata_location(catalog_api, table_path) == before

@@ -327,7 +327,7 @@ def test_time_travel_branches_and_tags(spark, cat):
                                     f"{t}.snapshots WHERE snapshot_id = {second}").collect()[0][0]
     jvm = spark._jvm
     table = spark._jsparkSession.sessionState().catalogManager().catalog(cat).icebergCatalog().loadTable(
-        jvm.org.apache.iceberg.catalog.TableIdentifier.of("db", "readings"))
+        jvm.org.apache.iceberg.catalog.TableIdentifier.parse("db.readings"))
     second_file = table.currentSnapshot().addedDataFiles(table.io()).iterator().next()
     transaction = table.newTransaction()
     transaction.newDelete().deleteFromRowFilter(jvm.org.apache.iceberg.expressions.Expressions.equal("id", 1)).commit()

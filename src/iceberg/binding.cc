@@ -129,6 +129,32 @@ void IndexType(const Json& type, std::optional<int64_t> parent, std::map<int64_t
   }
 }
 
+// Full (dot-joined) names of a schema's fields, as the reference indexes them: a list's element is
+// "<list>.element", a map's "<map>.key" and "<map>.value".
+void IndexNames(const Json& type, const std::string& prefix, std::map<std::string, int64_t>& names) {
+  if (!type.is_object()) return;
+  auto add = [&](const std::string& name, const Json& holder, const char* id_key, const char* type_key) {
+    auto id = holder.find(id_key);
+    if (id == holder.end() || !id->is_number_integer()) return;
+    const std::string full = prefix.empty() ? name : prefix + "." + name;
+    names.emplace(full, id->get<int64_t>());
+    if (auto child = holder.find(type_key); child != holder.end()) IndexNames(*child, full, names);
+  };
+  const std::string kind = StringOr(type, "type", "");
+  if (kind == "struct") {
+    auto fields = type.find("fields");
+    if (fields == type.end() || !fields->is_array()) return;
+    for (const Json& field : *fields) {
+      if (field.is_object()) add(StringOr(field, "name", ""), field, "id", "type");
+    }
+  } else if (kind == "list") {
+    add("element", type, "element-id", "element");
+  } else if (kind == "map") {
+    add("key", type, "key-id", "key");
+    add("value", type, "value-id", "value");
+  }
+}
+
 std::string TypeText(const Json& type) { return type.is_string() ? type.get<std::string>() : StringOr(type, "type", type.dump()); }
 
 std::string FieldText(const Json& field) { return field.dump(); }
@@ -163,6 +189,26 @@ Status CheckSpecCompatible(const Json& spec, const Json& schema) {
         return Error(ErrorCode::kInvalidArgument, "Invalid partition field parent: " + TypeText(*holder.type));
       }
       parent = holder.parent;
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckSpecFieldNames(const Json& spec, const Json& schema) {
+  std::map<std::string, int64_t> names;
+  IndexNames(schema, "", names);
+  std::map<int64_t, FieldEntry> index;
+  IndexType(schema, std::nullopt, index);
+  auto fields = spec.find("fields");
+  if (fields == spec.end() || !fields->is_array()) return Status::Ok();
+  for (const Json& field : *fields) {
+    auto source = field.find("source-id");
+    if (source == field.end() || !source->is_number_integer() || index.count(source->get<int64_t>()) == 0) continue;
+    const std::string name = StringOr(field, "name", "");
+    auto column = names.find(name);
+    if (column != names.end() && column->second != source->get<int64_t>()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "Cannot create identity partition sourced from different field in schema: " + name);
     }
   }
   return Status::Ok();

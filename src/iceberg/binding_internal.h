@@ -11,6 +11,9 @@
 namespace serac::iceberg {
 
 Status CheckSpecCompatible(const Json& spec, const Json& schema);
+// A partition field may not take the name of a schema column other than its source (the
+// reference's check when a spec is added; specs read from files are not held to it).
+Status CheckSpecFieldNames(const Json& spec, const Json& schema);
 Status CheckSortOrderCompatible(const Json& order, const Json& schema);
 
 }  // namespace serac::iceberg

@@ -38,6 +38,8 @@ inline constexpr int32_t kPartitionFieldIdStart = 1000;  // partition field ids 
 inline constexpr int32_t kUnsortedOrderId = 0;
 inline constexpr int32_t kFirstSortOrderId = 1;
 inline constexpr int32_t kLastAddedId = -1;  // "-1 = the one added in this commit"
+inline constexpr char kParquetCompressionProperty[] = "write.parquet.compression-codec";
+inline constexpr char kParquetCompressionDefault[] = "zstd";  // for new tables, as the reference sets it
 inline constexpr char kMainBranch[] = "main";
 inline constexpr char kFormatVersionProperty[] = "format-version";
 inline constexpr char kPreviousVersionsMaxProperty[] = "write.metadata.previous-versions-max";

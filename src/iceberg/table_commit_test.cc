@@ -240,11 +240,13 @@ TEST(UpdateTest, AddSpecAndDefault) {
   EXPECT_EQ(outcome.metadata.default_spec_id, 1);
   EXPECT_EQ(outcome.metadata.partition_specs[1]["fields"][1]["field-id"], 1001);
   EXPECT_EQ(outcome.metadata.last_partition_id, 1001);
-  // The same fields again reuse spec 1.
-  auto again =
-      MustCommit(outcome.metadata, Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
-                                                Json{{"action", "set-default-spec"}, {"spec-id", -1}}}));
+  // The same fields again reuse spec 1 and change nothing; "-1" then names no spec this commit added.
+  auto again = MustCommit(outcome.metadata, Json::array({Json{{"action", "add-spec"}, {"spec", spec}}}));
   EXPECT_FALSE(again.changed);
+  EXPECT_EQ(CommitError(outcome.metadata, Json::array(),
+                        Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
+                                     Json{{"action", "set-default-spec"}, {"spec-id", -1}}})),
+            ErrorCode::kInvalidArgument);
   EXPECT_EQ(
       CommitError(table, Json::array(), Json::array({Json{{"action", "set-default-spec"}, {"spec-id", -1}}})),
       ErrorCode::kInvalidArgument);
@@ -541,6 +543,15 @@ TEST(UpdateTest, SpecsAndOrdersMustBindToTheSchema) {
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "bucket[8]")}))), ErrorCode::kOk);
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "truncate[3]")}))), ErrorCode::kOk);
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(9, "void")}))), ErrorCode::kOk);
+  // A partition field may take its own source column's name, never another column's.
+  auto named = [](int source, const char* name, const char* transform) {
+    return Json{{"source-id", source}, {"name", name}, {"transform", transform}};
+  };
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({named(1, "id", "bucket[4]")}))), ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({named(1, "data", "bucket[4]")}))),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({named(2, "id", "identity")}))),
+            ErrorCode::kInvalidArgument);
   auto failed = ApplyTableCommit(&table, Json::array(), add_spec(Json::array({field(2, "month")})), Options());
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().message(), "Invalid source type string for transform: month");
@@ -788,6 +799,13 @@ TEST(UpdateTest, RemoveSpecsAndSchemas) {
   EXPECT_EQ(outcome.metadata.schemas.size(), 1u);
   EXPECT_EQ(outcome.metadata.partition_specs.size(), 1u);
   EXPECT_EQ(outcome.metadata.last_column_id, 3);  // ids are never reused
+  // Ids the table lacks still make a new version, as the reference records every removal; an empty
+  // list changes nothing.
+  EXPECT_TRUE(MustCommit(outcome.metadata, Json::array({Json{{"action", "remove-schemas"}, {"schema-ids", {42}}}}))
+                  .changed);
+  EXPECT_FALSE(MustCommit(outcome.metadata,
+                          Json::array({Json{{"action", "remove-partition-specs"}, {"spec-ids", Json::array()}}}))
+                   .changed);
 }
 
 TEST(UpdateTest, EncryptionKeys) {

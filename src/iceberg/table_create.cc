@@ -2,6 +2,7 @@
 #include <string>
 
 #include "iceberg/metadata_internal.h"
+#include "iceberg/metadata_limits_internal.h"
 
 namespace serac::iceberg {
 namespace {
@@ -125,9 +126,14 @@ Result<TableMetadata> NewTableMetadata(const CreateTableRequest& request, std::s
   metadata.default_spec_id = 0;
   metadata.default_sort_order_id = order["order-id"].get<int32_t>();
   metadata.sort_orders = {order};
+  // New tables write Parquet with zstd unless the request says otherwise, as the reference
+  // records it (its persisted defaults for new tables).
+  metadata.properties[kParquetCompressionProperty] = kParquetCompressionDefault;
   for (const auto& [key, value] : request.properties) {
     if (!IsReservedProperty(key)) metadata.properties[key] = value;
   }
+  SERAC_RETURN_IF_ERROR(CheckPropertyLimits(metadata.properties));
+  SERAC_RETURN_IF_ERROR(CheckSchemaFieldCount(schema));
   metadata.next_row_id = 0;
   return metadata;
 }

@@ -469,7 +469,13 @@ Json TableMetadataWithoutHistory(const TableMetadata& metadata) {
       out["partition-spec"] = spec->at("fields");
   }
   out["properties"] = metadata.properties;
-  out["current-snapshot-id"] = metadata.current_snapshot_id;
+  // From v3 a table without a current snapshot says null, as the reference writes it; older
+  // readers of v1 and v2 files expect -1.
+  if (metadata.format_version >= kRowLineageFormatVersion && metadata.current_snapshot_id == -1) {
+    out["current-snapshot-id"] = nullptr;
+  } else {
+    out["current-snapshot-id"] = metadata.current_snapshot_id;
+  }
   Json refs = Json::object();
   for (const auto& [name, ref] : metadata.refs) refs[name] = ref;
   out["refs"] = refs;

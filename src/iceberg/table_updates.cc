@@ -262,6 +262,7 @@ Status TableBuilder::AddSpec(const Json& update) {
   }
   if (const Json* schema = metadata_.FindSchema(metadata_.current_schema_id); schema != nullptr) {
     SERAC_RETURN_IF_ERROR(CheckSpecCompatible(spec, *schema));
+    SERAC_RETURN_IF_ERROR(CheckSpecFieldNames(spec, *schema));
   }
   const int32_t spec_id = NextId<int32_t>(metadata_.partition_specs, "spec-id", 0);
   spec["spec-id"] = spec_id;
@@ -492,10 +493,9 @@ Status TableBuilder::RemovePartitionSpecs(const Json& update) {
   const std::set<int64_t> doomed(ids.begin(), ids.end());
   if (doomed.count(metadata_.default_spec_id) != 0)
     return BadRequest("cannot remove the default partition spec");
-  if (EraseIf(&metadata_.partition_specs,
-              [&](const Json& spec) { return doomed.count(spec.at("spec-id").get<int64_t>()) != 0; })) {
-    changed_ = true;
-  }
+  EraseIf(&metadata_.partition_specs,
+          [&](const Json& spec) { return doomed.count(spec.at("spec-id").get<int64_t>()) != 0; });
+  if (!doomed.empty()) changed_ = true;  // the reference writes a version even when none was there
   return Status::Ok();
 }
 
@@ -503,10 +503,9 @@ Status TableBuilder::RemoveSchemas(const Json& update) {
   SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntList(update, "schema-ids"));
   const std::set<int64_t> doomed(ids.begin(), ids.end());
   if (doomed.count(metadata_.current_schema_id) != 0) return BadRequest("cannot remove the current schema");
-  if (EraseIf(&metadata_.schemas,
-              [&](const Json& schema) { return doomed.count(schema.at("schema-id").get<int64_t>()) != 0; })) {
-    changed_ = true;
-  }
+  EraseIf(&metadata_.schemas,
+          [&](const Json& schema) { return doomed.count(schema.at("schema-id").get<int64_t>()) != 0; });
+  if (!doomed.empty()) changed_ = true;  // the reference writes a version even when none was there
   return Status::Ok();
 }
 
