@@ -23,6 +23,8 @@ namespace {
 using Json = nlohmann::json;
 using serac::iceberg::CommitOptions;
 
+constexpr int64_t kNowMs = 1800000000000;  // the server's clock in every commit
+
 [[noreturn]] void Fail(const char* what, const std::string& detail) {
   std::fprintf(stderr, "fuzz oracle: %s\n%s\n", what, detail.substr(0, 4096).c_str());
   std::abort();
@@ -36,7 +38,7 @@ void CheckTableReadsBack(const std::string& written) {
 }
 
 void CheckViewReadsBack(const std::string& written) {
-  auto reread = serac::iceberg::CommitViewJson(written, "[]", "[]");
+  auto reread = serac::iceberg::CommitViewJson(written, "[]", "[]", kNowMs);
   if (!reread.ok()) Fail("serac wrote view metadata it cannot read", reread.status().message() + "\n" + written);
   if (reread->metadata_json != written) Fail("view metadata changed on a second read", written);
 }
@@ -102,7 +104,7 @@ void FuzzViewCommit(const std::string& view, std::string_view text) {
   if (!body.is_object()) return;
   const std::string requirements = body.contains("requirements") ? body["requirements"].dump() : "[]";
   const std::string updates = body.contains("updates") ? body["updates"].dump() : "[]";
-  auto committed = serac::iceberg::CommitViewJson(view, requirements, updates);
+  auto committed = serac::iceberg::CommitViewJson(view, requirements, updates, kNowMs);
   if (committed.ok()) CheckViewReadsBack(committed->metadata_json);
 }
 
@@ -121,7 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       return 0;
     }
     case '1': {
-      auto read = serac::iceberg::CommitViewJson(text, "[]", "[]");
+      auto read = serac::iceberg::CommitViewJson(text, "[]", "[]", kNowMs);
       if (read.ok()) CheckViewReadsBack(read->metadata_json);
       return 0;
     }

@@ -61,13 +61,19 @@ def test_rest_compatibility_kit(rck_server, tmp_path):
     print(f"RCK: {passed} passed, {failed} failed, {skipped} skipped")
     console_log = tmp_path / "reports" / "rck-console.log"
     tree = console_log.read_text(errors="replace") if console_log.is_file() else output
-    failing = [line.strip(" │├└─✘") for line in tree.splitlines() if line.rstrip().endswith("✘")]
-    # The one kit case serac does not pass by design: it sets write.metadata.path on a view to a
-    # local file: directory and expects the server to write the metadata file there. serac writes
-    # catalog metadata only into its own warehouse buckets, never to a client-chosen local path.
-    unexpected = [name for name in failing if not name.startswith("createViewWithCustomMetadataLocation")]
+    # A failed case's line is "├─ name() ✘ <first line of the error>".
+    failing = [line.split("✘")[0].strip(" │├└─") for line in tree.splitlines() if "✘" in line]
+    # The kit cases serac does not pass by design, both written for a catalog whose warehouse is the
+    # test's own local file system:
+    # - createViewWithCustomMetadataLocation sets write.metadata.path on a view to a local file:
+    #   directory and expects the server to write the metadata file there; serac writes catalog
+    #   metadata only into its own warehouse buckets, never to a client-chosen local path;
+    # - testLoadTableWithMissingMetadataFile (1.11) moves the table's metadata file away with
+    #   java.nio.file.Files, which cannot reach an s3:// location.
+    by_design = ("createViewWithCustomMetadataLocation", "testLoadTableWithMissingMetadataFile")
+    unexpected = [name for name in failing if not name.startswith(by_design)]
     assert len(failing) == failed, f"{failed} failures counted but {len(failing)} named:\n{output[-3000:]}"
-    assert not unexpected and failed <= 1, (
+    assert not unexpected and failed <= len(by_design), (
         f"RCK: {passed} passed, {failed} failed, {skipped} skipped; failing tests:\n"
         + "\n".join(failing)[:8000] + f"\n(details: the rck-console.log named in the output)\n{output[-1500:]}")
     # The catalog half alone has 94 passing tests against the reference server.

@@ -127,7 +127,7 @@ HandlerResult ReplaceView(RequestContext& ctx) {
     if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchView(EntityDisplayName(ctx)));
     auto current = LoadViewMetadata(ctx.backend, entity->metadata_location);
     if (!current.ok()) return UnreadableMetadata(current.status());
-    auto applied = iceberg::ApplyViewCommit(**current, requirements, updates);
+    auto applied = iceberg::ApplyViewCommit(**current, requirements, updates, ToUnixMillis(Now()));
     if (!applied.ok()) {
       // Unchanged: Java clients recognise "Requirement failed: ..." and add "Commit failed: ".
       if (applied.status().code() == ErrorCode::kConflict) {

@@ -52,9 +52,10 @@ Result<JsonCommitResult> CommitTableJson(const std::optional<std::string>& curre
 Result<std::string> CreateViewMetadataJson(std::string_view create_request_json, std::string_view location,
                                            std::string_view view_uuid);
 
-// Applies one view commit (assert-view-uuid; view updates).
+// Applies one view commit (assert-view-uuid; view updates) at the server's time `now_ms`.
 Result<JsonCommitResult> CommitViewJson(std::string_view current_metadata_json,
-                                        std::string_view requirements_json, std::string_view updates_json);
+                                        std::string_view requirements_json, std::string_view updates_json,
+                                        int64_t now_ms);
 
 // "NNNNN-<file_uuid>.metadata.json", NNNNN one more than the number that starts the file name of
 // `previous_metadata_location` (00000 when empty or unnumbered).

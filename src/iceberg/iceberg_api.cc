@@ -36,12 +36,13 @@ Result<std::string> CreateViewMetadataJson(std::string_view create_request_json,
 }
 
 Result<JsonCommitResult> CommitViewJson(std::string_view current_metadata_json,
-                                        std::string_view requirements_json, std::string_view updates_json) {
+                                        std::string_view requirements_json, std::string_view updates_json,
+                                        int64_t now_ms) {
   SERAC_ASSIGN_OR_RETURN(Json json, ParseJson(current_metadata_json));
   SERAC_ASSIGN_OR_RETURN(ViewMetadata current, ParseViewMetadata(json));
   SERAC_ASSIGN_OR_RETURN(Json requirements, ParseJson(requirements_json));
   SERAC_ASSIGN_OR_RETURN(Json updates, ParseJson(updates_json));
-  SERAC_ASSIGN_OR_RETURN(ViewCommitOutcome outcome, ApplyViewCommit(current, requirements, updates));
+  SERAC_ASSIGN_OR_RETURN(ViewCommitOutcome outcome, ApplyViewCommit(current, requirements, updates, now_ms));
   return JsonCommitResult{ViewMetadataToJson(outcome.metadata).dump(), outcome.changed};
 }
 

@@ -278,8 +278,9 @@ struct ViewCommitOutcome {
   ViewMetadata metadata;
   bool changed = false;
 };
+// `now_ms` is the server's clock: the version log records a move back to an older version then.
 Result<ViewCommitOutcome> ApplyViewCommit(const ViewMetadata& current, const Json& requirements,
-                                          const Json& updates);
+                                          const Json& updates, int64_t now_ms);
 
 // ---- Metadata files (metadata_file.cc). ----
 // "<write.metadata.path or location/metadata>/NNNNN-<uuid>.metadata.json".

@@ -83,7 +83,7 @@ int32_t NextIdIn(const std::vector<Json>& items, const char* key, int32_t first)
 
 class ViewBuilder {
  public:
-  explicit ViewBuilder(ViewMetadata base) : metadata_(std::move(base)) {}
+  ViewBuilder(ViewMetadata base, int64_t now_ms) : metadata_(std::move(base)), now_ms_(now_ms) {}
 
   Status Apply(const Json& update);
   Result<int32_t> AddSchema(const Json& schema);
@@ -96,7 +96,9 @@ class ViewBuilder {
   void TrimVersions();
 
   ViewMetadata metadata_;
+  const int64_t now_ms_;  // the server's clock: when the commit moves to a version it did not add
   bool changed_ = false;
+  std::set<int32_t> added_version_ids_;
   std::optional<int32_t> last_added_schema_id_;
   std::optional<int32_t> last_added_version_id_;
   std::optional<VersionLogEntry> history_entry_;
@@ -141,6 +143,7 @@ Result<int32_t> ViewBuilder::AddVersion(const Json& requested) {
       std::max(version["version-id"].get<int32_t>(), NextIdIn(metadata_.versions, "version-id", 1));
   version["version-id"] = version_id;
   metadata_.versions.push_back(version);
+  added_version_ids_.insert(version_id);
   last_added_version_id_ = version_id;
   changed_ = true;
   return version_id;
@@ -156,7 +159,10 @@ Status ViewBuilder::SetCurrentVersion(int32_t version_id) {
     return BadRequest("cannot set current version to unknown version " + std::to_string(version_id));
   if (version_id == metadata_.current_version_id) return Status::Ok();
   metadata_.current_version_id = version_id;
-  history_entry_ = VersionLogEntry{version->at("timestamp-ms").get<int64_t>(), version_id};
+  // A version this commit added is logged at its own time; a move back to an older one at the
+  // time of the change (the reference's rule).
+  const bool added_here = added_version_ids_.count(version_id) != 0;
+  history_entry_ = VersionLogEntry{added_here ? version->at("timestamp-ms").get<int64_t>() : now_ms_, version_id};
   changed_ = true;
   return Status::Ok();
 }
@@ -377,7 +383,7 @@ Result<ViewMetadata> NewViewMetadata(const CreateViewRequest& request, std::stri
     base.view_uuid = std::string(view_uuid);
     base.location = std::string(location);
     base.properties = request.properties;
-    ViewBuilder builder(std::move(base));
+    ViewBuilder builder(std::move(base), /*now_ms=*/0);  // the first version is added here: logged at its own time
     SERAC_ASSIGN_OR_RETURN(int32_t schema_id, builder.AddSchema(request.schema));
     Json version = request.view_version;
     version["schema-id"] = schema_id;  // the version describes the schema sent beside it
@@ -390,11 +396,11 @@ Result<ViewMetadata> NewViewMetadata(const CreateViewRequest& request, std::stri
 }
 
 Result<ViewCommitOutcome> ApplyViewCommit(const ViewMetadata& current, const Json& requirements,
-                                          const Json& updates) {
+                                          const Json& updates, int64_t now_ms) {
   try {
     SERAC_RETURN_IF_ERROR(CheckViewRequirements(current, requirements));
     if (!updates.is_array()) return BadRequest("updates must be an array");
-    ViewBuilder builder(current);
+    ViewBuilder builder(current, now_ms);
     for (const Json& update : updates) SERAC_RETURN_IF_ERROR(builder.Apply(update));
     return builder.Finish();
   } catch (const Json::exception& e) {

@@ -7,6 +7,8 @@
 namespace serac::iceberg {
 namespace {
 
+constexpr int64_t kNowMs = 1800000000000;  // the server's clock in these commits
+
 Json ViewVersion(int64_t id, const std::string& sql, int64_t timestamp_ms = 100) {
   return Json{{"version-id", id},
               {"schema-id", -1},
@@ -44,6 +46,24 @@ TEST(ViewTest, CreateSetsCurrentVersionAndLog) {
   EXPECT_EQ(ViewMetadataToJson(*parsed), json);
 }
 
+// A version the commit adds is logged at its own time; going back to an older one is logged at
+// the server's time of the commit (the reference's rule).
+TEST(ViewTest, MovingBackToAnOlderVersionIsLoggedAtTheCommitTime) {
+  ViewMetadata view = NewView();
+  Json second = ViewVersion(2, "select 2", 200);
+  second["schema-id"] = 0;
+  auto replaced = ApplyViewCommit(view, Json::array(),
+                                  Json::array({Json{{"action", "add-view-version"}, {"view-version", second}},
+                                               Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}),
+                                  kNowMs);
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+  EXPECT_EQ(replaced->metadata.version_log.back(), (VersionLogEntry{200, 2}));
+  auto back = ApplyViewCommit(replaced->metadata, Json::array(),
+                              Json::array({Json{{"action", "set-current-view-version"}, {"view-version-id", 1}}}), kNowMs);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->metadata.version_log.back(), (VersionLogEntry{kNowMs, 1}));
+}
+
 TEST(ViewTest, ReplaceAddsVersionAndSchema) {
   ViewMetadata view = NewView();
   Json requirements = Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", "AAAA-BBBB"}}});
@@ -51,7 +71,7 @@ TEST(ViewTest, ReplaceAddsVersionAndSchema) {
       Json::array({Json{{"action", "add-schema"}, {"schema", testing::ThreeColumnSchema()}},
                    Json{{"action", "add-view-version"}, {"view-version", ViewVersion(1, "select 2", 200)}},
                    Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}});
-  auto outcome = ApplyViewCommit(view, requirements, updates);
+  auto outcome = ApplyViewCommit(view, requirements, updates, kNowMs);
   ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
   EXPECT_TRUE(outcome->changed);
   EXPECT_EQ(outcome->metadata.current_version_id, 2);  // id 1 taken: next free id
@@ -59,7 +79,7 @@ TEST(ViewTest, ReplaceAddsVersionAndSchema) {
   ASSERT_EQ(outcome->metadata.version_log.size(), 2u);
   EXPECT_EQ(outcome->metadata.version_log[1], (VersionLogEntry{200, 2}));
   // Re-sending the same version reuses it: nothing changes.
-  auto again = ApplyViewCommit(outcome->metadata, requirements, updates);
+  auto again = ApplyViewCommit(outcome->metadata, requirements, updates, kNowMs);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->changed);
 }
@@ -67,16 +87,16 @@ TEST(ViewTest, ReplaceAddsVersionAndSchema) {
 TEST(ViewTest, RequirementsAndErrors) {
   ViewMetadata view = NewView();
   auto wrong_uuid = ApplyViewCommit(
-      view, Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", "other"}}}), Json::array());
+      view, Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", "other"}}}), Json::array(), kNowMs);
   EXPECT_EQ(wrong_uuid.status().code(), ErrorCode::kConflict);
   EXPECT_EQ(wrong_uuid.status().message(),
             "Requirement failed: view UUID does not match: expected " + view.view_uuid + " != other");
   auto table_requirement = ApplyViewCommit(
       view, Json::array({Json{{"type", "assert-current-schema-id"}, {"current-schema-id", 0}}}),
-      Json::array());
+      Json::array(), kNowMs);
   EXPECT_EQ(table_requirement.status().code(), ErrorCode::kInvalidArgument);
   auto code = [&](const Json& update) {
-    auto outcome = ApplyViewCommit(view, Json::array(), Json::array({update}));
+    auto outcome = ApplyViewCommit(view, Json::array(), Json::array({update}), kNowMs);
     return outcome.ok() ? ErrorCode::kOk : outcome.status().code();
   };
   EXPECT_EQ(code(Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}),
@@ -93,7 +113,7 @@ TEST(ViewTest, RequirementsAndErrors) {
   EXPECT_EQ(code(Json{{"action", "add-view-version"}, {"view-version", two_spark}}),
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(ApplyViewCommit(view, Json::array(),
-                            Json::array({Json{{"action", "add-view-version"}, {"view-version", two_spark}}}))
+                            Json::array({Json{{"action", "add-view-version"}, {"view-version", two_spark}}}), kNowMs)
                 .status()
                 .message(),
             "Invalid view version: Cannot add multiple queries for dialect spark");
@@ -111,14 +131,14 @@ TEST(ViewTest, SharedUpdates) {
                                    Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}},
                                    Json{{"action", "remove-properties"}, {"removals", {"comment"}}},
                                    Json{{"action", "assign-uuid"}, {"uuid", "aaaa-bbbb"}},
-                                   Json{{"action", "upgrade-format-version"}, {"format-version", 1}}}));
+                                   Json{{"action", "upgrade-format-version"}, {"format-version", 1}}}), kNowMs);
   ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
   EXPECT_TRUE(outcome->changed);
   EXPECT_EQ(outcome->metadata.location, "s3://b/elsewhere");
   EXPECT_EQ(outcome->metadata.properties.count("comment"), 0u);
   EXPECT_EQ(outcome->metadata.properties.at("a"), "b");
   auto none = ApplyViewCommit(outcome->metadata, Json::array(),
-                              Json::array({Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}}}));
+                              Json::array({Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}}}), kNowMs);
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->changed);
 }
@@ -132,7 +152,7 @@ TEST(ViewTest, OldVersionsAreTrimmed) {
     auto outcome =
         ApplyViewCommit(view, Json::array(),
                         Json::array({Json{{"action", "add-view-version"}, {"view-version", version}},
-                                     Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}));
+                                     Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}), kNowMs);
     ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
     view = outcome->metadata;
   }
@@ -152,7 +172,7 @@ void ExpectVersionRefused(const ViewMetadata& view, Json version, const std::str
       ApplyViewCommit(view, Json::array(),
                       Json::array({Json{{"action", "set-properties"}, {"updates", {{"touched", "yes"}}}},
                                    Json{{"action", "add-view-version"}, {"view-version", version}},
-                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}));
+                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}), kNowMs);
   ASSERT_FALSE(outcome.ok()) << version.dump();
   EXPECT_EQ(outcome.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(outcome.status().message().find(message), std::string::npos) << outcome.status().message();
@@ -203,7 +223,7 @@ TEST(ViewTest, VersionsNeedWhatTheReferenceParses) {
   auto outcome =
       ApplyViewCommit(view, Json::array(),
                       Json::array({Json{{"action", "add-view-version"}, {"view-version", twin}},
-                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}));
+                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}), kNowMs);
   ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
   EXPECT_EQ(outcome->metadata.current_version_id, 2);
 }
@@ -224,13 +244,13 @@ TEST(ViewTest, IdsBeyondInt32AndLegacyPropertyKeys) {
   // 2^32 - 1 read as int32 would be -1, "the version added in this commit".
   auto beyond = ApplyViewCommit(
       view, Json::array(),
-      Json::array({Json{{"action", "set-current-view-version"}, {"view-version-id", 4294967295}}}));
+      Json::array({Json{{"action", "set-current-view-version"}, {"view-version-id", 4294967295}}}), kNowMs);
   EXPECT_EQ(beyond.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(beyond.status().message().find("view-version-id"), std::string::npos);
   auto legacy = ApplyViewCommit(
       view, Json::array(),
       Json::array({Json{{"action", "set-properties"}, {"updated", {{"a", "1"}}}},
-                   Json{{"action", "remove-properties"}, {"removed", Json::array({"comment"})}}}));
+                   Json{{"action", "remove-properties"}, {"removed", Json::array({"comment"})}}}), kNowMs);
   ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
   EXPECT_EQ(legacy->metadata.properties.at("a"), "1");
   EXPECT_EQ(legacy->metadata.properties.count("comment"), 0u);
@@ -256,7 +276,7 @@ TEST(ViewTest, JsonApi) {
   auto created = CreateViewMetadataJson(body.dump(), "s3://b/v", "u");
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   auto committed = CommitViewJson(*created, R"([{"type": "assert-view-uuid", "uuid": "u"}])",
-                                  R"([{"action": "set-properties", "updates": {"k": "v"}}])");
+                                  R"([{"action": "set-properties", "updates": {"k": "v"}}])", kNowMs);
   ASSERT_TRUE(committed.ok()) << committed.status().ToString();
   EXPECT_TRUE(committed->changed);
   EXPECT_EQ(Json::parse(committed->metadata_json)["properties"]["k"], "v");
