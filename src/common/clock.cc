@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 
@@ -81,6 +82,9 @@ bool TakeClock(Scanner& scan, struct tm& fields) {
          scan.TakeDigits(2, fields.tm_min) && scan.TakeLiteral(":") && scan.TakeDigits(2, fields.tm_sec);
 }
 
+constexpr int kWallTimeYearMin = 1678;
+constexpr int kWallTimeYearMax = 2261;
+
 bool IsLeapYear(int year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
 
 int DaysInMonth(int year, int month_index) {
@@ -92,7 +96,11 @@ int DaysInMonth(int year, int month_index) {
 // timegm would silently normalise "Feb 31" into March. Leap seconds (:60) are accepted as :59.
 std::optional<WallTime> FromUtcFields(struct tm fields, int millis = 0) {
   int year = fields.tm_year;
-  if (year < 1 || year > 9999 || fields.tm_mon < 0 || fields.tm_mon > 11) return std::nullopt;
+  // WallTime counts nanoseconds in 64 bits: it reaches from 1677-09-21 to 2262-04-11. A date
+  // outside the whole years within that span cannot be a time point, so it is no date at all.
+  if (year < kWallTimeYearMin || year > kWallTimeYearMax || fields.tm_mon < 0 || fields.tm_mon > 11) {
+    return std::nullopt;
+  }
   if (fields.tm_mday < 1 || fields.tm_mday > DaysInMonth(year, fields.tm_mon)) return std::nullopt;
   if (fields.tm_hour > 23 || fields.tm_min > 59 || fields.tm_sec > 60) return std::nullopt;
   if (fields.tm_sec == 60) fields.tm_sec = 59;
@@ -176,6 +184,10 @@ int64_t ToUnixMillis(WallTime t) {
 }
 
 WallTime FromUnixMillis(int64_t millis) {
+  // Saturates at the ends of WallTime's range instead of overflowing its nanosecond count.
+  constexpr int64_t kMillisMax =
+      std::chrono::duration_cast<std::chrono::milliseconds>(WallTime::duration::max()).count();
+  millis = std::clamp<int64_t>(millis, -kMillisMax, kMillisMax);
   return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::milliseconds(millis)));
 }
 

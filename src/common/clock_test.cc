@@ -80,6 +80,17 @@ TEST(ClockTest, RejectsMalformedHttpDates) {
   }
 }
 
+// Dates a 64-bit nanosecond clock cannot hold are no dates: parsing them must not overflow.
+TEST(ClockTest, DatesBeyondTheClocksRangeAreRefused) {
+  EXPECT_FALSE(ParseHttpDate("Thu, 01 Jan 1031 00:00:00 GMT").has_value());
+  EXPECT_FALSE(ParseHttpDate("Fri, 01 Jan 9999 00:00:00 GMT").has_value());
+  EXPECT_FALSE(ParseAmzDate("30000101T000000Z").has_value());
+  EXPECT_FALSE(ParseIso8601("1600-01-01T00:00:00.000Z").has_value());
+  EXPECT_TRUE(ParseHttpDate("Thu, 01 Jan 1970 00:00:00 GMT").has_value());
+  EXPECT_TRUE(ParseAmzDate("22610101T000000Z").has_value());
+  EXPECT_EQ(ToUnixMillis(FromUnixMillis(INT64_MAX)), ToUnixMillis(FromUnixMillis(INT64_MAX - 1)));
+}
+
 TEST(ClockTest, HttpDateRoundTrip) {
   for (int64_t seconds : {0LL, 951782400LL /* 2000-02-29 */, 1700000000LL, 4102444799LL}) {
     WallTime t = FromUnixMillis(seconds * 1000);
