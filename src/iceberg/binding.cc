@@ -159,39 +159,61 @@ std::string TypeText(const Json& type) { return type.is_string() ? type.get<std:
 
 std::string FieldText(const Json& field) { return field.dump(); }
 
+// One partition or sort field against the schema's index: its source column exists, is a
+// primitive, and suits the transform. `what` is "partition" or "sort", the word the reference's
+// messages use. Returns the source's entry for further checks.
+Result<const FieldEntry*> BindSource(const Json& field, int64_t source_id, const std::map<int64_t, FieldEntry>& index,
+                                     const char* what) {
+  auto entry = index.find(source_id);
+  if (entry == index.end()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 std::string("Cannot find source column for ") + what + " field: " + FieldText(field));
+  }
+  const TypeKind kind = KindOf(*entry->second.type);
+  if (!IsPrimitive(kind)) {
+    return Error(ErrorCode::kInvalidArgument,
+                 std::string("Cannot ") + what + " by non-primitive source field: " + TypeText(*entry->second.type));
+  }
+  const std::string transform = StringOr(field, "transform", "");
+  if (!CanTransform(transform, kind)) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "Invalid source type " + TypeText(*entry->second.type) + " for transform: " + transform);
+  }
+  return &entry->second;
+}
+
+// The fields of a spec or order that name a source column by an integer id (shape errors are
+// the parsers' to report).
+template <typename Visit>
+Status ForEachSourcedField(const Json& spec_or_order, Visit visit) {
+  auto fields = spec_or_order.find("fields");
+  if (fields == spec_or_order.end() || !fields->is_array()) return Status::Ok();
+  for (const Json& field : *fields) {
+    auto source = field.find("source-id");
+    if (source == field.end() || !source->is_number_integer()) continue;
+    SERAC_RETURN_IF_ERROR(visit(field, source->get<int64_t>()));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckSpecCompatible(const Json& spec, const Json& schema) {
   std::map<int64_t, FieldEntry> index;
   IndexType(schema, std::nullopt, index);
-  auto fields = spec.find("fields");
-  if (fields == spec.end() || !fields->is_array()) return Status::Ok();
-  for (const Json& field : *fields) {
-    const std::string transform = StringOr(field, "transform", "");
-    auto source = field.find("source-id");
-    if (TransformName(transform) == "void" || source == field.end() || !source->is_number_integer()) continue;
-    auto entry = index.find(source->get<int64_t>());
-    if (entry == index.end()) {
-      return Error(ErrorCode::kInvalidArgument, "Cannot find source column for partition field: " + FieldText(field));
-    }
-    const TypeKind kind = KindOf(*entry->second.type);
-    if (!IsPrimitive(kind)) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "Cannot partition by non-primitive source field: " + TypeText(*entry->second.type));
-    }
-    if (!CanTransform(transform, kind)) {
-      return Error(ErrorCode::kInvalidArgument, "Invalid source type " + TypeText(*entry->second.type) +
-                                                    " for transform: " + transform);
-    }
-    for (std::optional<int64_t> parent = entry->second.parent; parent;) {
+  return ForEachSourcedField(spec, [&](const Json& field, int64_t source_id) -> Status {
+    // A void field stands for a dropped column (v1): it binds to anything, even nothing.
+    if (TransformName(StringOr(field, "transform", "")) == "void") return Status::Ok();
+    SERAC_ASSIGN_OR_RETURN(const FieldEntry* entry, BindSource(field, source_id, index, "partition"));
+    for (std::optional<int64_t> parent = entry->parent; parent;) {
       const FieldEntry& holder = index.at(*parent);
       if (KindOf(*holder.type) != TypeKind::kStruct) {
         return Error(ErrorCode::kInvalidArgument, "Invalid partition field parent: " + TypeText(*holder.type));
       }
       parent = holder.parent;
     }
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 Status CheckSpecFieldNames(const Json& spec, const Json& schema) {
@@ -199,45 +221,24 @@ Status CheckSpecFieldNames(const Json& spec, const Json& schema) {
   IndexNames(schema, "", names);
   std::map<int64_t, FieldEntry> index;
   IndexType(schema, std::nullopt, index);
-  auto fields = spec.find("fields");
-  if (fields == spec.end() || !fields->is_array()) return Status::Ok();
-  for (const Json& field : *fields) {
-    auto source = field.find("source-id");
-    if (source == field.end() || !source->is_number_integer() || index.count(source->get<int64_t>()) == 0) continue;
+  return ForEachSourcedField(spec, [&](const Json& field, int64_t source_id) -> Status {
+    if (index.count(source_id) == 0) return Status::Ok();  // a dropped source: the name is history
     const std::string name = StringOr(field, "name", "");
     auto column = names.find(name);
-    if (column != names.end() && column->second != source->get<int64_t>()) {
+    if (column != names.end() && column->second != source_id) {
       return Error(ErrorCode::kInvalidArgument,
                    "Cannot create identity partition sourced from different field in schema: " + name);
     }
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 Status CheckSortOrderCompatible(const Json& order, const Json& schema) {
   std::map<int64_t, FieldEntry> index;
   IndexType(schema, std::nullopt, index);
-  auto fields = order.find("fields");
-  if (fields == order.end() || !fields->is_array()) return Status::Ok();
-  for (const Json& field : *fields) {
-    auto source = field.find("source-id");
-    if (source == field.end() || !source->is_number_integer()) continue;
-    auto entry = index.find(source->get<int64_t>());
-    if (entry == index.end()) {
-      return Error(ErrorCode::kInvalidArgument, "Cannot find source column for sort field: " + FieldText(field));
-    }
-    const TypeKind kind = KindOf(*entry->second.type);
-    if (!IsPrimitive(kind)) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "Cannot sort by non-primitive source field: " + TypeText(*entry->second.type));
-    }
-    const std::string transform = StringOr(field, "transform", "");
-    if (!CanTransform(transform, kind)) {
-      return Error(ErrorCode::kInvalidArgument, "Invalid source type " + TypeText(*entry->second.type) +
-                                                    " for transform: " + transform);
-    }
-  }
-  return Status::Ok();
+  return ForEachSourcedField(order, [&](const Json& field, int64_t source_id) -> Status {
+    return BindSource(field, source_id, index, "sort").status();
+  });
 }
 
 }  // namespace serac::iceberg

@@ -164,7 +164,12 @@ Status CheckStringMap(const Json& object, const char* key) {
   return Status::Ok();
 }
 
-Status CheckStringList(const Json& object, const char* key) {
+namespace {
+
+// A list member whose every element passes `element_ok`; `element_error` words the failure the
+// way the reference's JsonUtil does for that element type.
+template <typename ElementOk>
+Status CheckList(const Json& object, const char* key, ElementOk element_ok, const char* element_error) {
   if (!object.is_object()) return Invalid(std::string("expected an object holding ") + key);
   auto it = object.find(key);
   if (it == object.end()) return Invalid(std::string("Cannot parse missing list: ") + key);
@@ -172,28 +177,21 @@ Status CheckStringList(const Json& object, const char* key) {
     return Invalid(std::string("Cannot parse JSON array from non-array value: ") + key + ": " + ShownJson(*it));
   }
   for (const Json& element : *it) {
-    if (!element.is_string()) {
-      return Invalid(std::string("Cannot parse string from non-text value in ") + key + ": " +
-                     ShownJson(element));
-    }
+    if (!element_ok(element)) return Invalid(std::string(element_error) + key + ": " + ShownJson(element));
   }
   return Status::Ok();
 }
 
+}  // namespace
+
+Status CheckStringList(const Json& object, const char* key) {
+  return CheckList(object, key, [](const Json& element) { return element.is_string(); },
+                   "Cannot parse string from non-text value in ");
+}
+
 Status CheckInt32List(const Json& object, const char* key) {
-  if (!object.is_object()) return Invalid(std::string("expected an object holding ") + key);
-  auto it = object.find(key);
-  if (it == object.end()) return Invalid(std::string("Cannot parse missing list: ") + key);
-  if (!it->is_array()) {
-    return Invalid(std::string("Cannot parse JSON array from non-array value: ") + key + ": " + ShownJson(*it));
-  }
-  for (const Json& element : *it) {
-    if (!FitsInt32(element)) {
-      return Invalid(std::string("Cannot parse integer from non-int value in ") + key + ": " +
-                     ShownJson(element));
-    }
-  }
-  return Status::Ok();
+  return CheckList(object, key, [](const Json& element) { return FitsInt32(element); },
+                   "Cannot parse integer from non-int value in ");
 }
 
 // The rules of java.util.Base64.getDecoder(): the standard alphabet, no line breaks, padding
