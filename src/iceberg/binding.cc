@@ -233,6 +233,12 @@ Status CheckSpecFieldNames(const Json& spec, const Json& schema) {
   });
 }
 
+bool SchemaHasField(const Json& schema, const std::string& full_name) {
+  std::map<std::string, int64_t> names;
+  IndexNames(schema, "", names);
+  return names.count(full_name) != 0;
+}
+
 Status CheckSortOrderCompatible(const Json& order, const Json& schema) {
   std::map<int64_t, FieldEntry> index;
   IndexType(schema, std::nullopt, index);

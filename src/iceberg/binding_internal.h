@@ -15,5 +15,8 @@ Status CheckSpecCompatible(const Json& spec, const Json& schema);
 // reference's check when a spec is added; specs read from files are not held to it).
 Status CheckSpecFieldNames(const Json& spec, const Json& schema);
 Status CheckSortOrderCompatible(const Json& order, const Json& schema);
+// Whether `full_name` (dot-joined, "a.b", a list's "l.element", a map's "m.key"/"m.value") names a
+// field of the schema, as the reference's Schema.findField resolves names.
+bool SchemaHasField(const Json& schema, const std::string& full_name);
 
 }  // namespace serac::iceberg

@@ -1,6 +1,8 @@
 // Table metadata for a CreateTableRequest: the server assigns every id afresh, as the reference does.
+#include <algorithm>
 #include <string>
 
+#include "iceberg/binding_internal.h"
 #include "iceberg/metadata_internal.h"
 #include "iceberg/metadata_limits_internal.h"
 
@@ -13,6 +15,40 @@ bool IsReservedProperty(const std::string& key) {
          key == "current-snapshot-id" || key == "current-snapshot-summary" ||
          key == "current-snapshot-timestamp-ms" || key == "current-schema" ||
          key == "default-partition-spec" || key == "default-sort-order";
+}
+
+// What the reference checks of a new table's properties (MetricsConfig.validate and
+// PropertyUtil.validateCommitProperties): a column metrics mode names a column of the schema, and
+// the commit retry settings are non-negative integers. Engines read both when they write.
+Status CheckNewTableProperties(const std::map<std::string, std::string>& properties, const Json& schema) {
+  constexpr std::string_view kColumnMetricsPrefix = "write.metadata.metrics.column.";
+  for (const auto& [key, value] : properties) {
+    if (key.starts_with(kColumnMetricsPrefix)) {
+      const std::string column = key.substr(kColumnMetricsPrefix.size());
+      if (!SchemaHasField(schema, column)) {
+        return Error(ErrorCode::kInvalidArgument, "Invalid metrics config, could not find column " + column +
+                                                      " from table prop " + key + " in schema");
+      }
+    }
+  }
+  for (const char* key : {"commit.retry.num-retries", "commit.retry.min-wait-ms", "commit.retry.max-wait-ms",
+                          "commit.retry.total-timeout-ms"}) {
+    auto it = properties.find(key);
+    if (it == properties.end()) continue;
+    // Integer.parseInt: an optional sign, then decimal digits, within 32 bits.
+    std::string_view digits = it->second;
+    const bool negative = !digits.empty() && digits.front() == '-';
+    if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
+    const bool is_int = !digits.empty() && digits.size() <= 10 &&
+                        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                        std::stoll(std::string(digits)) <= (negative ? 2147483648LL : 2147483647LL);
+    if (!is_int) return Error(ErrorCode::kInvalidArgument, std::string("Table property ") + key + " must have integer value");
+    if (negative && std::stoll(std::string(digits)) != 0) {
+      return Error(ErrorCode::kInvalidArgument,
+                   std::string("Table property ") + key + " must have non negative integer value");
+    }
+  }
+  return Status::Ok();
 }
 
 Result<int> FormatVersionFromProperties(const std::map<std::string, std::string>& properties) {
@@ -133,6 +169,7 @@ Result<TableMetadata> NewTableMetadata(const CreateTableRequest& request, std::s
     if (!IsReservedProperty(key)) metadata.properties[key] = value;
   }
   SERAC_RETURN_IF_ERROR(CheckPropertyLimits(metadata.properties));
+  SERAC_RETURN_IF_ERROR(CheckNewTableProperties(metadata.properties, schema));
   SERAC_RETURN_IF_ERROR(CheckSchemaFieldCount(schema));
   metadata.next_row_id = 0;
   return metadata;

@@ -81,6 +81,27 @@ TEST(CreateTableTest, DefaultsAndFormatVersionProperty) {
             ErrorCode::kInvalidArgument);
 }
 
+// A new table gets the reference's persisted defaults, and its properties are checked as the
+// reference checks them at create.
+TEST(CreateTableTest, NewTablePropertiesAreDefaultedAndChecked) {
+  auto create = [](Json properties) {
+    Json body{{"name", "t"}, {"schema", TwoColumnSchema()}, {"properties", std::move(properties)}};
+    return NewTableMetadata(*ParseCreateTableRequest(body), "s3://b/t", "u", 1);
+  };
+  auto plain = create(Json::object());
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->properties.at("write.parquet.compression-codec"), "zstd");
+  auto snappy = create({{"write.parquet.compression-codec", "snappy"}});
+  ASSERT_TRUE(snappy.ok());
+  EXPECT_EQ(snappy->properties.at("write.parquet.compression-codec"), "snappy");
+  EXPECT_TRUE(create({{"write.metadata.metrics.column.data", "counts"}}).ok());
+  EXPECT_EQ(create({{"write.metadata.metrics.column.nope", "counts"}}).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(create({{"commit.retry.num-retries", "0"}, {"commit.retry.min-wait-ms", "+100"}}).ok());
+  for (const char* bad : {"-1", "x", "", "2147483648", "1.5"}) {
+    EXPECT_EQ(create({{"commit.retry.num-retries", bad}}).status().code(), ErrorCode::kInvalidArgument) << bad;
+  }
+}
+
 TEST(CreateTableTest, RejectsBadRequests) {
   Json v3_type = Json::parse(R"({"name": "t", "schema": {"type": "struct", "fields": [
     {"id": 1, "name": "v", "required": false, "type": "variant"}]}})");
