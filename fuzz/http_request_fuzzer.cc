@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/limits.h"
 #include "http/metrics.h"
@@ -68,6 +69,20 @@ int Connect(uint16_t port) {
   return fd;
 }
 
+// Connections the server still serves, from its metrics. An input is done only when its
+// connection thread has finished: the leak check that follows an input must not see the objects a
+// thread is still tearing down.
+int64_t OpenConnections(const serac::http::Metrics& metrics) {
+  const std::string text = metrics.Render();
+  constexpr std::string_view kGauge = "\nserac_http_open_connections ";
+  const size_t at = text.find(kGauge);
+  return at == std::string::npos ? 0 : std::strtoll(text.c_str() + at + kGauge.size(), nullptr, 10);
+}
+
+void WaitForConnectionsToClose(const serac::http::Metrics& metrics) {
+  for (int i = 0; i < 5000 && OpenConnections(metrics) > 0; ++i) usleep(200);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -89,6 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     answer.append(buffer, static_cast<size_t>(n));
   }
   close(fd);
+  WaitForConnectionsToClose(loopback.metrics);
   if (!answer.empty() && answer.rfind("HTTP/1.1 ", 0) != 0) {
     std::fprintf(stderr, "fuzz oracle: an answer that is not HTTP/1.1\n%s\n", answer.substr(0, 512).c_str());
     std::abort();
