@@ -81,6 +81,9 @@ int64_t OpenConnections(const serac::http::Metrics& metrics) {
 
 void WaitForConnectionsToClose(const serac::http::Metrics& metrics) {
   for (int i = 0; i < 5000 && OpenConnections(metrics) > 0; ++i) usleep(200);
+  // The gauge drops just before the connection's thread exits; give the exit (thread-local
+  // storage, the thread's own state) time to finish too.
+  usleep(1000);
 }
 
 }  // namespace
