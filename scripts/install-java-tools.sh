@@ -127,19 +127,6 @@ write_classpath() {
   fi
 }
 
-# Removes jars an earlier version of this script fetched (the 226 MB shaded 1.10 fixture, say).
-prune_lib() {
-  local coordinate jar wanted=" "
-  for coordinate in "${runtime_artifacts[@]}" "${server_artifacts[@]}" "${rck_artifacts[@]}" \
-                    "${launcher_artifacts[@]}"; do
-    wanted+="$(artifact_file_name "$coordinate") "
-  done
-  for jar in "$lib_dir"/*.jar; do
-    [ -e "$jar" ] || continue
-    case "$wanted" in *" $(basename "$jar") "*) ;; *) rm -f "$jar" ;; esac
-  done
-}
-
 compile_launcher() {
   local source="$repo_root/tests/catalog_tools/java/LoopbackCatalogServer.java"
   local target="$classes_dir/LoopbackCatalogServer.class"
@@ -159,7 +146,8 @@ if [ "$(java_major)" -lt 17 ] 2>/dev/null; then
 fi
 maven_copy "$lib_dir" "${runtime_artifacts[@]}" "${server_artifacts[@]}" "${rck_artifacts[@]}" \
   "${launcher_artifacts[@]}"
-prune_lib
+prune_jars "$lib_dir" "${runtime_artifacts[@]}" "${server_artifacts[@]}" "${rck_artifacts[@]}" \
+  "${launcher_artifacts[@]}"   # drops what earlier versions fetched (the 226 MB shaded 1.10 fixture, say)
 write_classpath "$tools_dir/server.classpath" "${server_artifacts[@]}" "${runtime_artifacts[@]}"
 write_classpath "$tools_dir/rck.classpath" "${rck_artifacts[@]}" "${runtime_artifacts[@]}"
 compile_launcher

@@ -32,18 +32,6 @@ for line in "${spark_lines[@]}"; do
   artifacts+=("org.apache.iceberg:iceberg-spark-runtime-${line}:$iceberg_version")
 done
 
-# Removes jars an earlier version of this script fetched (the 1.10.1 runtime, say).
-prune_jars() {
-  local coordinate jar wanted=" "
-  for coordinate in "${artifacts[@]}"; do
-    wanted+="$(artifact_file_name "$coordinate") "
-  done
-  for jar in "$jars_dir"/*.jar; do
-    [ -e "$jar" ] || continue
-    case "$wanted" in *" $(basename "$jar") "*) ;; *) rm -f "$jar" ;; esac
-  done
-}
-
 # The Spark 4.1 venv, reinstalled only when tests/requirements-spark41.txt changes (the same
 # stamp scripts/test.sh keeps for .venv).
 prepare_spark41_venv() {
@@ -61,7 +49,7 @@ need_tool java default-jdk-headless
 need_tool mvn maven
 need_tool python3 python3-venv
 maven_copy "$jars_dir" "${artifacts[@]}"
-prune_jars
+prune_jars "$jars_dir" "${artifacts[@]}"   # drops what earlier versions fetched (the 1.10.1 runtime, say)
 prepare_spark41_venv
 echo "spark jars ready in $jars_dir (iceberg $iceberg_version, spark/scala ${spark_lines[*]});" \
      "pyspark $("$spark41_venv/bin/python" -c 'import importlib.metadata as m; print(m.version("pyspark"))')" \

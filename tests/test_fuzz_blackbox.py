@@ -1407,7 +1407,7 @@ def test_deep_nesting_is_refused_with_400(fuzz_run):
 def test_error_bodies_have_their_api_shape(fuzz_run, api):
     """S3: <Error><Code>..</Code><Message>..</Message>; catalog and /_serac: {"error": {"message",
     "type", "code" == status}}; the token route: OAuth2's {"error", "error_description"}; the admin
-    API: {"error": {"code", "message"}}. The two known faults have tests of their own below."""
+    API: {"error": {"code", "message"}}. The faults found before have tests of their own below."""
     findings = fuzz_run.of_kind(f"error-body:{api}")
     assert not findings, fuzz_run.report(findings)
 

@@ -42,6 +42,20 @@ maven_pom() {
   echo '</dependencies></project>'
 }
 
+# prune_jars DIR COORDINATE...: removes the jars in DIR that none of the coordinates names (what an
+# earlier version of a script fetched), so a class path built from DIR holds no stale version.
+prune_jars() {
+  local dir="$1" coordinate jar wanted=" "
+  shift
+  for coordinate in "$@"; do
+    wanted+="$(artifact_file_name "$coordinate") "
+  done
+  for jar in "$dir"/*.jar; do
+    [ -e "$jar" ] || continue
+    case "$wanted" in *" $(basename "$jar") "*) ;; *) rm -f "$jar" ;; esac
+  done
+}
+
 # maven_copy DIR COORDINATE...: copies each artifact into DIR through Maven's ordinary client,
 # skipping those already there. The missing ones are fetched by one Maven run over a throwaway POM
 # (one JVM start instead of one per artifact: a fresh clone needs some fifty jars).
