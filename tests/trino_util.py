@@ -238,16 +238,23 @@ class TrinoServer:
         """Runs one statement to completion and returns its rows as tuples."""
         import trino
 
-        connection = self.connect(schema)
-        try:
-            cursor = connection.cursor()
+        # A coordinator whose own worker missed an announcement under load refuses queries with
+        # NO_NODES_AVAILABLE before running any of them: nothing ran, so asking again is safe.
+        deadline = time.monotonic() + 60
+        while True:
+            connection = self.connect(schema)
             try:
-                cursor.execute(sql)
-                return [tuple(row) for row in cursor.fetchall()]
-            except trino.exceptions.TrinoQueryError as error:
-                raise TrinoQueryError(f"{error.error_name}: {error.message}\n  in: {sql}") from error
-        finally:
-            connection.close()
+                cursor = connection.cursor()
+                try:
+                    cursor.execute(sql)
+                    return [tuple(row) for row in cursor.fetchall()]
+                except trino.exceptions.TrinoQueryError as error:
+                    if error.error_name == "NO_NODES_AVAILABLE" and time.monotonic() < deadline:
+                        time.sleep(1)
+                        continue
+                    raise TrinoQueryError(f"{error.error_name}: {error.message}\n  in: {sql}") from error
+            finally:
+                connection.close()
 
     def execute(self, sql: str, schema: str | None = None) -> int | None:
         """Runs a statement that changes something; returns the row count Trino reports (the
