@@ -2,10 +2,9 @@
 // attachment): routes, path segments and JSON bodies, served by the real AdminApi over an
 // IdentityService on a SQLite MetaStore in a temporary directory, signed with root's key.
 // Error answers must be the admin API's JSON error; a client request is never a server error.
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 #include "fuzz_checks.h"
 #include "fuzz_request.h"

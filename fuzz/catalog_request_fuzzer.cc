@@ -5,11 +5,10 @@
 // The store starts with a warehouse "lake", a namespace "db", tables "t2" (format v2) and "t3"
 // (v3) with a snapshot each, and a view "v"; inputs that drop or break them are repaired every
 // few thousand inputs. Error answers must be Iceberg's JSON error (OAuth2's for the token route).
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "catalog/catalog_service.h"
 #include "fuzz_checks.h"

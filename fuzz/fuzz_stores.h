@@ -35,8 +35,8 @@ struct FuzzStores {
     meta = std::move(opened_meta).value();
     blobs = std::move(opened_blobs).value();
     identity = std::make_unique<auth::IdentityService>(
-        auth::Credentials{std::string(kRootAccessKey), std::string(kRootSecretKey), ""}, std::move(key).value(),
-        &meta->iam(), auth::IdentityOptions{});
+        auth::Credentials{std::string(kRootAccessKey), std::string(kRootSecretKey), ""},
+        std::move(key).value(), &meta->iam(), auth::IdentityOptions{});
     if (!identity->Initialize().ok()) Die("cannot initialise the identity service");
   }
   ~FuzzStores() {

@@ -37,11 +37,12 @@ struct LoopbackServer {
     options.shutdown_grace_period = std::chrono::milliseconds(100);
     server = std::make_unique<serac::http::Server>(
         options,
-        [](const serac::http::Request& request, serac::http::BodyReader& body, serac::http::ResponseWriter& response,
-           serac::http::RequestOutcome&) {
+        [](const serac::http::Request& request, serac::http::BodyReader& body,
+           serac::http::ResponseWriter& response, serac::http::RequestOutcome&) {
           auto all = body.ReadAll(serac::limits::kJsonRequestBodyBytesMax);
           response.SetStatus(all.ok() ? 200 : 400);
-          (void)response.Send(all.ok() ? request.method + " " + std::to_string(all->size()) : all.status().message());
+          (void)response.Send(all.ok() ? request.method + " " + std::to_string(all->size())
+                                       : all.status().message());
         },
         &metrics);
     if (!server->Start().ok()) {

@@ -7,10 +7,9 @@
 //   '5' the same on a v3 table    '6' a view commit on a view
 // Beyond crashes: whatever serac writes it must read back to the same text (it never stores a
 // file it, or an engine, could not load).
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,13 +32,15 @@ constexpr int64_t kNowMs = 1800000000000;  // the server's clock in every commit
 // A written table file reads back to itself.
 void CheckTableReadsBack(const std::string& written) {
   auto reread = serac::iceberg::CommitTableJson(written, "[]", "[]", CommitOptions{});
-  if (!reread.ok()) Fail("serac wrote table metadata it cannot read", reread.status().message() + "\n" + written);
+  if (!reread.ok())
+    Fail("serac wrote table metadata it cannot read", reread.status().message() + "\n" + written);
   if (reread->metadata_json != written) Fail("table metadata changed on a second read", written);
 }
 
 void CheckViewReadsBack(const std::string& written) {
   auto reread = serac::iceberg::CommitViewJson(written, "[]", "[]", kNowMs);
-  if (!reread.ok()) Fail("serac wrote view metadata it cannot read", reread.status().message() + "\n" + written);
+  if (!reread.ok())
+    Fail("serac wrote view metadata it cannot read", reread.status().message() + "\n" + written);
   if (reread->metadata_json != written) Fail("view metadata changed on a second read", written);
 }
 
@@ -48,13 +49,14 @@ constexpr char kSchema[] =
     R"({"id":2,"name":"data","required":false,"type":"string"},{"id":3,"name":"ts","required":false,"type":"timestamptz"}]})";
 
 std::string MakeTable(int format_version) {
-  const std::string request = std::string(R"({"name":"t","schema":)") + kSchema +
-                              R"(,"partition-spec":{"spec-id":0,"fields":[{"source-id":3,"field-id":1000,"name":"ts_day","transform":"day"}]},)"
-                              R"("write-order":{"order-id":1,"fields":[{"source-id":1,"transform":"identity","direction":"asc","null-order":"nulls-first"}]},)"
-                              R"("properties":{"format-version":")" +
-                              std::to_string(format_version) + R"("}})";
-  auto created = serac::iceberg::CreateTableMetadataJson(request, "s3://lake/db/t", "6f0b6c8c-0000-4000-8000-000000000001",
-                                                         1700000000000);
+  const std::string request =
+      std::string(R"({"name":"t","schema":)") + kSchema +
+      R"(,"partition-spec":{"spec-id":0,"fields":[{"source-id":3,"field-id":1000,"name":"ts_day","transform":"day"}]},)"
+      R"("write-order":{"order-id":1,"fields":[{"source-id":1,"transform":"identity","direction":"asc","null-order":"nulls-first"}]},)"
+      R"("properties":{"format-version":")" +
+      std::to_string(format_version) + R"("}})";
+  auto created = serac::iceberg::CreateTableMetadataJson(
+      request, "s3://lake/db/t", "6f0b6c8c-0000-4000-8000-000000000001", 1700000000000);
   if (!created.ok()) Fail("cannot create the fixed table", created.status().message());
   Json snapshot = {{"snapshot-id", 1},
                    {"sequence-number", 1},
@@ -66,9 +68,10 @@ std::string MakeTable(int format_version) {
     snapshot["first-row-id"] = 0;
     snapshot["added-rows"] = 10;
   }
-  Json updates = Json::array({Json{{"action", "add-snapshot"}, {"snapshot", snapshot}},
-                              Json{{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"}, {"snapshot-id", 1}},
-                              Json{{"action", "set-snapshot-ref"}, {"ref-name", "tag1"}, {"type", "tag"}, {"snapshot-id", 1}}});
+  Json updates = Json::array(
+      {Json{{"action", "add-snapshot"}, {"snapshot", snapshot}},
+       Json{{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"}, {"snapshot-id", 1}},
+       Json{{"action", "set-snapshot-ref"}, {"ref-name", "tag1"}, {"type", "tag"}, {"snapshot-id", 1}}});
   CommitOptions options;
   options.now_ms = 1700000002000;
   options.previous_metadata_location = "s3://lake/db/t/metadata/00000-a.metadata.json";
@@ -82,7 +85,8 @@ std::string MakeView() {
                               R"(,"view-version":{"version-id":1,"timestamp-ms":1700000000000,"schema-id":0,)"
                               R"("summary":{"engine-name":"spark"},"default-namespace":["db"],)"
                               R"("representations":[{"type":"sql","sql":"select 1","dialect":"spark"}]}})";
-  auto created = serac::iceberg::CreateViewMetadataJson(request, "s3://lake/db/v", "6f0b6c8c-0000-4000-8000-000000000002");
+  auto created = serac::iceberg::CreateViewMetadataJson(request, "s3://lake/db/v",
+                                                        "6f0b6c8c-0000-4000-8000-000000000002");
   if (!created.ok()) Fail("cannot create the fixed view", created.status().message());
   return *created;
 }
@@ -128,12 +132,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       return 0;
     }
     case '2': {
-      auto created = serac::iceberg::CreateTableMetadataJson(text, "s3://lake/db/t", "6f0b6c8c-0000-4000-8000-000000000003", 1);
+      auto created = serac::iceberg::CreateTableMetadataJson(text, "s3://lake/db/t",
+                                                             "6f0b6c8c-0000-4000-8000-000000000003", 1);
       if (created.ok()) CheckTableReadsBack(*created);
       return 0;
     }
     case '3': {
-      auto created = serac::iceberg::CreateViewMetadataJson(text, "s3://lake/db/v", "6f0b6c8c-0000-4000-8000-000000000004");
+      auto created = serac::iceberg::CreateViewMetadataJson(text, "s3://lake/db/v",
+                                                            "6f0b6c8c-0000-4000-8000-000000000004");
       if (created.ok()) CheckViewReadsBack(*created);
       return 0;
     }

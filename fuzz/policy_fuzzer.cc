@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!policy.ok()) return 0;
   auto again = serac::auth::Policy::Parse(policy->json());
   if (!again.ok() || again->json() != policy->json()) {
-    std::fprintf(stderr, "fuzz oracle: a stored policy does not parse to itself\n%s\n", policy->json().c_str());
+    std::fprintf(stderr, "fuzz oracle: a stored policy does not parse to itself\n%s\n",
+                 policy->json().c_str());
     std::abort();
   }
   serac::auth::ConditionContext context;

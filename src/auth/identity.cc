@@ -86,7 +86,8 @@ bool WithinGrant(const SessionGrant& grant, std::string_view action, std::string
   if (resource != S3BucketArn(grant.bucket)) return false;
   // Bucket-level: only listings, and only inside the prefix.
   if (EqualsIgnoreCase(action, "s3:GetBucketLocation")) return true;
-  if (!EqualsIgnoreCase(action, "s3:ListBucket") && !EqualsIgnoreCase(action, "s3:ListBucketMultipartUploads")) {
+  if (!EqualsIgnoreCase(action, "s3:ListBucket") &&
+      !EqualsIgnoreCase(action, "s3:ListBucketMultipartUploads")) {
     return false;
   }
   const std::vector<std::string>* prefixes = context ? context->Find(condition_keys::kS3Prefix) : nullptr;
@@ -104,8 +105,8 @@ std::string SourceIpFromPeer(std::string_view remote_address) {
   if (!address.empty() && address.front() == '[') {
     size_t close = address.find(']');
     address = close == std::string_view::npos ? address.substr(1) : address.substr(1, close - 1);
-  } else if (size_t colon = address.find(':'); colon != std::string_view::npos &&
-                                               address.find(':', colon + 1) == std::string_view::npos) {
+  } else if (size_t colon = address.find(':');
+             colon != std::string_view::npos && address.find(':', colon + 1) == std::string_view::npos) {
     address = address.substr(0, colon);  // "a.b.c.d:port"; a bare IPv6 address has several colons
   }
   bool ipv4_mapped = address.size() > kIpv4MappedPrefix.size() &&
@@ -134,9 +135,11 @@ Status ValidateAccessKeyId(std::string_view id) {
     return Error(ErrorCode::kInvalidArgument, "an access key id must be 3 to 128 characters");
   }
   for (char c : id) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-              c == '-';
-    if (!ok) return Error(ErrorCode::kInvalidArgument, "an access key id may contain only letters, digits and _ . -");
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '.' || c == '-';
+    if (!ok)
+      return Error(ErrorCode::kInvalidArgument,
+                   "an access key id may contain only letters, digits and _ . -");
   }
   if (IsSessionAccessKey(id)) {
     return Error(ErrorCode::kInvalidArgument,
@@ -151,7 +154,8 @@ Status ValidateSecretKey(std::string_view secret) {
   }
   for (char c : secret) {
     if (c <= ' ' || c > '~') {
-      return Error(ErrorCode::kInvalidArgument, "a secret key may contain only printable ASCII without spaces");
+      return Error(ErrorCode::kInvalidArgument,
+                   "a secret key may contain only printable ASCII without spaces");
     }
   }
   return Status::Ok();
@@ -176,7 +180,8 @@ struct IdentityService::View {
 };
 
 struct IdentityService::Impl {
-  Impl(Credentials root_credentials, ServerKey key, meta::IamStore* iam_store, IdentityOptions identity_options)
+  Impl(Credentials root_credentials, ServerKey key, meta::IamStore* iam_store,
+       IdentityOptions identity_options)
       : root(std::move(root_credentials)),
         server_key(std::move(key)),
         store(iam_store),
@@ -208,8 +213,8 @@ Result<std::shared_ptr<const IdentityService::View>> IdentityService::Impl::Buil
   for (meta::PolicyRecord& record : snapshot.policies) {
     auto parsed = Policy::Parse(record.document);
     if (!parsed.ok()) {
-      return Error(ErrorCode::kInternal, "stored policy " + record.name + " no longer parses: " +
-                                             parsed.status().message());
+      return Error(ErrorCode::kInternal,
+                   "stored policy " + record.name + " no longer parses: " + parsed.status().message());
     }
     auto policy = std::make_shared<const Policy>(std::move(parsed).value());
     std::string name = record.name;
@@ -279,7 +284,8 @@ Status IdentityService::Impl::AfterWrite(Status written) {
   return Reload();
 }
 
-Result<Principal> IdentityService::Impl::PrincipalForKey(const View& current, std::string_view access_key) const {
+Result<Principal> IdentityService::Impl::PrincipalForKey(const View& current,
+                                                         std::string_view access_key) const {
   Principal principal;
   principal.access_key = std::string(access_key);
   if (access_key == root.access_key) {
@@ -332,11 +338,13 @@ Result<Credentials> IdentityService::Lookup(std::string_view access_key) const {
   std::shared_ptr<const View> current = impl_->Current();
   auto key = current->keys.find(access_key);
   if (key == current->keys.end() || !key->second.record.enabled) {
-    return Error(ErrorCode::kUnknownAccessKey, "The AWS Access Key Id you provided does not exist in our records.");
+    return Error(ErrorCode::kUnknownAccessKey,
+                 "The AWS Access Key Id you provided does not exist in our records.");
   }
   auto user = current->users.find(key->second.record.user);
   if (user == current->users.end() || !user->second.record.enabled) {
-    return Error(ErrorCode::kUnknownAccessKey, "The AWS Access Key Id you provided does not exist in our records.");
+    return Error(ErrorCode::kUnknownAccessKey,
+                 "The AWS Access Key Id you provided does not exist in our records.");
   }
   Credentials credentials;
   credentials.access_key = key->second.record.access_key;
@@ -348,7 +356,8 @@ CredentialLookup IdentityService::LookupFunction() const {
   return [this](std::string_view access_key) { return Lookup(access_key); };
 }
 
-Result<Principal> IdentityService::PrincipalForSignedRequest(const VerifiedRequest& verified, WallTime now) const {
+Result<Principal> IdentityService::PrincipalForSignedRequest(const VerifiedRequest& verified,
+                                                             WallTime now) const {
   if (!IsSessionAccessKey(verified.access_key)) {
     if (!verified.session_token.empty()) {
       return Error(ErrorCode::kAccessDenied, "The provided token is not valid for this access key.");
@@ -356,8 +365,8 @@ Result<Principal> IdentityService::PrincipalForSignedRequest(const VerifiedReque
     std::shared_ptr<const View> current = impl_->Current();
     return impl_->PrincipalForKey(*current, verified.access_key);
   }
-  SERAC_ASSIGN_OR_RETURN(SessionGrant grant,
-                         VerifySessionToken(impl_->server_key, verified.access_key, verified.session_token, now));
+  SERAC_ASSIGN_OR_RETURN(SessionGrant grant, VerifySessionToken(impl_->server_key, verified.access_key,
+                                                                verified.session_token, now));
   std::shared_ptr<const View> current = impl_->Current();
   // Vended credentials die with the key that obtained them.
   SERAC_ASSIGN_OR_RETURN(Principal parent, impl_->PrincipalForKey(*current, grant.parent_access_key));
@@ -391,13 +400,13 @@ std::chrono::seconds IdentityService::bearer_token_ttl() const { return impl_->o
 
 const ServerKey& IdentityService::server_key() const { return impl_->server_key; }
 
-bool IdentityService::IsAllowed(const Principal& principal, std::string_view action, std::string_view resource,
-                                const ConditionContext* context) const {
+bool IdentityService::IsAllowed(const Principal& principal, std::string_view action,
+                                std::string_view resource, const ConditionContext* context) const {
   return Decide(principal, action, resource, context) == PolicyDecision::kAllow;
 }
 
-PolicyDecision IdentityService::Decide(const Principal& principal, std::string_view action, std::string_view resource,
-                                       const ConditionContext* context) const {
+PolicyDecision IdentityService::Decide(const Principal& principal, std::string_view action,
+                                       std::string_view resource, const ConditionContext* context) const {
   if (principal.session && !WithinGrant(*principal.session, action, resource, context)) {
     return PolicyDecision::kImplicitDeny;
   }
@@ -417,14 +426,14 @@ PolicyDecision IdentityService::Decide(const Principal& principal, std::string_v
   return Evaluate(policies, request);
 }
 
-Status IdentityService::Authorize(const Principal& principal, std::string_view action, std::string_view resource,
-                                  const ConditionContext* context) const {
+Status IdentityService::Authorize(const Principal& principal, std::string_view action,
+                                  std::string_view resource, const ConditionContext* context) const {
   return IsAllowed(principal, action, resource, context) ? Status::Ok() : Denied(action);
 }
 
-Result<SessionCredentials> IdentityService::VendCredentials(const Principal& principal, std::string_view bucket,
-                                                            std::string_view prefix, bool want_write,
-                                                            WallTime now) const {
+Result<SessionCredentials> IdentityService::VendCredentials(const Principal& principal,
+                                                            std::string_view bucket, std::string_view prefix,
+                                                            bool want_write, WallTime now) const {
   if (principal.kind == PrincipalKind::kSession) {
     return Error(ErrorCode::kAccessDenied, "temporary credentials cannot obtain further credentials");
   }
@@ -495,13 +504,16 @@ Result<NewAccessKey> IdentityService::CreateAccessKey(std::string_view user, std
   if (created.access_key == impl_->root.access_key) {
     return Error(ErrorCode::kAlreadyExists, "access key already exists: " + created.access_key);
   }
-  if (description.size() > 256) return Error(ErrorCode::kInvalidArgument, "a description is at most 256 characters");
+  if (description.size() > 256)
+    return Error(ErrorCode::kInvalidArgument, "a description is at most 256 characters");
   std::lock_guard lock(impl_->write_mutex);
   std::shared_ptr<const View> current = impl_->Current();
-  size_t keys_of_user = static_cast<size_t>(std::count_if(
-      current->keys.begin(), current->keys.end(), [&](const auto& entry) { return entry.second.record.user == user; }));
+  size_t keys_of_user =
+      static_cast<size_t>(std::count_if(current->keys.begin(), current->keys.end(),
+                                        [&](const auto& entry) { return entry.second.record.user == user; }));
   if (keys_of_user >= limits::kIamAccessKeysPerUserMax) {
-    return Error(ErrorCode::kLimitExceeded, "too many access keys for this user (limits::kIamAccessKeysPerUserMax)");
+    return Error(ErrorCode::kLimitExceeded,
+                 "too many access keys for this user (limits::kIamAccessKeysPerUserMax)");
   }
   meta::AccessKeyRecord record;
   record.access_key = created.access_key;
@@ -545,7 +557,8 @@ Status IdentityService::PutPolicy(std::string_view name, std::string_view docume
   SERAC_ASSIGN_OR_RETURN(Policy policy, Policy::Parse(document));
   std::lock_guard lock(impl_->write_mutex);
   std::shared_ptr<const View> current = impl_->Current();
-  if (current->policies.find(name) == current->policies.end() && current->policies.size() >= limits::kIamPoliciesMax) {
+  if (current->policies.find(name) == current->policies.end() &&
+      current->policies.size() >= limits::kIamPoliciesMax) {
     return Error(ErrorCode::kLimitExceeded, "too many policies (limits::kIamPoliciesMax)");
   }
   meta::PolicyRecord record;
@@ -564,10 +577,12 @@ Status IdentityService::DeletePolicy(std::string_view name) {
 }
 
 Result<PolicyInfo> IdentityService::GetPolicy(std::string_view name) const {
-  if (const Policy* builtin = BuiltinPolicy(name)) return PolicyInfo{std::string(name), builtin->json(), true};
+  if (const Policy* builtin = BuiltinPolicy(name))
+    return PolicyInfo{std::string(name), builtin->json(), true};
   std::shared_ptr<const View> current = impl_->Current();
   auto found = current->policies.find(name);
-  if (found == current->policies.end()) return Error(ErrorCode::kNotFound, "no such policy: " + std::string(name));
+  if (found == current->policies.end())
+    return Error(ErrorCode::kNotFound, "no such policy: " + std::string(name));
   return PolicyInfo{found->first, found->second.first.document, false};
 }
 

@@ -40,8 +40,8 @@ enum class PrincipalKind { kRoot, kUser, kSession };
 // Who a request acts as; resolved once per request, after its signature or token was verified.
 struct Principal {
   PrincipalKind kind = PrincipalKind::kRoot;
-  std::string access_key;  // the key that signed the request, or that the bearer token names
-  std::string user;        // the IAM user; for root (and root's sessions) the root access key
+  std::string access_key;     // the key that signed the request, or that the bearer token names
+  std::string user;           // the IAM user; for root (and root's sessions) the root access key
   bool acts_as_root = false;  // root itself, or a session vended to root
   // The user's policies at the time the request arrived (empty for root).
   std::vector<std::shared_ptr<const Policy>> policies;
@@ -138,9 +138,10 @@ class IdentityService {
 
   // --- Administration (each change is durable before it returns, and visible at once) ---
 
-  Status CreateUser(std::string_view name, const std::vector<std::string>& policies);  // kAlreadyExists, kNotFound (policy)
-  Status SetUserEnabled(std::string_view name, bool enabled);                          // kNotFound
-  Status DeleteUser(std::string_view name);                                            // kNotFound; also its keys
+  Status CreateUser(std::string_view name,
+                    const std::vector<std::string>& policies);  // kAlreadyExists, kNotFound (policy)
+  Status SetUserEnabled(std::string_view name, bool enabled);   // kNotFound
+  Status DeleteUser(std::string_view name);                     // kNotFound; also its keys
   Result<std::vector<UserInfo>> ListUsers() const;
   Result<UserInfo> GetUser(std::string_view name) const;
 
@@ -173,7 +174,9 @@ std::string SourceIpFromPeer(std::string_view remote_address);
 
 // Root acting with its own keys (not a session vended to it): every action on every resource
 // is allowed, whatever the request's conditions, so callers need not gather them.
-inline bool IsUnrestricted(const Principal& principal) { return principal.acts_as_root && !principal.session; }
+inline bool IsUnrestricted(const Principal& principal) {
+  return principal.acts_as_root && !principal.session;
+}
 
 // The condition keys every request carries, whatever it addresses: aws:username and aws:userid
 // (the principal's user), aws:SourceIp (when the peer is known) and aws:SecureTransport. S3, the
@@ -181,9 +184,9 @@ inline bool IsUnrestricted(const Principal& principal) { return principal.acts_a
 ConditionContext RequestConditions(const Principal& principal, const http::Request& request);
 
 // Name rules, shared with the admin API and the CLI for early errors.
-Status ValidateUserName(std::string_view name);        // 1-64 of [A-Za-z0-9+=,.@_-]
-Status ValidatePolicyName(std::string_view name);      // 1-128 of [A-Za-z0-9+=,.@_-]
-Status ValidateAccessKeyId(std::string_view id);       // 3-128 of [A-Za-z0-9_.-]
-Status ValidateSecretKey(std::string_view secret);     // 8-128 printable ASCII, no spaces
+Status ValidateUserName(std::string_view name);     // 1-64 of [A-Za-z0-9+=,.@_-]
+Status ValidatePolicyName(std::string_view name);   // 1-128 of [A-Za-z0-9+=,.@_-]
+Status ValidateAccessKeyId(std::string_view id);    // 3-128 of [A-Za-z0-9_.-]
+Status ValidateSecretKey(std::string_view secret);  // 8-128 printable ASCII, no spaces
 
 }  // namespace serac::auth

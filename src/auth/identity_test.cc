@@ -74,7 +74,8 @@ TEST_F(IdentityTest, UserKeysFollowPoliciesAndStateAtOnce) {
   Principal alice = SignedAs(key.access_key);
   EXPECT_EQ(alice.user, "alice");
   EXPECT_TRUE(identity_->Authorize(alice, "s3:GetObject", S3ObjectArn("b", "k")).ok());
-  EXPECT_EQ(identity_->Authorize(alice, "s3:PutObject", S3ObjectArn("b", "k")).code(), ErrorCode::kAccessDenied);
+  EXPECT_EQ(identity_->Authorize(alice, "s3:PutObject", S3ObjectArn("b", "k")).code(),
+            ErrorCode::kAccessDenied);
 
   // Policy changes and key state take effect on the next lookup.
   ASSERT_TRUE(identity_->AttachPolicy("alice", "readwrite").ok());
@@ -95,8 +96,9 @@ TEST_F(IdentityTest, CustomPoliciesWithUsernameVariable) {
   Principal bob = SignedAs(key.access_key);
   EXPECT_TRUE(identity_->IsAllowed(bob, "s3:PutObject", S3ObjectArn("data", "home/bob/x")));
   EXPECT_FALSE(identity_->IsAllowed(bob, "s3:PutObject", S3ObjectArn("data", "home/carol/x")));
-  EXPECT_EQ(identity_->PutPolicy("bad", R"({"Version":"2012-10-17","Statement":[{"Effect":"Maybe"}]})").code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      identity_->PutPolicy("bad", R"({"Version":"2012-10-17","Statement":[{"Effect":"Maybe"}]})").code(),
+      ErrorCode::kInvalidArgument);
   EXPECT_EQ(identity_->PutPolicy("readonly", R"({})").code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(identity_->DeletePolicy("home").code(), ErrorCode::kConflict);
 }
@@ -112,7 +114,8 @@ TEST_F(IdentityTest, DecideTellsAnExplicitDenyFromNoAllow) {
   EXPECT_EQ(identity_->Decide(denied, "s3:ListAllMyBuckets", S3ServiceArn()), PolicyDecision::kExplicitDeny);
   EXPECT_EQ(identity_->Decide(denied, "s3:GetObject", S3ObjectArn("b", "k")), PolicyDecision::kAllow);
   EXPECT_EQ(identity_->Decide(writer, "s3:ListAllMyBuckets", S3ServiceArn()), PolicyDecision::kImplicitDeny);
-  EXPECT_EQ(identity_->Decide(SignedAs("rootkey"), "s3:ListAllMyBuckets", S3ServiceArn()), PolicyDecision::kAllow);
+  EXPECT_EQ(identity_->Decide(SignedAs("rootkey"), "s3:ListAllMyBuckets", S3ServiceArn()),
+            PolicyDecision::kAllow);
   EXPECT_FALSE(identity_->IsAllowed(denied, "s3:ListAllMyBuckets", S3ServiceArn()));
 }
 
@@ -201,8 +204,9 @@ TEST_F(IdentityTest, WriteGrantOnlyWhenTheCallerMayWrite) {
 
   ASSERT_TRUE(identity_->CreateUser("nobody", {}).ok());
   NewAccessKey none = identity_->CreateAccessKey("nobody", "").value();
-  EXPECT_EQ(identity_->VendCredentials(SignedAs(none.access_key), "wh", "ns/t/", false, Now()).status().code(),
-            ErrorCode::kAccessDenied);
+  EXPECT_EQ(
+      identity_->VendCredentials(SignedAs(none.access_key), "wh", "ns/t/", false, Now()).status().code(),
+      ErrorCode::kAccessDenied);
 }
 
 TEST_F(IdentityTest, AdminValidation) {
@@ -213,8 +217,9 @@ TEST_F(IdentityTest, AdminValidation) {
   EXPECT_EQ(identity_->CreateUser("gina", {}).code(), ErrorCode::kAlreadyExists);
   EXPECT_EQ(identity_->CreateAccessKey("gina", "", std::string("SRCSXXXXXXXXXXXXXXXX")).status().code(),
             ErrorCode::kInvalidArgument);
-  EXPECT_EQ(identity_->CreateAccessKey("gina", "", std::string("fixedkey"), std::string("short")).status().code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      identity_->CreateAccessKey("gina", "", std::string("fixedkey"), std::string("short")).status().code(),
+      ErrorCode::kInvalidArgument);
   auto fixed = identity_->CreateAccessKey("gina", "ci", std::string("fixedkey"), std::string("fixedsecret1"));
   ASSERT_TRUE(fixed.ok());
   EXPECT_EQ(identity_->CreateAccessKey("gina", "", std::string("fixedkey")).status().code(),

@@ -172,7 +172,7 @@ struct VerifyingBodyReader::Impl {
   Status failure;
 
   std::unique_ptr<Digest> body_sha256;  // kSignedHex, kAbsent; not for a body known to be empty
-  bool body_known_empty = false;         // kSignedHex with Content-Length: 0
+  bool body_known_empty = false;        // kSignedHex with Content-Length: 0
   std::unique_ptr<Digest> md5;
   std::string md5_result;  // raw, after the end
   std::optional<std::string> expected_md5;
@@ -242,8 +242,9 @@ Status VerifyingBodyReader::Impl::Setup(const http::Request& request) {
 void VerifyingBodyReader::Impl::SetupBackgroundDigests() {
   std::optional<uint64_t> length = IsStreaming(verified.payload_mode) ? decoded_length : raw.content_length();
   if (!length || *length < limits::kBackgroundDigestBodyBytesMin || (!md5 && !checksummer)) return;
-  background_digests = std::make_unique<BackgroundDigest>(
-      [this](const char* data, size_t size) { UpdateDigests(data, size); }, limits::kBackgroundDigestStageBytes);
+  background_digests =
+      std::make_unique<BackgroundDigest>([this](const char* data, size_t size) { UpdateDigests(data, size); },
+                                         limits::kBackgroundDigestStageBytes);
 }
 
 void VerifyingBodyReader::Impl::UpdateDigests(const char* data, size_t size) {
@@ -492,7 +493,8 @@ Status VerifyingBodyReader::Impl::Finish() {
 
 Status VerifyingBodyReader::Impl::FinishSignature() {
   if (!body_sha256 && !body_known_empty) return Status::Ok();
-  std::string body_hex = body_known_empty ? std::string(internal::kEmptySha256Hex) : HexEncode(body_sha256->Finish());
+  std::string body_hex =
+      body_known_empty ? std::string(internal::kEmptySha256Hex) : HexEncode(body_sha256->Finish());
   if (verified.payload_mode == PayloadMode::kSignedHex) {
     if (!ConstantTimeEquals(body_hex, verified.payload_sha256_hex)) {
       return Error(ErrorCode::kContentSha256Mismatch,

@@ -440,7 +440,8 @@ TEST(PlainBody, PayloadHash) {
   Result<std::string> empty = Decode(RequestWith({}), verified, "");
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
   EXPECT_EQ(*empty, "");
-  EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, std::string(kHello))), ErrorCode::kContentSha256Mismatch);
+  EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, std::string(kHello))),
+            ErrorCode::kContentSha256Mismatch);
 }
 
 TEST(PlainBody, AbsentPayloadHashCompletesTheSignature) {

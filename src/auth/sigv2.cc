@@ -72,7 +72,7 @@ bool IsSignedSubresource(std::string_view name) {
 // written as '+'.
 struct RawParam {
   std::string_view raw_name;
-  std::string name;  // decoded
+  std::string name;   // decoded
   std::string value;  // decoded
   bool has_equals = false;
 };
@@ -130,8 +130,8 @@ struct V2Parameters {
   std::string access_key;
   std::string signature;  // base64
   std::string session_token;
-  WallTime request_time{};   // header form
-  std::string expires;       // presigned form: epoch seconds as sent (it is the signed date line)
+  WallTime request_time{};  // header form
+  std::string expires;      // presigned form: epoch seconds as sent (it is the signed date line)
 };
 
 Result<V2Parameters> ParseHeaderForm(const http::Request& request, std::string_view authorization) {
@@ -162,7 +162,8 @@ Result<V2Parameters> ParseQueryForm(const std::vector<RawParam>& query) {
     return Error(ErrorCode::kAccessDenied,
                  "Query-string authentication requires the Signature, Expires and AWSAccessKeyId parameters");
   }
-  if (!ParseUint64(*expires)) return Error(ErrorCode::kAccessDenied, "Invalid date (should be seconds since epoch)");
+  if (!ParseUint64(*expires))
+    return Error(ErrorCode::kAccessDenied, "Invalid date (should be seconds since epoch)");
   V2Parameters params;
   params.presigned = true;
   params.access_key = *access_key;
@@ -261,7 +262,8 @@ Result<V2Parameters> ParseParameters(const http::Request& request, const std::ve
   const std::string* authorization = FindHeader(request, "authorization");
   if (authorization == nullptr) return ParseQueryForm(query);
   for (std::string_view name : {"AWSAccessKeyId", "X-Amz-Algorithm", "X-Amz-Signature", "X-Amz-Credential"}) {
-    if (FindParam(query, name) != nullptr) return Error(ErrorCode::kInvalidArgument, std::string(kMixedMechanisms));
+    if (FindParam(query, name) != nullptr)
+      return Error(ErrorCode::kInvalidArgument, std::string(kMixedMechanisms));
   }
   return ParseHeaderForm(request, TrimWhitespace(*authorization));
 }

@@ -86,22 +86,21 @@ TEST(SigV2Test, VirtualHostNeedsTheBucketHint) {
 
 // AWS example "Upload": Content-MD5, Content-Type, and x-amz-* headers including a repeated one.
 TEST(SigV2Test, AwsExampleUploadWithAmzHeaders) {
-  http::Request request = MakeRequest(
-      "PUT", "/db-backup.dat.gz", "",
-      {{"User-Agent", "curl/7.15.5"},
-       {"Host", "static.johnsmith.net:8080"},
-       {"Date", "Tue, 27 Mar 2007 21:06:08 +0000"},
-       {"x-amz-acl", "public-read"},
-       {"content-type", "application/x-download"},
-       {"Content-MD5", "4gJE4saaMU4BqNR0kLY+lw=="},
-       {"X-Amz-Meta-ReviewedBy", "joe@johnsmith.net"},
-       {"X-Amz-Meta-ReviewedBy", "jane@johnsmith.net"},
-       {"X-Amz-Meta-FileChecksum", "0x02661779"},
-       {"X-Amz-Meta-ChecksumAlgorithm", "crc32"},
-       {"Content-Disposition", "attachment; filename=database.dat"},
-       {"Content-Encoding", "gzip"},
-       {"Content-Length", "5913339"},
-       {"Authorization", AuthorizationV2("ilyl83RwaSoYIEdixDQcA4OnAnc=")}});
+  http::Request request = MakeRequest("PUT", "/db-backup.dat.gz", "",
+                                      {{"User-Agent", "curl/7.15.5"},
+                                       {"Host", "static.johnsmith.net:8080"},
+                                       {"Date", "Tue, 27 Mar 2007 21:06:08 +0000"},
+                                       {"x-amz-acl", "public-read"},
+                                       {"content-type", "application/x-download"},
+                                       {"Content-MD5", "4gJE4saaMU4BqNR0kLY+lw=="},
+                                       {"X-Amz-Meta-ReviewedBy", "joe@johnsmith.net"},
+                                       {"X-Amz-Meta-ReviewedBy", "jane@johnsmith.net"},
+                                       {"X-Amz-Meta-FileChecksum", "0x02661779"},
+                                       {"X-Amz-Meta-ChecksumAlgorithm", "crc32"},
+                                       {"Content-Disposition", "attachment; filename=database.dat"},
+                                       {"Content-Encoding", "gzip"},
+                                       {"Content-Length", "5913339"},
+                                       {"Authorization", AuthorizationV2("ilyl83RwaSoYIEdixDQcA4OnAnc=")}});
   VerifyOptions options = OptionsAt(HttpDate("Tue, 27 Mar 2007 21:06:08 GMT"), "static.johnsmith.net");
   Result<VerifiedRequest> verified = Verify(request, options, Lookup());
   ASSERT_TRUE(verified.ok()) << verified.status().ToString();
@@ -117,7 +116,8 @@ TEST(SigV2Test, AwsExampleAclSubresource) {
                                       {{"Host", "johnsmith.s3.amazonaws.com"},
                                        {"Date", "Tue, 27 Mar 2007 19:44:46 +0000"},
                                        {"Authorization", AuthorizationV2("c2WLPFtWHVgbEmeEG93a4cG37dM=")}});
-  EXPECT_TRUE(Verify(request, OptionsAt(HttpDate("Tue, 27 Mar 2007 19:44:46 GMT"), "johnsmith"), Lookup()).ok());
+  EXPECT_TRUE(
+      Verify(request, OptionsAt(HttpDate("Tue, 27 Mar 2007 19:44:46 GMT"), "johnsmith"), Lookup()).ok());
 }
 
 TEST(SigV2Test, WrongSecretFillsMismatchDetailWithoutSecrets) {
@@ -139,9 +139,11 @@ TEST(SigV2Test, SignatureComparisonIsCaseSensitive) {
 
 TEST(SigV2Test, HeaderFormChecksClockSkewAndDate) {
   WallTime late = HttpDate("Tue, 27 Mar 2007 19:52:43 GMT");  // 16 minutes after
-  EXPECT_EQ(Verify(AwsGetPuppy(), OptionsAt(late), Lookup()).status().code(), ErrorCode::kRequestTimeTooSkewed);
+  EXPECT_EQ(Verify(AwsGetPuppy(), OptionsAt(late), Lookup()).status().code(),
+            ErrorCode::kRequestTimeTooSkewed);
   WallTime early = HttpDate("Tue, 27 Mar 2007 19:21:41 GMT");
-  EXPECT_EQ(Verify(AwsGetPuppy(), OptionsAt(early), Lookup()).status().code(), ErrorCode::kRequestTimeTooSkewed);
+  EXPECT_EQ(Verify(AwsGetPuppy(), OptionsAt(early), Lookup()).status().code(),
+            ErrorCode::kRequestTimeTooSkewed);
 
   http::Request undated = AwsGetPuppy();
   undated.headers.erase(undated.headers.begin() + 1);
@@ -248,7 +250,8 @@ TEST(SigV2Test, CanonicalizedResourceKeepsOnlySignedSubresourcesSorted) {
 TEST(SigV2Test, UploadPartSignsPartNumberAndUploadId) {
   std::string string_to_sign = "PUT\n\n\nTue, 27 Mar 2007 19:36:42 +0000\n/b/k?partNumber=3&uploadId=u%2F1";
   // uploadId value is decoded in the resource: "u%2F1" would be the wrong thing to sign.
-  std::string decoded_string_to_sign = "PUT\n\n\nTue, 27 Mar 2007 19:36:42 +0000\n/b/k?partNumber=3&uploadId=u/1";
+  std::string decoded_string_to_sign =
+      "PUT\n\n\nTue, 27 Mar 2007 19:36:42 +0000\n/b/k?partNumber=3&uploadId=u/1";
   http::Request request = MakeRequest("PUT", "/b/k", "uploadId=u%2F1&partNumber=3",
                                       {{"Host", "localhost"},
                                        {"Date", "Tue, 27 Mar 2007 19:36:42 +0000"},
@@ -288,15 +291,16 @@ TEST(SigV2Test, HasSignatureRecognisesBothForms) {
 
 // AWS SigV4 example "GET Object" (examplebucket/test.txt with a Range header).
 http::Request AwsV4GetObjectExample() {
-  return MakeRequest("GET", "/test.txt", "",
-                     {{"Host", "examplebucket.s3.amazonaws.com"},
-                      {"Range", "bytes=0-9"},
-                      {"x-amz-content-sha256", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-                      {"x-amz-date", "20130524T000000Z"},
-                      {"Authorization",
-                       "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
-                       "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,"
-                       "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"}});
+  return MakeRequest(
+      "GET", "/test.txt", "",
+      {{"Host", "examplebucket.s3.amazonaws.com"},
+       {"Range", "bytes=0-9"},
+       {"x-amz-content-sha256", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+       {"x-amz-date", "20130524T000000Z"},
+       {"Authorization",
+        "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
+        "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,"
+        "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"}});
 }
 
 TEST(SignatureMismatchDetailTest, SigV4DetailHoldsPublishedCanonicalRequestAndStringToSign) {

@@ -220,7 +220,13 @@ class SigningKeyCache {
     // and the process holds every secret in memory anyway. '\0' cannot occur in any part.
     std::string cache_key;
     cache_key.reserve(secret_key.size() + day.size() + region.size() + service.size() + 3);
-    cache_key.append(secret_key).append(1, '\0').append(day).append(1, '\0').append(region).append(1, '\0').append(service);
+    cache_key.append(secret_key)
+        .append(1, '\0')
+        .append(day)
+        .append(1, '\0')
+        .append(region)
+        .append(1, '\0')
+        .append(service);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto found = entries_.find(cache_key);
@@ -557,7 +563,8 @@ Result<PayloadClaim> ReadPayloadClaim(const http::Request& request, const AuthPa
       return PayloadClaim{PayloadMode::kUnsigned, std::string(internal::kUnsignedPayload)};
     return ParsePayloadClaim(claimed, encoding);
   }
-  SERAC_ASSIGN_OR_RETURN(PayloadClaim claim, ParsePayloadClaim(FindHeader(request, "x-amz-content-sha256"), encoding));
+  SERAC_ASSIGN_OR_RETURN(PayloadClaim claim,
+                         ParsePayloadClaim(FindHeader(request, "x-amz-content-sha256"), encoding));
   if (claim.mode == PayloadMode::kAbsent && BodyKnownEmpty(request)) {
     claim = PayloadClaim{PayloadMode::kSignedHex, std::string(internal::kEmptySha256Hex)};
   }
@@ -650,10 +657,12 @@ Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions
 
 Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions& options,
                                const CredentialLookup& lookup, SignatureMismatchDetail* mismatch) {
-  if (internal::IsSignatureV2(request)) return internal::VerifySignatureV2(request, options, lookup, mismatch);
+  if (internal::IsSignatureV2(request))
+    return internal::VerifySignatureV2(request, options, lookup, mismatch);
   std::vector<QueryParam> query = DecodeQuery(request.query);
   SERAC_ASSIGN_OR_RETURN(AuthParameters params, ParseAuthParameters(request, query, options));
-  SERAC_ASSIGN_OR_RETURN(PayloadClaim payload, ReadPayloadClaim(request, params, query, options.uri_encoding));
+  SERAC_ASSIGN_OR_RETURN(PayloadClaim payload,
+                         ReadPayloadClaim(request, params, query, options.uri_encoding));
   SERAC_RETURN_IF_ERROR(CheckRequestTime(params, options.now));
   SERAC_RETURN_IF_ERROR(CheckSignedHeaders(request, params));
   SERAC_ASSIGN_OR_RETURN(Credentials credentials, lookup(params.scope.access_key));
@@ -682,7 +691,8 @@ Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions
   std::string canonical_request = head + payload.line;
   std::string string_to_sign = internal::StringToSign(internal::kSigningAlgorithm, verified.amz_date,
                                                       verified.scope, Sha256Hex(canonical_request));
-  if (!internal::SignaturesEqual(internal::SignatureHex(verified.signing_key, string_to_sign), params.signature)) {
+  if (!internal::SignaturesEqual(internal::SignatureHex(verified.signing_key, string_to_sign),
+                                 params.signature)) {
     if (mismatch != nullptr) {
       *mismatch = SignatureMismatchDetail{verified.access_key, std::move(string_to_sign),
                                           std::move(canonical_request), params.signature};

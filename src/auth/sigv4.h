@@ -1,7 +1,7 @@
 // AWS Signature Version 4: verification of incoming requests (Authorization header and presigned
 // query) and signing of outgoing ones (CLI, tests). Verify also accepts the legacy Signature
-// Version 2 (HMAC-SHA1) forms that boto3's default presigner and older tools still produce. Pure functions over the request head; the
-// body side (payload hash, aws-chunked, trailers, checksums) is in payload.h.
+// Version 2 (HMAC-SHA1) forms that boto3's default presigner and older tools still produce. Pure functions
+// over the request head; the body side (payload hash, aws-chunked, trailers, checksums) is in payload.h.
 // Thread-safe: no shared mutable state except the signing-key cache, which is internally locked.
 #pragma once
 

@@ -427,22 +427,22 @@ http::Request JavaStyleSignedPost(std::string_view body, std::string_view claime
   const std::string amz_date = "20240101T120000Z";
   const std::string path = "/_iceberg/v1/wh/namespaces";
   const std::string claimed = Base64Encode(*HexDecode(Sha256Hex(claimed_body)));
-  const std::string canonical_request = "POST\n" + CanonicalUri(path, UriEncoding::kGeneric) +
-                                        "\n\nhost:localhost:9000\nx-amz-content-sha256:" + claimed +
-                                        "\nx-amz-date:" + amz_date +
-                                        "\n\nhost;x-amz-content-sha256;x-amz-date\n" + Sha256Hex(claimed_body);
+  const std::string canonical_request =
+      "POST\n" + CanonicalUri(path, UriEncoding::kGeneric) +
+      "\n\nhost:localhost:9000\nx-amz-content-sha256:" + claimed + "\nx-amz-date:" + amz_date +
+      "\n\nhost;x-amz-content-sha256;x-amz-date\n" + Sha256Hex(claimed_body);
   const std::string scope = "20240101/us-east-1/s3tables/aws4_request";
   const std::string signature = internal::SignatureHex(
       DeriveSigningKey(kSecretKey, "20240101", "us-east-1", "s3tables"),
       internal::StringToSign(internal::kSigningAlgorithm, amz_date, scope, Sha256Hex(canonical_request)));
-  return MakeRequest("POST", path, "",
-                     {{"Host", "localhost:9000"},
-                      {"Content-Length", std::to_string(body.size())},
-                      {"x-amz-content-sha256", claimed},
-                      {"x-amz-date", amz_date},
-                      {"Authorization", "AWS4-HMAC-SHA256 Credential=" + std::string(kAccessKey) + "/" + scope +
-                                            ",SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature=" +
-                                            signature}});
+  return MakeRequest(
+      "POST", path, "",
+      {{"Host", "localhost:9000"},
+       {"Content-Length", std::to_string(body.size())},
+       {"x-amz-content-sha256", claimed},
+       {"x-amz-date", amz_date},
+       {"Authorization", "AWS4-HMAC-SHA256 Credential=" + std::string(kAccessKey) + "/" + scope +
+                             ",SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature=" + signature}});
 }
 
 TEST(SigV4Verify, Base64ContentSha256IsAcceptedForGenericServicesOnly) {
@@ -465,7 +465,8 @@ TEST(SigV4Verify, Base64ContentSha256IsAcceptedForGenericServicesOnly) {
   // S3 keeps its exact rule: base64 is not a valid x-amz-content-sha256 there.
   VerifyOptions s3_rules = options;
   s3_rules.uri_encoding = UriEncoding::kS3;
-  EXPECT_EQ(Verify(JavaStyleSignedPost(body, body), s3_rules, Lookup()).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(Verify(JavaStyleSignedPost(body, body), s3_rules, Lookup()).status().code(),
+            ErrorCode::kInvalidArgument);
 
   // 44 base64 characters that do not decode to 32 bytes are refused.
   http::Request short_digest = JavaStyleSignedPost(body, body);

@@ -169,7 +169,8 @@ TEST_P(BlobStoreContractTest, MultiMebibyteBlobWithRandomChunkingReadsBack) {
   Result<size_t> got = (*reader)->ReadAt(5 * kMiB, middle, sizeof(middle));
   ASSERT_TRUE(got.ok());
   ASSERT_EQ(*got, sizeof(middle));
-  EXPECT_EQ(std::string_view(middle, sizeof(middle)), std::string_view(data).substr(5 * kMiB, sizeof(middle)));
+  EXPECT_EQ(std::string_view(middle, sizeof(middle)),
+            std::string_view(data).substr(5 * kMiB, sizeof(middle)));
   // A short read at the end returns only what is there.
   Result<size_t> tail = (*reader)->ReadAt(data.size() - 10, middle, sizeof(middle));
   ASSERT_TRUE(tail.ok());
@@ -257,13 +258,17 @@ TEST_P(BlobStoreContractTest, BadIdsAreRejected) {
   for (const char* bad : {"", "../../../../etc/passwd", "0123456789abcdef0123456789abcde",
                           "0123456789abcdef0123456789abcdef0", "0123456789ABCDEF0123456789ABCDEF",
                           "0123456789abcdef0123456789abcde/", "..23456789abcdef0123456789abcdef",
-                          "0123456789abcdef\0" "123456789abcdef"}) {
+                          "0123456789abcdef\0"
+                          "123456789abcdef"}) {
     BlobId id = bad;
     EXPECT_EQ(store_->Open(id).status().code(), ErrorCode::kInvalidArgument) << id;
     EXPECT_EQ(store_->Remove(id).code(), ErrorCode::kInvalidArgument) << id;
     EXPECT_EQ(store_->CreateFromRange(id, 0, 0).status().code(), ErrorCode::kInvalidArgument) << id;
   }
-  BlobId with_nul("0123456789abcdef\0" "123456789abcde", 32);
+  BlobId with_nul(
+      "0123456789abcdef\0"
+      "123456789abcde",
+      32);
   EXPECT_EQ(store_->Open(with_nul).status().code(), ErrorCode::kInvalidArgument);
 }
 
@@ -281,8 +286,8 @@ TEST_P(BlobStoreContractTest, CreateFromRangeCopiesExactlyTheRange) {
   struct Range {
     uint64_t offset, length;
   };
-  for (Range range : {Range{0, data.size()}, Range{1, 1}, Range{kMiB - 3, 2 * kMiB + 5}, Range{data.size(), 0},
-                      Range{0, 0}, Range{data.size() - 1, 1}}) {
+  for (Range range : {Range{0, data.size()}, Range{1, 1}, Range{kMiB - 3, 2 * kMiB + 5},
+                      Range{data.size(), 0}, Range{0, 0}, Range{data.size() - 1, 1}}) {
     Result<BlobId> copy = store_->CreateFromRange(*source, range.offset, range.length);
     ASSERT_TRUE(copy.ok()) << copy.status().ToString();
     EXPECT_NE(*copy, *source);
@@ -381,7 +386,10 @@ TEST(LocalBlobStoreTest, UsesTheDocumentedLayout) {
   // A stray file in the tree is ignored, not reported as a blob or an error.
   std::error_code ignored;
   fs::create_directories(root + "/blobs/zz", ignored);
-  { FILE* stray = fopen((root + "/blobs/stray").c_str(), "w"); if (stray) fclose(stray); }
+  {
+    FILE* stray = fopen((root + "/blobs/stray").c_str(), "w");
+    if (stray) fclose(stray);
+  }
   EXPECT_EQ(ListBlobs(*store), std::set<BlobId>{*id});
 }
 

@@ -10,7 +10,10 @@ class FaultInjectionBlobStore::Writer : public BlobWriter {
  public:
   Writer(FaultInjectionBlobStore* store, std::unique_ptr<BlobWriter> inner, uint64_t epoch,
          std::optional<uint64_t> tear_after_bytes)
-      : store_(store), inner_(std::move(inner)), id_(inner_->id()), epoch_(epoch),
+      : store_(store),
+        inner_(std::move(inner)),
+        id_(inner_->id()),
+        epoch_(epoch),
         tear_after_bytes_(tear_after_bytes) {}
 
   ~Writer() override {
@@ -83,7 +86,8 @@ class FaultInjectionBlobStore::Writer : public BlobWriter {
   bool committed_ = false;
 };
 
-FaultInjectionBlobStore::FaultInjectionBlobStore(std::unique_ptr<BlobStore> inner) : inner_(std::move(inner)) {}
+FaultInjectionBlobStore::FaultInjectionBlobStore(std::unique_ptr<BlobStore> inner)
+    : inner_(std::move(inner)) {}
 
 FaultInjectionBlobStore::~FaultInjectionBlobStore() = default;
 
@@ -138,15 +142,19 @@ Result<std::unique_ptr<BlobWriter>> FaultInjectionBlobStore::Create() {
     if (std::exchange(tear_next_writer_, false)) tear_after_bytes = tear_prefix_bytes_;
     epoch = crash_epoch_;
   }
-  return std::unique_ptr<BlobWriter>(std::make_unique<Writer>(this, std::move(inner), epoch, tear_after_bytes));
+  return std::unique_ptr<BlobWriter>(
+      std::make_unique<Writer>(this, std::move(inner), epoch, tear_after_bytes));
 }
 
-Result<BlobId> FaultInjectionBlobStore::CreateFromRange(const BlobId& source, uint64_t offset, uint64_t length) {
+Result<BlobId> FaultInjectionBlobStore::CreateFromRange(const BlobId& source, uint64_t offset,
+                                                        uint64_t length) {
   if (TakeCommitFault()) return Error(ErrorCode::kIoError, "injected fault: fsync failed during copy");
   return inner_->CreateFromRange(source, offset, length);
 }
 
-Result<std::unique_ptr<BlobReader>> FaultInjectionBlobStore::Open(const BlobId& id) { return inner_->Open(id); }
+Result<std::unique_ptr<BlobReader>> FaultInjectionBlobStore::Open(const BlobId& id) {
+  return inner_->Open(id);
+}
 
 Status FaultInjectionBlobStore::Remove(const BlobId& id) { return inner_->Remove(id); }
 

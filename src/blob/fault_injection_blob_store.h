@@ -52,11 +52,11 @@ class FaultInjectionBlobStore : public BlobStore {
 
   std::unique_ptr<BlobStore> inner_;
   mutable std::mutex mutex_;
-  uint64_t appends_until_failure_ = 0;           // guarded by mutex_; 0 = not armed
-  bool fail_next_commit_ = false;                // guarded by mutex_
-  bool tear_next_writer_ = false;                // guarded by mutex_
-  uint64_t tear_prefix_bytes_ = 0;               // guarded by mutex_
-  uint64_t crash_epoch_ = 0;                     // guarded by mutex_
+  uint64_t appends_until_failure_ = 0;                        // guarded by mutex_; 0 = not armed
+  bool fail_next_commit_ = false;                             // guarded by mutex_
+  bool tear_next_writer_ = false;                             // guarded by mutex_
+  uint64_t tear_prefix_bytes_ = 0;                            // guarded by mutex_
+  uint64_t crash_epoch_ = 0;                                  // guarded by mutex_
   std::vector<std::unique_ptr<BlobWriter>> crashed_writers_;  // guarded by mutex_
 };
 

@@ -3,8 +3,8 @@
 // catalog_service.cc; this file only evaluates.
 #include <string>
 
-#include "common/encoding.h"
 #include "catalog/catalog_internal.h"
+#include "common/encoding.h"
 
 namespace serac::catalog {
 namespace {
@@ -48,15 +48,19 @@ HandlerResult Authorize(RequestContext& ctx, std::string_view action, const std:
   return ErrorFromStatus(allowed, MakeError(403, "ForbiddenException", allowed.message()));
 }
 
-HandlerResult AuthorizeInWarehouse(RequestContext& ctx, std::string_view action, const meta::NamespaceLevels& levels,
-                                   meta::EntityKind kind, std::string_view name) {
+HandlerResult AuthorizeInWarehouse(RequestContext& ctx, std::string_view action,
+                                   const meta::NamespaceLevels& levels, meta::EntityKind kind,
+                                   std::string_view name) {
   return Authorize(ctx, action, auth::TablesWarehouseArn(ctx.path.warehouse),
                    CatalogConditions(ctx, levels, kind, name));
 }
 
-std::string EntityArn(const std::string& warehouse, meta::EntityKind kind, const meta::EntityRecord* existing) {
-  const std::string_view uuid = existing != nullptr ? std::string_view(existing->uuid) : std::string_view("*");
-  return kind == meta::EntityKind::kTable ? auth::TablesTableArn(warehouse, uuid) : auth::TablesViewArn(warehouse, uuid);
+std::string EntityArn(const std::string& warehouse, meta::EntityKind kind,
+                      const meta::EntityRecord* existing) {
+  const std::string_view uuid =
+      existing != nullptr ? std::string_view(existing->uuid) : std::string_view("*");
+  return kind == meta::EntityKind::kTable ? auth::TablesTableArn(warehouse, uuid)
+                                          : auth::TablesViewArn(warehouse, uuid);
 }
 
 HandlerResult AuthorizeEntity(RequestContext& ctx, std::string_view action, const meta::EntityId& id,

@@ -89,10 +89,12 @@ TEST_F(CatalogAccessTest, EveryRouteHasAnActionAndTheTableSaysWhich) {
   EXPECT_EQ(actions["POST /v1/{prefix}/namespaces/{namespace}/tables"], "s3tables:CreateTable");
   EXPECT_EQ(actions["GET /v1/{prefix}/namespaces/{namespace}/tables"], "s3tables:ListTables");
   EXPECT_EQ(actions["GET /v1/{prefix}/namespaces"], "s3tables:ListNamespaces");
-  EXPECT_EQ(actions["POST /v1/{prefix}/namespaces/{namespace}/properties"], "s3tables:UpdateNamespaceProperties");
+  EXPECT_EQ(actions["POST /v1/{prefix}/namespaces/{namespace}/properties"],
+            "s3tables:UpdateNamespaceProperties");
   EXPECT_EQ(actions["POST /v1/{prefix}/transactions/commit"], "s3tables:UpdateTable");
   EXPECT_EQ(actions["POST /v1/{prefix}/views/rename"], "s3tables:RenameView");
-  EXPECT_EQ(actions["GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"], "s3tables:GetTable");
+  EXPECT_EQ(actions["GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"],
+            "s3tables:GetTable");
   EXPECT_EQ(actions["DELETE /v1/warehouses/{name}"], "s3tables:DeleteWarehouse");
   EXPECT_EQ(actions["GET /v1/warehouses"], "s3tables:ListWarehouses");
 }
@@ -110,20 +112,22 @@ TEST_F(CatalogAccessTest, AUserWithoutPoliciesIsRefusedEverywhere) {
                         {"schema-id", 0},
                         {"timestamp-ms", 1700000000000},
                         {"summary", Json::object()},
-                        {"representations", Json::array({Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", "x"}}})},
+                        {"representations",
+                         Json::array({Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", "x"}}})},
                         {"default-namespace", {"db"}}}}})
                 .status(),
             200);
   const Json identifier = {{"namespace", {"db"}}, {"name", "t"}};
-  Json view_body = Json{{"name", "v2"},
-                        {"schema", Schema()},
-                        {"view-version",
-                         {{"version-id", 1},
-                          {"schema-id", 0},
-                          {"timestamp-ms", 1700000000000},
-                          {"summary", Json::object()},
-                          {"representations", Json::array({Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", "x"}}})},
-                          {"default-namespace", {"db"}}}}};
+  Json view_body =
+      Json{{"name", "v2"},
+           {"schema", Schema()},
+           {"view-version",
+            {{"version-id", 1},
+             {"schema-id", 0},
+             {"timestamp-ms", 1700000000000},
+             {"summary", Json::object()},
+             {"representations", Json::array({Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", "x"}}})},
+             {"default-namespace", {"db"}}}}};
   const std::string t = Table("db", "t");
   const std::string v = std::string(kBase) + "/namespaces/db/views/v";
   struct Probe {
@@ -149,7 +153,8 @@ TEST_F(CatalogAccessTest, AUserWithoutPoliciesIsRefusedEverywhere) {
       {"POST", t, "", Json{{"requirements", Json::array()}, {"updates", AddSnapshotToMain(1, 1)}}},
       {"DELETE", t, "purgeRequested=true", nullptr},
       {"GET", t + "/credentials", "", nullptr},
-      {"POST", std::string(kBase) + "/namespaces/db/register", "", Json{{"name", "r"}, {"metadata-location", file}}},
+      {"POST", std::string(kBase) + "/namespaces/db/register", "",
+       Json{{"name", "r"}, {"metadata-location", file}}},
       {"POST", t + "/metrics", "", Json{{"report-type", "scan-report"}}},
       {"POST", std::string(kBase) + "/tables/rename", "",
        Json{{"source", identifier}, {"destination", {{"namespace", {"db"}}, {"name", "t3"}}}}},
@@ -164,7 +169,8 @@ TEST_F(CatalogAccessTest, AUserWithoutPoliciesIsRefusedEverywhere) {
       {"POST", v, "", Json{{"requirements", Json::array()}, {"updates", Json::array()}}},
       {"DELETE", v, "", nullptr},
       {"POST", std::string(kBase) + "/views/rename", "",
-       Json{{"source", {{"namespace", {"db"}}, {"name", "v"}}}, {"destination", {{"namespace", {"db"}}, {"name", "w"}}}}},
+       Json{{"source", {{"namespace", {"db"}}, {"name", "v"}}},
+            {"destination", {{"namespace", {"db"}}, {"name", "w"}}}}},
       {"POST", std::string(kBase) + "/namespaces/db/register-view", "",
        Json{{"name", "rv"}, {"metadata-location", file}}},
       {"POST", t + "/plan", "", Json::object()},
@@ -207,7 +213,8 @@ TEST_F(CatalogAccessTest, BearerTokensFromTheTokenEndpoint) {
   EXPECT_EQ(config.status(), 200) << config.body;
   EXPECT_EQ(Call("GET", Table("db", "t"), "", "", WithBearer(token)).status(), 200);
   // The token acts as the reader: reading yes, creating no.
-  auto create = Call("POST", std::string(kBase) + "/namespaces", "", R"({"namespace":["new"]})", WithBearer(token));
+  auto create =
+      Call("POST", std::string(kBase) + "/namespaces", "", R"({"namespace":["new"]})", WithBearer(token));
   EXPECT_EQ(create.status(), 403);
 
   auto wrong = RequestToken("grant_type=client_credentials&client_id=READERKEY&client_secret=wrong-secret");
@@ -220,8 +227,8 @@ TEST_F(CatalogAccessTest, BearerTokensFromTheTokenEndpoint) {
   EXPECT_EQ(refused.status(), 401);
   EXPECT_EQ(ErrorType(refused), "NotAuthorizedException");
 
-  const std::string expired =
-      auth::IssueBearerToken(stores_.identity->server_key(), kReaderKey, Now() - std::chrono::hours(2), std::chrono::hours(1));
+  const std::string expired = auth::IssueBearerToken(stores_.identity->server_key(), kReaderKey,
+                                                     Now() - std::chrono::hours(2), std::chrono::hours(1));
   refused = Call("GET", Table("db", "t"), "", "", WithBearer(expired));
   EXPECT_EQ(refused.status(), 401);
   EXPECT_EQ(ErrorType(refused), "NotAuthorizedException");
@@ -240,21 +247,25 @@ TEST_F(CatalogAccessTest, ReadOnlyUserLoadsButCannotChangeAnything) {
   EXPECT_EQ(Call("HEAD", Table("db", "t"), "", "", reader).status(), 204);
   EXPECT_EQ(Call("GET", Table("db", "missing"), "", "", reader).status(), 404);
 
-  auto commit = Call("POST", Table("db", "t"), "",
-                     Json{{"requirements", Json::array()}, {"updates", AddSnapshotToMain(1, 1)}}.dump(), reader);
+  auto commit =
+      Call("POST", Table("db", "t"), "",
+           Json{{"requirements", Json::array()}, {"updates", AddSnapshotToMain(1, 1)}}.dump(), reader);
   EXPECT_EQ(commit.status(), 403) << commit.body;
   EXPECT_EQ(ErrorType(commit), "ForbiddenException");
-  EXPECT_NE(BodyJson(commit)["error"]["message"].get<std::string>().find("s3tables:UpdateTable"), std::string::npos);
+  EXPECT_NE(BodyJson(commit)["error"]["message"].get<std::string>().find("s3tables:UpdateTable"),
+            std::string::npos);
   EXPECT_EQ(LoadTable("db", "t")["metadata-location"], file);
   EXPECT_EQ(Call("DELETE", Table("db", "t"), "", "", reader).status(), 403);
   EXPECT_EQ(Call("HEAD", Table("db", "t")).status(), 204);
   // A staged create finished by a commit is a create.
-  auto staged = Call("POST", Table("db", "n"), "",
-                     Json{{"requirements", Json::array({Json{{"type", "assert-create"}}})}, {"updates", Json::array()}}
-                         .dump(),
-                     reader);
+  auto staged =
+      Call("POST", Table("db", "n"), "",
+           Json{{"requirements", Json::array({Json{{"type", "assert-create"}}})}, {"updates", Json::array()}}
+               .dump(),
+           reader);
   EXPECT_EQ(staged.status(), 403);
-  EXPECT_NE(BodyJson(staged)["error"]["message"].get<std::string>().find("s3tables:CreateTable"), std::string::npos);
+  EXPECT_NE(BodyJson(staged)["error"]["message"].get<std::string>().find("s3tables:CreateTable"),
+            std::string::npos);
 }
 
 TEST_F(CatalogAccessTest, NamespaceLimitedUserSeesAndTouchesOnlyItsNamespace) {
@@ -299,11 +310,10 @@ TEST_F(CatalogAccessTest, NamespaceLimitedUserSeesAndTouchesOnlyItsNamespace) {
 
   auto transaction = Call(
       "POST", std::string(kBase) + "/transactions/commit", "",
-      Json{{"table-changes",
-            Json::array({Json{{"identifier", {{"namespace", {"sales"}}, {"name", "orders"}}},
-                              {"updates", AddSnapshotToMain(1, 1)}},
-                         Json{{"identifier", {{"namespace", {"hr"}}, {"name", "salaries"}}},
-                              {"updates", AddSnapshotToMain(1, 1)}}})}}
+      Json{{"table-changes", Json::array({Json{{"identifier", {{"namespace", {"sales"}}, {"name", "orders"}}},
+                                               {"updates", AddSnapshotToMain(1, 1)}},
+                                          Json{{"identifier", {{"namespace", {"hr"}}, {"name", "salaries"}}},
+                                               {"updates", AddSnapshotToMain(1, 1)}}})}}
           .dump(),
       sales);
   EXPECT_EQ(transaction.status(), 403);
@@ -328,14 +338,17 @@ TEST_F(CatalogAccessTest, WarehouseListingShowsOnlyTheWarehousesTheCallerMaySee)
   auto first = Call("GET", "/_iceberg/v1/warehouses", "pageSize=1", "", sales);
   EXPECT_EQ(BodyJson(first)["warehouses"], Json::array({"lake"})) << first.body;
   ASSERT_TRUE(BodyJson(first)["next-page-token"].is_string()) << first.body;
-  auto second = Call("GET", "/_iceberg/v1/warehouses",
-                     "pageSize=5&pageToken=" + BodyJson(first)["next-page-token"].get<std::string>(), "", sales);
+  auto second =
+      Call("GET", "/_iceberg/v1/warehouses",
+           "pageSize=5&pageToken=" + BodyJson(first)["next-page-token"].get<std::string>(), "", sales);
   EXPECT_EQ(BodyJson(second)["warehouses"], Json::array()) << second.body;
 
   // An explicit Deny of the listing refuses it, whatever else is allowed.
-  ASSERT_TRUE(stores_.identity->PutPolicy("no-warehouse-list", R"({"Version":"2012-10-17","Statement":[
+  ASSERT_TRUE(stores_.identity
+                  ->PutPolicy("no-warehouse-list", R"({"Version":"2012-10-17","Statement":[
     {"Effect":"Allow","Action":"s3tables:*","Resource":"*"},
-    {"Effect":"Deny","Action":"s3tables:ListWarehouses","Resource":"*"}]})").ok());
+    {"Effect":"Deny","Action":"s3tables:ListWarehouses","Resource":"*"}]})")
+                  .ok());
   ASSERT_TRUE(stores_.identity->AttachPolicy("reader", "no-warehouse-list").ok());
   auto refused = Call("GET", "/_iceberg/v1/warehouses", "", "", As(kReaderKey, kReaderSecret));
   EXPECT_EQ(refused.status(), 403) << refused.body;
@@ -364,15 +377,17 @@ TEST_F(CatalogAccessTest, VendedCredentialsForTheTableOnly) {
   EXPECT_EQ(config["s3.endpoint"], "http://localhost:9000/");
   EXPECT_EQ(config["s3.path-style-access"], "true");
   EXPECT_EQ(config["client.region"], "us-east-1");
-  EXPECT_EQ(config["client.refresh-credentials-endpoint"], "v1/lake/namespaces/sales/tables/orders/credentials");
+  EXPECT_EQ(config["client.refresh-credentials-endpoint"],
+            "v1/lake/namespaces/sales/tables/orders/credentials");
   const int64_t expires_ms = std::stoll(config["s3.session-token-expires-at-ms"].get<std::string>());
   EXPECT_GT(expires_ms, ToUnixMillis(Now()));
   EXPECT_LE(expires_ms, ToUnixMillis(Now()) + 3600 * 1000 + 1000);
   ASSERT_EQ(body["storage-credentials"].size(), 1u);
   EXPECT_EQ(body["storage-credentials"][0]["prefix"], location);
   EXPECT_EQ(body["storage-credentials"][0]["config"]["s3.access-key-id"], config["s3.access-key-id"]);
-  auto grant = auth::VerifySessionToken(stores_.identity->server_key(), config["s3.access-key-id"].get<std::string>(),
-                                        config["s3.session-token"].get<std::string>(), Now());
+  auto grant =
+      auth::VerifySessionToken(stores_.identity->server_key(), config["s3.access-key-id"].get<std::string>(),
+                               config["s3.session-token"].get<std::string>(), Now());
   ASSERT_TRUE(grant.ok()) << grant.status().ToString();
   EXPECT_EQ(grant->bucket, "lake");
   EXPECT_EQ(grant->prefix, key_prefix);
@@ -391,8 +406,9 @@ TEST_F(CatalogAccessTest, VendedCredentialsForTheTableOnly) {
     EXPECT_EQ(read_only->prefix, key_prefix);
   }
   // The user without any S3 rights gets the table but no keys from a load, and 403 from the route.
-  ASSERT_TRUE(stores_.identity->PutPolicy("sales-catalog-only",
-                                   R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3tables:*",
+  ASSERT_TRUE(stores_.identity
+                  ->PutPolicy("sales-catalog-only",
+                              R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3tables:*",
                                    "Resource":"arn:aws:s3tables:::bucket/lake/*"}]})")
                   .ok());
   ASSERT_TRUE(stores_.identity->AttachPolicy("nobody", "sales-catalog-only").ok());
@@ -400,11 +416,13 @@ TEST_F(CatalogAccessTest, VendedCredentialsForTheTableOnly) {
                       As(kNobodyKey, kNobodySecret, {{"X-Iceberg-Access-Delegation", kVended}}));
   ASSERT_EQ(no_keys.status(), 200) << no_keys.body;
   EXPECT_FALSE(BodyJson(no_keys)["config"].contains("s3.access-key-id"));
-  EXPECT_EQ(Call("GET", Table("sales", "orders") + "/credentials", "", "", As(kNobodyKey, kNobodySecret)).status(),
-            403);
+  EXPECT_EQ(
+      Call("GET", Table("sales", "orders") + "/credentials", "", "", As(kNobodyKey, kNobodySecret)).status(),
+      403);
 
   // Config advertises the refresh route.
-  std::vector<std::string> endpoints = BodyJson(Call("GET", "/_iceberg/v1/config", "warehouse=lake"))["endpoints"];
+  std::vector<std::string> endpoints =
+      BodyJson(Call("GET", "/_iceberg/v1/config", "warehouse=lake"))["endpoints"];
   EXPECT_NE(std::find(endpoints.begin(), endpoints.end(),
                       "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"),
             endpoints.end());
@@ -421,7 +439,8 @@ TEST_F(CatalogAccessTest, CreateTableVendsWritableCredentialsForTheNewTable) {
   const std::string location = body["metadata"]["location"];
   ASSERT_EQ(body["storage-credentials"].size(), 1u);
   EXPECT_EQ(body["storage-credentials"][0]["prefix"], location);
-  auto grant = auth::VerifySessionToken(stores_.identity->server_key(), body["config"]["s3.access-key-id"].get<std::string>(),
+  auto grant = auth::VerifySessionToken(stores_.identity->server_key(),
+                                        body["config"]["s3.access-key-id"].get<std::string>(),
                                         body["config"]["s3.session-token"].get<std::string>(), Now());
   ASSERT_TRUE(grant.ok());
   EXPECT_TRUE(grant->write);

@@ -7,10 +7,10 @@
 #include <set>
 #include <thread>
 
+#include "catalog/catalog_internal.h"
 #include "common/clock.h"
 #include "common/limits.h"
 #include "common/random.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 namespace {
@@ -28,7 +28,7 @@ struct PreparedCommit {
   std::shared_ptr<const iceberg::TableMetadata> current;
   iceberg::TableMetadata next;
   bool changed = false;
-  std::string new_location;   // when changed
+  std::string new_location;  // when changed
   // When changed: the file's JSON, also the response's "metadata" and what loads of it send.
   std::shared_ptr<const TableText> next_json;
   meta::ObjectRecord new_file;  // when changed: the file's index record (its blob, if any, is written)
@@ -66,13 +66,15 @@ void BackOff(uint32_t attempt) {
 
 // Reads the table's entry afresh, under its commit lock: another commit may have landed since the
 // change was authorised.
-HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool allow_create, PreparedCommit& out) {
+HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool allow_create,
+                          PreparedCommit& out) {
   Result<meta::EntityRecord> entity = ctx.catalog().GetEntity(change.id);
   if (entity.ok()) {
     out.entity = std::move(entity).value();
     auto metadata = LoadTableMetadata(ctx.backend, out.entity->metadata_location);
     if (!metadata.ok()) {
-      return MakeError(500, "InternalServerError", "cannot read table metadata: " + metadata.status().message());
+      return MakeError(500, "InternalServerError",
+                       "cannot read table metadata: " + metadata.status().message());
     }
     out.current = std::move(metadata).value();
     return kHandled;
@@ -89,13 +91,14 @@ HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool a
 // another bucket) is replaced by the table's current one, or a fresh one for a new table.
 void KeepLocationInWarehouse(const TableChange& change, PreparedCommit& prepared) {
   if (ClientLocationInWarehouse(prepared.next.location, change.id.warehouse)) return;
-  prepared.next.location = prepared.current
-                      ? prepared.current->location
-                      : ChooseTableLocation(change.id.warehouse, change.id.levels, change.id.name, std::nullopt);
+  prepared.next.location = prepared.current ? prepared.current->location
+                                            : ChooseTableLocation(change.id.warehouse, change.id.levels,
+                                                                  change.id.name, std::nullopt);
 }
 
 // Applies the change to the current metadata and writes the next metadata file if it differs.
-HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow_create, PreparedCommit& out) {
+HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow_create,
+                      PreparedCommit& out) {
   out = PreparedCommit{};
   if (auto error = LoadCurrent(ctx, change, allow_create, out)) return error;
   iceberg::CommitOptions options;
@@ -148,7 +151,8 @@ void AddToCommit(const TableChange& change, const PreparedCommit& prepared, meta
     return;
   }
   commit.swaps.push_back({change.id, prepared.entity->metadata_location, prepared.new_location});
-  for (auto& trimmed : TrimmedMetadataFiles(*prepared.current, prepared.entity->metadata_location, prepared.next)) {
+  for (auto& trimmed :
+       TrimmedMetadataFiles(*prepared.current, prepared.entity->metadata_location, prepared.next)) {
     commit.removed_files.push_back(std::move(trimmed));
   }
 }
@@ -173,9 +177,9 @@ struct ReleasedVersions {
 // commit, the loads of clients whose commits lost — finds it ready. Only the commit makes the
 // location reachable; DiscardPrepared forgets it if the commit does not happen.
 void CacheNewVersion(RequestContext& ctx, PreparedCommit& prepared, ReleasedVersions& released) {
-  auto tables = ctx.backend.tables.Put(prepared.new_location,
-                                       std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
-                                       ParsedMetadataBytes(prepared.new_file.size));
+  auto tables = ctx.backend.tables.Put(
+      prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
+      ParsedMetadataBytes(prepared.new_file.size));
   auto texts = CacheCommittedTableText(ctx.backend, prepared.new_location, prepared.next_json);
   std::move(tables.begin(), tables.end(), std::back_inserter(released.tables));
   std::move(texts.begin(), texts.end(), std::back_inserter(released.texts));
@@ -268,8 +272,9 @@ HandlerResult CommitTable(RequestContext& ctx) {
     if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, display);
     BackOff(attempt);
   }
-  return MakeError(409, "CommitFailedException",
-                   "Commit failed for " + display + ": too many concurrent commits (limits::kCatalogCommitRetriesMax)");
+  return MakeError(
+      409, "CommitFailedException",
+      "Commit failed for " + display + ": too many concurrent commits (limits::kCatalogCommitRetriesMax)");
 }
 
 namespace {

@@ -9,10 +9,10 @@
 // file paths and asks for the key twice; the other clients accept the slash.
 #include <string>
 
+#include "catalog/catalog_internal.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/log.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 namespace {
@@ -55,17 +55,18 @@ bool WantsVendedCredentials(const http::Request& request) {
   return false;
 }
 
-std::optional<Json> VendedStorageConfig(RequestContext& ctx, const meta::EntityId& table, const std::string& location,
-                                        bool want_write) {
+std::optional<Json> VendedStorageConfig(RequestContext& ctx, const meta::EntityId& table,
+                                        const std::string& location, bool want_write) {
   auto parsed = ParseS3Location(WithoutTrailingSlashes(location));
   if (!parsed || parsed->key.empty()) {
     log::Debug("catalog: no vended credentials for a table outside s3:// locations");
     return std::nullopt;
   }
-  auto vended = ctx.backend.identity->VendCredentials(ctx.principal, parsed->bucket, parsed->key + "/", want_write,
-                                                      Now());
+  auto vended = ctx.backend.identity->VendCredentials(ctx.principal, parsed->bucket, parsed->key + "/",
+                                                      want_write, Now());
   if (!vended.ok()) {
-    log::Debug("catalog: no vended credentials for " + ctx.principal.access_key + ": " + vended.status().ToString());
+    log::Debug("catalog: no vended credentials for " + ctx.principal.access_key + ": " +
+               vended.status().ToString());
     return std::nullopt;
   }
   Json config = StorageConfig(ctx);
@@ -97,7 +98,8 @@ HandlerResult LoadCredentials(RequestContext& ctx) {
   const bool want_write = IsEntityAllowed(ctx, actions::kUpdateTable, id, &*ctx.entity);
   auto config = VendedStorageConfig(ctx, id, ctx.entity->location, want_write);
   if (!config) {
-    return MakeError(403, "ForbiddenException", "no storage credentials can be vended for " + EntityDisplayName(ctx));
+    return MakeError(403, "ForbiddenException",
+                     "no storage credentials can be vended for " + EntityDisplayName(ctx));
   }
   Json credentials = Json::array(
       {Json{{"prefix", WithoutTrailingSlashes(ctx.entity->location)}, {"config", std::move(*config)}}});

@@ -7,7 +7,9 @@ IcebergError MakeError(int http_status, std::string type, std::string message) {
   return IcebergError{http_status, std::move(type), std::move(message)};
 }
 
-IcebergError BadRequest(std::string message) { return MakeError(400, "BadRequestException", std::move(message)); }
+IcebergError BadRequest(std::string message) {
+  return MakeError(400, "BadRequestException", std::move(message));
+}
 
 IcebergError NoSuchTable(std::string_view name) {
   return MakeError(404, "NoSuchTableException", "Table does not exist: " + std::string(name));

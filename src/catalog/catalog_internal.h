@@ -110,7 +110,9 @@ bool IfNoneMatchMatches(std::string_view header, std::string_view etag);
 // What a parsed metadata document costs in memory, estimated from its JSON text: the Json trees
 // of its snapshots and schemas take a few times the bytes of their text, and each snapshot also
 // keeps its own text.
-inline uint64_t ParsedMetadataBytes(size_t text_bytes) { return 5 * static_cast<uint64_t>(text_bytes) + 4096; }
+inline uint64_t ParsedMetadataBytes(size_t text_bytes) {
+  return 5 * static_cast<uint64_t>(text_bytes) + 4096;
+}
 
 // A table document's JSON text as loads send it: one piece when serialised for a load, or the
 // pieces a commit cut it into (whose history chunks versions of the table share).
@@ -128,8 +130,8 @@ struct Backend {
   // with thousands of snapshots makes every metadata file large, and a hot table writes one per commit.
   LruCache<iceberg::TableMetadata> tables;
   LruCache<iceberg::ViewMetadata> views;
-  // Table documents as sent by loads, keyed by location and snapshot selection: a load of an unchanged table is then
-  // a copy of bytes instead of a serialisation of every snapshot. A commit puts its new file's
+  // Table documents as sent by loads, keyed by location and snapshot selection: a load of an unchanged table
+  // is then a copy of bytes instead of a serialisation of every snapshot. A commit puts its new file's
   // pieces, so the loads that follow it (every client whose commit lost the race) cost no
   // serialisation either.
   LruCache<TableText> table_texts;
@@ -145,9 +147,9 @@ struct Backend {
 
 // Values taken from the route's path template.
 struct PathParams {
-  std::string warehouse;        // {prefix}, or the default warehouse
+  std::string warehouse;         // {prefix}, or the default warehouse
   meta::NamespaceLevels levels;  // {namespace}
-  std::string name;             // {table} / {view} / warehouse name of the admin API
+  std::string name;              // {table} / {view} / warehouse name of the admin API
 };
 
 struct RequestContext {
@@ -178,7 +180,9 @@ struct RequestContext {
 
   meta::CatalogStore& catalog() { return backend.catalog(); }
   meta::MetaStore& meta() { return *backend.meta; }
-  meta::EntityId Entity(meta::EntityKind kind) const { return {path.warehouse, path.levels, path.name, kind}; }
+  meta::EntityId Entity(meta::EntityKind kind) const {
+    return {path.warehouse, path.levels, path.name, kind};
+  }
 };
 
 // ---- Authorisation (catalog_access.cc). ----
@@ -243,11 +247,14 @@ HandlerResult Authorize(RequestContext& ctx, std::string_view action, const std:
 bool IsAllowed(const RequestContext& ctx, std::string_view action, const std::string& resource,
                const auth::ConditionContext& conditions);
 // An action at warehouse level (create, list, namespaces): TablesWarehouseArn(ctx.path.warehouse).
-HandlerResult AuthorizeInWarehouse(RequestContext& ctx, std::string_view action, const meta::NamespaceLevels& levels,
-                                   meta::EntityKind kind = meta::EntityKind::kTable, std::string_view name = {});
+HandlerResult AuthorizeInWarehouse(RequestContext& ctx, std::string_view action,
+                                   const meta::NamespaceLevels& levels,
+                                   meta::EntityKind kind = meta::EntityKind::kTable,
+                                   std::string_view name = {});
 // The ARN of a table or view: its uuid when it exists, else "*" (any entity of that kind), so the
 // decision for a name that does not exist never depends on whether it exists.
-std::string EntityArn(const std::string& warehouse, meta::EntityKind kind, const meta::EntityRecord* existing);
+std::string EntityArn(const std::string& warehouse, meta::EntityKind kind,
+                      const meta::EntityRecord* existing);
 // An action on the table or view `id` (existing or not; see EntityArn).
 HandlerResult AuthorizeEntity(RequestContext& ctx, std::string_view action, const meta::EntityId& id,
                               const meta::EntityRecord* existing);
@@ -265,8 +272,8 @@ bool WantsVendedCredentials(const http::Request& request);
 // FileIO properties: keys, token, expiry, endpoint (ending in '/'), path style, region, and the
 // refresh endpoint of `table`. nullopt (and a debug log) when the caller may not read there or the
 // location is not an s3:// one; the caller then sends the table without credentials.
-std::optional<Json> VendedStorageConfig(RequestContext& ctx, const meta::EntityId& table, const std::string& location,
-                                        bool want_write);
+std::optional<Json> VendedStorageConfig(RequestContext& ctx, const meta::EntityId& table,
+                                        const std::string& location, bool want_write);
 // Adds vended credentials to a LoadTableResult body ("config" and "storage-credentials") when the
 // request asks for them.
 void AddVendedCredentials(RequestContext& ctx, const meta::EntityId& table, const std::string& location,
@@ -325,7 +332,8 @@ std::string RawMemberHead(const Json& body, std::string_view name);
 // Sends `head` (an object's text up to a member's colon, as RawMemberHead gives) followed by that
 // member's JSON text (a metadata document that is cached or was just written as text) and the
 // closing brace, so large documents are not rebuilt as a Json tree.
-HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json, int status = 200);
+HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json,
+                                int status = 200);
 // The same with the member's JSON given in pieces (iceberg::TableMetadataToJsonPieces), written
 // one after the other without joining them (or in one copy when small).
 HandlerResult SendJsonAfterHead(RequestContext& ctx, const std::string& head,
@@ -350,12 +358,13 @@ Status WriteMetadataFile(Backend& backend, const std::string& location, const st
 // The object record of a new metadata file, not yet in the index: small files are inline, larger
 // ones are written (durably) to a blob first. The caller stores it, e.g. in a
 // CatalogStore::CommitMetadata, or calls DiscardMetadataFileRecord when it does not.
-Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location, const std::string& json);
+Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location,
+                                              const std::string& json);
 void DiscardMetadataFileRecord(Backend& backend, const meta::ObjectRecord& record);
-// The record of a new table metadata file given as iceberg::TableMetadataToJsonPieces cut it: the history chunks are stored once for every file that repeats
-// them, so a commit stores and hashes only what is new. Its ETag is the MD5 of the pieces' MD5s
-// followed by "-<pieces>", as S3 gives objects uploaded in parts. Without chunks, or when the
-// rest would not fit the index row, it is MetadataFileRecord of the joined text.
+// The record of a new table metadata file given as iceberg::TableMetadataToJsonPieces cut it: the history
+// chunks are stored once for every file that repeats them, so a commit stores and hashes only what is new.
+// Its ETag is the MD5 of the pieces' MD5s followed by "-<pieces>", as S3 gives objects uploaded in parts.
+// Without chunks, or when the rest would not fit the index row, it is MetadataFileRecord of the joined text.
 Result<meta::ObjectRecord> TableMetadataFileRecord(Backend& backend, const std::string& location,
                                                    const std::vector<iceberg::MetadataTextPiece>& pieces);
 // Removes a metadata file written by a failed attempt; errors are only logged.

@@ -3,12 +3,12 @@
 // location and cached (a metadata file never changes).
 #include <set>
 
+#include "catalog/catalog_internal.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
 #include "common/limits.h"
 #include "common/log.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 namespace {
@@ -60,7 +60,8 @@ std::string HexOf(const Md5Digest& md5) {
 
 }  // namespace
 
-Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location, const std::string& json) {
+Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location,
+                                              const std::string& json) {
   SERAC_ASSIGN_OR_RETURN(meta::ObjectRecord record, NewMetadataFileRecord(location, json.size()));
   record.etag = HexOf(Md5(json));
   // Metadata files stay in the index row up to a larger size than S3 objects: a commit then
@@ -87,7 +88,8 @@ Result<meta::ObjectRecord> TableMetadataFileRecord(Backend& backend, const std::
   if (size > limits::kCatalogMetadataFileBytesMax) {
     return Error(ErrorCode::kLimitExceeded, "the table's metadata would be " + std::to_string(size) +
                                                 " bytes, more than limits::kCatalogMetadataFileBytesMax (" +
-                                                std::to_string(limits::kCatalogMetadataFileBytesMax) + " bytes)");
+                                                std::to_string(limits::kCatalogMetadataFileBytesMax) +
+                                                " bytes)");
   }
   if (inline_bytes > limits::kIcebergMetadataRewrittenBytesMax) {
     return Error(ErrorCode::kLimitExceeded,
@@ -137,7 +139,8 @@ void DeleteMetadataFileQuietly(Backend& backend, const std::string& location) {
   auto target = ParseS3Location(location);
   if (!target || target->key.empty()) return;
   Status deleted = backend.meta->DeleteObject(target->bucket, target->key, {});
-  if (!deleted.ok()) log::Warn("catalog: could not delete metadata file " + location + ": " + deleted.ToString());
+  if (!deleted.ok())
+    log::Warn("catalog: could not delete metadata file " + location + ": " + deleted.ToString());
 }
 
 Result<std::string> ReadMetadataFile(Backend& backend, const std::string& location) {
@@ -215,7 +218,8 @@ std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceb
   std::set<std::string> kept;
   for (const iceberg::MetadataLogEntry& entry : after.metadata_log) kept.insert(entry.metadata_file);
   std::vector<std::string> candidates;
-  for (const iceberg::MetadataLogEntry& entry : before.metadata_log) candidates.push_back(entry.metadata_file);
+  for (const iceberg::MetadataLogEntry& entry : before.metadata_log)
+    candidates.push_back(entry.metadata_file);
   candidates.push_back(before_location);
   for (const std::string& file : candidates) {
     if (kept.count(file)) continue;

@@ -2,9 +2,9 @@
 // catalog_internal.h).
 #include <set>
 
+#include "catalog/catalog_internal.h"
 #include "common/clock.h"
 #include "common/limits.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 namespace {
@@ -108,7 +108,8 @@ HandlerResult ListNamespaces(RequestContext& ctx) {
                                        NoSuchNamespace(NamespaceDisplayName(parent)), listing);
   // Refused callers learn nothing, not even whether the parent exists.
   if (!may_list_level && (error || visible_count == 0)) {
-    return Authorize(ctx, ctx.action, auth::TablesWarehouseArn(ctx.path.warehouse), CatalogConditions(ctx, parent));
+    return Authorize(ctx, ctx.action, auth::TablesWarehouseArn(ctx.path.warehouse),
+                     CatalogConditions(ctx, parent));
   }
   if (error) return error;
   return SendJson(ctx, listing);
@@ -140,14 +141,16 @@ HandlerResult CreateNamespace(RequestContext& ctx) {
 
 HandlerResult LoadNamespace(RequestContext& ctx) {
   auto found = ctx.catalog().GetNamespace(ctx.path.warehouse, ctx.path.levels);
-  if (!found.ok()) return ErrorFromStatus(found.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  if (!found.ok())
+    return ErrorFromStatus(found.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   return SendJson(ctx, Json{{"namespace", NamespaceToJson(found->levels)},
                             {"properties", NamespacePropertiesToJson(ctx.path.warehouse, *found)}});
 }
 
 HandlerResult NamespaceExists(RequestContext& ctx) {
   auto found = ctx.catalog().GetNamespace(ctx.path.warehouse, ctx.path.levels);
-  if (!found.ok()) return ErrorFromStatus(found.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
+  if (!found.ok())
+    return ErrorFromStatus(found.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   return SendNoContent(ctx);
 }
 
@@ -181,7 +184,8 @@ HandlerResult UpdateNamespaceProperties(RequestContext& ctx) {
   if (!report.ok()) {
     return ErrorFromStatus(report.status(), NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
-  return SendJson(ctx, Json{{"updated", report->updated}, {"removed", report->removed}, {"missing", report->missing}});
+  return SendJson(
+      ctx, Json{{"updated", report->updated}, {"removed", report->removed}, {"missing", report->missing}});
 }
 
 HandlerResult ListEntities(RequestContext& ctx, meta::EntityKind kind) {

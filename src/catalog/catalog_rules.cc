@@ -2,11 +2,11 @@
 #include <algorithm>
 #include <array>
 
+#include "catalog/catalog_internal.h"
 #include "common/bucket_name.h"
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/random.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 namespace {
@@ -92,8 +92,8 @@ std::optional<std::string> EntityNameProblem(std::string_view name) {
 }
 
 bool IsReservedPrefixWord(std::string_view segment) {
-  static constexpr std::array<std::string_view, 7> kWords = {"namespaces", "tables", "views", "transactions",
-                                                            "config",     "oauth",  "warehouses"};
+  static constexpr std::array<std::string_view, 7> kWords = {
+      "namespaces", "tables", "views", "transactions", "config", "oauth", "warehouses"};
   for (std::string_view word : kWords) {
     if (segment == word) return true;
   }

@@ -1,7 +1,7 @@
 // Tests of the pure request rules.
-#include <algorithm>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "catalog/catalog_internal.h"
 
@@ -11,7 +11,9 @@ namespace {
 TEST(CatalogRulesTest, QueryParamsDecodeValues) {
   QueryParams params = QueryParams::Parse("warehouse=wh&parent=a%1Fb&pageToken=&flag");
   EXPECT_EQ(params.Get("warehouse"), "wh");
-  EXPECT_EQ(params.Get("parent"), "a\x1F" "b");
+  EXPECT_EQ(params.Get("parent"),
+            "a\x1F"
+            "b");
   ASSERT_TRUE(params.Has("pageToken"));
   EXPECT_EQ(params.Get("pageToken", "x"), "");
   EXPECT_TRUE(params.Has("flag"));
@@ -25,7 +27,10 @@ TEST(CatalogRulesTest, BooleansAreCaseInsensitive) {
 }
 
 TEST(CatalogRulesTest, NamespaceSplitsOnUnitSeparator) {
-  auto levels = SplitNamespace("a\x1F" "b\x1F" "c");
+  auto levels = SplitNamespace(
+      "a\x1F"
+      "b\x1F"
+      "c");
   ASSERT_TRUE(levels);
   EXPECT_EQ(*levels, (meta::NamespaceLevels{"a", "b", "c"}));
   EXPECT_FALSE(SplitNamespace("a\x1F"));

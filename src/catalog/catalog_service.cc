@@ -9,12 +9,12 @@
 
 #include "auth/identity.h"
 #include "auth/payload.h"
+#include "catalog/catalog_internal.h"
 #include "catalog/catalog_oauth.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/log.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 
@@ -36,8 +36,8 @@ struct CatalogService::Impl {
   Backend backend;
 };
 
-CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs, const auth::IdentityService* identity,
-                               CatalogOptions options)
+CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
+                               const auth::IdentityService* identity, CatalogOptions options)
     : impl_(std::make_unique<Impl>()) {
   impl_->backend.meta = meta;
   impl_->backend.blobs = blobs;
@@ -77,17 +77,20 @@ constexpr std::array<Route, 32> kRoutes = {{
     {"GET", "/v1/config", "GetConfig", GetConfig, false, a::kGetConfig, S::kHandler},
     {"GET", "/v1/warehouses", "ListWarehouses", ListWarehouses, false, a::kListWarehouses, S::kHandler},
     {"POST", "/v1/warehouses", "CreateWarehouse", CreateWarehouse, false, a::kCreateWarehouse, S::kHandler},
-    {"GET", "/v1/warehouses/{name}", "GetWarehouse", GetWarehouse, false, a::kGetWarehouse, S::kWarehouseName},
+    {"GET", "/v1/warehouses/{name}", "GetWarehouse", GetWarehouse, false, a::kGetWarehouse,
+     S::kWarehouseName},
     {"DELETE", "/v1/warehouses/{name}", "DeleteWarehouse", DeleteWarehouse, false, a::kDeleteWarehouse,
      S::kWarehouseName},
-    {"GET", "/v1/{prefix}/namespaces", "ListNamespaces", ListNamespaces, true, a::kListNamespaces, S::kHandler},
-    {"POST", "/v1/{prefix}/namespaces", "CreateNamespace", CreateNamespace, true, a::kCreateNamespace, S::kHandler},
+    {"GET", "/v1/{prefix}/namespaces", "ListNamespaces", ListNamespaces, true, a::kListNamespaces,
+     S::kHandler},
+    {"POST", "/v1/{prefix}/namespaces", "CreateNamespace", CreateNamespace, true, a::kCreateNamespace,
+     S::kHandler},
     {"GET", "/v1/{prefix}/namespaces/{namespace}", "LoadNamespace", LoadNamespace, true, a::kGetNamespace,
      S::kNamespace},
-    {"HEAD", "/v1/{prefix}/namespaces/{namespace}", "NamespaceExists", NamespaceExists, true, a::kGetNamespace,
-     S::kNamespace},
-    {"DELETE", "/v1/{prefix}/namespaces/{namespace}", "DropNamespace", DropNamespace, true, a::kDeleteNamespace,
-     S::kNamespace},
+    {"HEAD", "/v1/{prefix}/namespaces/{namespace}", "NamespaceExists", NamespaceExists, true,
+     a::kGetNamespace, S::kNamespace},
+    {"DELETE", "/v1/{prefix}/namespaces/{namespace}", "DropNamespace", DropNamespace, true,
+     a::kDeleteNamespace, S::kNamespace},
     {"POST", "/v1/{prefix}/namespaces/{namespace}/properties", "UpdateNamespaceProperties",
      UpdateNamespaceProperties, true, a::kUpdateNamespaceProperties, S::kNamespace},
     {"GET", "/v1/{prefix}/namespaces/{namespace}/tables", "ListTables", ListTablesRoute, true, a::kListTables,
@@ -96,29 +99,31 @@ constexpr std::array<Route, 32> kRoutes = {{
      S::kHandler},
     {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "LoadTable", LoadTable, true, a::kGetTable,
      S::kTable},
-    {"HEAD", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "TableExists", TableExists, true, a::kGetTable,
-     S::kTable},
+    {"HEAD", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "TableExists", TableExists, true,
+     a::kGetTable, S::kTable},
     {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "CommitTable", CommitTable, true,
      a::kUpdateTable, S::kHandler},
-    {"DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "DropTable", DropTable, true, a::kDeleteTable,
-     S::kTable},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", "LoadCredentials", LoadCredentials,
-     true, a::kGetTable, S::kTable},
+    {"DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", "DropTable", DropTable, true,
+     a::kDeleteTable, S::kTable},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", "LoadCredentials",
+     LoadCredentials, true, a::kGetTable, S::kTable},
     {"POST", "/v1/{prefix}/namespaces/{namespace}/register", "RegisterTable", RegisterTable, true,
      a::kRegisterTable, S::kHandler},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", "ReportMetrics", ReportMetrics, true,
-     a::kGetTable, S::kTable},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", "ReportMetrics", ReportMetrics,
+     true, a::kGetTable, S::kTable},
     {"POST", "/v1/{prefix}/tables/rename", "RenameTable", RenameTable, true, a::kRenameTable, S::kHandler},
-    {"POST", "/v1/{prefix}/transactions/commit", "CommitTransaction", CommitTransaction, true, a::kUpdateTable,
-     S::kHandler},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}/views", "ListViews", ListViews, true, a::kListViews, S::kNamespace},
+    {"POST", "/v1/{prefix}/transactions/commit", "CommitTransaction", CommitTransaction, true,
+     a::kUpdateTable, S::kHandler},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/views", "ListViews", ListViews, true, a::kListViews,
+     S::kNamespace},
     {"POST", "/v1/{prefix}/namespaces/{namespace}/views", "CreateView", CreateView, true, a::kCreateView,
      S::kHandler},
-    {"GET", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "LoadView", LoadView, true, a::kGetView, S::kView},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "LoadView", LoadView, true, a::kGetView,
+     S::kView},
     {"HEAD", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "ViewExists", ViewExists, true, a::kGetView,
      S::kView},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "ReplaceView", ReplaceView, true, a::kUpdateView,
-     S::kView},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "ReplaceView", ReplaceView, true,
+     a::kUpdateView, S::kView},
     {"DELETE", "/v1/{prefix}/namespaces/{namespace}/views/{view}", "DropView", DropView, true, a::kDeleteView,
      S::kView},
     {"POST", "/v1/{prefix}/views/rename", "RenameView", RenameView, true, a::kRenameView, S::kHandler},
@@ -144,9 +149,9 @@ std::vector<std::string_view> SplitSegments(std::string_view path) {
 
 struct Match {
   const Route* route = nullptr;
-  bool has_prefix = false;     // the template has {prefix}
-  bool prefix_given = false;   // ... and the request carried it
-  bool path_known = false;     // some route matched the path, maybe not the method
+  bool has_prefix = false;    // the template has {prefix}
+  bool prefix_given = false;  // ... and the request carried it
+  bool path_known = false;    // some route matched the path, maybe not the method
 };
 
 // Each route's template split into segments once, with and without its {prefix} segment.
@@ -240,7 +245,9 @@ void SendError(RequestContext& ctx, const IcebergError& error) {
   (void)ctx.response.Send(RenderErrorJson(error));
 }
 
-IcebergError NotAuthorized(std::string message) { return MakeError(401, "NotAuthorizedException", std::move(message)); }
+IcebergError NotAuthorized(std::string message) {
+  return MakeError(401, "NotAuthorizedException", std::move(message));
+}
 
 // Failures to establish who is calling are 401 (ClickHouse fetches a new token only after a 401);
 // failures of the stores behind that are theirs (503/500).
@@ -280,11 +287,13 @@ HandlerResult Authenticate(RequestContext& ctx) {
   auto token = BearerToken(ctx.request);
   if (!token) {
     if (auth::HasSignature(ctx.request)) return AuthenticateSigV4(ctx);
-    return NotAuthorized("Requests to the catalog must be signed with AWS SigV4 or carry an OAuth2 bearer token");
+    return NotAuthorized(
+        "Requests to the catalog must be signed with AWS SigV4 or carry an OAuth2 bearer token");
   }
   auto principal = ctx.backend.identity->PrincipalForBearerToken(*token, Now());
   if (!principal.ok()) {
-    if (principal.status().code() == ErrorCode::kExpired) return NotAuthorized("the bearer token has expired");
+    if (principal.status().code() == ErrorCode::kExpired)
+      return NotAuthorized("the bearer token has expired");
     IcebergError error = AuthenticationError(principal.status());
     if (error.http_status == 401) error.message = "the bearer token is not valid";
     return error;
@@ -295,7 +304,8 @@ HandlerResult Authenticate(RequestContext& ctx) {
 }
 
 HandlerResult BodyTooLarge() {
-  return MakeError(413, "BadRequestException", "request body exceeds limits::kJsonRequestBodyBytesMax (16 MiB)");
+  return MakeError(413, "BadRequestException",
+                   "request body exceeds limits::kJsonRequestBodyBytesMax (16 MiB)");
 }
 
 // Reads the whole body through the payload verifier; for PyIceberg-style requests (no
@@ -352,13 +362,14 @@ void ServeOAuthTokens(RequestContext& ctx) {
     SERAC_ASSIGN_OR_RETURN(auth::Principal principal, identity.PrincipalForBearerToken(token, now));
     return principal.access_key;
   };
-  OAuthTokenResponse response = HandleOAuthTokenRequest(request, check_key, check_token, identity.server_key(), now,
-                                                        identity.bearer_token_ttl());
+  OAuthTokenResponse response = HandleOAuthTokenRequest(
+      request, check_key, check_token, identity.server_key(), now, identity.bearer_token_ttl());
   ctx.response.SetStatus(response.status);
   ctx.response.AddHeader("Content-Type", "application/json");
   ctx.response.AddHeader("Cache-Control", "no-store");
   ctx.response.AddHeader("Pragma", "no-cache");
-  if (!response.www_authenticate.empty()) ctx.response.AddHeader("WWW-Authenticate", response.www_authenticate);
+  if (!response.www_authenticate.empty())
+    ctx.response.AddHeader("WWW-Authenticate", response.www_authenticate);
   ctx.outcome.bytes_out += response.json_body.size();
   (void)ctx.response.Send(response.json_body);
 }
@@ -387,7 +398,8 @@ HandlerResult Dispatch(RequestContext& ctx, const Match& match, bool decode_erro
   if (match.route == nullptr) {
     if (decode_error) return BadRequest("malformed path segment in " + ctx.request.path);
     if (match.path_known) return MakeError(405, "BadRequestException", "method not allowed on this route");
-    return MakeError(404, "NotFoundException", "no catalog route for " + ctx.request.method + " " + ctx.request.path);
+    return MakeError(404, "NotFoundException",
+                     "no catalog route for " + ctx.request.method + " " + ctx.request.path);
   }
   ctx.action = match.route->action;
   if (match.has_prefix && !match.prefix_given) {
@@ -395,7 +407,8 @@ HandlerResult Dispatch(RequestContext& ctx, const Match& match, bool decode_erro
   }
   if (auto error = AuthorizeRoute(ctx, match.route->scope)) return error;
   if (match.route->handler == nullptr) {
-    return MakeError(501, "NotImplementedException", std::string(match.route->operation) + " is not implemented");
+    return MakeError(501, "NotImplementedException",
+                     std::string(match.route->operation) + " is not implemented");
   }
   if (match.has_prefix) {
     if (auto error = RequireWarehouse(ctx, ctx.path.warehouse)) return error;
@@ -405,8 +418,8 @@ HandlerResult Dispatch(RequestContext& ctx, const Match& match, bool decode_erro
 
 }  // namespace
 
-void CatalogService::Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
-                            http::RequestOutcome& outcome) {
+void CatalogService::Handle(const http::Request& request, http::BodyReader& body,
+                            http::ResponseWriter& response, http::RequestOutcome& outcome) {
   RequestContext ctx(impl_->backend, request, body, response, outcome);
   outcome.operation = "Catalog";
   std::string_view path = request.path;
@@ -515,7 +528,8 @@ HandlerResult SendGathered(RequestContext& ctx, std::vector<std::string_view>& p
 // first; a small one is cheaper in one write.
 constexpr size_t kCopiedMemberBytesMax = 64 * 1024;
 
-HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json, int status) {
+HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json,
+                                int status) {
   if (raw_json.size() <= kCopiedMemberBytesMax) {
     head += raw_json;
     head += '}';

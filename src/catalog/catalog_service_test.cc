@@ -115,7 +115,8 @@ TEST_F(CatalogServiceTest, NamespaceListingPagesOnlyWhenAskedTo) {
   auto first = Call("GET", std::string(kBase) + "/namespaces", "pageToken=&pageSize=2");
   ASSERT_EQ(BodyJson(first)["namespaces"].size(), 2u);
   std::string token = BodyJson(first)["next-page-token"];
-  auto second = Call("GET", std::string(kBase) + "/namespaces", "pageToken=" + UriEncode(token, true) + "&pageSize=2");
+  auto second =
+      Call("GET", std::string(kBase) + "/namespaces", "pageToken=" + UriEncode(token, true) + "&pageSize=2");
   EXPECT_EQ(BodyJson(second)["namespaces"], Json::parse(R"([["n3"]])"));
   EXPECT_TRUE(BodyJson(second)["next-page-token"].is_null());
 }
@@ -140,8 +141,9 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
   auto again = Post(std::string(kBase) + "/namespaces/db/tables", Json{{"name", "t"}, {"schema", Schema()}});
   EXPECT_EQ(again.status(), 409);
 
-  auto committed = Commit("db", "t", Json::parse(R"([{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":null}])"),
-                          AddSnapshotToMain(1, 1));
+  auto committed =
+      Commit("db", "t", Json::parse(R"([{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":null}])"),
+             AddSnapshotToMain(1, 1));
   ASSERT_EQ(committed.status(), 200) << committed.body;
   EXPECT_EQ(last_operation_, "CommitTable");
   const std::string second_file = BodyJson(committed)["metadata-location"];
@@ -151,7 +153,8 @@ TEST_F(CatalogServiceTest, CreateLoadCommitAndPurgeTable) {
   EXPECT_EQ(loaded["metadata"]["current-snapshot-id"], 1);
 
   // Dropping with purge removes every object under the table location.
-  ASSERT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/tables/t", "purgeRequested=True").status(), 204);
+  ASSERT_EQ(Call("DELETE", std::string(kBase) + "/namespaces/db/tables/t", "purgeRequested=True").status(),
+            204);
   auto gone = Call("GET", std::string(kBase) + "/namespaces/db/tables/t");
   EXPECT_EQ(gone.status(), 404);
   EXPECT_EQ(ErrorType(gone), "NoSuchTableException");
@@ -247,8 +250,10 @@ TEST_F(CatalogServiceTest, CommitErrorsLeaveTheTableUnchanged) {
   EXPECT_EQ(ErrorType(malformed), "BadRequestException");
   auto unknown = Commit("db", "t", Json::array(), Json::parse(R"([{"action":"no-such-action"}])"));
   EXPECT_EQ(unknown.status(), 400);
-  auto stale = Commit("db", "t", Json::parse(R"([{"type":"assert-table-uuid","uuid":"00000000-0000-0000-0000-000000000000"}])"),
-                      AddSnapshotToMain(1, 1));
+  auto stale =
+      Commit("db", "t",
+             Json::parse(R"([{"type":"assert-table-uuid","uuid":"00000000-0000-0000-0000-000000000000"}])"),
+             AddSnapshotToMain(1, 1));
   EXPECT_EQ(stale.status(), 409);
   EXPECT_EQ(ErrorType(stale), "CommitFailedException");
   EXPECT_EQ(LoadTable("db", "t")["metadata-location"], before);
@@ -278,8 +283,9 @@ TEST_F(CatalogServiceTest, LocationsOutsideTheWarehouseAreOverridden) {
   Json inside = CreateTable("db", "u", Json{{"location", "s3://lake/custom/u/"}});
   EXPECT_EQ(inside["metadata"]["location"], "s3://lake/custom/u");
   // A commit moving the table out keeps it where it is; moving inside is honoured.
-  auto moved_out = Commit("db", "u", Json::array(),
-                          Json::array({Json{{"action", "set-location"}, {"location", "file:/tmp/elsewhere"}}}));
+  auto moved_out =
+      Commit("db", "u", Json::array(),
+             Json::array({Json{{"action", "set-location"}, {"location", "file:/tmp/elsewhere"}}}));
   ASSERT_EQ(moved_out.status(), 200) << moved_out.body;
   EXPECT_EQ(BodyJson(moved_out)["metadata"]["location"], "s3://lake/custom/u");
   auto moved_in = Commit("db", "u", Json::array(),
@@ -304,19 +310,23 @@ TEST_F(CatalogServiceTest, NamesWithSlashesAreStoredAsGiven) {
 TEST_F(CatalogServiceTest, CommitErrorsUseTheReferenceWording) {
   CreateNamespace({"db"});
   CreateTable("db", "t");
-  auto stale = Commit("db", "t", Json::parse(R"([{"type":"assert-current-schema-id","current-schema-id":4}])"),
-                      Json::array({Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}}}));
+  auto stale =
+      Commit("db", "t", Json::parse(R"([{"type":"assert-current-schema-id","current-schema-id":4}])"),
+             Json::array({Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}}}));
   EXPECT_EQ(stale.status(), 409);
   EXPECT_EQ(ErrorType(stale), "CommitFailedException");
-  EXPECT_EQ(BodyJson(stale)["error"]["message"], "Requirement failed: current schema changed: expected id 4 != 0");
+  EXPECT_EQ(BodyJson(stale)["error"]["message"],
+            "Requirement failed: current schema changed: expected id 4 != 0");
   auto exists = Commit("db", "t", Json::parse(R"([{"type":"assert-create"}])"), Json::array());
   EXPECT_EQ(exists.status(), 409);
   EXPECT_EQ(BodyJson(exists)["error"]["message"], "Requirement failed: table already exists");
   // A schema that drops the newest column carries a lower last-column-id: fine, ids are not reused.
-  Json id_only = Json::parse(R"({"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]})");
-  auto dropped = Commit("db", "t", Json::parse(R"([{"type":"assert-current-schema-id","current-schema-id":0}])"),
-                        Json::array({Json{{"action", "add-schema"}, {"schema", id_only}, {"last-column-id", 1}},
-                                     Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
+  Json id_only = Json::parse(
+      R"({"type": "struct", "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]})");
+  auto dropped =
+      Commit("db", "t", Json::parse(R"([{"type":"assert-current-schema-id","current-schema-id":0}])"),
+             Json::array({Json{{"action", "add-schema"}, {"schema", id_only}, {"last-column-id", 1}},
+                          Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
   ASSERT_EQ(dropped.status(), 200) << dropped.body;
   EXPECT_EQ(BodyJson(dropped)["metadata"]["last-column-id"], 2);
 }
@@ -372,13 +382,16 @@ TEST_F(CatalogServiceTest, TransactionIsAllOrNothing) {
   CreateNamespace({"db"});
   const std::string t1 = CreateTable("db", "t1")["metadata-location"];
   const std::string t2 = CreateTable("db", "t2")["metadata-location"];
-  Json stale = {{"table-changes",
-                 Json::array({Json{{"identifier", {{"namespace", {"db"}}, {"name", "t1"}}},
-                                   {"requirements", Json::array()},
-                                   {"updates", AddSnapshotToMain(1, 1)}},
-                              Json{{"identifier", {{"namespace", {"db"}}, {"name", "t2"}}},
-                                   {"requirements", Json::parse(R"([{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":99}])")},
-                                   {"updates", AddSnapshotToMain(2, 1)}}})}};
+  Json stale = {
+      {"table-changes",
+       Json::array(
+           {Json{{"identifier", {{"namespace", {"db"}}, {"name", "t1"}}},
+                 {"requirements", Json::array()},
+                 {"updates", AddSnapshotToMain(1, 1)}},
+            Json{{"identifier", {{"namespace", {"db"}}, {"name", "t2"}}},
+                 {"requirements",
+                  Json::parse(R"([{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":99}])")},
+                 {"updates", AddSnapshotToMain(2, 1)}}})}};
   auto refused = Post(std::string(kBase) + "/transactions/commit", stale);
   EXPECT_EQ(refused.status(), 409) << refused.body;
   EXPECT_EQ(LoadTable("db", "t1")["metadata-location"], t1);
@@ -435,21 +448,24 @@ TEST_F(CatalogServiceTest, RenameAndRegister) {
   auto conflict = Post(std::string(kBase) + "/namespaces/db/register",
                        Json{{"name", "back"}, {"metadata-location", file}});
   EXPECT_EQ(conflict.status(), 409);
-  EXPECT_EQ(Post(std::string(kBase) + "/namespaces/db/tables/back/metrics", Json{{"report-type", "scan-report"}})
-                .status(),
-            204);
+  EXPECT_EQ(
+      Post(std::string(kBase) + "/namespaces/db/tables/back/metrics", Json{{"report-type", "scan-report"}})
+          .status(),
+      204);
 }
 
 TEST_F(CatalogServiceTest, ViewLifecycle) {
   CreateNamespace({"db"});
-  Json version = {{"version-id", 1},
-                  {"schema-id", 0},
-                  {"timestamp-ms", 1700000000000},
-                  {"summary", {{"engine-name", "spark"}}},
-                  {"representations", Json::array({Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", "spark"}}})},
-                  {"default-namespace", {"db"}}};
-  auto created = Post(std::string(kBase) + "/namespaces/db/views",
-                      Json{{"name", "v"}, {"schema", Schema()}, {"view-version", version}, {"properties", Json::object()}});
+  Json version = {
+      {"version-id", 1},
+      {"schema-id", 0},
+      {"timestamp-ms", 1700000000000},
+      {"summary", {{"engine-name", "spark"}}},
+      {"representations", Json::array({Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", "spark"}}})},
+      {"default-namespace", {"db"}}};
+  auto created = Post(
+      std::string(kBase) + "/namespaces/db/views",
+      Json{{"name", "v"}, {"schema", Schema()}, {"view-version", version}, {"properties", Json::object()}});
   ASSERT_EQ(created.status(), 200) << created.body;
   const std::string uuid = BodyJson(created)["metadata"]["view-uuid"];
   EXPECT_EQ(Call("HEAD", std::string(kBase) + "/namespaces/db/views/v").status(), 204);
@@ -460,11 +476,12 @@ TEST_F(CatalogServiceTest, ViewLifecycle) {
   Json next = version;
   next["version-id"] = 2;
   next["representations"][0]["sql"] = "select 2";
-  auto replaced = Post(std::string(kBase) + "/namespaces/db/views/v",
-                       Json{{"requirements", Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", uuid}}})},
-                            {"updates", Json::array({Json{{"action", "add-view-version"}, {"view-version", next}},
-                                                     Json{{"action", "set-current-view-version"},
-                                                          {"view-version-id", -1}}})}});
+  auto replaced = Post(
+      std::string(kBase) + "/namespaces/db/views/v",
+      Json{
+          {"requirements", Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", uuid}}})},
+          {"updates", Json::array({Json{{"action", "add-view-version"}, {"view-version", next}},
+                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}})}});
   ASSERT_EQ(replaced.status(), 200) << replaced.body;
   auto loaded = Call("GET", std::string(kBase) + "/namespaces/db/views/v");
   EXPECT_EQ(BodyJson(loaded)["metadata"]["current-version-id"], 2);
@@ -518,10 +535,13 @@ Json ViewBody(const std::string& name, Json representations) {
                   {"summary", {{"engine-name", "trino"}}},
                   {"representations", std::move(representations)},
                   {"default-namespace", {"db"}}};
-  return Json{{"name", name}, {"schema", Schema()}, {"view-version", version}, {"properties", Json::object()}};
+  return Json{
+      {"name", name}, {"schema", Schema()}, {"view-version", version}, {"properties", Json::object()}};
 }
 
-Json SqlFor(const std::string& dialect) { return Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", dialect}}; }
+Json SqlFor(const std::string& dialect) {
+  return Json{{"type", "sql"}, {"sql", "select 1"}, {"dialect", dialect}};
+}
 
 TEST_F(CatalogServiceTest, NameClashesAndInvalidViewsUseTheReferenceWording) {
   CreateNamespace({"db"});
@@ -544,7 +564,8 @@ TEST_F(CatalogServiceTest, NameClashesAndInvalidViewsUseTheReferenceWording) {
   auto twice = Post(views, ViewBody("w", Json::array({SqlFor("trino"), SqlFor("trino")})));
   EXPECT_EQ(twice.status(), 400);
   EXPECT_EQ(ErrorType(twice), "IllegalArgumentException");
-  EXPECT_EQ(BodyJson(twice)["error"]["message"], "Invalid view version: Cannot add multiple queries for dialect trino");
+  EXPECT_EQ(BodyJson(twice)["error"]["message"],
+            "Invalid view version: Cannot add multiple queries for dialect trino");
 
   Json rename = {{"source", {{"namespace", {"db"}}, {"name", "v"}}},
                  {"destination", {{"namespace", {"db"}}, {"name", "t"}}}};
@@ -561,12 +582,14 @@ TEST_F(CatalogServiceTest, NameClashesAndInvalidViewsUseTheReferenceWording) {
 TEST_F(CatalogServiceTest, StageCreateWhoseNameAViewTookFailsAtOnce) {
   CreateNamespace({"db"});
   Json staged = CreateTable("db", "x", Json{{"stage-create", true}});
-  ASSERT_EQ(Post(std::string(kBase) + "/namespaces/db/views", ViewBody("x", Json::array({SqlFor("spark")}))).status(),
+  ASSERT_EQ(Post(std::string(kBase) + "/namespaces/db/views", ViewBody("x", Json::array({SqlFor("spark")})))
+                .status(),
             200);
-  Json updates = Json::array({Json{{"action", "assign-uuid"}, {"uuid", staged["metadata"]["table-uuid"]}},
-                              Json{{"action", "add-schema"}, {"schema", Schema()}},
-                              Json{{"action", "set-current-schema"}, {"schema-id", -1}},
-                              Json{{"action", "set-location"}, {"location", staged["metadata"]["location"]}}});
+  Json updates =
+      Json::array({Json{{"action", "assign-uuid"}, {"uuid", staged["metadata"]["table-uuid"]}},
+                   Json{{"action", "add-schema"}, {"schema", Schema()}},
+                   Json{{"action", "set-current-schema"}, {"schema-id", -1}},
+                   Json{{"action", "set-location"}, {"location", staged["metadata"]["location"]}}});
   auto finished = Commit("db", "x", Json::parse(R"([{"type":"assert-create"}])"), updates);
   EXPECT_EQ(finished.status(), 409) << finished.body;
   EXPECT_EQ(ErrorType(finished), "AlreadyExistsException");

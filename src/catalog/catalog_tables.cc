@@ -1,11 +1,11 @@
 // Table routes other than commits: create (and stage-create), load, exists, drop (and purge),
 // register, metrics, and the rename of tables and views.
+#include "catalog/catalog_internal.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/random.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 namespace {
@@ -39,8 +39,9 @@ HandlerResult SendLoadedTable(RequestContext& ctx, const meta::EntityRecord& ent
   auto metadata = LoadTableMetadata(ctx.backend, entity.metadata_location);
   if (!metadata.ok()) return UnreadableMetadata(metadata.status());
   // Writable credentials only for a caller that may commit what it writes.
-  const bool vend_write = WantsVendedCredentials(ctx.request) &&
-                          IsEntityAllowed(ctx, actions::kUpdateTable, ctx.Entity(meta::EntityKind::kTable), &entity);
+  const bool vend_write =
+      WantsVendedCredentials(ctx.request) &&
+      IsEntityAllowed(ctx, actions::kUpdateTable, ctx.Entity(meta::EntityKind::kTable), &entity);
   return SendTableResult(ctx, entity.metadata_location, **metadata, vend_write, selection, &etag);
 }
 
@@ -51,8 +52,8 @@ IcebergError NoSuchEntity(meta::EntityKind kind, std::string_view name) {
 // The entity must be renamable where it is (its own ARN and names) and to where it goes (the same
 // ARN with the destination's names), so nobody moves an entity out of or into a namespace they
 // may not rename in.
-HandlerResult AuthorizeRename(RequestContext& ctx, const meta::EntityId& from, const meta::NamespaceLevels& to_levels,
-                              const std::string& to_name) {
+HandlerResult AuthorizeRename(RequestContext& ctx, const meta::EntityId& from,
+                              const meta::NamespaceLevels& to_levels, const std::string& to_name) {
   auto found = ctx.catalog().GetEntity(from);
   if (!found.ok() && found.status().code() != ErrorCode::kNotFound) {
     return ErrorFromStatus(found.status(), BadRequest(""));
@@ -68,7 +69,8 @@ HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
   if (auto error = ParseJsonObject(ctx, body)) return error;
   auto source = body.find("source");
   auto destination = body.find("destination");
-  if (source == body.end() || destination == body.end()) return BadRequest("rename needs source and destination");
+  if (source == body.end() || destination == body.end())
+    return BadRequest("rename needs source and destination");
   meta::EntityId from{ctx.path.warehouse, {}, "", kind};
   meta::NamespaceLevels to_levels;
   std::string to_name;
@@ -81,8 +83,8 @@ HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
   if (renamed.code() == ErrorCode::kAlreadyExists) {
     const meta::EntityId to{ctx.path.warehouse, to_levels, to_name, kind};
     return MakeError(409, "AlreadyExistsException",
-                     "Cannot rename " + from_display + " to " + NamespaceDisplayName(to_levels) + "." + to_name +
-                         ". " + KindName(HolderKind(ctx, to).value_or(kind)) + " already exists");
+                     "Cannot rename " + from_display + " to " + NamespaceDisplayName(to_levels) + "." +
+                         to_name + ". " + KindName(HolderKind(ctx, to).value_or(kind)) + " already exists");
   }
   if (renamed.code() == ErrorCode::kNotFound && ctx.catalog().GetEntity(from).ok()) {
     return NoSuchNamespace(NamespaceDisplayName(to_levels));
@@ -99,8 +101,9 @@ std::string EntityDisplayName(const RequestContext& ctx) {
 const char* KindName(meta::EntityKind kind) { return kind == meta::EntityKind::kTable ? "Table" : "View"; }
 
 std::optional<meta::EntityKind> HolderKind(RequestContext& ctx, const meta::EntityId& wanted) {
-  for (meta::EntityKind kind : {wanted.kind, wanted.kind == meta::EntityKind::kTable ? meta::EntityKind::kView
-                                                                                     : meta::EntityKind::kTable}) {
+  for (meta::EntityKind kind :
+       {wanted.kind,
+        wanted.kind == meta::EntityKind::kTable ? meta::EntityKind::kView : meta::EntityKind::kTable}) {
     meta::EntityId id = wanted;
     id.kind = kind;
     if (ctx.catalog().GetEntity(id).ok()) return kind;
@@ -112,7 +115,8 @@ IcebergError NameTaken(RequestContext& ctx, const meta::EntityId& wanted) {
   const std::string display = NamespaceDisplayName(wanted.levels) + "." + wanted.name;
   const meta::EntityKind holder = HolderKind(ctx, wanted).value_or(wanted.kind);
   if (holder == wanted.kind) {
-    return MakeError(409, "AlreadyExistsException", std::string(KindName(holder)) + " already exists: " + display);
+    return MakeError(409, "AlreadyExistsException",
+                     std::string(KindName(holder)) + " already exists: " + display);
   }
   return MakeError(409, "AlreadyExistsException",
                    std::string(KindName(holder)) + " with same name already exists: " + display);
@@ -124,7 +128,8 @@ HandlerResult RequireNameFree(RequestContext& ctx, const meta::EntityId& wanted)
     id.kind = kind;
     auto existing = ctx.catalog().GetEntity(id);
     if (existing.ok()) return NameTaken(ctx, wanted);
-    if (existing.status().code() != ErrorCode::kNotFound) return ErrorFromStatus(existing.status(), BadRequest(""));
+    if (existing.status().code() != ErrorCode::kNotFound)
+      return ErrorFromStatus(existing.status(), BadRequest(""));
   }
   return kHandled;
 }
@@ -161,8 +166,8 @@ std::vector<std::shared_ptr<const TableText>> CacheCommittedTableText(Backend& b
                                                                       std::shared_ptr<const TableText> text) {
   // Counted whole although the chunks are shared with other versions: the bound stays a bound.
   const uint64_t bytes = iceberg::MetadataPiecesSize(*text);
-  return backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll), std::move(text),
-                                 bytes);
+  return backend.table_texts.Put(TableTextKey(metadata_location, iceberg::SnapshotSelection::kAll),
+                                 std::move(text), bytes);
 }
 
 void ForgetTableVersion(Backend& backend, const std::string& metadata_location) {
@@ -178,7 +183,8 @@ std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSel
 HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location) {
   auto parsed = ParseS3Location(location);
   if (!parsed || parsed->bucket != ctx.path.warehouse || parsed->key.empty()) {
-    return BadRequest("metadata location must be inside the warehouse bucket " + ctx.path.warehouse + ": " + location);
+    return BadRequest("metadata location must be inside the warehouse bucket " + ctx.path.warehouse + ": " +
+                      location);
   }
   return kHandled;
 }
@@ -227,7 +233,8 @@ HandlerResult CreateTable(RequestContext& ctx) {
   if (!request.ok()) return BadRequest(request.status().message());
   ctx.path.name = request->name;
   if (auto problem = EntityNameProblem(request->name)) return BadRequest(*problem);
-  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kTable, request->name)) {
+  if (auto error =
+          AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kTable, request->name)) {
     return error;
   }
   if (auto error = CheckNameAndNamespace(ctx, request->name)) return error;
@@ -243,7 +250,8 @@ HandlerResult CreateTable(RequestContext& ctx) {
   if (auto error = RequireInWarehouse(ctx, file)) return error;
   const std::string json = iceberg::TableMetadataToJsonText(*metadata);
   auto file_record = MetadataFileRecord(ctx.backend, file, json);
-  if (!file_record.ok()) return ErrorFromStatus(file_record.status(), BadRequest(file_record.status().message()));
+  if (!file_record.ok())
+    return ErrorFromStatus(file_record.status(), BadRequest(file_record.status().message()));
   meta::EntityRecord record;
   record.warehouse = ctx.path.warehouse;
   record.levels = ctx.path.levels;
@@ -260,10 +268,12 @@ HandlerResult CreateTable(RequestContext& ctx) {
   Status created = ctx.catalog().CommitMetadata(commit);
   if (!created.ok()) {
     DiscardMetadataFileRecord(ctx.backend, *file_record);
-    if (created.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
+    if (created.code() == ErrorCode::kAlreadyExists)
+      return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
-  ctx.backend.tables.Put(file, std::make_shared<const iceberg::TableMetadata>(*metadata), ParsedMetadataBytes(json.size()));
+  ctx.backend.tables.Put(file, std::make_shared<const iceberg::TableMetadata>(*metadata),
+                         ParsedMetadataBytes(json.size()));
   return SendTableResult(ctx, file, *metadata, true);
 }
 
@@ -297,7 +307,8 @@ HandlerResult DropTable(RequestContext& ctx) {
   if (*purge) {
     // The table is gone either way; files a failed purge leaves behind are orphans for maintenance.
     Status purged = PurgeLocation(ctx.backend, dropped->location);
-    if (!purged.ok()) log::Warn("catalog: purge of " + dropped->location + " incomplete: " + purged.ToString());
+    if (!purged.ok())
+      log::Warn("catalog: purge of " + dropped->location + " incomplete: " + purged.ToString());
   }
   return SendNoContent(ctx);
 }
@@ -342,10 +353,12 @@ HandlerResult RegisterTable(RequestContext& ctx) {
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
   Status registered = ctx.catalog().RegisterEntity(record, overwrite);
   if (!registered.ok()) {
-    if (registered.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
+    if (registered.code() == ErrorCode::kAlreadyExists)
+      return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
     return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
-  const bool vend_write = WantsVendedCredentials(ctx.request) && IsEntityAllowed(ctx, actions::kUpdateTable, id, &record);
+  const bool vend_write =
+      WantsVendedCredentials(ctx.request) && IsEntityAllowed(ctx, actions::kUpdateTable, id, &record);
   return SendTableResult(ctx, *location, **metadata, vend_write);
 }
 

@@ -3,17 +3,16 @@
 // encoding) or bearer requests, and in-memory HTTP fakes. Included by the catalog's test files only.
 #pragma once
 
-#include "auth/identity.h"
-#include "auth/service_test_stores.h"
-#include "catalog/catalog_service.h"
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <thread>
 
-#include <gtest/gtest.h>
-
+#include "auth/identity.h"
+#include "auth/service_test_stores.h"
 #include "blob/local/local_blob_store.h"
 #include "catalog/catalog_internal.h"
+#include "catalog/catalog_service.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
@@ -65,20 +64,19 @@ struct CallOptions {
 }
 
 [[maybe_unused]] Json AddSnapshotToMain(int64_t id, int64_t sequence) {
-  return Json::array({Json{{"action", "add-snapshot"}, {"snapshot", Snapshot(id, sequence)}},
-                      Json{{"action", "set-snapshot-ref"},
-                           {"ref-name", "main"},
-                           {"type", "branch"},
-                           {"snapshot-id", id}}});
+  return Json::array(
+      {Json{{"action", "add-snapshot"}, {"snapshot", Snapshot(id, sequence)}},
+       Json{{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"}, {"snapshot-id", id}}});
 }
 
 class CatalogServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    stores_.Open("catalog_service_test", auth::Credentials{std::string(kAccessKey), std::string(kSecretKey), ""},
-                 identity_options_);
+    stores_.Open("catalog_service_test",
+                 auth::Credentials{std::string(kAccessKey), std::string(kSecretKey), ""}, identity_options_);
     if (HasFatalFailure()) return;
-    service_ = std::make_unique<CatalogService>(stores_.meta.get(), stores_.blobs.get(), stores_.identity.get(), CatalogOptions{});
+    service_ = std::make_unique<CatalogService>(stores_.meta.get(), stores_.blobs.get(),
+                                                stores_.identity.get(), CatalogOptions{});
     ASSERT_EQ(Call("POST", "/_iceberg/v1/warehouses", "", R"({"name":"lake"})").status(), 200);
   }
   void TearDown() override {

@@ -1,9 +1,9 @@
 // View routes: list, create, load, exists, replace (a commit with retries, as for tables), drop,
 // register. Rename lives with the table rename in catalog_tables.cc.
+#include "catalog/catalog_internal.h"
 #include "common/clock.h"
 #include "common/limits.h"
 #include "common/random.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 namespace {
@@ -23,7 +23,8 @@ std::string NextViewMetadataFileLocation(const std::string& current_file) {
 // Invalid view definitions are IllegalArgumentException, as the reference reports them (Java
 // clients then raise that type with the message unchanged).
 IcebergError InvalidView(const Status& status) {
-  if (status.code() != ErrorCode::kInvalidArgument) return ErrorFromStatus(status, BadRequest(status.message()));
+  if (status.code() != ErrorCode::kInvalidArgument)
+    return ErrorFromStatus(status, BadRequest(status.message()));
   return MakeError(400, "IllegalArgumentException", status.message());
 }
 
@@ -69,7 +70,8 @@ HandlerResult CreateView(RequestContext& ctx) {
   if (!request.ok()) return BadRequest(request.status().message());
   ctx.path.name = request->name;
   if (auto problem = EntityNameProblem(request->name)) return BadRequest(*problem);
-  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kView, request->name)) {
+  if (auto error =
+          AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kView, request->name)) {
     return error;
   }
   if (auto error = RequireNamespace(ctx)) return error;
@@ -80,7 +82,8 @@ HandlerResult CreateView(RequestContext& ctx) {
       ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, request->name, request->location);
   const bool kept_as_given = request->location && !request->location->empty() &&
                              !ClientLocationInWarehouse(*request->location, ctx.path.warehouse);
-  auto metadata = iceberg::NewViewMetadata(*request, kept_as_given ? *request->location : storage, RandomUuid());
+  auto metadata =
+      iceberg::NewViewMetadata(*request, kept_as_given ? *request->location : storage, RandomUuid());
   if (!metadata.ok()) return InvalidView(metadata.status());
   const std::string file = NewViewMetadataFileLocation(storage, "");
   const std::string json = iceberg::ViewMetadataToJson(*metadata).dump();
@@ -89,10 +92,12 @@ HandlerResult CreateView(RequestContext& ctx) {
   Status created = ctx.catalog().CreateEntity(ViewRecord(ctx, *metadata, file, storage));
   if (!created.ok()) {
     DeleteMetadataFileQuietly(ctx.backend, file);
-    if (created.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
+    if (created.code() == ErrorCode::kAlreadyExists)
+      return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
-  ctx.backend.views.Put(file, std::make_shared<const iceberg::ViewMetadata>(*metadata), ParsedMetadataBytes(json.size()));
+  ctx.backend.views.Put(file, std::make_shared<const iceberg::ViewMetadata>(*metadata),
+                        ParsedMetadataBytes(json.size()));
   return SendViewResult(ctx, file, *metadata);
 }
 
@@ -120,7 +125,8 @@ HandlerResult ReplaceView(RequestContext& ctx) {
   };
   const Json requirements = list_or_empty("requirements");
   const Json updates = list_or_empty("updates");
-  if (!requirements.is_array() || !updates.is_array()) return BadRequest("requirements and updates must be arrays");
+  if (!requirements.is_array() || !updates.is_array())
+    return BadRequest("requirements and updates must be arrays");
   const meta::EntityId id = ctx.Entity(meta::EntityKind::kView);
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     auto entity = ctx.catalog().GetEntity(id);
@@ -183,7 +189,8 @@ HandlerResult RegisterView(RequestContext& ctx) {
   const std::string directory = location->substr(0, location->rfind('/'));
   Status registered = ctx.catalog().RegisterEntity(ViewRecord(ctx, **metadata, *location, directory), false);
   if (!registered.ok()) {
-    if (registered.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
+    if (registered.code() == ErrorCode::kAlreadyExists)
+      return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
     return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   return SendViewResult(ctx, *location, **metadata);

@@ -1,8 +1,8 @@
 // GET /v1/config and the warehouse admin API (AIStor-compatible): a warehouse is a bucket whose
 // tables the catalog manages.
+#include "catalog/catalog_internal.h"
 #include "common/clock.h"
 #include "common/limits.h"
-#include "catalog/catalog_internal.h"
 
 namespace serac::catalog {
 namespace {
@@ -45,7 +45,8 @@ HandlerResult GetConfig(RequestContext& ctx) {
   if (warehouse.empty()) {
     if (auto error = ResolveDefaultWarehouse(ctx, warehouse)) return error;
   }
-  if (auto error = Authorize(ctx, ctx.action, auth::TablesWarehouseArn(warehouse), CatalogConditions(ctx, {}))) {
+  if (auto error =
+          Authorize(ctx, ctx.action, auth::TablesWarehouseArn(warehouse), CatalogConditions(ctx, {}))) {
     return error;
   }
   if (auto error = RequireWarehouse(ctx, warehouse)) return error;
@@ -90,7 +91,8 @@ HandlerResult ListWarehouses(RequestContext& ctx) {
   const auth::ConditionContext conditions = CatalogConditions(ctx, {});
   const auth::PolicyDecision listing =
       ctx.backend.identity->Decide(ctx.principal, ctx.action, service_arn, &conditions);
-  if (listing == auth::PolicyDecision::kExplicitDeny) return Authorize(ctx, ctx.action, service_arn, conditions);
+  if (listing == auth::PolicyDecision::kExplicitDeny)
+    return Authorize(ctx, ctx.action, service_arn, conditions);
   Paging paging;
   if (auto error = ReadPaging(ctx, paging)) return error;
   paging.paged = true;  // the admin API always pages
@@ -106,7 +108,8 @@ HandlerResult ListWarehouses(RequestContext& ctx) {
   auto key = [](const meta::WarehouseRecord& record) { return record.name; };
   auto to_json = [](const meta::WarehouseRecord& record) { return Json(record.name); };
   Json listed;
-  if (auto error = CollectListing("warehouses", paging, fetch, key, to_json, visible, NoSuchWarehouse(""), listed)) {
+  if (auto error =
+          CollectListing("warehouses", paging, fetch, key, to_json, visible, NoSuchWarehouse(""), listed)) {
     return error;
   }
   return SendJson(ctx, listed);

@@ -44,7 +44,8 @@ ApiRequest SetUserEnabledRequest(std::string_view name, bool enabled) {
 ApiRequest DeleteUserRequest(std::string_view name) { return Admin("DELETE", UserPath(name)); }
 
 ApiRequest CreateAccessKeyRequest(std::string_view user, const std::optional<std::string>& access_key,
-                                  const std::optional<std::string>& secret_key, std::string_view description) {
+                                  const std::optional<std::string>& secret_key,
+                                  std::string_view description) {
   Json body = Json::object();
   if (access_key) body["access-key"] = *access_key;
   if (secret_key) body["secret-key"] = *secret_key;
@@ -58,7 +59,9 @@ ApiRequest ListAccessKeysRequest(std::string_view user) {
 ApiRequest SetAccessKeyEnabledRequest(std::string_view access_key, bool enabled) {
   return Admin("PATCH", KeyPath(access_key), EnabledBody(enabled));
 }
-ApiRequest DeleteAccessKeyRequest(std::string_view access_key) { return Admin("DELETE", KeyPath(access_key)); }
+ApiRequest DeleteAccessKeyRequest(std::string_view access_key) {
+  return Admin("DELETE", KeyPath(access_key));
+}
 
 ApiRequest PutPolicyRequest(std::string_view name, std::string_view document) {
   return Admin("PUT", PolicyPath(name), std::string(document));

@@ -15,14 +15,21 @@ constexpr size_t kErrorBodyExcerptBytes = 300;
 
 ErrorCode CodeForStatus(int status) {
   switch (status) {
-    case 400: return ErrorCode::kInvalidArgument;
+    case 400:
+      return ErrorCode::kInvalidArgument;
     case 401:
-    case 403: return ErrorCode::kAccessDenied;
-    case 404: return ErrorCode::kNotFound;
-    case 409: return ErrorCode::kConflict;
-    case 501: return ErrorCode::kNotImplemented;
-    case 503: return ErrorCode::kUnavailable;
-    default: return status >= 500 ? ErrorCode::kInternal : ErrorCode::kInvalidArgument;
+    case 403:
+      return ErrorCode::kAccessDenied;
+    case 404:
+      return ErrorCode::kNotFound;
+    case 409:
+      return ErrorCode::kConflict;
+    case 501:
+      return ErrorCode::kNotImplemented;
+    case 503:
+      return ErrorCode::kUnavailable;
+    default:
+      return status >= 500 ? ErrorCode::kInternal : ErrorCode::kInvalidArgument;
   }
 }
 
@@ -56,12 +63,14 @@ Connection ResolveConnection(const ConnectionFlags& flags,
   return connection;
 }
 
-Result<http::ClientRequest> BuildSignedRequest(const Connection& connection, const ApiRequest& api, WallTime now) {
+Result<http::ClientRequest> BuildSignedRequest(const Connection& connection, const ApiRequest& api,
+                                               WallTime now) {
   std::string url = TrimTrailingSlashes(connection.endpoint) + api.path;
   if (!api.query.empty()) url += "?" + api.query;
   Result<http::Url> parsed = http::ParseUrl(url);
   if (!parsed.ok()) {
-    return Error(ErrorCode::kInvalidArgument, "bad endpoint '" + connection.endpoint + "': " + parsed.status().message());
+    return Error(ErrorCode::kInvalidArgument,
+                 "bad endpoint '" + connection.endpoint + "': " + parsed.status().message());
   }
   http::ClientRequest request;
   request.method = api.method;

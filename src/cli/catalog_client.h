@@ -23,8 +23,8 @@ struct Connection {
   std::string access_key;
   std::string secret_key;  // never printed
   std::string region = "us-east-1";
-  std::string ca_file;     // trusted CAs for https (PEM); empty = system store
-  bool insecure = false;   // skip certificate verification (self-signed test servers)
+  std::string ca_file;    // trusted CAs for https (PEM); empty = system store
+  bool insecure = false;  // skip certificate verification (self-signed test servers)
 };
 
 // What the command line said; empty strings mean "not given".
@@ -43,7 +43,8 @@ Connection ResolveConnection(const ConnectionFlags& flags,
                              const std::function<const char*(const char* name)>& environment);
 
 // The signed HTTP request for `api` at `now`. kInvalidArgument when the endpoint is not a URL.
-Result<http::ClientRequest> BuildSignedRequest(const Connection& connection, const ApiRequest& api, WallTime now);
+Result<http::ClientRequest> BuildSignedRequest(const Connection& connection, const ApiRequest& api,
+                                               WallTime now);
 
 // The user-facing message for a failed response: the IcebergErrorResponse's message and type when
 // the body is one, else the status and the start of the body.

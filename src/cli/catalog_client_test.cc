@@ -58,7 +58,8 @@ TEST(BuildSignedRequestTest, CatalogVerifiesTheSignature) {
   EXPECT_EQ(sent->url, "http://127.0.0.1:9000/_iceberg/v1/wh/namespaces/a%1Fb%20c/properties");
   http::Request request = AsServerRequest(*sent);
   EXPECT_EQ(request.HeaderOr("Host"), "127.0.0.1:9000");
-  EXPECT_NE(request.HeaderOr("Authorization").find("/eu-west-1/s3tables/aws4_request"), std::string_view::npos);
+  EXPECT_NE(request.HeaderOr("Authorization").find("/eu-west-1/s3tables/aws4_request"),
+            std::string_view::npos);
 
   Result<auth::VerifiedRequest> verified = VerifyAsCatalog(request, kKeys);
   ASSERT_TRUE(verified.ok()) << verified.status().ToString();
@@ -83,7 +84,8 @@ TEST(BuildSignedRequestTest, QueryIsSigned) {
 }
 
 TEST(BuildSignedRequestTest, BadEndpoint) {
-  Result<http::ClientRequest> sent = BuildSignedRequest(TestConnection("127.0.0.1:9000"), ListWarehousesRequest(""), Now());
+  Result<http::ClientRequest> sent =
+      BuildSignedRequest(TestConnection("127.0.0.1:9000"), ListWarehousesRequest(""), Now());
   ASSERT_FALSE(sent.ok());
   EXPECT_NE(sent.status().message().find("127.0.0.1:9000"), std::string::npos);
 }
@@ -107,20 +109,23 @@ TEST(ResolveConnectionTest, FlagsBeatEnvironmentBeatsDefaults) {
   EXPECT_EQ(connection.region, "us-east-1");  // empty variable = unset
   EXPECT_TRUE(connection.insecure);
 
-  Connection defaults = ResolveConnection(ConnectionFlags{}, [](const char*) -> const char* { return nullptr; });
+  Connection defaults =
+      ResolveConnection(ConnectionFlags{}, [](const char*) -> const char* { return nullptr; });
   EXPECT_EQ(defaults.endpoint, kDefaultEndpoint);
   EXPECT_EQ(defaults.access_key, "");
   EXPECT_EQ(defaults.secret_key, "");
 }
 
 TEST(ErrorMessageTest, UsesIcebergErrorResponse) {
-  std::string body = R"({"error":{"message":"Namespace does not exist: a","type":"NoSuchNamespaceException","code":404}})";
+  std::string body =
+      R"({"error":{"message":"Namespace does not exist: a","type":"NoSuchNamespaceException","code":404}})";
   EXPECT_EQ(ErrorMessageFromResponse(404, body), "Namespace does not exist: a (NoSuchNamespaceException)");
   EXPECT_EQ(ErrorMessageFromResponse(500, "<html>oops</html>"), "HTTP 500: <html>oops</html>");
   EXPECT_EQ(ErrorMessageFromResponse(502, ""), "HTTP 502");
   // A malformed error object still gives a message instead of throwing.
   EXPECT_EQ(ErrorMessageFromResponse(400, R"({"error":{"message":7,"type":null}})"), "HTTP 400");
-  EXPECT_EQ(ErrorMessageFromResponse(409, std::string(1000, 'x')).size(), std::string("HTTP 409: ").size() + 300);
+  EXPECT_EQ(ErrorMessageFromResponse(409, std::string(1000, 'x')).size(),
+            std::string("HTTP 409: ").size() + 300);
 }
 
 // A server that checks the signature like the catalog and answers with an Iceberg error.
@@ -139,7 +144,8 @@ class CatalogClientTest : public ::testing::Test {
           Result<auth::VerifiedRequest> verified = VerifyAsCatalog(request, kKeys);
           if (!verified.ok()) {
             response.SetStatus(401);
-            (void)response.Send(R"({"error":{"message":"bad signature","type":"NotAuthorizedException","code":401}})");
+            (void)response.Send(
+                R"({"error":{"message":"bad signature","type":"NotAuthorizedException","code":401}})");
             return;
           }
           if (request.method == "GET") {
@@ -148,7 +154,8 @@ class CatalogClientTest : public ::testing::Test {
             return;
           }
           response.SetStatus(409);
-          (void)response.Send(R"({"error":{"message":"Warehouse or bucket already exists: w1","type":"AlreadyExistsException","code":409}})");
+          (void)response.Send(
+              R"({"error":{"message":"Warehouse or bucket already exists: w1","type":"AlreadyExistsException","code":409}})");
         },
         nullptr);
     ASSERT_TRUE(server_->Start().ok());

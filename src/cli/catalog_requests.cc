@@ -34,7 +34,9 @@ Json PropertiesJson(const Properties& properties) {
   return object;
 }
 
-Json IdentifierJson(const QualifiedName& name) { return Json{{"namespace", name.levels}, {"name", name.name}}; }
+Json IdentifierJson(const QualifiedName& name) {
+  return Json{{"namespace", name.levels}, {"name", name.name}};
+}
 
 Result<Json> ParseObject(std::string_view text, std::string_view what) {
   Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -52,7 +54,8 @@ Result<NamespaceLevels> ParseNamespace(std::string_view dotted) {
     size_t dot = dotted.find('.');
     std::string_view level = dotted.substr(0, dot);
     if (level.empty()) {
-      return Error(ErrorCode::kInvalidArgument, "namespace levels may not be empty: '" + std::string(dotted) + "'");
+      return Error(ErrorCode::kInvalidArgument,
+                   "namespace levels may not be empty: '" + std::string(dotted) + "'");
     }
     levels.emplace_back(level);
     if (dot == std::string_view::npos) break;
@@ -157,8 +160,8 @@ ApiRequest LoadEntityRequest(EntityKind kind, std::string_view warehouse, const 
 
 ApiRequest DropEntityRequest(EntityKind kind, std::string_view warehouse, const NamespaceLevels& levels,
                              std::string_view name, bool purge) {
-  ApiRequest request = {"DELETE", NamespacePath(warehouse, levels) + EntityCollection(kind) + "/" + Segment(name),
-                        "", ""};
+  ApiRequest request = {
+      "DELETE", NamespacePath(warehouse, levels) + EntityCollection(kind) + "/" + Segment(name), "", ""};
   if (purge && kind == EntityKind::kTable) request.query = "purgeRequested=true";
   return request;
 }

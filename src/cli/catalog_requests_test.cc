@@ -1,6 +1,7 @@
 #include "cli/catalog_requests.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 namespace serac::cli {
@@ -81,8 +82,7 @@ TEST(WarehouseRequestTest, MapsToAdminRoutes) {
 TEST(NamespaceRequestTest, EncodesLevelsInPathAndBody) {
   ApiRequest create = CreateNamespaceRequest("wh", {"a", "b"}, {{"owner", "me"}});
   EXPECT_EQ(create.path, "/_iceberg/v1/wh/namespaces");
-  EXPECT_EQ(Json::parse(create.body),
-            (Json{{"namespace", {"a", "b"}}, {"properties", {{"owner", "me"}}}}));
+  EXPECT_EQ(Json::parse(create.body), (Json{{"namespace", {"a", "b"}}, {"properties", {{"owner", "me"}}}}));
 
   ApiRequest list = ListNamespacesRequest("wh", {"a", "b"}, "t");
   EXPECT_EQ(list.query, "parent=a%1Fb&pageToken=t");
@@ -106,7 +106,8 @@ TEST(NamespaceRequestTest, NonUtf8ArgumentsDoNotThrow) {
 TEST(EntityRequestTest, TablesAndViews) {
   EXPECT_EQ(ListEntitiesRequest(EntityKind::kTable, "wh", {"a", "b"}, "").path,
             "/_iceberg/v1/wh/namespaces/a%1Fb/tables");
-  EXPECT_EQ(ListEntitiesRequest(EntityKind::kView, "wh", {"a"}, "").path, "/_iceberg/v1/wh/namespaces/a/views");
+  EXPECT_EQ(ListEntitiesRequest(EntityKind::kView, "wh", {"a"}, "").path,
+            "/_iceberg/v1/wh/namespaces/a/views");
   EXPECT_EQ(LoadEntityRequest(EntityKind::kTable, "wh", {"a"}, "t 1").path,
             "/_iceberg/v1/wh/namespaces/a/tables/t%201");
 
@@ -118,13 +119,13 @@ TEST(EntityRequestTest, TablesAndViews) {
 
   ApiRequest rename = RenameEntityRequest(EntityKind::kView, "wh", {{"a"}, "v"}, {{"b", "c"}, "w"});
   EXPECT_EQ(rename.path, "/_iceberg/v1/wh/views/rename");
-  EXPECT_EQ(Json::parse(rename.body),
-            (Json{{"source", {{"namespace", {"a"}}, {"name", "v"}}},
-                  {"destination", {{"namespace", {"b", "c"}}, {"name", "w"}}}}));
+  EXPECT_EQ(Json::parse(rename.body), (Json{{"source", {{"namespace", {"a"}}, {"name", "v"}}},
+                                            {"destination", {{"namespace", {"b", "c"}}, {"name", "w"}}}}));
 }
 
 TEST(CreateTableRequestTest, EmbedsSchemaSpecAndProperties) {
-  const std::string schema = R"({"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]})";
+  const std::string schema =
+      R"({"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]})";
   const std::string spec = R"({"spec-id":0,"fields":[]})";
   Result<ApiRequest> request = CreateTableRequest("wh", {"a"}, "t", schema, spec, {{"format-version", "2"}});
   ASSERT_TRUE(request.ok()) << request.status().ToString();

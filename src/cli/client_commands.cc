@@ -1,11 +1,10 @@
 #include "cli/client_commands.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -77,7 +76,8 @@ std::string JoinLevels(const Json& levels) {
 // --- warehouse ---
 
 Status CreateWarehouse(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, CreateWarehouseRequest(state.name, state.upgrade_existing)));
+  SERAC_ASSIGN_OR_RETURN(Json reply,
+                         CallJson(state, CreateWarehouseRequest(state.name, state.upgrade_existing)));
   Print("Warehouse " + state.name + " created.");
   return Status::Ok();
 }
@@ -89,8 +89,8 @@ Status ListWarehouses(const State& state) {
 }
 
 Status RemoveWarehouse(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply,
-                         CallJson(state, RemoveWarehouseRequest(state.name, state.force, state.preserve_bucket)));
+  SERAC_ASSIGN_OR_RETURN(
+      Json reply, CallJson(state, RemoveWarehouseRequest(state.name, state.force, state.preserve_bucket)));
   Print("Warehouse " + state.name + " removed.");
   return Status::Ok();
 }
@@ -100,7 +100,8 @@ Status RemoveWarehouse(const State& state) {
 Status CreateNamespace(const State& state) {
   SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
   SERAC_ASSIGN_OR_RETURN(Properties properties, ParseProperties(state.properties));
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, CreateNamespaceRequest(state.warehouse, levels, properties)));
+  SERAC_ASSIGN_OR_RETURN(Json reply,
+                         CallJson(state, CreateNamespaceRequest(state.warehouse, levels, properties)));
   Print("Namespace " + state.ns + " created.");
   return Status::Ok();
 }
@@ -137,8 +138,8 @@ Status UpdateNamespace(const State& state) {
   if (updates.empty() && state.unsets.empty()) {
     return Error(ErrorCode::kInvalidArgument, "nothing to change: give --set KEY=VALUE or --unset KEY");
   }
-  SERAC_ASSIGN_OR_RETURN(Json reply,
-                         CallJson(state, UpdateNamespaceRequest(state.warehouse, levels, updates, state.unsets)));
+  SERAC_ASSIGN_OR_RETURN(
+      Json reply, CallJson(state, UpdateNamespaceRequest(state.warehouse, levels, updates, state.unsets)));
   Print(Pretty(reply));
   return Status::Ok();
 }
@@ -158,7 +159,8 @@ Status ListEntities(const State& state, EntityKind kind) {
 
 Status ShowEntity(const State& state, EntityKind kind) {
   SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, LoadEntityRequest(kind, state.warehouse, levels, state.name)));
+  SERAC_ASSIGN_OR_RETURN(Json reply,
+                         CallJson(state, LoadEntityRequest(kind, state.warehouse, levels, state.name)));
   auto metadata = reply.find("metadata");
   Print(metadata == reply.end() ? Pretty(reply) : Pretty(*metadata));
   return Status::Ok();
@@ -166,8 +168,8 @@ Status ShowEntity(const State& state, EntityKind kind) {
 
 Status RemoveEntity(const State& state, EntityKind kind) {
   SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(Json reply,
-                         CallJson(state, DropEntityRequest(kind, state.warehouse, levels, state.name, state.purge)));
+  SERAC_ASSIGN_OR_RETURN(
+      Json reply, CallJson(state, DropEntityRequest(kind, state.warehouse, levels, state.name, state.purge)));
   Print("Removed " + std::string(EntityWord(kind)) + " " + state.ns + "." + state.name + ".");
   return Status::Ok();
 }
@@ -183,8 +185,9 @@ Status RenameEntity(const State& state, EntityKind kind) {
 Status CreateTable(const State& state) {
   SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
   SERAC_ASSIGN_OR_RETURN(Properties properties, ParseProperties(state.properties));
-  SERAC_ASSIGN_OR_RETURN(ApiRequest request, CreateTableRequest(state.warehouse, levels, state.name, state.schema,
-                                                                state.partition_spec, properties));
+  SERAC_ASSIGN_OR_RETURN(ApiRequest request,
+                         CreateTableRequest(state.warehouse, levels, state.name, state.schema,
+                                            state.partition_spec, properties));
   SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, request));
   Print("Table " + state.ns + "." + state.name + " created at " + StringField(reply, "metadata-location"));
   return Status::Ok();
@@ -226,7 +229,8 @@ void AddProperties(CLI::App* leaf, const std::string& flag, State& state, const 
 }
 
 void RegisterWarehouse(CLI::App& app, State& state) {
-  CLI::App* group = AddGroup(app, "warehouse", "Manage warehouses (buckets whose tables the catalog manages)", state);
+  CLI::App* group =
+      AddGroup(app, "warehouse", "Manage warehouses (buckets whose tables the catalog manages)", state);
   CLI::App* create = AddLeaf(group, "create", "Create a warehouse", state, CreateWarehouse);
   create->add_option("NAME", state.name, "Warehouse name")->required();
   create->add_flag("--upgrade-existing", state.upgrade_existing, "Turn an existing bucket into a warehouse");
@@ -306,15 +310,16 @@ void Print(const std::string& text) {
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
 }
 
-CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description, CommandState& state) {
+CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description,
+                   CommandState& state) {
   CLI::App* group = app.add_subcommand(name, description);
   group->require_subcommand(1);
   AddConnectionFlags(group, state);
   return group;
 }
 
-CLI::App* AddLeaf(CLI::App* group, const std::string& name, const std::string& description, CommandState& state,
-                  std::function<Status(const CommandState&)> run) {
+CLI::App* AddLeaf(CLI::App* group, const std::string& name, const std::string& description,
+                  CommandState& state, std::function<Status(const CommandState&)> run) {
   CLI::App* leaf = group->add_subcommand(name, description);
   leaf->fallthrough();  // connection flags may follow the subcommand's own arguments
   leaf->callback([&state, run = std::move(run)] { state.action = [&state, run] { return run(state); }; });

@@ -1,7 +1,7 @@
 // The client subcommands of `serac` (warehouse, namespace, table, view, config, user, key, policy):
 // registered on the CLI11 app by main.cc, run after parsing. They talk to a running server over
-// HTTP, signed with SigV4; endpoint and keys come from flags or SERAC_ENDPOINT / SERAC_ACCESS_KEY / SERAC_SECRET_KEY.
-// Not thread-safe: one instance per process, used from main().
+// HTTP, signed with SigV4; endpoint and keys come from flags or SERAC_ENDPOINT / SERAC_ACCESS_KEY /
+// SERAC_SECRET_KEY. Not thread-safe: one instance per process, used from main().
 #pragma once
 
 #include <memory>

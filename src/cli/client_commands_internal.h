@@ -21,7 +21,7 @@ struct CommandState {
   // option's environment variable to subcommands that were not chosen, overwriting the flag, so
   // the environment is read afterwards by ResolveConnection instead.
   ConnectionFlags flags;
-  Connection connection;  // resolved just before the chosen subcommand runs
+  Connection connection;           // resolved just before the chosen subcommand runs
   std::function<Status()> action;  // set by the callback of the subcommand that was parsed
   // Arguments, shared by the subcommands (only one runs per process).
   std::string warehouse;
@@ -54,10 +54,11 @@ struct CommandState {
 void Print(const std::string& text);
 
 // A group such as `serac warehouse` whose subcommands accept the connection flags too.
-CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description, CommandState& state);
+CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description,
+                   CommandState& state);
 // A subcommand of `group` that runs `run` when chosen.
-CLI::App* AddLeaf(CLI::App* group, const std::string& name, const std::string& description, CommandState& state,
-                  std::function<Status(const CommandState&)> run);
+CLI::App* AddLeaf(CLI::App* group, const std::string& name, const std::string& description,
+                  CommandState& state, std::function<Status(const CommandState&)> run);
 
 // Adds `serac user`, `serac key` and `serac policy` (iam_commands.cc).
 void RegisterIamCommands(CLI::App& app, CommandState& state);

@@ -19,7 +19,7 @@ struct Target {
   std::string catalog_uri;  // endpoint + /_iceberg
   std::string host_port;    // for tools that want no scheme
   bool tls = false;
-  std::string access_key;   // may be empty
+  std::string access_key;  // may be empty
   std::string region;
   std::string warehouse;
 };
@@ -72,8 +72,8 @@ std::string RenderSpark(const Target& target) {
   };
   std::string text =
       "# Spark (spark-sql, spark-shell, pyspark, spark-submit): needs iceberg-spark-runtime and\n"
-      "# iceberg-aws-bundle on the classpath (--packages). The secret comes from $" + std::string(kSecretEnv) +
-      ";\n# " + WarehouseNote(target) + "\n";
+      "# iceberg-aws-bundle on the classpath (--packages). The secret comes from $" +
+      std::string(kSecretEnv) + ";\n# " + WarehouseNote(target) + "\n";
   for (size_t i = 0; i < properties.size(); ++i) {
     text += "--conf " + properties[i].first + "=" + properties[i].second;
     text += i + 1 < properties.size() ? " \\\n" : "\n";
@@ -84,9 +84,8 @@ std::string RenderSpark(const Target& target) {
 std::string PythonString(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
 std::string RenderPyIceberg(const Target& target) {
-  const std::string access = target.access_key.empty()
-                                 ? "os.environ[" + PythonString(kAccessEnv) + "]"
-                                 : PythonString(target.access_key);
+  const std::string access = target.access_key.empty() ? "os.environ[" + PythonString(kAccessEnv) + "]"
+                                                       : PythonString(target.access_key);
   const std::string secret = "os.environ[" + PythonString(kSecretEnv) + "]";
   const std::vector<std::pair<std::string, std::string>> properties = {
       {"type", PythonString("rest")},
@@ -105,9 +104,10 @@ std::string RenderPyIceberg(const Target& target) {
       {"s3.path-style-access", PythonString("true")},
       {"s3.force-virtual-addressing", "False"},
   };
-  std::string text = "# PyIceberg (pip install \"pyiceberg[pyarrow,rest-sigv4]\"); " + WarehouseNote(target) +
-                     "\nimport os\n\nfrom pyiceberg.catalog import load_catalog\n\ncatalog = load_catalog(\n    " +
-                     PythonString(kCatalogName) + ",\n    **{\n";
+  std::string text =
+      "# PyIceberg (pip install \"pyiceberg[pyarrow,rest-sigv4]\"); " + WarehouseNote(target) +
+      "\nimport os\n\nfrom pyiceberg.catalog import load_catalog\n\ncatalog = load_catalog(\n    " +
+      PythonString(kCatalogName) + ",\n    **{\n";
   for (const auto& [key, value] : properties) text += "        " + PythonString(key) + ": " + value + ",\n";
   text += "    },\n)\nprint(catalog.list_namespaces())\n";
   return text;
@@ -116,20 +116,36 @@ std::string RenderPyIceberg(const Target& target) {
 std::string RenderTrino(const Target& target) {
   const std::string access =
       target.access_key.empty() ? "${ENV:" + std::string(kAccessEnv) + "}" : target.access_key;
-  return "# Trino: etc/catalog/" + std::string(kCatalogName) + ".properties (older Trino releases name the\n"
-         "# SigV4 switch differently); " + WarehouseNote(target) + "\n"
+  return "# Trino: etc/catalog/" + std::string(kCatalogName) +
+         ".properties (older Trino releases name the\n"
+         "# SigV4 switch differently); " +
+         WarehouseNote(target) +
+         "\n"
          "connector.name=iceberg\n"
          "iceberg.catalog.type=rest\n"
-         "iceberg.rest-catalog.uri=" + target.catalog_uri + "\n"
-         "iceberg.rest-catalog.warehouse=" + target.warehouse + "\n"
+         "iceberg.rest-catalog.uri=" +
+         target.catalog_uri +
+         "\n"
+         "iceberg.rest-catalog.warehouse=" +
+         target.warehouse +
+         "\n"
          "iceberg.rest-catalog.security=SIGV4\n"
-         "iceberg.rest-catalog.signing-name=" + std::string(kCatalogSigningName) + "\n"
+         "iceberg.rest-catalog.signing-name=" +
+         std::string(kCatalogSigningName) +
+         "\n"
          "fs.native-s3.enabled=true\n"
-         "s3.endpoint=" + target.endpoint + "\n"
-         "s3.region=" + target.region + "\n"
+         "s3.endpoint=" +
+         target.endpoint +
+         "\n"
+         "s3.region=" +
+         target.region +
+         "\n"
          "s3.path-style-access=true\n"
-         "s3.aws-access-key=" + access + "\n"
-         "s3.aws-secret-key=${ENV:" + std::string(kSecretEnv) + "}\n";
+         "s3.aws-access-key=" +
+         access +
+         "\n"
+         "s3.aws-secret-key=${ENV:" +
+         std::string(kSecretEnv) + "}\n";
 }
 
 std::string RenderDuckDb(const Target& target) {
@@ -138,15 +154,20 @@ std::string RenderDuckDb(const Target& target) {
   return "-- DuckDB with the iceberg and httpfs extensions. ${" + std::string(kSecretEnv) +
          "} is filled in by the shell:\n"
          "--   serac config --engine duckdb | envsubst | duckdb\n"
-         "-- " + WarehouseNote(target) + "\n"
+         "-- " +
+         WarehouseNote(target) +
+         "\n"
          "INSTALL httpfs; LOAD httpfs; INSTALL iceberg; LOAD iceberg;\n"
-         "CREATE OR REPLACE SECRET serac_s3 (TYPE s3, KEY_ID '" + access + "', SECRET '${" +
-         std::string(kSecretEnv) + "}', REGION '" + target.region + "', ENDPOINT '" + target.host_port +
-         "', URL_STYLE 'path', USE_SSL " + (target.tls ? "true" : "false") + ");\n"
-         "ATTACH '" + target.warehouse + "' AS " + std::string(kCatalogName) +
-         " (TYPE iceberg, ENDPOINT '" + target.catalog_uri +
-         "', AUTHORIZATION_TYPE 'sigv4', SECRET serac_s3, SIGV4_SERVICE '" + std::string(kCatalogSigningName) +
-         "', SIGV4_REGION '" + target.region + "');\n"
+         "CREATE OR REPLACE SECRET serac_s3 (TYPE s3, KEY_ID '" +
+         access + "', SECRET '${" + std::string(kSecretEnv) + "}', REGION '" + target.region +
+         "', ENDPOINT '" + target.host_port + "', URL_STYLE 'path', USE_SSL " +
+         (target.tls ? "true" : "false") +
+         ");\n"
+         "ATTACH '" +
+         target.warehouse + "' AS " + std::string(kCatalogName) + " (TYPE iceberg, ENDPOINT '" +
+         target.catalog_uri + "', AUTHORIZATION_TYPE 'sigv4', SECRET serac_s3, SIGV4_SERVICE '" +
+         std::string(kCatalogSigningName) + "', SIGV4_REGION '" + target.region +
+         "');\n"
          "SHOW ALL TABLES;\n";
 }
 
@@ -155,31 +176,51 @@ std::string RenderClickHouse(const Target& target) {
       target.access_key.empty() ? "${" + std::string(kAccessEnv) + "}" : target.access_key;
   return "-- ClickHouse DataLakeCatalog. Its generic REST catalog signs with OAuth2 only, not SigV4;\n"
          "-- serac's OAuth2 token endpoint comes later, until then catalog calls are refused.\n"
-         "-- ${" + std::string(kSecretEnv) + "} is filled in by the shell (envsubst). " +
-         WarehouseNote(target) + "\n"
+         "-- ${" +
+         std::string(kSecretEnv) + "} is filled in by the shell (envsubst). " + WarehouseNote(target) +
+         "\n"
          "SET allow_experimental_database_iceberg = 1;\n"
-         "CREATE DATABASE " + std::string(kCatalogName) + " ENGINE = DataLakeCatalog('" + target.catalog_uri + "')\n"
-         "SETTINGS catalog_type = 'rest', warehouse = '" + target.warehouse + "',\n"
-         "         storage_endpoint = '" + target.endpoint + "', region = '" + target.region + "',\n"
-         "         aws_access_key_id = '" + access + "', aws_secret_access_key = '${" + std::string(kSecretEnv) +
-         "}';\n";
+         "CREATE DATABASE " +
+         std::string(kCatalogName) + " ENGINE = DataLakeCatalog('" + target.catalog_uri +
+         "')\n"
+         "SETTINGS catalog_type = 'rest', warehouse = '" +
+         target.warehouse +
+         "',\n"
+         "         storage_endpoint = '" +
+         target.endpoint + "', region = '" + target.region +
+         "',\n"
+         "         aws_access_key_id = '" +
+         access + "', aws_secret_access_key = '${" + std::string(kSecretEnv) + "}';\n";
 }
 
 std::string RenderAws(const Target& target) {
-  std::string text = "# AWS CLI and SDKs\n"
-                     "export AWS_ACCESS_KEY_ID=" + ShellAccessKey(target) + "\n"
-                     "export AWS_SECRET_ACCESS_KEY=" + kShellSecret + "\n"
-                     "export AWS_REGION=" + target.region + "\n"
-                     "export AWS_ENDPOINT_URL=" + target.endpoint + "\n"
-                     "aws --endpoint-url " + target.endpoint + " s3 ls\n"
-                     "aws --endpoint-url " + target.endpoint + " s3 ls s3://" + target.warehouse + "/\n";
+  std::string text =
+      "# AWS CLI and SDKs\n"
+      "export AWS_ACCESS_KEY_ID=" +
+      ShellAccessKey(target) +
+      "\n"
+      "export AWS_SECRET_ACCESS_KEY=" +
+      kShellSecret +
+      "\n"
+      "export AWS_REGION=" +
+      target.region +
+      "\n"
+      "export AWS_ENDPOINT_URL=" +
+      target.endpoint +
+      "\n"
+      "aws --endpoint-url " +
+      target.endpoint +
+      " s3 ls\n"
+      "aws --endpoint-url " +
+      target.endpoint + " s3 ls s3://" + target.warehouse + "/\n";
   return text;
 }
 
 }  // namespace
 
 const std::vector<std::string>& EngineNames() {
-  static const std::vector<std::string> kNames = {"spark", "pyiceberg", "trino", "duckdb", "clickhouse", "aws"};
+  static const std::vector<std::string> kNames = {"spark",  "pyiceberg",  "trino",
+                                                  "duckdb", "clickhouse", "aws"};
   return kNames;
 }
 

@@ -16,7 +16,7 @@ struct EngineConfigInput {
   std::string endpoint;    // "http://host:9000", maybe with a trailing slash
   std::string access_key;  // empty = refer to $SERAC_ACCESS_KEY
   std::string region = "us-east-1";
-  std::string warehouse;   // empty = a placeholder the user replaces
+  std::string warehouse;  // empty = a placeholder the user replaces
 };
 
 // "spark", "pyiceberg", "trino", "duckdb", "clickhouse", "aws".

@@ -1,10 +1,9 @@
 // `serac user`, `serac key` and `serac policy`: identity administration through the admin API
 // (server/admin_api.h). Human-readable output by default, the server's JSON with --json.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -95,7 +94,8 @@ Status ListUsers(const State& state) {
   if (state.json_output) return Report(state, reply, "");
   std::vector<std::vector<std::string>> rows;
   for (const Json& user : ListField(reply, "users")) {
-    rows.push_back({StringField(user, "name"), EnabledWord(user), JoinStrings(Field(user, "policies")), CreatedText(user)});
+    rows.push_back({StringField(user, "name"), EnabledWord(user), JoinStrings(Field(user, "policies")),
+                    CreatedText(user)});
   }
   Print(FormatTable({"NAME", "STATUS", "POLICIES", "CREATED"}, rows));
   return Status::Ok();
@@ -129,10 +129,11 @@ Status AddKey(const State& state) {
   std::optional<std::string> secret_key;
   if (!state.new_access_key.empty()) access_key = state.new_access_key;
   if (!state.new_secret_key.empty()) secret_key = state.new_secret_key;
-  SERAC_ASSIGN_OR_RETURN(Json reply,
-                         CallJson(state, CreateAccessKeyRequest(state.user, access_key, secret_key, state.description)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, CreateAccessKeyRequest(state.user, access_key,
+                                                                            secret_key, state.description)));
   return Report(state, reply,
-                "Access key for user " + state.user + " created.\n  Access key:  " + StringField(reply, "access-key") +
+                "Access key for user " + state.user +
+                    " created.\n  Access key:  " + StringField(reply, "access-key") +
                     "\n  Secret key:  " + StringField(reply, "secret-key") +
                     "\n  (the secret key is shown only now: store it safely)");
 }
@@ -142,8 +143,8 @@ Status ListKeys(const State& state) {
   if (state.json_output) return Report(state, reply, "");
   std::vector<std::vector<std::string>> rows;
   for (const Json& key : ListField(reply, "access-keys")) {
-    rows.push_back({StringField(key, "access-key"), StringField(key, "user"), EnabledWord(key), CreatedText(key),
-                    StringField(key, "description")});
+    rows.push_back({StringField(key, "access-key"), StringField(key, "user"), EnabledWord(key),
+                    CreatedText(key), StringField(key, "description")});
   }
   Print(FormatTable({"ACCESS KEY", "USER", "STATUS", "CREATED", "DESCRIPTION"}, rows));
   return Status::Ok();
@@ -174,7 +175,8 @@ Result<std::string> ReadPolicyFile(const std::string& path) {
   in->read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in->gcount()));
   if (text.size() > limits::kPolicyDocumentBytesMax) {
-    return Error(ErrorCode::kLimitExceeded, "policy file " + path + " exceeds limits::kPolicyDocumentBytesMax (" +
+    return Error(ErrorCode::kLimitExceeded, "policy file " + path +
+                                                " exceeds limits::kPolicyDocumentBytesMax (" +
                                                 std::to_string(limits::kPolicyDocumentBytesMax) + " bytes)");
   }
   return text;
@@ -245,7 +247,8 @@ void RegisterUser(CLI::App& app, State& state) {
 
 void RegisterKey(CLI::App& app, State& state) {
   CLI::App* group = AddIamGroup(app, "key", "Manage users' access keys", state);
-  CLI::App* add = AddLeaf(group, "add", "Create an access key for a user; prints its secret once", state, AddKey);
+  CLI::App* add =
+      AddLeaf(group, "add", "Create an access key for a user; prints its secret once", state, AddKey);
   add->add_option("USER", state.user, "User name")->required();
   // Here --access-key/--secret-key name the new key; the caller's own keys then come from
   // SERAC_ACCESS_KEY/SERAC_SECRET_KEY (or flags given before `add`).
@@ -266,12 +269,14 @@ void RegisterKey(CLI::App& app, State& state) {
 
 void RegisterPolicy(CLI::App& app, State& state) {
   CLI::App* group = AddIamGroup(app, "policy", "Manage IAM policies (AWS IAM JSON documents)", state);
-  CLI::App* create = AddLeaf(group, "create", "Create or replace a policy from a JSON file", state, CreatePolicy);
+  CLI::App* create =
+      AddLeaf(group, "create", "Create or replace a policy from a JSON file", state, CreatePolicy);
   create->add_option("NAME", state.name, "Policy name")->required();
   create->add_option("FILE", state.file, "Policy document (JSON); - reads standard input")->required();
   AddLeaf(group, "list", "List policies", state, ListPolicies);
   CLI::App* show = AddLeaf(group, "show", "Print a policy document", state, ShowPolicy);
-  CLI::App* remove = AddLeaf(group, "remove", "Remove a policy that no user has attached", state, RemovePolicy);
+  CLI::App* remove =
+      AddLeaf(group, "remove", "Remove a policy that no user has attached", state, RemovePolicy);
   for (CLI::App* leaf : {show, remove}) leaf->add_option("NAME", state.name, "Policy name")->required();
   CLI::App* attach = AddLeaf(group, "attach", "Attach a policy to a user", state, AttachPolicy);
   CLI::App* detach = AddLeaf(group, "detach", "Detach a policy from a user", state, DetachPolicy);

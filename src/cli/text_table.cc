@@ -20,7 +20,8 @@ std::string FormatRow(const std::vector<std::string>& cells, const std::vector<s
 
 }  // namespace
 
-std::string FormatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+std::string FormatTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> widths;
   for (const std::string& title : header) widths.push_back(title.size());
   for (const auto& row : rows) {

@@ -9,6 +9,7 @@
 namespace serac::cli {
 
 // Rows shorter than the header are padded with empty cells; longer ones are cut. Ends with '\n'.
-std::string FormatTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+std::string FormatTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace serac::cli

@@ -21,8 +21,11 @@ std::string RandomBytes(size_t size, uint32_t seed) {
 TEST(BackgroundDigestTest, SameDigestAsInlineForAnySplit) {
   std::mt19937 generator(11);
   // Tiny stages mean a worker per few bytes, so they get a short input.
-  for (auto [stage_bytes, input_bytes] : {std::pair<size_t, size_t>{1, 2'001}, {7, 20'011}, {4096, 1'000'003},
-                                          {65536, 1'000'003}, {2'000'000, 1'000'003}}) {
+  for (auto [stage_bytes, input_bytes] : {std::pair<size_t, size_t>{1, 2'001},
+                                          {7, 20'011},
+                                          {4096, 1'000'003},
+                                          {65536, 1'000'003},
+                                          {2'000'000, 1'000'003}}) {
     const std::string input = RandomBytes(input_bytes, static_cast<uint32_t>(stage_bytes));
     Digest inline_md5(Digest::Algorithm::kMd5);
     inline_md5.Update(input.data(), input.size());

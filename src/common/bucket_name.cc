@@ -15,7 +15,9 @@ bool LooksLikeIpv4(std::string_view name) {
   while (true) {
     size_t dot = name.find('.');
     std::string_view group = name.substr(0, dot);
-    if (group.empty() || group.size() > 3 || !std::all_of(group.begin(), group.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    if (group.empty() || group.size() > 3 ||
+        !std::all_of(group.begin(), group.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
     ++groups;
     if (dot == std::string_view::npos) break;
     name = name.substr(dot + 1);

@@ -12,7 +12,7 @@ namespace {
 
 // Fixed English names: HTTP dates must not depend on the process locale, so strftime is avoided.
 constexpr const char* kShortDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-constexpr const char* kLongDays[] = {"Sunday", "Monday", "Tuesday", "Wednesday",
+constexpr const char* kLongDays[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
                                      "Thursday", "Friday", "Saturday"};
 constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
@@ -78,8 +78,8 @@ class Scanner {
 };
 
 bool TakeClock(Scanner& scan, struct tm& fields) {
-  return scan.TakeDigits(2, fields.tm_hour) && scan.TakeLiteral(":") &&
-         scan.TakeDigits(2, fields.tm_min) && scan.TakeLiteral(":") && scan.TakeDigits(2, fields.tm_sec);
+  return scan.TakeDigits(2, fields.tm_hour) && scan.TakeLiteral(":") && scan.TakeDigits(2, fields.tm_min) &&
+         scan.TakeLiteral(":") && scan.TakeDigits(2, fields.tm_sec);
 }
 
 constexpr int kWallTimeYearMin = 1678;
@@ -130,9 +130,8 @@ std::optional<WallTime> ParseImfFixdate(std::string_view text) {
   Scanner scan(text);
   struct tm fields {};
   int weekday = 0;
-  if (!scan.TakeName(kShortDays, weekday) || !scan.TakeLiteral(", ") ||
-      !scan.TakeDigits(2, fields.tm_mday) || !scan.TakeLiteral(" ") ||
-      !scan.TakeName(kMonths, fields.tm_mon) || !scan.TakeLiteral(" ") ||
+  if (!scan.TakeName(kShortDays, weekday) || !scan.TakeLiteral(", ") || !scan.TakeDigits(2, fields.tm_mday) ||
+      !scan.TakeLiteral(" ") || !scan.TakeName(kMonths, fields.tm_mon) || !scan.TakeLiteral(" ") ||
       !scan.TakeDigits(4, fields.tm_year) || !scan.TakeLiteral(" ") || !TakeClock(scan, fields) ||
       !scan.TakeLiteral(" GMT") || !scan.AtEnd()) {
     return std::nullopt;
@@ -146,9 +145,8 @@ std::optional<WallTime> ParseRfc850Date(std::string_view text) {
   struct tm fields {};
   int weekday = 0;
   int two_digit_year = 0;
-  if (!scan.TakeName(kLongDays, weekday) || !scan.TakeLiteral(", ") ||
-      !scan.TakeDigits(2, fields.tm_mday) || !scan.TakeLiteral("-") ||
-      !scan.TakeName(kMonths, fields.tm_mon) || !scan.TakeLiteral("-") ||
+  if (!scan.TakeName(kLongDays, weekday) || !scan.TakeLiteral(", ") || !scan.TakeDigits(2, fields.tm_mday) ||
+      !scan.TakeLiteral("-") || !scan.TakeName(kMonths, fields.tm_mon) || !scan.TakeLiteral("-") ||
       !scan.TakeDigits(2, two_digit_year) || !scan.TakeLiteral(" ") || !TakeClock(scan, fields) ||
       !scan.TakeLiteral(" GMT") || !scan.AtEnd()) {
     return std::nullopt;
@@ -252,9 +250,9 @@ std::optional<WallTime> ParseAmzDate(std::string_view text) {
   struct tm fields {};
   int month = 0;
   if (!scan.TakeDigits(4, fields.tm_year) || !scan.TakeDigits(2, month) ||
-      !scan.TakeDigits(2, fields.tm_mday) || !scan.TakeLiteral("T") ||
-      !scan.TakeDigits(2, fields.tm_hour) || !scan.TakeDigits(2, fields.tm_min) ||
-      !scan.TakeDigits(2, fields.tm_sec) || !scan.TakeLiteral("Z") || !scan.AtEnd()) {
+      !scan.TakeDigits(2, fields.tm_mday) || !scan.TakeLiteral("T") || !scan.TakeDigits(2, fields.tm_hour) ||
+      !scan.TakeDigits(2, fields.tm_min) || !scan.TakeDigits(2, fields.tm_sec) || !scan.TakeLiteral("Z") ||
+      !scan.AtEnd()) {
     return std::nullopt;
   }
   fields.tm_mon = month - 1;
@@ -295,8 +293,8 @@ std::optional<WallTime> ParseIso8601(std::string_view text) {
     int hours = 0;
     int minutes = 0;
     if ((sign != '+' && sign != '-') || !scan.TakeLiteral(std::string_view(&sign, 1)) ||
-        !scan.TakeDigits(2, hours) || !scan.TakeLiteral(":") || !scan.TakeDigits(2, minutes) ||
-        hours > 23 || minutes > 59) {
+        !scan.TakeDigits(2, hours) || !scan.TakeLiteral(":") || !scan.TakeDigits(2, minutes) || hours > 23 ||
+        minutes > 59) {
       return std::nullopt;
     }
     offset_minutes = (sign == '+' ? 1 : -1) * (hours * 60 + minutes);

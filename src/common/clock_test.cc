@@ -1,7 +1,6 @@
 #include "common/clock.h"
 
 #include <gtest/gtest.h>
-
 #include <stdio.h>
 #include <unistd.h>
 
@@ -59,8 +58,8 @@ TEST(ClockTest, ParsedCalendarDaysMatchTheFormattedInstant) {
 }
 
 TEST(ClockTest, ParsesAllThreeHttpDateFormats) {
-  for (const char* text : {"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
-                           "Sun Nov  6 08:49:37 1994"}) {
+  for (const char* text :
+       {"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"}) {
     auto parsed = ParseHttpDate(text);
     ASSERT_TRUE(parsed.has_value()) << text;
     EXPECT_EQ(ToUnixMillis(*parsed), kRfcExampleMillis) << text;
@@ -71,11 +70,11 @@ TEST(ClockTest, ParsesAllThreeHttpDateFormats) {
 }
 
 TEST(ClockTest, RejectsMalformedHttpDates) {
-  for (const char* text : {"", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49:37 UTC",
-                           "Sun, 6 Nov 1994 08:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
-                           "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT",
-                           "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 GMT ",
-                           "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 6 08:49:37 1994"}) {
+  for (const char* text :
+       {"", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 6 Nov 1994 08:49:37 GMT",
+        "Xyz, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 GMT ", "Sunday, 06-Nov-1994 08:49:37 GMT",
+        "Sun Nov 6 08:49:37 1994"}) {
     EXPECT_FALSE(ParseHttpDate(text).has_value()) << text;
   }
 }
@@ -123,7 +122,8 @@ TEST(ClockTest, ParsesIso8601) {
   auto offset = ParseIso8601("2013-05-24T02:30:00+02:30");
   ASSERT_TRUE(offset.has_value());
   EXPECT_EQ(ToUnixMillis(*offset), kExampleMillis);
-  EXPECT_EQ(ParseIso8601(FormatIso8601(FromUnixMillis(kExampleMillis + 7))), FromUnixMillis(kExampleMillis + 7));
+  EXPECT_EQ(ParseIso8601(FormatIso8601(FromUnixMillis(kExampleMillis + 7))),
+            FromUnixMillis(kExampleMillis + 7));
   EXPECT_FALSE(ParseIso8601("2013-05-24T00:00:00").has_value());
   EXPECT_FALSE(ParseIso8601("2013-05-24T00:00:00.Z").has_value());
   EXPECT_FALSE(ParseIso8601("2013-05-24 00:00:00Z").has_value());

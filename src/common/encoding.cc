@@ -28,8 +28,8 @@ constexpr std::array<int8_t, 256> MakeBase64DecodeTable() {
 constexpr std::array<int8_t, 256> kBase64DecodeTable = MakeBase64DecodeTable();
 
 bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+         c == '_' || c == '~';
 }
 
 char ToLowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -190,14 +190,28 @@ std::string XmlEscape(std::string_view text) {
     }
     ++i;
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\r': out += "&#13;"; break;  // kept: a raw CR would be read back as LF
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;  // kept: a raw CR would be read back as LF
       case '\t':
-      case '\n': out.push_back(c); break;
+      case '\n':
+        out.push_back(c);
+        break;
       default:
         // XML 1.0 has no way to carry other control bytes, or bytes that are not UTF-8, even as
         // character references: they go out percent-encoded so that the document stays well formed.

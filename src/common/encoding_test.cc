@@ -45,13 +45,13 @@ TEST(EncodingTest, Base64RoundTrip) {
 }
 
 TEST(EncodingTest, Base64RejectsMalformed) {
-  EXPECT_EQ(Base64Decode("Zm9"), std::nullopt);       // not a multiple of 4
-  EXPECT_EQ(Base64Decode("Zm9v\n"), std::nullopt);    // whitespace
-  EXPECT_EQ(Base64Decode("Zm=v"), std::nullopt);      // padding in the middle
-  EXPECT_EQ(Base64Decode("Z==="), std::nullopt);      // too much padding
+  EXPECT_EQ(Base64Decode("Zm9"), std::nullopt);     // not a multiple of 4
+  EXPECT_EQ(Base64Decode("Zm9v\n"), std::nullopt);  // whitespace
+  EXPECT_EQ(Base64Decode("Zm=v"), std::nullopt);    // padding in the middle
+  EXPECT_EQ(Base64Decode("Z==="), std::nullopt);    // too much padding
   EXPECT_EQ(Base64Decode("===="), std::nullopt);
-  EXPECT_EQ(Base64Decode("Zm-v"), std::nullopt);      // URL-safe alphabet is not base64
-  EXPECT_EQ(Base64Decode("Zh=="), std::nullopt);      // non-zero unused bits
+  EXPECT_EQ(Base64Decode("Zm-v"), std::nullopt);  // URL-safe alphabet is not base64
+  EXPECT_EQ(Base64Decode("Zh=="), std::nullopt);  // non-zero unused bits
   EXPECT_EQ(Base64Decode("Zm9="), std::nullopt);
 }
 
@@ -81,7 +81,11 @@ TEST(EncodingTest, XmlEscape) {
   EXPECT_EQ(XmlEscape("plain"), "plain");
   // UTF-8 stays; what XML 1.0 cannot carry is percent-encoded, so the document stays well formed.
   EXPECT_EQ(XmlEscape("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
-  EXPECT_EQ(XmlEscape(std::string("a\x01" "b\x00" "c", 5)), "a%01b%00c");
+  EXPECT_EQ(XmlEscape(std::string("a\x01"
+                                  "b\x00"
+                                  "c",
+                                  5)),
+            "a%01b%00c");
   EXPECT_EQ(XmlEscape("\xff\xc3"), "%FF%C3");
   EXPECT_EQ(XmlEscape("tab\tline\ncr\r"), "tab\tline\ncr&#13;");
 }
@@ -90,12 +94,12 @@ TEST(EncodingTest, Utf8Validation) {
   EXPECT_TRUE(IsValidUtf8(""));
   EXPECT_TRUE(IsValidUtf8("ascii"));
   EXPECT_TRUE(IsValidUtf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"));  // é € 😀
-  EXPECT_FALSE(IsValidUtf8("\xc3"));                  // truncated
-  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));              // overlong '/'
-  EXPECT_FALSE(IsValidUtf8("\xe0\x80\xaf"));          // overlong
-  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));          // surrogate
-  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));      // above U+10FFFF
-  EXPECT_FALSE(IsValidUtf8("\x80"));                  // lone continuation
+  EXPECT_FALSE(IsValidUtf8("\xc3"));                                 // truncated
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));                             // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xe0\x80\xaf"));                         // overlong
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));                         // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));                     // above U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("\x80"));                                 // lone continuation
   EXPECT_FALSE(IsValidUtf8("\xff"));
 }
 

@@ -52,9 +52,12 @@ const EVP_MD* Sha256Evp() {
 
 const EVP_MD* EvpForAlgorithm(Digest::Algorithm algorithm) {
   switch (algorithm) {
-    case Digest::Algorithm::kMd5: return Md5Evp();
-    case Digest::Algorithm::kSha1: return Sha1Evp();
-    case Digest::Algorithm::kSha256: return Sha256Evp();
+    case Digest::Algorithm::kMd5:
+      return Md5Evp();
+    case Digest::Algorithm::kSha1:
+      return Sha1Evp();
+    case Digest::Algorithm::kSha256:
+      return Sha256Evp();
   }
   return Sha256Evp();
 }
@@ -144,8 +147,9 @@ std::string Hmac(const EVP_MD* md, std::string_view key, std::string_view data) 
   for (size_t i = 0; i < block; ++i) pad[i] = static_cast<char>(key_block[i] ^ 0x36);
   const unsigned int inner_length = DigestOf(md, {std::string_view(pad, block), data}, inner);
   for (size_t i = 0; i < block; ++i) pad[i] = static_cast<char>(key_block[i] ^ 0x5c);
-  const unsigned int length =
-      DigestOf(md, {std::string_view(pad, block), std::string_view(reinterpret_cast<char*>(inner), inner_length)}, out);
+  const unsigned int length = DigestOf(
+      md, {std::string_view(pad, block), std::string_view(reinterpret_cast<char*>(inner), inner_length)},
+      out);
   return std::string(reinterpret_cast<const char*>(out), length);
 }
 
@@ -267,8 +271,8 @@ T MultiplyModPoly(T a, T b, T poly) {
 template <typename T>
 T XPowerOfBytes(uint64_t length, T poly) {
   constexpr T kTopBit = T{1} << (sizeof(T) * 8 - 1);
-  T result = kTopBit;                 // x^0
-  T square = kTopBit >> 8;            // x^8: one byte
+  T result = kTopBit;       // x^0
+  T square = kTopBit >> 8;  // x^8: one byte
   while (length != 0) {
     if (length & 1) result = MultiplyModPoly<T>(result, square, poly);
     square = MultiplyModPoly<T>(square, square, poly);
@@ -380,22 +384,32 @@ uint64_t Crc64NvmeCombine(uint64_t crc_a, uint64_t crc_b, uint64_t length_b) {
 
 std::string_view ChecksumAlgorithmName(ChecksumAlgorithm algorithm) {
   switch (algorithm) {
-    case ChecksumAlgorithm::kCrc32: return "CRC32";
-    case ChecksumAlgorithm::kCrc32c: return "CRC32C";
-    case ChecksumAlgorithm::kCrc64Nvme: return "CRC64NVME";
-    case ChecksumAlgorithm::kSha1: return "SHA1";
-    case ChecksumAlgorithm::kSha256: return "SHA256";
+    case ChecksumAlgorithm::kCrc32:
+      return "CRC32";
+    case ChecksumAlgorithm::kCrc32c:
+      return "CRC32C";
+    case ChecksumAlgorithm::kCrc64Nvme:
+      return "CRC64NVME";
+    case ChecksumAlgorithm::kSha1:
+      return "SHA1";
+    case ChecksumAlgorithm::kSha256:
+      return "SHA256";
   }
   return "";
 }
 
 std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm) {
   switch (algorithm) {
-    case ChecksumAlgorithm::kCrc32: return "x-amz-checksum-crc32";
-    case ChecksumAlgorithm::kCrc32c: return "x-amz-checksum-crc32c";
-    case ChecksumAlgorithm::kCrc64Nvme: return "x-amz-checksum-crc64nvme";
-    case ChecksumAlgorithm::kSha1: return "x-amz-checksum-sha1";
-    case ChecksumAlgorithm::kSha256: return "x-amz-checksum-sha256";
+    case ChecksumAlgorithm::kCrc32:
+      return "x-amz-checksum-crc32";
+    case ChecksumAlgorithm::kCrc32c:
+      return "x-amz-checksum-crc32c";
+    case ChecksumAlgorithm::kCrc64Nvme:
+      return "x-amz-checksum-crc64nvme";
+    case ChecksumAlgorithm::kSha1:
+      return "x-amz-checksum-sha1";
+    case ChecksumAlgorithm::kSha256:
+      return "x-amz-checksum-sha256";
   }
   return "";
 }

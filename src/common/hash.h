@@ -45,8 +45,8 @@ Sha256Digest HmacSha256(std::string_view key, std::string_view data);
 std::string HmacSha1(std::string_view key, std::string_view data);  // raw 20 bytes
 
 // CRCs. `Update` functions take the running value (start with 0) and return the new one.
-uint32_t Crc32Update(uint32_t crc, const void* data, size_t size);    // IEEE / zlib
-uint32_t Crc32cUpdate(uint32_t crc, const void* data, size_t size);   // Castagnoli (SSE4.2 when present)
+uint32_t Crc32Update(uint32_t crc, const void* data, size_t size);      // IEEE / zlib
+uint32_t Crc32cUpdate(uint32_t crc, const void* data, size_t size);     // Castagnoli (SSE4.2 when present)
 uint64_t Crc64NvmeUpdate(uint64_t crc, const void* data, size_t size);  // poly 0xAD93D23594C93659 reflected
 // CRC of A||B from crc(A), crc(B) and len(B): lets multipart full-object checksums skip a re-read.
 uint32_t Crc32Combine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b);
@@ -55,8 +55,8 @@ uint64_t Crc64NvmeCombine(uint64_t crc_a, uint64_t crc_b, uint64_t length_b);
 
 // The x-amz-checksum-* algorithms.
 enum class ChecksumAlgorithm : uint8_t { kCrc32, kCrc32c, kCrc64Nvme, kSha1, kSha256 };
-std::string_view ChecksumAlgorithmName(ChecksumAlgorithm algorithm);   // "CRC32", "CRC32C", ...
-std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm);      // "x-amz-checksum-crc32", ...
+std::string_view ChecksumAlgorithmName(ChecksumAlgorithm algorithm);  // "CRC32", "CRC32C", ...
+std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm);     // "x-amz-checksum-crc32", ...
 // Parses "crc32", "CRC32C", "x-amz-checksum-sha256", ... (case-insensitive).
 std::optional<ChecksumAlgorithm> ParseChecksumAlgorithm(std::string_view name);
 

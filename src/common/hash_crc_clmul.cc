@@ -82,7 +82,7 @@ constexpr FoldKeys MakeFoldKeys(uint64_t poly, int width, int distance_bits) {
           ReflectBits(XPowModP(poly, width, distance_bits - 1), 64)};
 }
 
-constexpr int kLanes = 4;             // 128-bit lanes folded in parallel
+constexpr int kLanes = 4;  // 128-bit lanes folded in parallel
 constexpr int kLaneBytes = 16;
 constexpr int kStrideBytes = kLanes * kLaneBytes;
 static_assert(kStrideBytes == kClmulMinBytes, "the kernel needs one full stride to start");
@@ -137,11 +137,13 @@ SERAC_CLMUL_TARGET inline __m128i Load(const uint8_t* p) {
 SERAC_CLMUL_TARGET inline std::array<uint64_t, 2> ClmulScalar(uint64_t a, uint64_t b) {
   const __m128i product = _mm_clmulepi64_si128(_mm_cvtsi64_si128(static_cast<long long>(a)),
                                                _mm_cvtsi64_si128(static_cast<long long>(b)), 0x00);
-  return {static_cast<uint64_t>(_mm_cvtsi128_si64(product)), static_cast<uint64_t>(_mm_extract_epi64(product, 1))};
+  return {static_cast<uint64_t>(_mm_cvtsi128_si64(product)),
+          static_cast<uint64_t>(_mm_extract_epi64(product, 1))};
 }
 
 template <int kWidth>
-SERAC_CLMUL_TARGET uint64_t ClmulBlocks(const ClmulConstants& c, uint64_t state, const uint8_t* p, size_t size) {
+SERAC_CLMUL_TARGET uint64_t ClmulBlocks(const ClmulConstants& c, uint64_t state, const uint8_t* p,
+                                        size_t size) {
   // The first stride, with the incoming register XORed into the message's first W bits. Four
   // named lanes rather than an array: at -O2 an array stays in memory, in the dependency chain.
   static_assert(kLanes == 4);

@@ -87,7 +87,8 @@ TEST(HashTest, HmacRfc4231AndRfc2202) {
   const std::string block_size_test = "Test Using Larger Than Block-Size Key - Hash Key First";
   EXPECT_EQ(Hex(HmacSha256(std::string(131, '\xaa'), block_size_test)),
             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
-  EXPECT_EQ(HexEncode(HmacSha1(std::string(80, '\xaa'), block_size_test)), "aa4ae5e15272d00e95705637ce8a3b55ed402112");
+  EXPECT_EQ(HexEncode(HmacSha1(std::string(80, '\xaa'), block_size_test)),
+            "aa4ae5e15272d00e95705637ce8a3b55ed402112");
   std::string counting_key;
   for (int i = 0; i < 65; ++i) counting_key.push_back(static_cast<char>(i));
   EXPECT_EQ(Hex(HmacSha256(counting_key.substr(0, 64), "exactly one block")),
@@ -153,8 +154,8 @@ TEST(HashTest, CombineEqualsCrcOfConcatenation) {
     EXPECT_EQ(
         Crc32cCombine(Crc32cUpdate(0, a.data(), a.size()), Crc32cUpdate(0, b.data(), b.size()), b.size()),
         Crc32cUpdate(0, data.data(), data.size()));
-    EXPECT_EQ(Crc64NvmeCombine(Crc64NvmeUpdate(0, a.data(), a.size()),
-                               Crc64NvmeUpdate(0, b.data(), b.size()), b.size()),
+    EXPECT_EQ(Crc64NvmeCombine(Crc64NvmeUpdate(0, a.data(), a.size()), Crc64NvmeUpdate(0, b.data(), b.size()),
+                               b.size()),
               Crc64NvmeUpdate(0, data.data(), data.size()));
   }
 }
@@ -180,7 +181,8 @@ TEST(HashTest, CombineHandlesLongSecondPartWithoutReadingIt) {
 
 TEST(HashTest, CrcBothPathsGiveCheckValues) {
   EXPECT_EQ(hash_internal::Crc32Portable(0, kCheckInput.data(), kCheckInput.size()), 0xCBF43926u);
-  EXPECT_EQ(hash_internal::Crc64NvmePortable(0, kCheckInput.data(), kCheckInput.size()), 0xAE8B14860A799888ull);
+  EXPECT_EQ(hash_internal::Crc64NvmePortable(0, kCheckInput.data(), kCheckInput.size()),
+            0xAE8B14860A799888ull);
   if (!hash_internal::CpuHasClmul()) GTEST_SKIP() << "no PCLMULQDQ/SSE4.1 on this CPU";
   EXPECT_EQ(hash_internal::Crc32Clmul(0, kCheckInput.data(), kCheckInput.size()), 0xCBF43926u);
   EXPECT_EQ(hash_internal::Crc64NvmeClmul(0, kCheckInput.data(), kCheckInput.size()), 0xAE8B14860A799888ull);
@@ -199,7 +201,7 @@ TEST(HashTest, CrcClmulMatchesPortablePathOnEveryLength) {
   std::string data = RandomData(rng, 4096 + 64);
   for (size_t length = 0; length <= 4096; ++length) {
     const char* piece = data.data() + rng() % 64;  // every alignment
-    const uint64_t start = rng();                   // any running value, not just 0
+    const uint64_t start = rng();                  // any running value, not just 0
     ASSERT_EQ(hash_internal::Crc32Clmul(static_cast<uint32_t>(start), piece, length),
               hash_internal::Crc32Portable(static_cast<uint32_t>(start), piece, length))
         << "length " << length;
@@ -257,8 +259,8 @@ TEST(HashTest, CrcCombineAgreesWithClmulPath) {
     const size_t split = rng() % (data.size() + 1);
     const char* b = data.data() + split;
     const size_t length_b = data.size() - split;
-    EXPECT_EQ(Crc32Combine(hash_internal::Crc32Clmul(0, data.data(), split), hash_internal::Crc32Clmul(0, b, length_b),
-                           length_b),
+    EXPECT_EQ(Crc32Combine(hash_internal::Crc32Clmul(0, data.data(), split),
+                           hash_internal::Crc32Clmul(0, b, length_b), length_b),
               hash_internal::Crc32Portable(0, data.data(), data.size()));
     EXPECT_EQ(Crc64NvmeCombine(hash_internal::Crc64NvmeClmul(0, data.data(), split),
                                hash_internal::Crc64NvmeClmul(0, b, length_b), length_b),
@@ -280,10 +282,13 @@ TEST(HashTest, DISABLED_CrcThroughput) {
       sink = sink + run();
       best_seconds = std::min(best_seconds, static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC);
     }
-    std::printf("  %-22s %6.0f MB/s\n", name, static_cast<double>(data.size()) / 1e6 / std::max(best_seconds, 1e-6));
+    std::printf("  %-22s %6.0f MB/s\n", name,
+                static_cast<double>(data.size()) / 1e6 / std::max(best_seconds, 1e-6));
   };
-  measure("CRC32 portable", [&] { return uint64_t{hash_internal::Crc32Portable(0, data.data(), data.size())}; });
-  measure("CRC64NVME portable", [&] { return hash_internal::Crc64NvmePortable(0, data.data(), data.size()); });
+  measure("CRC32 portable",
+          [&] { return uint64_t{hash_internal::Crc32Portable(0, data.data(), data.size())}; });
+  measure("CRC64NVME portable",
+          [&] { return hash_internal::Crc64NvmePortable(0, data.data(), data.size()); });
   if (hash_internal::CpuHasClmul()) {
     measure("CRC32 clmul", [&] { return uint64_t{hash_internal::Crc32Clmul(0, data.data(), data.size())}; });
     measure("CRC64NVME clmul", [&] { return hash_internal::Crc64NvmeClmul(0, data.data(), data.size()); });

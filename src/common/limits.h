@@ -21,90 +21,103 @@ inline constexpr uint64_t kJsonRequestBodyBytesMax = 16 * kMiB;  // catalog requ
 // Arrays and objects inside one another in any JSON text serac parses (request bodies, metadata
 // files, policies): Jackson's default, so whatever a Java engine writes, serac reads.
 inline constexpr uint32_t kJsonNestingDepthMax = 1000;
-inline constexpr uint32_t kConnectionsMax = 4096;                // open client connections
-inline constexpr auto kIdleConnectionTimeout = std::chrono::seconds(60);   // keep-alive wait for next request
-inline constexpr auto kHeaderReadTimeout = std::chrono::seconds(30);       // first byte to end of headers
-inline constexpr auto kBodyStallTimeout = std::chrono::seconds(60);        // no body progress for this long
-inline constexpr auto kResponseStallTimeout = std::chrono::seconds(60);    // client reads nothing for this long
-inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);     // in-flight requests on SIGTERM
-inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                     // per-request streaming buffer
-inline constexpr uint64_t kBackgroundDigestBodyBytesMin = 4 * kMiB;  // bodies this large are hashed on a second thread
-inline constexpr uint64_t kBackgroundDigestStageBytes = 1 * kMiB;    // bytes handed to that thread at a time
+inline constexpr uint32_t kConnectionsMax = 4096;                         // open client connections
+inline constexpr auto kIdleConnectionTimeout = std::chrono::seconds(60);  // keep-alive wait for next request
+inline constexpr auto kHeaderReadTimeout = std::chrono::seconds(30);      // first byte to end of headers
+inline constexpr auto kBodyStallTimeout = std::chrono::seconds(60);       // no body progress for this long
+inline constexpr auto kResponseStallTimeout = std::chrono::seconds(60);  // client reads nothing for this long
+inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);   // in-flight requests on SIGTERM
+inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                   // per-request streaming buffer
+inline constexpr uint64_t kBackgroundDigestBodyBytesMin =
+    4 * kMiB;  // bodies this large are hashed on a second thread
+inline constexpr uint64_t kBackgroundDigestStageBytes = 1 * kMiB;  // bytes handed to that thread at a time
 inline constexpr uint64_t kAccessLogBufferBytesMax = 64 * kKiB;  // access-log lines held before one write(2)
-inline constexpr auto kAccessLogFlushInterval = std::chrono::milliseconds(100);  // longest an access line waits
+inline constexpr auto kAccessLogFlushInterval =
+    std::chrono::milliseconds(100);  // longest an access line waits
 
 // Outgoing HTTP (http::Send: the CLI, the sync catalog client).
-inline constexpr auto kHttpClientConnectTimeout = std::chrono::seconds(10);   // resolve + connect + TLS handshake
-inline constexpr auto kHttpClientRequestTimeout = std::chrono::seconds(120);  // whole exchange, connect included
-inline constexpr uint64_t kHttpClientResponseHeaderBytesMax = 64 * kKiB;     // status line + response headers
-inline constexpr uint64_t kHttpClientResponseBodyBytesMax = 64 * kMiB;       // default cap on a buffered response body
-inline constexpr uint32_t kCliListPagesMax = 10000;                        // pages one `serac ... list` follows
+inline constexpr auto kHttpClientConnectTimeout =
+    std::chrono::seconds(10);  // resolve + connect + TLS handshake
+inline constexpr auto kHttpClientRequestTimeout =
+    std::chrono::seconds(120);                                            // whole exchange, connect included
+inline constexpr uint64_t kHttpClientResponseHeaderBytesMax = 64 * kKiB;  // status line + response headers
+inline constexpr uint64_t kHttpClientResponseBodyBytesMax =
+    64 * kMiB;                                       // default cap on a buffered response body
+inline constexpr uint32_t kCliListPagesMax = 10000;  // pages one `serac ... list` follows
 
 // Blob storage.
-inline constexpr uint64_t kBlobWriteBufferBytes = 1 * kMiB;   // a blob writer gathers appends up to this before write(2)
-inline constexpr uint64_t kBlobWriteBackStepBytes = 8 * kMiB;  // a blob writer starts disk write-back every this many bytes
-inline constexpr uint64_t kBlobCopyChunkBytes = 8 * kMiB;    // one copy_file_range / read-write step of CreateFromRange
-inline constexpr uint64_t kUnreadBodyDrainBytesMax = 64 * kKiB;            // unread request body discarded to keep a connection
-inline constexpr auto kLingeringCloseTimeout = std::chrono::seconds(2);    // read-and-discard after our FIN so the peer sees the response
+inline constexpr uint64_t kBlobWriteBufferBytes =
+    1 * kMiB;  // a blob writer gathers appends up to this before write(2)
+inline constexpr uint64_t kBlobWriteBackStepBytes =
+    8 * kMiB;  // a blob writer starts disk write-back every this many bytes
+inline constexpr uint64_t kBlobCopyChunkBytes =
+    8 * kMiB;  // one copy_file_range / read-write step of CreateFromRange
+inline constexpr uint64_t kUnreadBodyDrainBytesMax =
+    64 * kKiB;  // unread request body discarded to keep a connection
+inline constexpr auto kLingeringCloseTimeout =
+    std::chrono::seconds(2);  // read-and-discard after our FIN so the peer sees the response
 
 // S3 objects.
-inline constexpr uint64_t kObjectKeyBytesMax = 1024;               // UTF-8 bytes of an object key
-inline constexpr uint64_t kObjectBytesMax = 5 * kTiB;              // one object (multipart)
-inline constexpr uint64_t kSinglePutBytesMax = 5 * kGiB;           // one PutObject or UploadPart body
-inline constexpr uint64_t kPartBytesMin = 5 * kMiB;                // every multipart part but the last
-inline constexpr uint32_t kPartNumberMax = 10000;                  // part numbers 1..10000
+inline constexpr uint64_t kObjectKeyBytesMax = 1024;      // UTF-8 bytes of an object key
+inline constexpr uint64_t kObjectBytesMax = 5 * kTiB;     // one object (multipart)
+inline constexpr uint64_t kSinglePutBytesMax = 5 * kGiB;  // one PutObject or UploadPart body
+inline constexpr uint64_t kPartBytesMin = 5 * kMiB;       // every multipart part but the last
+inline constexpr uint32_t kPartNumberMax = 10000;         // part numbers 1..10000
 inline constexpr uint32_t kPartsPerUploadMax = 10000;
-inline constexpr uint32_t kKeysPerListMax = 1000;                  // max-keys / max-uploads / max-parts cap
-inline constexpr uint32_t kKeysPerDeleteMax = 1000;                // DeleteObjects batch
-inline constexpr uint64_t kUserMetadataBytesMax = 2 * kKiB;        // all x-amz-meta-* names and values
-inline constexpr uint64_t kInlineObjectBytesMax = 64 * kKiB;       // objects this small live in the MetaStore row
-inline constexpr uint32_t kTagsPerObjectMax = 10;                  // object tags (x-amz-tagging, PutObjectTagging)
+inline constexpr uint32_t kKeysPerListMax = 1000;             // max-keys / max-uploads / max-parts cap
+inline constexpr uint32_t kKeysPerDeleteMax = 1000;           // DeleteObjects batch
+inline constexpr uint64_t kUserMetadataBytesMax = 2 * kKiB;   // all x-amz-meta-* names and values
+inline constexpr uint64_t kInlineObjectBytesMax = 64 * kKiB;  // objects this small live in the MetaStore row
+inline constexpr uint32_t kTagsPerObjectMax = 10;             // object tags (x-amz-tagging, PutObjectTagging)
 inline constexpr uint32_t kTagKeyBytesMax = 128;
 inline constexpr uint32_t kTagValueBytesMax = 256;
 inline constexpr uint32_t kBucketNameBytesMin = 3;
 inline constexpr uint32_t kBucketNameBytesMax = 63;
 
 // Metadata store.
-inline constexpr uint32_t kMetaWriteBatchMax = 256;           // writes sharing one group-commit transaction
+inline constexpr uint32_t kMetaWriteBatchMax = 256;  // writes sharing one group-commit transaction
 inline constexpr auto kMetaBusyTimeout = std::chrono::seconds(5);  // wait for a SQLite lock before failing
-inline constexpr uint32_t kMetaIdleReadConnectionsMax = 8;    // read connections kept open when idle
+inline constexpr uint32_t kMetaIdleReadConnectionsMax = 8;         // read connections kept open when idle
 
 // Authentication.
 inline constexpr auto kClockSkewMax = std::chrono::minutes(15);
 inline constexpr auto kPresignedExpiryMax = std::chrono::seconds(604800);  // 7 days
-inline constexpr uint64_t kAwsChunkSizeMin = 8 * kKiB;            // non-final aws-chunked chunk
-inline constexpr uint64_t kAwsChunkHeaderBytesMax = 4 * kKiB;      // "<hex>;chunk-signature=...\r\n"
-inline constexpr uint64_t kAwsTrailerBytesMax = 16 * kKiB;         // all trailer lines
-inline constexpr uint64_t kSigningKeyCacheEntriesMax = 4096;       // derived SigV4 keys kept (per key, day, region, service)
-inline constexpr uint64_t kPolicyDocumentBytesMax = 20 * kKiB;    // one IAM policy document (JSON text)
-inline constexpr uint32_t kPolicyStatementsMax = 100;              // statements in one policy document
-inline constexpr auto kIamRefreshInterval = std::chrono::seconds(1);  // how stale another server's IAM change may be here
-inline constexpr uint32_t kIamUsersMax = 10000;                       // IAM users in one deployment
-inline constexpr uint32_t kIamAccessKeysPerUserMax = 100;             // access keys of one IAM user
-inline constexpr uint32_t kIamPoliciesMax = 10000;                    // stored IAM policies
-inline constexpr auto kBearerTokenTtlDefault = std::chrono::hours(1);     // OAuth2 access tokens (--token-ttl)
+inline constexpr uint64_t kAwsChunkSizeMin = 8 * kKiB;                     // non-final aws-chunked chunk
+inline constexpr uint64_t kAwsChunkHeaderBytesMax = 4 * kKiB;              // "<hex>;chunk-signature=...\r\n"
+inline constexpr uint64_t kAwsTrailerBytesMax = 16 * kKiB;                 // all trailer lines
+inline constexpr uint64_t kSigningKeyCacheEntriesMax =
+    4096;  // derived SigV4 keys kept (per key, day, region, service)
+inline constexpr uint64_t kPolicyDocumentBytesMax = 20 * kKiB;  // one IAM policy document (JSON text)
+inline constexpr uint32_t kPolicyStatementsMax = 100;           // statements in one policy document
+inline constexpr auto kIamRefreshInterval =
+    std::chrono::seconds(1);                     // how stale another server's IAM change may be here
+inline constexpr uint32_t kIamUsersMax = 10000;  // IAM users in one deployment
+inline constexpr uint32_t kIamAccessKeysPerUserMax = 100;                // access keys of one IAM user
+inline constexpr uint32_t kIamPoliciesMax = 10000;                       // stored IAM policies
+inline constexpr auto kBearerTokenTtlDefault = std::chrono::hours(1);    // OAuth2 access tokens (--token-ttl)
 inline constexpr auto kBearerTokenTtlMax = std::chrono::hours(24 * 30);  // largest --token-ttl
-inline constexpr auto kSessionCredentialsTtlDefault = std::chrono::hours(1);  // vended credentials (--vended-credential-ttl)
+inline constexpr auto kSessionCredentialsTtlDefault =
+    std::chrono::hours(1);  // vended credentials (--vended-credential-ttl)
 // Shortest --vended-credential-ttl. AWS STS grants at least 900 s; serac allows one second so that
 // tests can watch credentials expire.
 inline constexpr auto kSessionCredentialsTtlMin = std::chrono::seconds(1);
 inline constexpr auto kSessionCredentialsTtlMax = std::chrono::hours(12);  // longest, as AWS STS AssumeRole
-inline constexpr uint64_t kOAuthTokenRequestBodyBytesMax = 64 * kKiB;  // form body of a token request
-inline constexpr uint64_t kBearerTokenBytesMax = 1 * kKiB;   // an OAuth2 bearer token serac accepts
-inline constexpr uint64_t kSessionTokenBytesMax = 4 * kKiB;  // a session token (x-amz-security-token)
-inline constexpr uint64_t kTokenAccessKeyBytesMax = 128;     // the access key named inside a token
-inline constexpr uint64_t kServerKeyFileBytesMax = 1 * kKiB;  // the server key file (one base64 line)
-inline constexpr uint64_t kAdminRequestBodyBytesMax = 64 * kKiB;      // one /_serac/admin request body
+inline constexpr uint64_t kOAuthTokenRequestBodyBytesMax = 64 * kKiB;      // form body of a token request
+inline constexpr uint64_t kBearerTokenBytesMax = 1 * kKiB;        // an OAuth2 bearer token serac accepts
+inline constexpr uint64_t kSessionTokenBytesMax = 4 * kKiB;       // a session token (x-amz-security-token)
+inline constexpr uint64_t kTokenAccessKeyBytesMax = 128;          // the access key named inside a token
+inline constexpr uint64_t kServerKeyFileBytesMax = 1 * kKiB;      // the server key file (one base64 line)
+inline constexpr uint64_t kAdminRequestBodyBytesMax = 64 * kKiB;  // one /_serac/admin request body
 
 // Server start-up and housekeeping.
-inline constexpr uint32_t kRootAccessKeyBytesMin = 3;        // SERAC_ROOT_USER
+inline constexpr uint32_t kRootAccessKeyBytesMin = 3;  // SERAC_ROOT_USER
 inline constexpr uint32_t kRootAccessKeyBytesMax = 128;
-inline constexpr uint32_t kRootSecretKeyBytesMin = 8;        // SERAC_ROOT_PASSWORD
+inline constexpr uint32_t kRootSecretKeyBytesMin = 8;  // SERAC_ROOT_PASSWORD
 inline constexpr uint32_t kRootSecretKeyBytesMax = 128;
-inline constexpr uint32_t kGeneratedAccessKeyBytes = 20;     // first-start root access key
-inline constexpr uint32_t kGeneratedSecretKeyBytes = 40;     // first-start root secret key
+inline constexpr uint32_t kGeneratedAccessKeyBytes = 20;  // first-start root access key
+inline constexpr uint32_t kGeneratedSecretKeyBytes = 40;  // first-start root secret key
 inline constexpr uint64_t kRootCredentialsFileBytesMax = 4 * kKiB;
-inline constexpr uint32_t kGarbageBatchMax = 256;            // blobs removed per GC round
+inline constexpr uint32_t kGarbageBatchMax = 256;  // blobs removed per GC round
 inline constexpr auto kGarbageCollectionInterval = std::chrono::seconds(1);
 
 // Iceberg metadata. Java Iceberg sets none of these; they keep one client from making every later
@@ -112,27 +125,36 @@ inline constexpr auto kGarbageCollectionInterval = std::chrono::seconds(1);
 // far above what engines write: AWS Glue, for comparison, caps a table parameter at 512,000 bytes.
 inline constexpr uint32_t kIcebergTypeNestingDepthMax = 100;  // struct/list/map levels in one schema
 inline constexpr uint32_t kIcebergSchemaFieldsMax = 32768;    // fields in one schema, nested ones included
-inline constexpr uint64_t kIcebergPropertyKeyBytesMax = 4 * kKiB;     // one table or view property name
+inline constexpr uint64_t kIcebergPropertyKeyBytesMax = 4 * kKiB;      // one table or view property name
 inline constexpr uint64_t kIcebergPropertyValueBytesMax = 512 * kKiB;  // one table or view property value
-inline constexpr uint64_t kIcebergPropertiesBytesMax = 1 * kMiB;       // all property names and values of one table or view
+inline constexpr uint64_t kIcebergPropertiesBytesMax =
+    1 * kMiB;  // all property names and values of one table or view
 // The part of a table's metadata that each commit writes anew (everything but the history of
 // snapshots and logs, which versions share): schemas, specs, sort orders, properties, refs,
 // statistics and the newest history entries.
 inline constexpr uint64_t kIcebergMetadataRewrittenBytesMax = 16 * kMiB;
 
 // Iceberg REST catalog.
-inline constexpr uint32_t kCatalogCommitRetriesMax = 32;          // server-side retries of a commit that lost a race
-inline constexpr uint32_t kCatalogPageSizeMax = 1000;             // namespaces / tables / views / warehouses per page
+inline constexpr uint32_t kCatalogCommitRetriesMax = 32;  // server-side retries of a commit that lost a race
+inline constexpr uint32_t kCatalogPageSizeMax = 1000;     // namespaces / tables / views / warehouses per page
 inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table changes in one transactions/commit
-inline constexpr uint32_t kCatalogUpdatesPerCommitMax = 1000;     // requirements and updates in one table or view commit
-inline constexpr uint64_t kCatalogMetadataFileBytesMax = 64 * kMiB;   // one table or view metadata JSON file, read or written
+inline constexpr uint32_t kCatalogUpdatesPerCommitMax =
+    1000;  // requirements and updates in one table or view commit
+inline constexpr uint64_t kCatalogMetadataFileBytesMax =
+    64 * kMiB;  // one table or view metadata JSON file, read or written
 inline constexpr uint32_t kCatalogMetadataCacheEntriesMax = 1024;  // parsed metadata files kept in memory
-inline constexpr uint64_t kCatalogMetadataCacheBytesMax = 256 * kMiB;  // parsed table (and, apart, view) metadata kept in memory
-inline constexpr uint32_t kCatalogEntityCacheEntriesMax = 16384;  // table/view index rows kept in memory for lookups
-inline constexpr uint32_t kCatalogMetadataTextCacheEntriesMax = 256;  // serialised table documents kept for loads
+inline constexpr uint64_t kCatalogMetadataCacheBytesMax =
+    256 * kMiB;  // parsed table (and, apart, view) metadata kept in memory
+inline constexpr uint32_t kCatalogEntityCacheEntriesMax =
+    16384;  // table/view index rows kept in memory for lookups
+inline constexpr uint32_t kCatalogMetadataTextCacheEntriesMax =
+    256;  // serialised table documents kept for loads
 inline constexpr uint64_t kCatalogMetadataTextCacheBytesMax = 128 * kMiB;  // bytes of those documents
-inline constexpr uint64_t kCatalogInlineMetadataBytesMax = 1 * kMiB;  // metadata files this small live in the index row
-inline constexpr uint32_t kCatalogHistoryCutCacheEntriesMax = 1024;  // tables whose last cut into pieces is kept
-inline constexpr uint64_t kCatalogHistoryCutCacheBytesMax = 96 * kMiB;  // bytes of those cuts (chunk texts, entries, runs)
+inline constexpr uint64_t kCatalogInlineMetadataBytesMax =
+    1 * kMiB;  // metadata files this small live in the index row
+inline constexpr uint32_t kCatalogHistoryCutCacheEntriesMax =
+    1024;  // tables whose last cut into pieces is kept
+inline constexpr uint64_t kCatalogHistoryCutCacheBytesMax =
+    96 * kMiB;  // bytes of those cuts (chunk texts, entries, runs)
 
 }  // namespace serac::limits

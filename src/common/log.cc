@@ -21,10 +21,14 @@ std::atomic<Level> g_level{Level::kInfo};
 
 std::string_view LevelName(Level level) {
   switch (level) {
-    case Level::kDebug: return "DEBUG";
-    case Level::kInfo: return "INFO";
-    case Level::kWarn: return "WARN";
-    case Level::kError: return "ERROR";
+    case Level::kDebug:
+      return "DEBUG";
+    case Level::kInfo:
+      return "INFO";
+    case Level::kWarn:
+      return "WARN";
+    case Level::kError:
+      return "ERROR";
   }
   return "?";
 }

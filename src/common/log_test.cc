@@ -92,13 +92,15 @@ TEST_F(LogTest, BufferedLinesAreWrittenWithinTheFlushInterval) {
 
 TEST_F(LogTest, AFullBufferIsWrittenAtOnce) {
   const std::string message(1000, 'x');
-  const size_t line_bytes = FormatIso8601(Now()).size() + std::string_view(" INFO ").size() + message.size() + 1;
+  const size_t line_bytes =
+      FormatIso8601(Now()).size() + std::string_view(" INFO ").size() + message.size() + 1;
   const size_t lines = (limits::kAccessLogBufferBytesMax + line_bytes - 1) / line_bytes;
   for (size_t i = 0; i < lines; ++i) log::WriteBuffered(log::Level::kInfo, message);
   // No Flush() and no wait: the line that filled the buffer wrote all of them.
   const std::string text = Written();
   size_t found = 0;
-  for (size_t at = text.find(message); at != std::string::npos; at = text.find(message, at + message.size())) {
+  for (size_t at = text.find(message); at != std::string::npos;
+       at = text.find(message, at + message.size())) {
     ++found;
   }
   EXPECT_EQ(found, lines);

@@ -39,7 +39,8 @@ class LruCache {
   // values it replaces or evicts are returned rather than released under the lock (readers wait
   // on it), so that a caller on a request's path may keep them until it has answered: freeing a
   // large parsed document takes a while.
-  std::vector<std::shared_ptr<const V>> Put(const std::string& key, std::shared_ptr<const V> value, uint64_t bytes) {
+  std::vector<std::shared_ptr<const V>> Put(const std::string& key, std::shared_ptr<const V> value,
+                                            uint64_t bytes) {
     std::vector<std::shared_ptr<const V>> released;
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = index_.find(key); it != index_.end()) {
@@ -75,7 +76,7 @@ class LruCache {
   std::mutex mutex_;
   std::list<Entry> order_;  // guarded by mutex_; most recently used first
   std::unordered_map<std::string, typename std::list<Entry>::iterator> index_;  // guarded by mutex_
-  uint64_t bytes_ = 0;  // guarded by mutex_
+  uint64_t bytes_ = 0;                                                          // guarded by mutex_
 };
 
 }  // namespace serac

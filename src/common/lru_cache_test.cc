@@ -7,7 +7,9 @@
 namespace serac {
 namespace {
 
-std::shared_ptr<const std::string> Value(const std::string& text) { return std::make_shared<const std::string>(text); }
+std::shared_ptr<const std::string> Value(const std::string& text) {
+  return std::make_shared<const std::string>(text);
+}
 
 TEST(LruCacheTest, EvictsTheLeastRecentlyUsedBeyondTheEntryBound) {
   LruCache<std::string> cache(2, 1000);

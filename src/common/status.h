@@ -29,13 +29,13 @@ enum class ErrorCode : uint8_t {
   kInvalidRange,        // unsatisfiable Range (416)
   kNotImplemented,      // a feature serac does not offer (501)
   // Authentication and authorisation.
-  kUnknownAccessKey,       // InvalidAccessKeyId (403)
-  kSignatureMismatch,      // SignatureDoesNotMatch (403)
-  kAuthHeaderMalformed,    // AuthorizationHeaderMalformed / AuthorizationQueryParametersError (400)
-  kRequestTimeTooSkewed,   // more than limits::kClockSkewMax off (403)
-  kExpired,                // presigned URL or token expired (403)
-  kAccessDenied,           // authenticated but not allowed, or anonymous (403)
-  kMissingContentLength,   // 411
+  kUnknownAccessKey,      // InvalidAccessKeyId (403)
+  kSignatureMismatch,     // SignatureDoesNotMatch (403)
+  kAuthHeaderMalformed,   // AuthorizationHeaderMalformed / AuthorizationQueryParametersError (400)
+  kRequestTimeTooSkewed,  // more than limits::kClockSkewMax off (403)
+  kExpired,               // presigned URL or token expired (403)
+  kAccessDenied,          // authenticated but not allowed, or anonymous (403)
+  kMissingContentLength,  // 411
   // Integrity.
   kBadDigest,              // Content-MD5 or x-amz-checksum-* mismatch (400)
   kContentSha256Mismatch,  // XAmzContentSHA256Mismatch (400)
@@ -72,8 +72,8 @@ inline Status Error(ErrorCode code, std::string message) { return Status(code, s
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
-  Result(Status status) : state_(std::move(status)) {}    // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
+  Result(Status status) : state_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(state_); }
   const Status& status() const {
@@ -95,9 +95,9 @@ class [[nodiscard]] Result {
 }  // namespace serac
 
 // Propagate a non-OK Status from an expression returning Status.
-#define SERAC_RETURN_IF_ERROR(expr)          \
-  do {                                       \
-    ::serac::Status serac_status_ = (expr);  \
+#define SERAC_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::serac::Status serac_status_ = (expr);        \
     if (!serac_status_.ok()) return serac_status_; \
   } while (0)
 

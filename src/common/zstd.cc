@@ -21,7 +21,8 @@ ZSTD_CCtx* ThreadContext() {
 
 std::string Compress(std::string_view input, int level) {
   std::string frame(ZSTD_compressBound(input.size()), '\0');
-  size_t written = ZSTD_compressCCtx(ThreadContext(), frame.data(), frame.size(), input.data(), input.size(), level);
+  size_t written =
+      ZSTD_compressCCtx(ThreadContext(), frame.data(), frame.size(), input.data(), input.size(), level);
   // The destination is as large as the bound zstd gives, so only a missing context fails.
   frame.resize(ZSTD_isError(written) ? 0 : written);
   return frame;
@@ -30,8 +31,8 @@ std::string Compress(std::string_view input, int level) {
 Result<std::string> Decompress(std::string_view frame, size_t size) {
   unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
   if (content != size) {
-    return Error(ErrorCode::kInternal, "compressed text does not hold the size it should (" + std::to_string(size) +
-                                           " bytes)");
+    return Error(ErrorCode::kInternal,
+                 "compressed text does not hold the size it should (" + std::to_string(size) + " bytes)");
   }
   std::string bytes(size, '\0');
   size_t read = ZSTD_decompress(bytes.data(), bytes.size(), frame.data(), frame.size());

@@ -9,7 +9,8 @@ namespace {
 
 TEST(ZstdTest, AFrameComesBackAsTheBytesItHolds) {
   std::string text;
-  for (int i = 0; i < 500; ++i) text += R"({"metadata-file":"s3://w/t/metadata/)" + std::to_string(i) + R"(.json"},)";
+  for (int i = 0; i < 500; ++i)
+    text += R"({"metadata-file":"s3://w/t/metadata/)" + std::to_string(i) + R"(.json"},)";
   std::string frame = Compress(text, 1);
   EXPECT_LT(frame.size() * 4, text.size());  // repetitive JSON shrinks several times over
   Result<std::string> back = Decompress(frame, text.size());

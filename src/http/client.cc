@@ -7,6 +7,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -14,8 +15,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-
-#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -49,7 +48,9 @@ Result<uint16_t> ParsePort(std::string_view text, std::string_view url) {
 
 // Splits "host", "host:port", "[v6]" or "[v6]:port" into `url`.
 Status ParseAuthority(std::string_view authority, std::string_view whole, Url& url) {
-  auto bad = [whole](const std::string& why) { return Error(ErrorCode::kInvalidArgument, why + ": " + std::string(whole)); };
+  auto bad = [whole](const std::string& why) {
+    return Error(ErrorCode::kInvalidArgument, why + ": " + std::string(whole));
+  };
   if (authority.find('@') != std::string_view::npos) return bad("user-info in URLs is not supported");
   std::string_view port_text;
   if (!authority.empty() && authority.front() == '[') {
@@ -177,8 +178,7 @@ class Exchange {
       if (set != 1) return Error(ErrorCode::kInvalidArgument, "cannot verify host name " + url_.host);
     }
     auto shaken = RunStep(
-        connect_deadline_,
-        [&](auto done) { stream.async_handshake(asio::ssl::stream_base::client, done); },
+        connect_deadline_, [&](auto done) { stream.async_handshake(asio::ssl::stream_base::client, done); },
         [&stream] { beast::get_lowest_layer(stream).close(); });
     if (!shaken) return TimedOut("TLS handshake with");
     if (*shaken) {
@@ -197,9 +197,11 @@ class Exchange {
     message.version(11);
     for (const Header& header : request_.headers) message.insert(header.name, header.value);
     if (message.find(bhttp::field::host) == message.end()) message.set(bhttp::field::host, url_.HostHeader());
-    if (message.find(bhttp::field::user_agent) == message.end()) message.set(bhttp::field::user_agent, "serac");
+    if (message.find(bhttp::field::user_agent) == message.end())
+      message.set(bhttp::field::user_agent, "serac");
     // One request per connection: saying so lets the server close at once.
-    if (message.find(bhttp::field::connection) == message.end()) message.set(bhttp::field::connection, "close");
+    if (message.find(bhttp::field::connection) == message.end())
+      message.set(bhttp::field::connection, "close");
     message.body() = request_.body;
     message.content_length(request_.body.size());
     return message;
@@ -208,30 +210,35 @@ class Exchange {
   Status ReadFailure(const SystemError& error) const {
     if (error == bhttp::error::body_limit) {
       return Error(ErrorCode::kLimitExceeded, "response body from " + endpoint_ + " exceeds " +
-                                                  std::to_string(request_.response_body_bytes_max) + " bytes");
+                                                  std::to_string(request_.response_body_bytes_max) +
+                                                  " bytes");
     }
     if (error == bhttp::error::header_limit) {
-      return Error(ErrorCode::kLimitExceeded, "response head from " + endpoint_ +
-                                                  " exceeds limits::kHttpClientResponseHeaderBytesMax");
+      return Error(ErrorCode::kLimitExceeded,
+                   "response head from " + endpoint_ + " exceeds limits::kHttpClientResponseHeaderBytesMax");
     }
-    return Error(ErrorCode::kUnavailable, "reading the response from " + endpoint_ + " failed: " + error.message());
+    return Error(ErrorCode::kUnavailable,
+                 "reading the response from " + endpoint_ + " failed: " + error.message());
   }
 
   template <typename Stream>
   Result<ClientResponse> WriteAndRead(Stream& stream) {
     auto abort = [&stream] { beast::get_lowest_layer(stream).close(); };
     bhttp::request<bhttp::string_body> message = BuildMessage();
-    auto written = RunStep(deadline_, [&](auto done) { bhttp::async_write(stream, message, done); }, abort);
+    auto written = RunStep(
+        deadline_, [&](auto done) { bhttp::async_write(stream, message, done); }, abort);
     if (!written) return TimedOut("sending the request to");
     if (*written) {
-      return Error(ErrorCode::kUnavailable, "sending the request to " + endpoint_ + " failed: " + written->message());
+      return Error(ErrorCode::kUnavailable,
+                   "sending the request to " + endpoint_ + " failed: " + written->message());
     }
     bhttp::response_parser<bhttp::string_body> parser;
     parser.header_limit(static_cast<uint32_t>(limits::kHttpClientResponseHeaderBytesMax));
     parser.body_limit(request_.response_body_bytes_max);
     if (request_.method == "HEAD") parser.skip(true);
     beast::flat_buffer buffer;
-    auto read = RunStep(deadline_, [&](auto done) { bhttp::async_read(stream, buffer, parser, done); }, abort);
+    auto read = RunStep(
+        deadline_, [&](auto done) { bhttp::async_read(stream, buffer, parser, done); }, abort);
     if (!read) return TimedOut("waiting for the response from");
     if (*read) return ReadFailure(*read);
     return ToResponse(parser.release());

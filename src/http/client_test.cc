@@ -86,9 +86,9 @@ TEST(ParseUrlTest, Ipv6Literal) {
 }
 
 TEST(ParseUrlTest, RejectsWhatItCannotSend) {
-  for (const char* bad : {"ftp://host/", "host:9000", "http://", "http://user@host/", "http://host:0/",
-                          "http://host:70000/", "http://host:/", "http://[::1/", "http://host/#frag",
-                          "http://host:9x/"}) {
+  for (const char* bad :
+       {"ftp://host/", "host:9000", "http://", "http://user@host/", "http://host:0/", "http://host:70000/",
+        "http://host:/", "http://[::1/", "http://host/#frag", "http://host:9x/"}) {
     Result<Url> url = ParseUrl(bad);
     EXPECT_FALSE(url.ok()) << bad;
     if (!url.ok()) {
@@ -197,10 +197,10 @@ class TlsClientTest : public ClientTest {
   void SetUp() override {
     directory_ = std::filesystem::temp_directory_path() / ("serac_http_client_" + std::to_string(::getpid()));
     std::filesystem::create_directories(directory_);
-    std::string command = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
-                          "-subj /CN=localhost -addext subjectAltName=DNS:localhost -keyout " +
-                          (directory_ / "key.pem").string() + " -out " + (directory_ / "cert.pem").string() +
-                          " 2>/dev/null";
+    std::string command =
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
+        "-subj /CN=localhost -addext subjectAltName=DNS:localhost -keyout " +
+        (directory_ / "key.pem").string() + " -out " + (directory_ / "cert.pem").string() + " 2>/dev/null";
     ASSERT_EQ(std::system(command.c_str()), 0);
     ServerOptions options;
     options.tls_cert_file = (directory_ / "cert.pem").string();
@@ -220,7 +220,8 @@ TEST_F(TlsClientTest, UntrustedCertificateIsRefused) {
   Result<ClientResponse> response = Send(request);
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.status().code(), ErrorCode::kUnavailable);
-  EXPECT_NE(response.status().message().find("TLS handshake"), std::string::npos) << response.status().message();
+  EXPECT_NE(response.status().message().find("TLS handshake"), std::string::npos)
+      << response.status().message();
 }
 
 TEST_F(TlsClientTest, TrustedCaFileVerifies) {

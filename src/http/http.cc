@@ -12,8 +12,7 @@ namespace {
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
       return false;
     }
   }
@@ -48,9 +47,9 @@ std::vector<std::string_view> Request::FindHeaders(std::string_view name) const 
 Result<std::string> BodyReader::ReadAll(uint64_t bytes_max) {
   std::optional<uint64_t> announced = content_length();
   if (announced && *announced > bytes_max) {
-    return Error(ErrorCode::kLimitExceeded,
-                 "request body of " + std::to_string(*announced) + " bytes exceeds the limit of " +
-                     std::to_string(bytes_max) + " bytes");
+    return Error(ErrorCode::kLimitExceeded, "request body of " + std::to_string(*announced) +
+                                                " bytes exceeds the limit of " + std::to_string(bytes_max) +
+                                                " bytes");
   }
   std::string body;
   if (announced) body.reserve(static_cast<size_t>(*announced));

@@ -25,14 +25,14 @@ struct Header {
 };
 
 struct Request {
-  std::string method;        // "GET", "PUT", ...
-  std::string target;        // raw request-target as received: "/bucket/key%20x?uploads"
-  std::string path;          // raw (still percent-encoded) path part of target
-  std::string query;         // raw query string without '?', may be empty
+  std::string method;  // "GET", "PUT", ...
+  std::string target;  // raw request-target as received: "/bucket/key%20x?uploads"
+  std::string path;    // raw (still percent-encoded) path part of target
+  std::string query;   // raw query string without '?', may be empty
   std::vector<Header> headers;
   std::string remote_address;  // "127.0.0.1:54321"
   bool tls = false;
-  std::string request_id;    // x-amz-request-id assigned by the server
+  std::string request_id;  // x-amz-request-id assigned by the server
 
   // Case-insensitive lookup of the first header with this name.
   const std::string* FindHeader(std::string_view name) const;

@@ -10,8 +10,8 @@
 namespace serac::http {
 namespace {
 
-constexpr std::array<double, 13> kDurationBucketsSeconds = {
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+constexpr std::array<double, 13> kDurationBucketsSeconds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                            0.25,  0.5,    1,     2.5,  5,     10};
 
 struct OperationStats {
   std::map<int, uint64_t> requests_by_status;
@@ -60,8 +60,8 @@ struct Metrics::Impl {
 Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
 Metrics::~Metrics() = default;
 
-void Metrics::RecordRequest(std::string_view operation, int status, uint64_t bytes_in,
-                            uint64_t bytes_out, double seconds) {
+void Metrics::RecordRequest(std::string_view operation, int status, uint64_t bytes_in, uint64_t bytes_out,
+                            double seconds) {
   impl_->received_bytes.fetch_add(bytes_in, std::memory_order_relaxed);
   impl_->sent_bytes.fetch_add(bytes_out, std::memory_order_relaxed);
   size_t bucket = 0;

@@ -13,8 +13,7 @@ namespace {
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
       return false;
     }
   }
@@ -80,9 +79,12 @@ std::string EscapeJson(std::string_view text) {
 
 std::string_view IcebergErrorType(int status) {
   switch (status) {
-    case 503: return "ServiceUnavailableException";
-    case 500: return "ServerErrorException";
-    default: return "BadRequestException";
+    case 503:
+      return "ServiceUnavailableException";
+    case 500:
+      return "ServerErrorException";
+    default:
+      return "BadRequestException";
   }
 }
 
@@ -122,38 +124,70 @@ void SplitTarget(std::string_view target, std::string& path, std::string& query)
 
 std::string_view ReasonPhrase(int status) {
   switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 206: return "Partial Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 307: return "Temporary Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 408: return "Request Timeout";
-    case 409: return "Conflict";
-    case 411: return "Length Required";
-    case 412: return "Precondition Failed";
-    case 413: return "Content Too Large";
-    case 414: return "URI Too Long";
-    case 416: return "Range Not Satisfiable";
-    case 419: return "Authentication Timeout";
-    case 422: return "Unprocessable Content";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "Unknown";
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 202:
+      return "Accepted";
+    case 204:
+      return "No Content";
+    case 206:
+      return "Partial Content";
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 304:
+      return "Not Modified";
+    case 307:
+      return "Temporary Redirect";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 406:
+      return "Not Acceptable";
+    case 408:
+      return "Request Timeout";
+    case 409:
+      return "Conflict";
+    case 411:
+      return "Length Required";
+    case 412:
+      return "Precondition Failed";
+    case 413:
+      return "Content Too Large";
+    case 414:
+      return "URI Too Long";
+    case 416:
+      return "Range Not Satisfiable";
+    case 419:
+      return "Authentication Timeout";
+    case 422:
+      return "Unprocessable Content";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    default:
+      return "Unknown";
   }
 }
 
@@ -182,8 +216,8 @@ ServerError BuildServerError(std::string_view path, int status, std::string_view
                              std::string_view message, std::string_view request_id) {
   // The OAuth2 token endpoint answers in RFC 6749's error shape, which OAuth2 clients parse.
   if (path.starts_with("/_iceberg") && path.ends_with("/oauth/tokens")) {
-    const std::string_view error = status >= 500 ? (status == 503 ? "temporarily_unavailable" : "server_error")
-                                                 : "invalid_request";
+    const std::string_view error =
+        status >= 500 ? (status == 503 ? "temporarily_unavailable" : "server_error") : "invalid_request";
     return {"application/json", "{\"error\":\"" + std::string(error) + "\",\"error_description\":\"" +
                                     EscapeJson(message) + "\"}"};
   }
@@ -194,15 +228,13 @@ ServerError BuildServerError(std::string_view path, int status, std::string_view
                                     EscapeJson(message) + "\"}}"};
   }
   if (path.starts_with("/_iceberg") || path.starts_with("/_serac")) {
-    return {"application/json",
-            "{\"error\":{\"message\":\"" + EscapeJson(message) + "\",\"type\":\"" +
-                std::string(IcebergErrorType(status)) + "\",\"code\":" + std::to_string(status) +
-                "}}"};
+    return {"application/json", "{\"error\":{\"message\":\"" + EscapeJson(message) + "\",\"type\":\"" +
+                                    std::string(IcebergErrorType(status)) +
+                                    "\",\"code\":" + std::to_string(status) + "}}"};
   }
-  return {"application/xml",
-          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + XmlEscape(s3_code) +
-              "</Code><Message>" + XmlEscape(message) + "</Message><RequestId>" +
-              XmlEscape(request_id) + "</RequestId></Error>"};
+  return {"application/xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" +
+                                 XmlEscape(s3_code) + "</Code><Message>" + XmlEscape(message) +
+                                 "</Message><RequestId>" + XmlEscape(request_id) + "</RequestId></Error>"};
 }
 
 std::string FormatAccessLog(const AccessLogEntry& entry) {

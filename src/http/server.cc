@@ -17,17 +17,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cerrno>
-#include <csignal>
-#include <condition_variable>
-#include <cstring>
-#include <exception>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <thread>
-#include <type_traits>
-
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
@@ -38,6 +27,16 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
+#include <cerrno>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <type_traits>
 
 #include "common/encoding.h"
 #include "common/limits.h"
@@ -102,12 +101,12 @@ struct ServerCore {
   std::mutex mutex;
   std::condition_variable changed;
   std::map<uint64_t, std::shared_ptr<ConnectionSlot>> slots;  // guarded by mutex
-  uint64_t next_slot_id = 0;                                   // guarded by mutex
-  size_t connection_threads = 0;                               // guarded by mutex
-  bool acceptor_running = false;                               // guarded by mutex
-  bool shutdown_requested = false;                             // guarded by mutex
-  bool watchdog_stop = false;                                  // guarded by mutex
-  int64_t grace_deadline_nanos = 0;                            // guarded by mutex
+  uint64_t next_slot_id = 0;                                  // guarded by mutex
+  size_t connection_threads = 0;                              // guarded by mutex
+  bool acceptor_running = false;                              // guarded by mutex
+  bool shutdown_requested = false;                            // guarded by mutex
+  bool watchdog_stop = false;                                 // guarded by mutex
+  int64_t grace_deadline_nanos = 0;                           // guarded by mutex
 
   std::mutex join_mutex;
   std::thread acceptor_thread;
@@ -323,8 +322,8 @@ void Connection<Stream>::RejectMalformedHead(const beast::error_code& error) {
     return;
   }
   bool parse_error = error.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
-  if (!parse_error || error == bhttp::error::end_of_stream ||
-      error == bhttp::error::partial_message || slot_.timed_out.load()) {
+  if (!parse_error || error == bhttp::error::end_of_stream || error == bhttp::error::partial_message ||
+      slot_.timed_out.load()) {
     return;  // connection-level failure: nobody to answer
   }
   SendServerError(400, "BadRequest", "The request is not valid HTTP/1.1: " + error.message());
@@ -351,7 +350,9 @@ bool Connection<Stream>::AcceptTransferEncoding(const bhttp::request_header<>& h
   close_after_ = true;
   for (const std::string& coding : codings) {
     if (coding != "chunked") {
-      SendServerError(501, "NotImplemented", "Transfer-Encoding " + coding + " is not supported; send the body chunked or with Content-Length.");
+      SendServerError(
+          501, "NotImplemented",
+          "Transfer-Encoding " + coding + " is not supported; send the body chunked or with Content-Length.");
       return false;
     }
   }
@@ -376,8 +377,7 @@ bool Connection<Stream>::AcceptHead() {
   internal::SplitTarget(request_.target, request_.path, request_.query);
   is_head_ = head.method() == bhttp::verb::head;
   close_after_ = !parser_->keep_alive();
-  if (static_cast<uint64_t>(std::distance(head.begin(), head.end())) >
-      limits::kRequestHeaderCountMax) {
+  if (static_cast<uint64_t>(std::distance(head.begin(), head.end())) > limits::kRequestHeaderCountMax) {
     close_after_ = true;
     SendServerError(431, "RequestHeaderSectionTooLarge",
                     "The request has more than kRequestHeaderCountMax (" +
@@ -396,8 +396,7 @@ bool Connection<Stream>::AcceptHead() {
   for (const auto& field : head) {
     request_.headers.push_back({std::string(field.name_string()), std::string(field.value())});
   }
-  expects_continue_ = head.version() >= 11 &&
-                      beast::iequals(head[bhttp::field::expect], "100-continue");
+  expects_continue_ = head.version() >= 11 && beast::iequals(head[bhttp::field::expect], "100-continue");
   return true;
 }
 
@@ -424,29 +423,27 @@ void Connection<Stream>::FinishExchange(std::chrono::steady_clock::time_point st
   if (!close_after_ && parser_ && !parser_->is_done() && !DrainSmallRemainder()) {
     close_after_ = true;
   }
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
   if (server_.metrics != nullptr) {
-    server_.metrics->RecordRequest(outcome_.operation, status_, body_bytes_read_,
-                                   response_wire_bytes_, seconds);
+    server_.metrics->RecordRequest(outcome_.operation, status_, body_bytes_read_, response_wire_bytes_,
+                                   seconds);
   }
   if (server_.options.access_log) {
     log::WriteBuffered(log::Level::kInfo, internal::FormatAccessLog({.remote_address = remote_address_,
-                                         .method = request_.method,
-                                         .path = request_.path,
-                                         .status = status_,
-                                         .bytes_in = body_bytes_read_,
-                                         .bytes_out = response_wire_bytes_,
-                                         .duration_ms = seconds * 1000,
-                                         .request_id = request_.request_id,
-                                         .operation = outcome_.operation,
-                                         .principal = outcome_.principal}));
+                                                                     .method = request_.method,
+                                                                     .path = request_.path,
+                                                                     .status = status_,
+                                                                     .bytes_in = body_bytes_read_,
+                                                                     .bytes_out = response_wire_bytes_,
+                                                                     .duration_ms = seconds * 1000,
+                                                                     .request_id = request_.request_id,
+                                                                     .operation = outcome_.operation,
+                                                                     .principal = outcome_.principal}));
   }
 }
 
 template <class Stream>
-void Connection<Stream>::SendServerError(int status, std::string_view s3_code,
-                                         std::string_view message) {
+void Connection<Stream>::SendServerError(int status, std::string_view s3_code, std::string_view message) {
   if (started_) return;
   internal::ServerError error =
       internal::BuildServerError(request_.path, status, s3_code, message, request_.request_id);
@@ -526,8 +523,8 @@ Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
     if (received > 0) {
       body_bytes_read_ += received;
       if (body_limit_ && body_bytes_read_ > *body_limit_) {
-        return FailBody(ErrorCode::kLimitExceeded, "request body exceeds the limit of " +
-                                                       std::to_string(*body_limit_) + " bytes");
+        return FailBody(ErrorCode::kLimitExceeded,
+                        "request body exceeds the limit of " + std::to_string(*body_limit_) + " bytes");
       }
       return received;
     }
@@ -840,8 +837,7 @@ void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer) {
     ++connection_threads;
   }
   try {
-    std::thread(&ServerCore::RunConnection, this, slot_id, slot, std::move(socket),
-                FormatEndpoint(peer))
+    std::thread(&ServerCore::RunConnection, this, slot_id, slot, std::move(socket), FormatEndpoint(peer))
         .detach();
   } catch (const std::exception& e) {
     log::Error(std::string("http cannot start a connection thread: ") + e.what());
@@ -855,20 +851,18 @@ void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer) {
 // Answers without a thread: the reply fits the socket's send buffer, so this never blocks.
 void ServerCore::RejectOverCapacity(tcp::socket& socket) {
   if (!tls) {
-    internal::ServerError error = internal::BuildServerError(
-        "/", 503, "ServiceUnavailable", "Too many open connections; retry later.", "");
-    std::string response =
-        internal::BuildResponseHead(503, {{"Content-Type", error.content_type}},
-                                    error.body.size(), true, RandomRequestId()) +
-        error.body;
-    (void)::send(socket.native_handle(), response.data(), response.size(),
-                 MSG_DONTWAIT | MSG_NOSIGNAL);
+    internal::ServerError error = internal::BuildServerError("/", 503, "ServiceUnavailable",
+                                                             "Too many open connections; retry later.", "");
+    std::string response = internal::BuildResponseHead(503, {{"Content-Type", error.content_type}},
+                                                       error.body.size(), true, RandomRequestId()) +
+                           error.body;
+    (void)::send(socket.native_handle(), response.data(), response.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   }
   ::shutdown(socket.native_handle(), SHUT_RDWR);
 }
 
-void ServerCore::RunConnection(uint64_t slot_id, std::shared_ptr<ConnectionSlot> slot,
-                               tcp::socket socket, std::string remote_address) {
+void ServerCore::RunConnection(uint64_t slot_id, std::shared_ptr<ConnectionSlot> slot, tcp::socket socket,
+                               std::string remote_address) {
   if (metrics != nullptr) metrics->ConnectionOpened();
   if (tls) {
     TlsStream stream(std::move(socket), *tls);
@@ -930,8 +924,7 @@ void ServerCore::ShutDownDueSockets(int64_t now_nanos) {
 
 struct Server::Impl : ServerCore {};
 
-Server::Server(ServerOptions options, Handler handler, Metrics* metrics)
-    : impl_(std::make_unique<Impl>()) {
+Server::Server(ServerOptions options, Handler handler, Metrics* metrics) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   impl_->handler = std::move(handler);
   impl_->metrics = metrics;
@@ -977,8 +970,7 @@ void Server::Wait() {
   {
     std::unique_lock lock(impl_->mutex);
     impl_->changed.wait(lock, [this] {
-      return impl_->shutdown_requested && !impl_->acceptor_running &&
-             impl_->connection_threads == 0;
+      return impl_->shutdown_requested && !impl_->acceptor_running && impl_->connection_threads == 0;
     });
     impl_->watchdog_stop = true;
     impl_->changed.notify_all();

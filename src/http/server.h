@@ -18,8 +18,8 @@ namespace serac::http {
 
 struct ServerOptions {
   std::string address = "0.0.0.0";
-  uint16_t port = 9000;             // 0 picks a free port; see Server::port()
-  std::string tls_cert_file;        // PEM; TLS is on when both files are set
+  uint16_t port = 9000;       // 0 picks a free port; see Server::port()
+  std::string tls_cert_file;  // PEM; TLS is on when both files are set
   std::string tls_key_file;
   bool access_log = true;
   // Limits, overridable so tests need not wait a minute; production uses the defaults.

@@ -139,13 +139,14 @@ class Client {
 };
 
 std::string Get(std::string_view path, std::string_view extra_headers = "") {
-  return "GET " + std::string(path) + " HTTP/1.1\r\nHost: localhost\r\n" +
-         std::string(extra_headers) + "\r\n";
+  return "GET " + std::string(path) + " HTTP/1.1\r\nHost: localhost\r\n" + std::string(extra_headers) +
+         "\r\n";
 }
 
 std::string Post(std::string_view path, std::string_view body, std::string_view extra = "") {
-  return "POST " + std::string(path) + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\n" + std::string(extra) + "\r\n" + std::string(body);
+  return "POST " + std::string(path) +
+         " HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
+         std::string(extra) + "\r\n" + std::string(body);
 }
 
 // Shared by the handler and the tests that need to see what the handler saw.
@@ -200,8 +201,8 @@ void HandleReadUntilError(BodyReader& body, ResponseWriter& writer, Observed& ob
   (void)writer.Send("bad body");
 }
 
-void TestHandler(const Request& request, BodyReader& body, ResponseWriter& writer,
-                 RequestOutcome& outcome, Observed& observed) {
+void TestHandler(const Request& request, BodyReader& body, ResponseWriter& writer, RequestOutcome& outcome,
+                 Observed& observed) {
   const std::string& path = request.path;
   if (path == "/hello") {
     outcome.operation = "Hello";
@@ -230,8 +231,7 @@ void TestHandler(const Request& request, BodyReader& body, ResponseWriter& write
   } else if (path == "/headers") {
     std::string joined;
     for (std::string_view value : request.FindHeaders("x-multi")) joined += std::string(value) + ";";
-    (void)writer.Send(std::string(request.HeaderOr("X-TEST", "none")) + "|" + joined + "|" +
-                      request.query);
+    (void)writer.Send(std::string(request.HeaderOr("X-TEST", "none")) + "|" + joined + "|" + request.query);
   } else if (path == "/inject") {
     writer.AddHeader("X-Evil", "a\r\nSet-Cookie: stolen=1");
     (void)writer.Send("ok");
@@ -246,8 +246,9 @@ class ServerTest : public ::testing::Test {
     options.port = 0;
     server_ = std::make_unique<Server>(
         options,
-        [this](const Request& request, BodyReader& body, ResponseWriter& writer,
-               RequestOutcome& outcome) { TestHandler(request, body, writer, outcome, observed_); },
+        [this](const Request& request, BodyReader& body, ResponseWriter& writer, RequestOutcome& outcome) {
+          TestHandler(request, body, writer, outcome, observed_);
+        },
         &metrics_);
     ASSERT_TRUE(server_->Start().ok());
     ASSERT_NE(server_->port(), 0);
@@ -325,9 +326,9 @@ TEST_F(ServerTest, EchoesContentLengthBody) {
 TEST_F(ServerTest, DecodesChunkedBody) {
   StartServer();
   Client client(server_->port());
-  ASSERT_TRUE(client.Send(
-      "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-      "5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n"));
+  ASSERT_TRUE(
+      client.Send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                  "5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n"));
   std::optional<Response> response = client.ReadResponse();
   ASSERT_TRUE(response);
   EXPECT_EQ(response->body, "hello world");
@@ -340,8 +341,8 @@ TEST_F(ServerTest, DecodesChunkedBody) {
 TEST_F(ServerTest, SendsContinueBeforeReadingBody) {
   StartServer();
   Client client(server_->port());
-  ASSERT_TRUE(client.Send(
-      "PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\nExpect: 100-continue\r\n\r\n"));
+  ASSERT_TRUE(
+      client.Send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\nExpect: 100-continue\r\n\r\n"));
   ASSERT_TRUE(client.ReadUntil("\r\n\r\n"));
   EXPECT_EQ(client.pending(), "HTTP/1.1 100 Continue\r\n\r\n");
   std::optional<Response> interim = client.ReadResponse();
@@ -475,8 +476,9 @@ TEST_F(ServerTest, AmbiguousTransferEncodingIsRefusedAndClosesTheConnection) {
     EXPECT_TRUE(client.ClosedWithin(3s)) << c.transfer_encoding << ": the body must not be read as a request";
   }
   Client both(server_->port());
-  ASSERT_TRUE(both.Send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
-                        "5\r\nhello\r\n0\r\n\r\n"));
+  ASSERT_TRUE(
+      both.Send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
+                "5\r\nhello\r\n0\r\n\r\n"));
   std::optional<Response> response = both.ReadResponse();
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 400);
@@ -494,7 +496,8 @@ TEST_F(ServerTest, ServerErrorsSpeakThePathsDialect) {
   std::optional<Response> response = oauth.ReadResponse();
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 431);
-  EXPECT_EQ(response->body.rfind("{\"error\":\"invalid_request\",\"error_description\":", 0), 0u) << response->body;
+  EXPECT_EQ(response->body.rfind("{\"error\":\"invalid_request\",\"error_description\":", 0), 0u)
+      << response->body;
   Client admin(server_->port());
   ASSERT_TRUE(admin.Send(Get("/_serac/admin/v1/users", headers)));
   response = admin.ReadResponse();
@@ -562,8 +565,8 @@ TEST_F(ServerTest, StreamsLargeResponse) {
 
 TEST_F(ServerTest, SendFileCopiesFileRanges) {
   StartServer();
-  std::filesystem::path file = std::filesystem::temp_directory_path() /
-                               ("serac_http_sendfile_" + std::to_string(::getpid()));
+  std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("serac_http_sendfile_" + std::to_string(::getpid()));
   std::string content = Pattern(3 * 1000 * 1000 + 5);
   std::ofstream(file, std::ios::binary) << content;
   observed_.file_path = file.string();
@@ -582,9 +585,8 @@ TEST_F(ServerTest, ClientDisconnectMidBodyFailsReadAndServerKeepsServing) {
   std::future<Status> seen = observed_.body_read_status.get_future();
   {
     Client client(server_->port());
-    ASSERT_TRUE(client.Send(
-        "PUT /read-until-error HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" +
-        std::string(1000, 'x')));
+    ASSERT_TRUE(client.Send("PUT /read-until-error HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" +
+                            std::string(1000, 'x')));
     std::this_thread::sleep_for(100ms);
   }  // the client goes away mid-body
   ASSERT_EQ(seen.wait_for(5s), std::future_status::ready);
@@ -612,8 +614,7 @@ TEST_F(ServerTest, StalledBodyTimesOut) {
   StartServer(options);
   std::future<Status> seen = observed_.body_read_status.get_future();
   Client client(server_->port());
-  ASSERT_TRUE(client.Send(
-      "PUT /read-until-error HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc"));
+  ASSERT_TRUE(client.Send("PUT /read-until-error HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc"));
   ASSERT_EQ(seen.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(seen.get().code(), ErrorCode::kTimeout);
 }
@@ -690,12 +691,9 @@ TEST_F(ServerTest, MetricsCountRequestsAndBytes) {
   server_->Shutdown();
   server_->Wait();
   std::string text = metrics_.Render();
-  EXPECT_NE(text.find("serac_http_requests_total{operation=\"Echo\",status=\"200\"} 1"),
-            std::string::npos);
-  EXPECT_NE(text.find("serac_http_requests_total{operation=\"Hello\",status=\"200\"} 1"),
-            std::string::npos);
-  EXPECT_NE(text.find("serac_http_request_duration_seconds_count{operation=\"Echo\"} 1"),
-            std::string::npos);
+  EXPECT_NE(text.find("serac_http_requests_total{operation=\"Echo\",status=\"200\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("serac_http_requests_total{operation=\"Hello\",status=\"200\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("serac_http_request_duration_seconds_count{operation=\"Echo\"} 1"), std::string::npos);
   EXPECT_NE(text.find("serac_http_request_duration_seconds_bucket{operation=\"Echo\",le=\"+Inf\"} 1"),
             std::string::npos);
   EXPECT_NE(text.find("serac_http_received_bytes_total 5\n"), std::string::npos);
@@ -717,9 +715,13 @@ TEST(MetricsTest, HistogramBucketsAreCumulative) {
 }
 
 TEST(AccessLogTest, NeverContainsTheQuery) {
-  std::string line = internal::FormatAccessLog(
-      {.remote_address = "127.0.0.1:1", .method = "GET", .path = "/b/k", .status = 200,
-       .request_id = "ID", .operation = "GetObject", .principal = "AKID"});
+  std::string line = internal::FormatAccessLog({.remote_address = "127.0.0.1:1",
+                                                .method = "GET",
+                                                .path = "/b/k",
+                                                .status = 200,
+                                                .request_id = "ID",
+                                                .operation = "GetObject",
+                                                .principal = "AKID"});
   EXPECT_EQ(line.find('?'), std::string::npos);
   EXPECT_NE(line.find("path=/b/k "), std::string::npos);
   EXPECT_NE(line.find("principal=AKID"), std::string::npos);
@@ -742,13 +744,12 @@ TEST(AccessLogTest, DurationInTenthsOfAMillisecond) {
 class TlsServerTest : public ServerTest {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("serac_http_tls_" + std::to_string(::getpid()));
+    directory_ = std::filesystem::temp_directory_path() / ("serac_http_tls_" + std::to_string(::getpid()));
     std::filesystem::create_directories(directory_);
-    std::string command = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
-                          "-nodes -subj /CN=localhost -days 1 -keyout " +
-                          (directory_ / "key.pem").string() + " -out " +
-                          (directory_ / "cert.pem").string() + " 2>/dev/null";
+    std::string command =
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
+        "-nodes -subj /CN=localhost -days 1 -keyout " +
+        (directory_ / "key.pem").string() + " -out " + (directory_ / "cert.pem").string() + " 2>/dev/null";
     ASSERT_EQ(std::system(command.c_str()), 0);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
@@ -768,8 +769,7 @@ std::string TlsExchange(uint16_t port, const std::string& request) {
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
     SSL_set_fd(ssl, fd);
-    if (SSL_connect(ssl) == 1 &&
-        SSL_write(ssl, request.data(), static_cast<int>(request.size())) > 0) {
+    if (SSL_connect(ssl) == 1 && SSL_write(ssl, request.data(), static_cast<int>(request.size())) > 0) {
       char chunk[4096];
       int got;
       while ((got = SSL_read(ssl, chunk, sizeof(chunk))) > 0) received.append(chunk, got);
@@ -786,9 +786,8 @@ TEST_F(TlsServerTest, ServesRequestsOverTls) {
   options.tls_cert_file = (directory_ / "cert.pem").string();
   options.tls_key_file = (directory_ / "key.pem").string();
   StartServer(options);
-  std::string received =
-      TlsExchange(server_->port(), Post("/echo", "secret", "Connection: close\r\n") +
-                                       Get("/hello", "Connection: close\r\n"));
+  std::string received = TlsExchange(server_->port(), Post("/echo", "secret", "Connection: close\r\n") +
+                                                          Get("/hello", "Connection: close\r\n"));
   EXPECT_EQ(received.rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
   EXPECT_NE(received.find("\r\n\r\nsecret"), std::string::npos);
   EXPECT_EQ(received.find("hello"), std::string::npos);  // the connection closed after the first
@@ -804,8 +803,7 @@ TEST_F(TlsServerTest, SendFileOverTlsCopiesThroughBuffer) {
   std::string content = Pattern(700 * 1000 + 3);
   observed_.file_path = (directory_ / "data.bin").string();
   std::ofstream(observed_.file_path, std::ios::binary) << content;
-  std::string received =
-      TlsExchange(server_->port(), Get("/file?skip=100", "Connection: close\r\n"));
+  std::string received = TlsExchange(server_->port(), Get("/file?skip=100", "Connection: close\r\n"));
   size_t body_start = received.find("\r\n\r\n");
   ASSERT_NE(body_start, std::string::npos);
   EXPECT_TRUE(received.substr(body_start + 4) == content.substr(100));
@@ -817,8 +815,8 @@ TEST_F(TlsServerTest, MissingKeyFailsStart) {
   options.port = 0;
   options.tls_cert_file = (directory_ / "cert.pem").string();
   options.tls_key_file = (directory_ / "missing.pem").string();
-  Server server(options, [](const Request&, BodyReader&, ResponseWriter&, RequestOutcome&) {},
-                nullptr);
+  Server server(
+      options, [](const Request&, BodyReader&, ResponseWriter&, RequestOutcome&) {}, nullptr);
   EXPECT_FALSE(server.Start().ok());
 }
 

@@ -11,9 +11,27 @@ namespace {
 
 // What a source type is, as far as the transforms care.
 enum class TypeKind {
-  kBoolean, kInt, kLong, kFloat, kDouble, kDecimal, kDate, kTime, kTimestamp, kTimestampNano,
-  kString, kUuid, kFixed, kBinary, kUnknown, kGeospatial, kOtherPrimitive,
-  kVariant, kStruct, kList, kMap,
+  kBoolean,
+  kInt,
+  kLong,
+  kFloat,
+  kDouble,
+  kDecimal,
+  kDate,
+  kTime,
+  kTimestamp,
+  kTimestampNano,
+  kString,
+  kUuid,
+  kFixed,
+  kBinary,
+  kUnknown,
+  kGeospatial,
+  kOtherPrimitive,
+  kVariant,
+  kStruct,
+  kList,
+  kMap,
 };
 
 std::string Lower(std::string_view text) {
@@ -22,7 +40,9 @@ std::string Lower(std::string_view text) {
   return out;
 }
 
-bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
 
 TypeKind KindOf(const Json& type) {
   if (type.is_object()) {
@@ -35,12 +55,22 @@ TypeKind KindOf(const Json& type) {
   if (!type.is_string()) return TypeKind::kOtherPrimitive;
   const std::string name = Lower(type.get<std::string>());
   static const std::map<std::string, TypeKind, std::less<>> kNamed = {
-      {"boolean", TypeKind::kBoolean}, {"int", TypeKind::kInt}, {"long", TypeKind::kLong},
-      {"float", TypeKind::kFloat}, {"double", TypeKind::kDouble}, {"date", TypeKind::kDate},
-      {"time", TypeKind::kTime}, {"timestamp", TypeKind::kTimestamp}, {"timestamptz", TypeKind::kTimestamp},
-      {"timestamp_ns", TypeKind::kTimestampNano}, {"timestamptz_ns", TypeKind::kTimestampNano},
-      {"string", TypeKind::kString}, {"uuid", TypeKind::kUuid}, {"binary", TypeKind::kBinary},
-      {"unknown", TypeKind::kUnknown}, {"variant", TypeKind::kVariant}};
+      {"boolean", TypeKind::kBoolean},
+      {"int", TypeKind::kInt},
+      {"long", TypeKind::kLong},
+      {"float", TypeKind::kFloat},
+      {"double", TypeKind::kDouble},
+      {"date", TypeKind::kDate},
+      {"time", TypeKind::kTime},
+      {"timestamp", TypeKind::kTimestamp},
+      {"timestamptz", TypeKind::kTimestamp},
+      {"timestamp_ns", TypeKind::kTimestampNano},
+      {"timestamptz_ns", TypeKind::kTimestampNano},
+      {"string", TypeKind::kString},
+      {"uuid", TypeKind::kUuid},
+      {"binary", TypeKind::kBinary},
+      {"unknown", TypeKind::kUnknown},
+      {"variant", TypeKind::kVariant}};
   if (auto it = kNamed.find(name); it != kNamed.end()) return it->second;
   if (StartsWith(name, "decimal")) return TypeKind::kDecimal;
   if (StartsWith(name, "fixed")) return TypeKind::kFixed;
@@ -49,7 +79,8 @@ TypeKind KindOf(const Json& type) {
 }
 
 bool IsPrimitive(TypeKind kind) {
-  return kind != TypeKind::kVariant && kind != TypeKind::kStruct && kind != TypeKind::kList && kind != TypeKind::kMap;
+  return kind != TypeKind::kVariant && kind != TypeKind::kStruct && kind != TypeKind::kList &&
+         kind != TypeKind::kMap;
 }
 
 // A transform's name without its argument, lower-case ("bucket", "truncate", "day", ...).
@@ -75,9 +106,17 @@ bool CanTransform(const std::string& transform, TypeKind kind) {
   if (name == "identity") return kind != TypeKind::kGeospatial;
   if (name == "bucket") {
     switch (kind) {
-      case TypeKind::kInt: case TypeKind::kLong: case TypeKind::kDate: case TypeKind::kTime:
-      case TypeKind::kTimestamp: case TypeKind::kTimestampNano: case TypeKind::kString:
-      case TypeKind::kBinary: case TypeKind::kFixed: case TypeKind::kDecimal: case TypeKind::kUuid:
+      case TypeKind::kInt:
+      case TypeKind::kLong:
+      case TypeKind::kDate:
+      case TypeKind::kTime:
+      case TypeKind::kTimestamp:
+      case TypeKind::kTimestampNano:
+      case TypeKind::kString:
+      case TypeKind::kBinary:
+      case TypeKind::kFixed:
+      case TypeKind::kDecimal:
+      case TypeKind::kUuid:
         return true;
       default:
         return false;
@@ -155,15 +194,17 @@ void IndexNames(const Json& type, const std::string& prefix, std::map<std::strin
   }
 }
 
-std::string TypeText(const Json& type) { return type.is_string() ? type.get<std::string>() : StringOr(type, "type", type.dump()); }
+std::string TypeText(const Json& type) {
+  return type.is_string() ? type.get<std::string>() : StringOr(type, "type", type.dump());
+}
 
 std::string FieldText(const Json& field) { return field.dump(); }
 
 // One partition or sort field against the schema's index: its source column exists, is a
 // primitive, and suits the transform. `what` is "partition" or "sort", the word the reference's
 // messages use. Returns the source's entry for further checks.
-Result<const FieldEntry*> BindSource(const Json& field, int64_t source_id, const std::map<int64_t, FieldEntry>& index,
-                                     const char* what) {
+Result<const FieldEntry*> BindSource(const Json& field, int64_t source_id,
+                                     const std::map<int64_t, FieldEntry>& index, const char* what) {
   auto entry = index.find(source_id);
   if (entry == index.end()) {
     return Error(ErrorCode::kInvalidArgument,
@@ -171,8 +212,9 @@ Result<const FieldEntry*> BindSource(const Json& field, int64_t source_id, const
   }
   const TypeKind kind = KindOf(*entry->second.type);
   if (!IsPrimitive(kind)) {
-    return Error(ErrorCode::kInvalidArgument,
-                 std::string("Cannot ") + what + " by non-primitive source field: " + TypeText(*entry->second.type));
+    return Error(
+        ErrorCode::kInvalidArgument,
+        std::string("Cannot ") + what + " by non-primitive source field: " + TypeText(*entry->second.type));
   }
   const std::string transform = StringOr(field, "transform", "");
   if (!CanTransform(transform, kind)) {
@@ -208,7 +250,8 @@ Status CheckSpecCompatible(const Json& spec, const Json& schema) {
     for (std::optional<int64_t> parent = entry->parent; parent;) {
       const FieldEntry& holder = index.at(*parent);
       if (KindOf(*holder.type) != TypeKind::kStruct) {
-        return Error(ErrorCode::kInvalidArgument, "Invalid partition field parent: " + TypeText(*holder.type));
+        return Error(ErrorCode::kInvalidArgument,
+                     "Invalid partition field parent: " + TypeText(*holder.type));
       }
       parent = holder.parent;
     }

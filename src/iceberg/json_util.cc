@@ -14,7 +14,8 @@ namespace serac::iceberg {
 void AppendJsonString(std::string& out, std::string_view text) {
   // Locations, names and endpoints are nearly always printable ASCII without quotes or
   // backslashes, which JSON writes as they are; anything else goes through the JSON writer.
-  const bool plain = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+  const bool plain = std::all_of(text.begin(), text.end(),
+                                 [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
   if (plain) {
     out += '"';
     out += text;
@@ -154,7 +155,8 @@ Status CheckStringMap(const Json& object, const char* key) {
   auto it = object.find(key);
   if (it == object.end()) return Invalid(std::string("Cannot parse missing map: ") + key);
   if (!it->is_object()) {
-    return Invalid(std::string("Cannot parse string map from non-object value: ") + key + ": " + ShownJson(*it));
+    return Invalid(std::string("Cannot parse string map from non-object value: ") + key + ": " +
+                   ShownJson(*it));
   }
   for (auto entry = it->begin(); entry != it->end(); ++entry) {
     if (!entry->is_string()) {
@@ -174,7 +176,8 @@ Status CheckList(const Json& object, const char* key, ElementOk element_ok, cons
   auto it = object.find(key);
   if (it == object.end()) return Invalid(std::string("Cannot parse missing list: ") + key);
   if (!it->is_array()) {
-    return Invalid(std::string("Cannot parse JSON array from non-array value: ") + key + ": " + ShownJson(*it));
+    return Invalid(std::string("Cannot parse JSON array from non-array value: ") + key + ": " +
+                   ShownJson(*it));
   }
   for (const Json& element : *it) {
     if (!element_ok(element)) return Invalid(std::string(element_error) + key + ": " + ShownJson(element));
@@ -185,13 +188,15 @@ Status CheckList(const Json& object, const char* key, ElementOk element_ok, cons
 }  // namespace
 
 Status CheckStringList(const Json& object, const char* key) {
-  return CheckList(object, key, [](const Json& element) { return element.is_string(); },
-                   "Cannot parse string from non-text value in ");
+  return CheckList(
+      object, key, [](const Json& element) { return element.is_string(); },
+      "Cannot parse string from non-text value in ");
 }
 
 Status CheckInt32List(const Json& object, const char* key) {
-  return CheckList(object, key, [](const Json& element) { return FitsInt32(element); },
-                   "Cannot parse integer from non-int value in ");
+  return CheckList(
+      object, key, [](const Json& element) { return FitsInt32(element); },
+      "Cannot parse integer from non-int value in ");
 }
 
 // The rules of java.util.Base64.getDecoder(): the standard alphabet, no line breaks, padding

@@ -94,7 +94,7 @@ struct TableMetadata {
   int32_t default_spec_id = 0;
   int32_t last_partition_id = kPartitionFieldIdStart - 1;
   std::map<std::string, std::string> properties;
-  int64_t current_snapshot_id = -1;  // -1: no current snapshot
+  int64_t current_snapshot_id = -1;    // -1: no current snapshot
   std::vector<SnapshotPtr> snapshots;  // never null
   std::vector<SnapshotLogEntry> snapshot_log;
   std::vector<MetadataLogEntry> metadata_log;

@@ -1,6 +1,5 @@
-#include "iceberg/metadata_limits_internal.h"
-
 #include "common/limits.h"
+#include "iceberg/metadata_limits_internal.h"
 
 namespace serac::iceberg {
 namespace {
@@ -46,8 +45,8 @@ Status CheckPropertyLimits(const std::map<std::string, std::string>& properties)
     total += key.size() + value.size();
   }
   if (total > limits::kIcebergPropertiesBytesMax) {
-    return TooLarge("the properties together", "kIcebergPropertiesBytesMax", limits::kIcebergPropertiesBytesMax,
-                    "bytes");
+    return TooLarge("the properties together", "kIcebergPropertiesBytesMax",
+                    limits::kIcebergPropertiesBytesMax, "bytes");
   }
   return Status::Ok();
 }

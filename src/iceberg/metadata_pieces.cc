@@ -62,7 +62,8 @@ struct ArrayCut {
   std::vector<Run> runs;
 
   uint64_t Bytes() const {
-    uint64_t bytes = entries.size() * sizeof(Entry) + mixed.size() * sizeof(uint64_t) + runs.size() * sizeof(Run);
+    uint64_t bytes =
+        entries.size() * sizeof(Entry) + mixed.size() * sizeof(uint64_t) + runs.size() * sizeof(Run);
     for (const Run& run : runs) bytes += run.chunk->text.size();
     return bytes;
   }
@@ -145,7 +146,8 @@ std::shared_ptr<const HistoryChunk> RunChunk(size_t begin, size_t end, AppendEnt
 // `previous` is the table's last cut of this array, if known; `cut` receives this one.
 template <typename Entry, typename Mixed, typename AppendEntry>
 void AppendHistoryArray(PiecesBuilder& out, const std::vector<Entry>& entries, RunShapes shapes,
-                        const ArrayCut<Entry>* previous, ArrayCut<Entry>& cut, Mixed mixed, AppendEntry append) {
+                        const ArrayCut<Entry>* previous, ArrayCut<Entry>& cut, Mixed mixed,
+                        AppendEntry append) {
   const size_t count = entries.size();
   // Entries [0, same) are those of the previous cut from index `shift` on (the oldest entries may
   // have gone since: a metadata log trimmed to its maximum, expired snapshots), and so are their

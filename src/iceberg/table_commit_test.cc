@@ -103,7 +103,8 @@ TEST(RequirementTest, FailureMessagesUseTheReferenceWording) {
             "Requirement failed: default partition spec changed: expected id 3 != 0");
   EXPECT_EQ(message(Json::array({Json{{"type", "assert-table-uuid"}, {"uuid", "other"}}})),
             "Requirement failed: UUID does not match: expected " + table.table_uuid + " != other");
-  EXPECT_EQ(message(Json::array({Json{{"type", "assert-create"}}})), "Requirement failed: table already exists");
+  EXPECT_EQ(message(Json::array({Json{{"type", "assert-create"}}})),
+            "Requirement failed: table already exists");
 }
 
 TEST(RequirementTest, UnknownOrMalformedRequirementIsBadRequest) {
@@ -181,7 +182,8 @@ TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
   EXPECT_EQ(outcome.metadata.last_updated_ms, 5000);
   // Re-adding an identical schema reuses its id and changes nothing; "-1" then names no schema,
   // since this commit added none (the reference's rule).
-  auto again = MustCommit(outcome.metadata, Json::array({Json{{"action", "add-schema"}, {"schema", schema}}}));
+  auto again =
+      MustCommit(outcome.metadata, Json::array({Json{{"action", "add-schema"}, {"schema", schema}}}));
   EXPECT_FALSE(again.changed);
   EXPECT_EQ(again.metadata.schemas.size(), 2u);
   EXPECT_EQ(CommitError(outcome.metadata, Json::array(),
@@ -201,15 +203,19 @@ TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
             ErrorCode::kInvalidArgument);
   // The request's last-column-id is ignored, as the reference does: clients send the new schema's
   // highest id, lower after a column drop, and ids are never reused, so the table keeps its maximum.
-  Json id_only = {{"type", "struct"},
-                  {"fields", Json::array({Json{{"id", 1}, {"name", "id"}, {"required", true}, {"type", "long"}}})}};
-  auto dropped = MustCommit(table, Json::array({Json{{"action", "add-schema"}, {"schema", id_only}, {"last-column-id", 1}},
-                                                Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
+  Json id_only = {
+      {"type", "struct"},
+      {"fields", Json::array({Json{{"id", 1}, {"name", "id"}, {"required", true}, {"type", "long"}}})}};
+  auto dropped = MustCommit(
+      table, Json::array({Json{{"action", "add-schema"}, {"schema", id_only}, {"last-column-id", 1}},
+                          Json{{"action", "set-current-schema"}, {"schema-id", -1}}}));
   EXPECT_EQ(dropped.metadata.last_column_id, 2);
   EXPECT_EQ(dropped.metadata.current_schema_id, 1);
-  EXPECT_EQ(MustCommit(table, Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", 50}}}))
-                .metadata.last_column_id,
-            3);
+  EXPECT_EQ(
+      MustCommit(table,
+                 Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", 50}}}))
+          .metadata.last_column_id,
+      3);
 }
 
 TEST(UpdateTest, AddSchemaRefusesV3FeaturesBelowV3) {
@@ -286,8 +292,9 @@ TEST(UpdateTest, AddSortOrderAndDefault) {
   EXPECT_EQ(unsorted.metadata.default_sort_order_id, 0);
   EXPECT_NE(unsorted.metadata.FindSortOrder(0), nullptr);
   // Identical order: reused, nothing changes; "-1" then names nothing this commit added.
-  EXPECT_FALSE(MustCommit(outcome.metadata, Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}}}))
-                   .changed);
+  EXPECT_FALSE(
+      MustCommit(outcome.metadata, Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}}}))
+          .changed);
   EXPECT_EQ(CommitError(outcome.metadata, Json::array(),
                         Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}},
                                      Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}}})),
@@ -410,7 +417,8 @@ TEST(UpdateTest, IntermediateMainHeadsLeaveTheSnapshotLog) {
 // intermediate head leaves the log, the history before it stays (Java's updateSnapshotLog).
 TEST(UpdateTest, IntermediateMainHeadKeepsTheHistoryBeforeIt) {
   TableMetadata table = NewTable(2, 1000);
-  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table =
+      MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
                                          AddSnapshot(Snapshot(4, 3, 4, 5000)), SetMain(4)}))
@@ -432,9 +440,11 @@ TEST(UpdateTest, IntermediateMainHeadKeepsTheHistoryBeforeIt) {
   EXPECT_EQ(ids(table), (std::vector<int64_t>{1, 2, 4, 5, 2, 5}));
   // Removing the intermediate snapshot later changes nothing in the log (it has no entry);
   // removing a logged one drops it and what came before it.
-  table = MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {3}}}})).metadata;
+  table =
+      MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {3}}}})).metadata;
   EXPECT_EQ(ids(table), (std::vector<int64_t>{1, 2, 4, 5, 2, 5}));
-  table = MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {4}}}})).metadata;
+  table =
+      MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {4}}}})).metadata;
   EXPECT_EQ(ids(table), (std::vector<int64_t>{5, 2, 5}));
 }
 
@@ -447,7 +457,8 @@ std::vector<int64_t> LogIds(const TableMetadata& metadata) {
 // A rollback logs main's move at the time of the commit, not at the older snapshot's time.
 TEST(UpdateTest, RollbackIsLoggedAtTheCommitTime) {
   TableMetadata table = NewTable(2, 1000);
-  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table =
+      MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
   table = MustCommit(table, Json::array({SetMain(1)}), Options(7000)).metadata;
   ASSERT_EQ(table.snapshot_log.size(), 3u);
@@ -459,21 +470,25 @@ TEST(UpdateTest, RollbackIsLoggedAtTheCommitTime) {
 // an entry whose snapshot vanished otherwise (a registered file) stays as the reference keeps it.
 TEST(UpdateTest, SnapshotLogIsOnlyRewrittenByRemovalsAndIntermediates) {
   TableMetadata table = NewTable(2, 1000);
-  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table =
+      MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
   table.snapshot_log.insert(table.snapshot_log.begin() + 1, SnapshotLogEntry{2500, 99});  // names no snapshot
-  auto plain = MustCommit(table, Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}));
+  auto plain =
+      MustCommit(table, Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}));
   EXPECT_EQ(LogIds(plain.metadata), (std::vector<int64_t>{1, 99, 2}));
   // Intermediate heads without a removal drop the dangling entry but keep the history before it.
   auto intermediate = MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
                                                      AddSnapshot(Snapshot(4, 3, 4, 4500)), SetMain(4)}));
   EXPECT_EQ(LogIds(intermediate.metadata), (std::vector<int64_t>{1, 2, 4}));
   // A removal drops it with the history before it.
-  auto removal = MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
-                                                Json{{"action", "remove-snapshots"}, {"snapshot-ids", {77}}}}));
+  auto removal =
+      MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
+                                     Json{{"action", "remove-snapshots"}, {"snapshot-ids", {77}}}}));
   EXPECT_EQ(LogIds(removal.metadata), (std::vector<int64_t>{1, 99, 2, 3}));  // nothing was removed
   table.snapshots.push_back(Snapshot::Make(Snapshot(5, 1, 1, 2200)));
-  auto removed = MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {5}}}}));
+  auto removed =
+      MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {5}}}}));
   EXPECT_EQ(LogIds(removed.metadata), (std::vector<int64_t>{2}));
 }
 
@@ -481,7 +496,8 @@ TEST(UpdateTest, SnapshotLogIsOnlyRewrittenByRemovalsAndIntermediates) {
 // the commit otherwise; with an emptied log it fails on the empty list).
 TEST(UpdateTest, ARemovalMustLeaveTheCurrentSnapshotLast) {
   TableMetadata table = NewTable(2, 1000);
-  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table =
+      MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
   table.current_snapshot_id = 1;
   table.refs["main"]["snapshot-id"] = 1;
@@ -495,7 +511,8 @@ TEST(UpdateTest, ARemovalMustLeaveTheCurrentSnapshotLast) {
   table.snapshot_log = {{2000, 1}, {3000, 2}};
   auto refused = ApplyTableCommit(&table, Json::array(), remove_two, Options());
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().message(), "Cannot set invalid snapshot log: latest entry is not the current snapshot");
+  EXPECT_EQ(refused.status().message(),
+            "Cannot set invalid snapshot log: latest entry is not the current snapshot");
 }
 
 // Clocks of writers may differ by a minute, no more: a snapshot timestamped far from the server's
@@ -506,11 +523,13 @@ TEST(UpdateTest, TimestampsBeyondAMinuteOfSkewAreRefused) {
   auto commit = [&](const Json& updates, int64_t at) {
     return ApplyTableCommit(&table, Json::array(), updates, Options(at));
   };
-  auto first = commit(Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, now - 30'000)), SetMain(1)}), now);
+  auto first =
+      commit(Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, now - 30'000)), SetMain(1)}), now);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_EQ(first->metadata.last_updated_ms, now);
   // Ten minutes ahead of the server.
-  auto ahead = commit(Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, now + 600'000)), SetMain(1)}), now);
+  auto ahead =
+      commit(Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, now + 600'000)), SetMain(1)}), now);
   ASSERT_FALSE(ahead.ok());
   EXPECT_NE(ahead.status().message().find("before last snapshot log entry"), std::string::npos);
   // Two minutes behind the snapshot before it.
@@ -519,11 +538,13 @@ TEST(UpdateTest, TimestampsBeyondAMinuteOfSkewAreRefused) {
   ASSERT_FALSE(behind.ok());
   EXPECT_EQ(behind.status().message(), "[BUG] Expected sorted snapshot log entries.");
   // A server clock that went back more than a minute since the last version.
-  auto back = commit(Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}), now - 120'000);
+  auto back =
+      commit(Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}), now - 120'000);
   ASSERT_FALSE(back.ok());
   EXPECT_EQ(back.status().message().rfind("Invalid update timestamp", 0), 0u) << back.status().message();
   // Within a minute either way is fine.
-  EXPECT_TRUE(commit(Json::array({AddSnapshot(Snapshot(2, 1, 2, now + 50'000)), SetMain(2)}), now + 1000).ok());
+  EXPECT_TRUE(
+      commit(Json::array({AddSnapshot(Snapshot(2, 1, 2, now + 50'000)), SetMain(2)}), now + 1000).ok());
 }
 
 // Specs and sort orders bind to the current schema, and the defaults keep binding when the
@@ -537,54 +558,78 @@ TEST(UpdateTest, SpecsAndOrdersMustBindToTheSchema) {
   auto field = [](int source, const char* transform) {
     return Json{{"source-id", source}, {"name", std::string("p_") + transform}, {"transform", transform}};
   };
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(9, "identity")}))), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "day")}))), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(1, "hour")}))), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "bucket[8]")}))), ErrorCode::kOk);
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "truncate[3]")}))), ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(9, "identity")}))),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "day")}))),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(1, "hour")}))),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "bucket[8]")}))),
+            ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "truncate[3]")}))),
+            ErrorCode::kOk);
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(9, "void")}))), ErrorCode::kOk);
   // A partition field may take its own source column's name, never another column's.
   auto named = [](int source, const char* name, const char* transform) {
     return Json{{"source-id", source}, {"name", name}, {"transform", transform}};
   };
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({named(1, "id", "bucket[4]")}))), ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({named(1, "id", "bucket[4]")}))),
+            ErrorCode::kOk);
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({named(1, "data", "bucket[4]")}))),
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({named(2, "id", "identity")}))),
             ErrorCode::kInvalidArgument);
-  auto failed = ApplyTableCommit(&table, Json::array(), add_spec(Json::array({field(2, "month")})), Options());
+  auto failed =
+      ApplyTableCommit(&table, Json::array(), add_spec(Json::array({field(2, "month")})), Options());
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().message(), "Invalid source type string for transform: month");
-  Json order = {{"fields", Json::array({Json{{"source-id", 7}, {"transform", "identity"}, {"direction", "asc"},
+  Json order = {{"fields", Json::array({Json{{"source-id", 7},
+                                             {"transform", "identity"},
+                                             {"direction", "asc"},
                                              {"null-order", "nulls-first"}}})}};
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}}})),
             ErrorCode::kInvalidArgument);
   // A new current schema without id (1), which the default spec and order use, is refused.
-  Json data_only = {{"type", "struct"},
-                    {"fields", Json::array({Json{{"id", 2}, {"name", "data"}, {"required", false}, {"type", "string"}}})}};
+  Json data_only = {
+      {"type", "struct"},
+      {"fields", Json::array({Json{{"id", 2}, {"name", "data"}, {"required", false}, {"type", "string"}}})}};
   auto dropped = ApplyTableCommit(&table, Json::array(),
                                   Json::array({Json{{"action", "add-schema"}, {"schema", data_only}},
                                                Json{{"action", "set-current-schema"}, {"schema-id", -1}}}),
                                   Options());
   ASSERT_FALSE(dropped.ok());
-  EXPECT_NE(dropped.status().message().find("Cannot find source column for partition field"), std::string::npos);
+  EXPECT_NE(dropped.status().message().find("Cannot find source column for partition field"),
+            std::string::npos);
   // Partitioning on a field inside a list is refused; inside a struct it binds.
-  Json nested = {{"type", "struct"},
-                 {"fields", Json::array({Json{{"id", 1}, {"name", "id"}, {"required", true}, {"type", "long"}},
-                                         Json{{"id", 2}, {"name", "data"}, {"required", false}, {"type", "string"}},
-                                         Json{{"id", 3}, {"name", "s"}, {"required", false},
-                                              {"type", {{"type", "struct"}, {"fields", Json::array({Json{
-                                                  {"id", 4}, {"name", "x"}, {"required", false}, {"type", "int"}}})}}}},
-                                         Json{{"id", 5}, {"name", "l"}, {"required", false},
-                                              {"type", {{"type", "list"}, {"element-id", 6}, {"element", "int"},
-                                                        {"element-required", false}}}}})}};
+  Json nested = {
+      {"type", "struct"},
+      {"fields",
+       Json::array(
+           {Json{{"id", 1}, {"name", "id"}, {"required", true}, {"type", "long"}},
+            Json{{"id", 2}, {"name", "data"}, {"required", false}, {"type", "string"}},
+            Json{{"id", 3},
+                 {"name", "s"},
+                 {"required", false},
+                 {"type",
+                  {{"type", "struct"},
+                   {"fields",
+                    Json::array({Json{{"id", 4}, {"name", "x"}, {"required", false}, {"type", "int"}}})}}}},
+            Json{
+                {"id", 5},
+                {"name", "l"},
+                {"required", false},
+                {"type",
+                 {{"type", "list"}, {"element-id", 6}, {"element", "int"}, {"element-required", false}}}}})}};
   table = MustCommit(table, Json::array({Json{{"action", "add-schema"}, {"schema", nested}},
                                          Json{{"action", "set-current-schema"}, {"schema-id", -1}}}))
               .metadata;
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(4, "bucket[4]")}))), ErrorCode::kOk);
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(6, "identity")}))), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(3, "identity")}))), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(4, "bucket[4]")}))),
+            ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(6, "identity")}))),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(3, "identity")}))),
+            ErrorCode::kInvalidArgument);
 }
 
 // "-1" after re-adding a spec or order that this commit did not add names nothing.
@@ -609,19 +654,24 @@ TEST(UpdateTest, LastAddedNamesOnlyWhatThisCommitAdded) {
 TEST(UpdateTest, PropertiesCommitsAndSchemasHaveLimits) {
   TableMetadata table = NewTable(2);
   auto set = [](std::string key, std::string value) {
-    return Json::array({Json{{"action", "set-properties"}, {"updates", {{std::move(key), std::move(value)}}}}});
+    return Json::array(
+        {Json{{"action", "set-properties"}, {"updates", {{std::move(key), std::move(value)}}}}});
   };
-  EXPECT_EQ(CommitError(table, Json::array(), set("k", std::string(limits::kIcebergPropertyValueBytesMax, 'v'))),
-            ErrorCode::kOk);
-  EXPECT_EQ(CommitError(table, Json::array(), set("k", std::string(limits::kIcebergPropertyValueBytesMax + 1, 'v'))),
+  EXPECT_EQ(
+      CommitError(table, Json::array(), set("k", std::string(limits::kIcebergPropertyValueBytesMax, 'v'))),
+      ErrorCode::kOk);
+  EXPECT_EQ(CommitError(table, Json::array(),
+                        set("k", std::string(limits::kIcebergPropertyValueBytesMax + 1, 'v'))),
             ErrorCode::kLimitExceeded);
-  EXPECT_EQ(CommitError(table, Json::array(), set(std::string(limits::kIcebergPropertyKeyBytesMax + 1, 'k'), "v")),
-            ErrorCode::kLimitExceeded);
+  EXPECT_EQ(
+      CommitError(table, Json::array(), set(std::string(limits::kIcebergPropertyKeyBytesMax + 1, 'k'), "v")),
+      ErrorCode::kLimitExceeded);
   // Each value within its limit, together past theirs.
   Json many = Json::object();
-  for (int i = 0; i < 3; ++i) many["k" + std::to_string(i)] = std::string(limits::kIcebergPropertyValueBytesMax, 'v');
-  auto together = ApplyTableCommit(&table, Json::array(), Json::array({Json{{"action", "set-properties"}, {"updates", many}}}),
-                                   Options());
+  for (int i = 0; i < 3; ++i)
+    many["k" + std::to_string(i)] = std::string(limits::kIcebergPropertyValueBytesMax, 'v');
+  auto together = ApplyTableCommit(
+      &table, Json::array(), Json::array({Json{{"action", "set-properties"}, {"updates", many}}}), Options());
   ASSERT_FALSE(together.ok());
   EXPECT_EQ(together.status().code(), ErrorCode::kLimitExceeded);
   EXPECT_NE(together.status().message().find("kIcebergPropertiesBytesMax"), std::string::npos);
@@ -634,22 +684,27 @@ TEST(UpdateTest, PropertiesCommitsAndSchemasHaveLimits) {
   // Fields of one schema, nested ones included.
   Json fields = Json::array();
   for (uint32_t i = 1; i <= limits::kIcebergSchemaFieldsMax + 1; ++i) {
-    fields.push_back(Json{{"id", i}, {"name", "c" + std::to_string(i)}, {"required", false}, {"type", "int"}});
+    fields.push_back(
+        Json{{"id", i}, {"name", "c" + std::to_string(i)}, {"required", false}, {"type", "int"}});
   }
   Json wide = {{"type", "struct"}, {"fields", fields}};
-  EXPECT_EQ(CommitError(table, Json::array(), Json::array({Json{{"action", "add-schema"}, {"schema", wide}}})),
-            ErrorCode::kLimitExceeded);
+  EXPECT_EQ(
+      CommitError(table, Json::array(), Json::array({Json{{"action", "add-schema"}, {"schema", wide}}})),
+      ErrorCode::kLimitExceeded);
   wide["fields"].erase(wide["fields"].size() - 1);
-  EXPECT_EQ(CommitError(table, Json::array(), Json::array({Json{{"action", "add-schema"}, {"schema", wide}}})),
-            ErrorCode::kOk);
+  EXPECT_EQ(
+      CommitError(table, Json::array(), Json::array({Json{{"action", "add-schema"}, {"schema", wide}}})),
+      ErrorCode::kOk);
 }
 
 TEST(UpdateTest, SnapshotLogOutOfSnapshotOrderIsCleanedExactly) {
   TableMetadata table = NewTable(2, 1000);
-  table = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
+  table =
+      MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   for (int64_t id = 2; id <= 4; ++id) {
-    table = MustCommit(table, Json::array({AddSnapshot(Snapshot(id, id - 1, id, 1000 + id * 1000)), SetMain(id)}))
-                .metadata;
+    table =
+        MustCommit(table, Json::array({AddSnapshot(Snapshot(id, id - 1, id, 1000 + id * 1000)), SetMain(id)}))
+            .metadata;
   }
   // A rollback to 2 logs 2 again, after 4: the log is no longer in the snapshots' order.
   table = MustCommit(table, Json::array({SetMain(2)})).metadata;
@@ -661,9 +716,10 @@ TEST(UpdateTest, SnapshotLogOutOfSnapshotOrderIsCleanedExactly) {
   };
   ASSERT_EQ(ids(table), (std::vector<int64_t>{1, 2, 3, 4, 2, 5}));
   // Every entry still names a snapshot: nothing is dropped.
-  EXPECT_EQ(ids(MustCommit(table, Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}))
-                    .metadata),
-            (std::vector<int64_t>{1, 2, 3, 4, 2, 5}));
+  EXPECT_EQ(
+      ids(MustCommit(table, Json::array({Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}}}))
+              .metadata),
+      (std::vector<int64_t>{1, 2, 3, 4, 2, 5}));
   // Removing 4 drops it and the history before it.
   EXPECT_EQ(ids(MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {4}}}}))
                     .metadata),
@@ -801,10 +857,11 @@ TEST(UpdateTest, RemoveSpecsAndSchemas) {
   EXPECT_EQ(outcome.metadata.last_column_id, 3);  // ids are never reused
   // Ids the table lacks still make a new version, as the reference records every removal; an empty
   // list changes nothing.
-  EXPECT_TRUE(MustCommit(outcome.metadata, Json::array({Json{{"action", "remove-schemas"}, {"schema-ids", {42}}}}))
-                  .changed);
-  EXPECT_FALSE(MustCommit(outcome.metadata,
-                          Json::array({Json{{"action", "remove-partition-specs"}, {"spec-ids", Json::array()}}}))
+  EXPECT_TRUE(
+      MustCommit(outcome.metadata, Json::array({Json{{"action", "remove-schemas"}, {"schema-ids", {42}}}}))
+          .changed);
+  EXPECT_FALSE(MustCommit(outcome.metadata, Json::array({Json{{"action", "remove-partition-specs"},
+                                                              {"spec-ids", Json::array()}}}))
                    .changed);
 }
 

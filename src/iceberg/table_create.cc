@@ -39,10 +39,13 @@ Status CheckNewTableProperties(const std::map<std::string, std::string>& propert
     std::string_view digits = it->second;
     const bool negative = !digits.empty() && digits.front() == '-';
     if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
-    const bool is_int = !digits.empty() && digits.size() <= 10 &&
-                        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                        std::stoll(std::string(digits)) <= (negative ? 2147483648LL : 2147483647LL);
-    if (!is_int) return Error(ErrorCode::kInvalidArgument, std::string("Table property ") + key + " must have integer value");
+    const bool is_int =
+        !digits.empty() && digits.size() <= 10 &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        std::stoll(std::string(digits)) <= (negative ? 2147483648LL : 2147483647LL);
+    if (!is_int)
+      return Error(ErrorCode::kInvalidArgument,
+                   std::string("Table property ") + key + " must have integer value");
     if (negative && std::stoll(std::string(digits)) != 0) {
       return Error(ErrorCode::kInvalidArgument,
                    std::string("Table property ") + key + " must have non negative integer value");

@@ -522,7 +522,8 @@ void AppendSnapshotLogEntryText(const SnapshotLogEntry& entry, std::string& text
 }
 
 std::string TableMetadataHeadText(const TableMetadata& metadata) {
-  std::string text = TableMetadataWithoutHistory(metadata).dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string text =
+      TableMetadataWithoutHistory(metadata).dump(-1, ' ', false, Json::error_handler_t::replace);
   // The object always has fields, so it ends in '}' after at least one member.
   text.pop_back();
   return text;
@@ -552,7 +553,8 @@ std::string TableMetadataToJsonText(const TableMetadata& metadata, SnapshotSelec
   std::string text = TableMetadataHeadText(metadata);
   size_t history_bytes = 64;
   for (const SnapshotPtr& snapshot : metadata.snapshots) history_bytes += snapshot->text().size() + 1;
-  for (const MetadataLogEntry& entry : metadata.metadata_log) history_bytes += entry.metadata_file.size() + 48;
+  for (const MetadataLogEntry& entry : metadata.metadata_log)
+    history_bytes += entry.metadata_file.size() + 48;
   history_bytes += metadata.snapshot_log.size() * 64;
   text.reserve(text.size() + history_bytes);
   AppendLogsText(metadata, text);

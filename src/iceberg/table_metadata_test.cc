@@ -95,10 +95,12 @@ TEST(CreateTableTest, NewTablePropertiesAreDefaultedAndChecked) {
   ASSERT_TRUE(snappy.ok());
   EXPECT_EQ(snappy->properties.at("write.parquet.compression-codec"), "snappy");
   EXPECT_TRUE(create({{"write.metadata.metrics.column.data", "counts"}}).ok());
-  EXPECT_EQ(create({{"write.metadata.metrics.column.nope", "counts"}}).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(create({{"write.metadata.metrics.column.nope", "counts"}}).status().code(),
+            ErrorCode::kInvalidArgument);
   EXPECT_TRUE(create({{"commit.retry.num-retries", "0"}, {"commit.retry.min-wait-ms", "+100"}}).ok());
   for (const char* bad : {"-1", "x", "", "2147483648", "1.5"}) {
-    EXPECT_EQ(create({{"commit.retry.num-retries", bad}}).status().code(), ErrorCode::kInvalidArgument) << bad;
+    EXPECT_EQ(create({{"commit.retry.num-retries", bad}}).status().code(), ErrorCode::kInvalidArgument)
+        << bad;
   }
 }
 
@@ -266,7 +268,8 @@ TEST(TableMetadataJsonTest, TextEqualsTheJsonDocument) {
   auto metadata = ParseTableMetadata(TableMetadataToJson(NewTable(2)));
   ASSERT_TRUE(metadata.ok());
   for (SnapshotSelection selection : {SnapshotSelection::kAll, SnapshotSelection::kRefs}) {
-    EXPECT_EQ(Json::parse(TableMetadataToJsonText(*metadata, selection)), TableMetadataToJson(*metadata, selection));
+    EXPECT_EQ(Json::parse(TableMetadataToJsonText(*metadata, selection)),
+              TableMetadataToJson(*metadata, selection));
   }
   metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(1, std::nullopt, 1, 10)));
   metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(2, 1, 2, 20)));
@@ -295,7 +298,8 @@ TableMetadata TableWithHistory(int64_t count) {
     if (i > 1) parent = (i - 1) * 7919;
     metadata.snapshots.push_back(Snapshot::Make(testing::Snapshot(i * 7919, parent, i, 1000 + i)));
     metadata.snapshot_log.push_back({1000 + i, i * 7919});
-    metadata.metadata_log.push_back({1000 + i, "s3://b/t/metadata/" + std::to_string(i) + "-u.metadata.json"});
+    metadata.metadata_log.push_back(
+        {1000 + i, "s3://b/t/metadata/" + std::to_string(i) + "-u.metadata.json"});
   }
   return metadata;
 }
@@ -323,7 +327,8 @@ TEST(TableMetadataPiecesTest, JoinedPiecesAreExactlyTheText) {
       if (!piece.chunk) continue;
       const Sha256Digest sha256 = Sha256(piece.chunk->text);
       const Md5Digest md5 = Md5(piece.chunk->text);
-      EXPECT_EQ(piece.chunk->sha256, std::string(reinterpret_cast<const char*>(sha256.data()), sha256.size()));
+      EXPECT_EQ(piece.chunk->sha256,
+                std::string(reinterpret_cast<const char*>(sha256.data()), sha256.size()));
       EXPECT_EQ(piece.chunk->md5, std::string(reinterpret_cast<const char*>(md5.data()), md5.size()));
     }
   }
@@ -372,7 +377,8 @@ TEST(TableMetadataPiecesTest, ExpiringOldSnapshotsKeepsTheLaterChunks) {
 // The digests of the chunks in order and the count of inline pieces, to compare two cuts.
 std::vector<std::string> PieceIdentities(const std::vector<MetadataTextPiece>& pieces) {
   std::vector<std::string> identities;
-  for (const MetadataTextPiece& piece : pieces) identities.push_back(piece.chunk ? piece.chunk->sha256 : "inline");
+  for (const MetadataTextPiece& piece : pieces)
+    identities.push_back(piece.chunk ? piece.chunk->sha256 : "inline");
   return identities;
 }
 

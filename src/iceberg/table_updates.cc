@@ -392,13 +392,15 @@ Status TableBuilder::SetSnapshotRef(const Json& update) {
   const Json* snapshot = metadata_.FindSnapshot(snapshot_id);
   if (snapshot == nullptr)
     return BadRequest("Cannot set " + name + " to unknown snapshot: " + std::to_string(snapshot_id));
-  if (name == kMainBranch && ref["type"] != "branch") return BadRequest("Cannot set main to a tag, it must be a branch");
+  if (name == kMainBranch && ref["type"] != "branch")
+    return BadRequest("Cannot set main to a tag, it must be a branch");
   if (name == kMainBranch) {
     metadata_.current_snapshot_id = snapshot_id;
     // The reference logs a snapshot this commit added at its own time, and a move of main to an
     // older snapshot (a rollback) at the time of the change.
-    const int64_t time_of_change =
-        added_snapshot_ids_.count(snapshot_id) != 0 ? snapshot->at("timestamp-ms").get<int64_t>() : options_.now_ms;
+    const int64_t time_of_change = added_snapshot_ids_.count(snapshot_id) != 0
+                                       ? snapshot->at("timestamp-ms").get<int64_t>()
+                                       : options_.now_ms;
     metadata_.snapshot_log.push_back({time_of_change, snapshot_id});
     main_snapshots_set_.push_back(snapshot_id);
   }
@@ -417,7 +419,8 @@ Status TableBuilder::RemoveSnapshots(const Json& update) {
   const std::set<int64_t> doomed(ids.begin(), ids.end());
   auto in_doomed = [&](const Json& item) { return doomed.count(item.at("snapshot-id").get<int64_t>()) != 0; };
   const size_t snapshots_before = metadata_.snapshots.size();
-  std::erase_if(metadata_.snapshots, [&](const SnapshotPtr& snapshot) { return doomed.count(snapshot->id()) != 0; });
+  std::erase_if(metadata_.snapshots,
+                [&](const SnapshotPtr& snapshot) { return doomed.count(snapshot->id()) != 0; });
   if (metadata_.snapshots.size() == snapshots_before) return Status::Ok();
   changed_ = true;
   removed_snapshots_ = true;
@@ -544,7 +547,8 @@ Status TableBuilder::CleanSnapshotLog() {
   std::vector<bool> exists(log.size(), true);
   size_t next_snapshot = 0;
   for (size_t i = 0; i < log.size(); ++i) {
-    while (next_snapshot < metadata_.snapshots.size() && metadata_.snapshots[next_snapshot]->id() != log[i].snapshot_id) {
+    while (next_snapshot < metadata_.snapshots.size() &&
+           metadata_.snapshots[next_snapshot]->id() != log[i].snapshot_id) {
       ++next_snapshot;
     }
     if (next_snapshot == metadata_.snapshots.size()) {

@@ -162,7 +162,8 @@ Status ViewBuilder::SetCurrentVersion(int32_t version_id) {
   // A version this commit added is logged at its own time; a move back to an older one at the
   // time of the change (the reference's rule).
   const bool added_here = added_version_ids_.count(version_id) != 0;
-  history_entry_ = VersionLogEntry{added_here ? version->at("timestamp-ms").get<int64_t>() : now_ms_, version_id};
+  history_entry_ =
+      VersionLogEntry{added_here ? version->at("timestamp-ms").get<int64_t>() : now_ms_, version_id};
   changed_ = true;
   return Status::Ok();
 }
@@ -277,8 +278,8 @@ Status CheckViewRequirements(const ViewMetadata& current, const Json& requiremen
           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
         });
     if (!same) {
-      return Error(ErrorCode::kConflict,
-                   "Requirement failed: view UUID does not match: expected " + current.view_uuid + " != " + uuid);
+      return Error(ErrorCode::kConflict, "Requirement failed: view UUID does not match: expected " +
+                                             current.view_uuid + " != " + uuid);
     }
   }
   return Status::Ok();
@@ -383,7 +384,8 @@ Result<ViewMetadata> NewViewMetadata(const CreateViewRequest& request, std::stri
     base.view_uuid = std::string(view_uuid);
     base.location = std::string(location);
     base.properties = request.properties;
-    ViewBuilder builder(std::move(base), /*now_ms=*/0);  // the first version is added here: logged at its own time
+    ViewBuilder builder(std::move(base),
+                        /*now_ms=*/0);  // the first version is added here: logged at its own time
     SERAC_ASSIGN_OR_RETURN(int32_t schema_id, builder.AddSchema(request.schema));
     Json version = request.view_version;
     version["schema-id"] = schema_id;  // the version describes the schema sent beside it

@@ -52,14 +52,16 @@ TEST(ViewTest, MovingBackToAnOlderVersionIsLoggedAtTheCommitTime) {
   ViewMetadata view = NewView();
   Json second = ViewVersion(2, "select 2", 200);
   second["schema-id"] = 0;
-  auto replaced = ApplyViewCommit(view, Json::array(),
-                                  Json::array({Json{{"action", "add-view-version"}, {"view-version", second}},
-                                               Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}),
-                                  kNowMs);
+  auto replaced =
+      ApplyViewCommit(view, Json::array(),
+                      Json::array({Json{{"action", "add-view-version"}, {"view-version", second}},
+                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}),
+                      kNowMs);
   ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
   EXPECT_EQ(replaced->metadata.version_log.back(), (VersionLogEntry{200, 2}));
-  auto back = ApplyViewCommit(replaced->metadata, Json::array(),
-                              Json::array({Json{{"action", "set-current-view-version"}, {"view-version-id", 1}}}), kNowMs);
+  auto back = ApplyViewCommit(
+      replaced->metadata, Json::array(),
+      Json::array({Json{{"action", "set-current-view-version"}, {"view-version-id", 1}}}), kNowMs);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->metadata.version_log.back(), (VersionLogEntry{kNowMs, 1}));
 }
@@ -113,7 +115,8 @@ TEST(ViewTest, RequirementsAndErrors) {
   EXPECT_EQ(code(Json{{"action", "add-view-version"}, {"view-version", two_spark}}),
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(ApplyViewCommit(view, Json::array(),
-                            Json::array({Json{{"action", "add-view-version"}, {"view-version", two_spark}}}), kNowMs)
+                            Json::array({Json{{"action", "add-view-version"}, {"view-version", two_spark}}}),
+                            kNowMs)
                 .status()
                 .message(),
             "Invalid view version: Cannot add multiple queries for dialect spark");
@@ -131,14 +134,16 @@ TEST(ViewTest, SharedUpdates) {
                                    Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}},
                                    Json{{"action", "remove-properties"}, {"removals", {"comment"}}},
                                    Json{{"action", "assign-uuid"}, {"uuid", "aaaa-bbbb"}},
-                                   Json{{"action", "upgrade-format-version"}, {"format-version", 1}}}), kNowMs);
+                                   Json{{"action", "upgrade-format-version"}, {"format-version", 1}}}),
+                      kNowMs);
   ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
   EXPECT_TRUE(outcome->changed);
   EXPECT_EQ(outcome->metadata.location, "s3://b/elsewhere");
   EXPECT_EQ(outcome->metadata.properties.count("comment"), 0u);
   EXPECT_EQ(outcome->metadata.properties.at("a"), "b");
-  auto none = ApplyViewCommit(outcome->metadata, Json::array(),
-                              Json::array({Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}}}), kNowMs);
+  auto none =
+      ApplyViewCommit(outcome->metadata, Json::array(),
+                      Json::array({Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}}}), kNowMs);
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->changed);
 }
@@ -152,7 +157,8 @@ TEST(ViewTest, OldVersionsAreTrimmed) {
     auto outcome =
         ApplyViewCommit(view, Json::array(),
                         Json::array({Json{{"action", "add-view-version"}, {"view-version", version}},
-                                     Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}), kNowMs);
+                                     Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}),
+                        kNowMs);
     ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
     view = outcome->metadata;
   }
@@ -172,7 +178,8 @@ void ExpectVersionRefused(const ViewMetadata& view, Json version, const std::str
       ApplyViewCommit(view, Json::array(),
                       Json::array({Json{{"action", "set-properties"}, {"updates", {{"touched", "yes"}}}},
                                    Json{{"action", "add-view-version"}, {"view-version", version}},
-                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}), kNowMs);
+                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}),
+                      kNowMs);
   ASSERT_FALSE(outcome.ok()) << version.dump();
   EXPECT_EQ(outcome.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(outcome.status().message().find(message), std::string::npos) << outcome.status().message();
@@ -223,7 +230,8 @@ TEST(ViewTest, VersionsNeedWhatTheReferenceParses) {
   auto outcome =
       ApplyViewCommit(view, Json::array(),
                       Json::array({Json{{"action", "add-view-version"}, {"view-version", twin}},
-                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}), kNowMs);
+                                   Json{{"action", "set-current-view-version"}, {"view-version-id", -1}}}),
+                      kNowMs);
   ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
   EXPECT_EQ(outcome->metadata.current_version_id, 2);
 }
@@ -250,7 +258,8 @@ TEST(ViewTest, IdsBeyondInt32AndLegacyPropertyKeys) {
   auto legacy = ApplyViewCommit(
       view, Json::array(),
       Json::array({Json{{"action", "set-properties"}, {"updated", {{"a", "1"}}}},
-                   Json{{"action", "remove-properties"}, {"removed", Json::array({"comment"})}}}), kNowMs);
+                   Json{{"action", "remove-properties"}, {"removed", Json::array({"comment"})}}}),
+      kNowMs);
   ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
   EXPECT_EQ(legacy->metadata.properties.at("a"), "1");
   EXPECT_EQ(legacy->metadata.properties.count("comment"), 0u);

@@ -133,8 +133,7 @@ class CatalogStore {
   // namespace is missing.
   virtual Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse,
                                                          const NamespaceLevels& levels, EntityKind kind,
-                                                         const std::string& start_after,
-                                                         uint32_t limit) = 0;
+                                                         const std::string& start_after, uint32_t limit) = 0;
   // Removes the entry and returns it (the caller purges files if asked). kNotFound.
   virtual Result<EntityRecord> DropEntity(const EntityId& id) = 0;
   // kNotFound (source or target namespace), kAlreadyExists (target name taken by either kind).

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "meta/catalog_store.h"
+#include "meta/contract_test_backends_internal.h"
 #include "meta/fault_injection_meta_store.h"
 #include "meta/meta_store.h"
-#include "meta/contract_test_backends_internal.h"
 #include "meta/meta_store_test_util.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 
@@ -31,8 +31,6 @@ class CatalogStoreContractTest : public testing::ContractTestBase {
     Open();
     SERAC_ASSERT_OK(catalog().CreateWarehouse({kWarehouse, 1000}, false));
   }
-
-
 
   CatalogStore& catalog() { return store_->catalog(); }
 
@@ -91,7 +89,6 @@ class CatalogStoreContractTest : public testing::ContractTestBase {
     EXPECT_TRUE(garbage.ok()) << garbage.status().ToString();
     return garbage.ok() ? *garbage : std::vector<std::string>{};
   }
-
 };
 
 using Names = std::vector<std::string>;
@@ -551,9 +548,9 @@ std::string RowText(const Result<EntityRecord>& row) {
   if (!row.ok()) return row.status().ToString();
   std::string levels;
   for (const std::string& level : row->levels) levels += level + "/";
-  return row->warehouse + "|" + levels + "|" + row->name + "|" + std::to_string(static_cast<int>(row->kind)) + "|" +
-         row->uuid + "|" + row->location + "|" + row->metadata_location + "|" + std::to_string(row->created_ms) +
-         "|" + std::to_string(row->updated_ms);
+  return row->warehouse + "|" + levels + "|" + row->name + "|" + std::to_string(static_cast<int>(row->kind)) +
+         "|" + row->uuid + "|" + row->location + "|" + row->metadata_location + "|" +
+         std::to_string(row->created_ms) + "|" + std::to_string(row->updated_ms);
 }
 
 TEST_P(CatalogStoreContractTest, AfterACommitEveryRowReadsAsTheDatabaseHasIt) {

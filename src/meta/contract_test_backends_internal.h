@@ -59,17 +59,17 @@ class ContractTestBase : public ::testing::TestWithParam<Backend> {
 
 // Runs a contract suite on every back end.
 #define SERAC_INSTANTIATE_CONTRACT_SUITE(suite)                                                        \
-  INSTANTIATE_TEST_SUITE_P(Backends, suite,                                                           \
-                           ::testing::Values(::serac::meta::testing::Backend{"Sqlite",                 \
-                                                                             ::serac::meta::testing::OpenSqlite}, \
-                                             ::serac::meta::testing::Backend{                          \
-                                                 "FaultInjectedSqlite", ::serac::meta::testing::OpenFaultInjected}), \
-                           ::serac::meta::testing::BackendName)
+  INSTANTIATE_TEST_SUITE_P(                                                                            \
+      Backends, suite,                                                                                 \
+      ::testing::Values(::serac::meta::testing::Backend{"Sqlite", ::serac::meta::testing::OpenSqlite}, \
+                        ::serac::meta::testing::Backend{"FaultInjectedSqlite",                         \
+                                                        ::serac::meta::testing::OpenFaultInjected}),   \
+      ::serac::meta::testing::BackendName)
 
 // Runs a suite of fault cases on the one back end that can inject faults: SQLite behind the
 // wrapper. Such a suite's fixture reaches the wrapper through `store_`.
-#define SERAC_INSTANTIATE_FAULT_SUITE(suite)                                                          \
-  INSTANTIATE_TEST_SUITE_P(Backends, suite,                                                           \
-                           ::testing::Values(::serac::meta::testing::Backend{                          \
-                               "FaultInjectedSqlite", ::serac::meta::testing::OpenFaultInjected}),    \
+#define SERAC_INSTANTIATE_FAULT_SUITE(suite)                                                       \
+  INSTANTIATE_TEST_SUITE_P(Backends, suite,                                                        \
+                           ::testing::Values(::serac::meta::testing::Backend{                      \
+                               "FaultInjectedSqlite", ::serac::meta::testing::OpenFaultInjected}), \
                            ::serac::meta::testing::BackendName)

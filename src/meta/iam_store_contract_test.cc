@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
+#include "meta/contract_test_backends_internal.h"
 #include "meta/fault_injection_meta_store.h"
 #include "meta/iam_store.h"
 #include "meta/meta_store.h"
-#include "meta/contract_test_backends_internal.h"
 #include "meta/meta_store_test_util.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 
@@ -30,8 +30,6 @@ const std::string kSealed(kSealedBytes, sizeof(kSealedBytes) - 1);
 class IamStoreContractTest : public testing::ContractTestBase {
  protected:
   void SetUp() override { Open(); }
-
-
 
   IamStore& iam() { return store_->iam(); }
 
@@ -58,7 +56,6 @@ class IamStoreContractTest : public testing::ContractTestBase {
     EXPECT_TRUE(got.ok()) << got.status().ToString();
     return got.ok() ? got->policies : Names{};
   }
-
 };
 
 // ---- Users ----

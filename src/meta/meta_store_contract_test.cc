@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "common/hash.h"
+#include "meta/contract_test_backends_internal.h"
 #include "meta/fault_injection_meta_store.h"
 #include "meta/meta_store.h"
-#include "meta/contract_test_backends_internal.h"
 #include "meta/meta_store_test_util.h"
 #include "meta/sqlite/sqlite_meta_store.h"
 #include "meta/sqlite/sqlite_meta_store_internal.h"
@@ -33,8 +33,6 @@ class MetaStoreContractTest : public testing::ContractTestBase {
     Open();
     SERAC_ASSERT_OK(store_->CreateBucket({"bucket", 1000}));
   }
-
-
 
   std::optional<sqlite::GroupCommitStats> CommitStats() {
     MetaStore* store = store_.get();
@@ -77,7 +75,6 @@ class MetaStoreContractTest : public testing::ContractTestBase {
     for (auto& thread : threads) thread.join();
     EXPECT_EQ(failures.load(), 0);
   }
-
 };
 
 bool Contains(const std::vector<std::string>& haystack, const std::string& needle) {
@@ -188,7 +185,8 @@ struct PieceSpec {
   bool with_bytes = true;  // a shared piece may leave its bytes out when the store already has them
 };
 
-ObjectRecord PiecesObject(const std::string& bucket, const std::string& key, const std::vector<PieceSpec>& specs) {
+ObjectRecord PiecesObject(const std::string& bucket, const std::string& key,
+                          const std::vector<PieceSpec>& specs) {
   ObjectRecord object = MakeObject(bucket, key, "pieces-etag");
   for (const PieceSpec& spec : specs) {
     Piece piece;
@@ -253,9 +251,10 @@ TEST_P(MetaStoreContractTest, ObjectsInPiecesStoreSharedTextsOnceAndReadWhole) {
 
 TEST_P(MetaStoreContractTest, RemovingAWarehouseReleasesTheSharedTextsOfItsObjects) {
   SERAC_ASSERT_OK(store_->catalog().CreateWarehouse({"wh", 1000}, false));
-  SERAC_ASSERT_OK(store_->PutObject(PiecesObject("wh", "t/metadata/1.json", {{"shared-history", true}, {"1"}}), {}));
   SERAC_ASSERT_OK(
-      store_->PutObject(PiecesObject("wh", "t/metadata/2.json", {{"shared-history", true, false}, {"2"}}), {}));
+      store_->PutObject(PiecesObject("wh", "t/metadata/1.json", {{"shared-history", true}, {"1"}}), {}));
+  SERAC_ASSERT_OK(store_->PutObject(
+      PiecesObject("wh", "t/metadata/2.json", {{"shared-history", true, false}, {"2"}}), {}));
   SERAC_ASSERT_OK(store_->PutObject(PiecesObject("bucket", "kept", {{"kept-history", true}}), {}));
   SERAC_ASSERT_OK(store_->catalog().DeleteWarehouse("wh", true, false));
   EXPECT_EQ(store_->PutObject(PiecesObject("bucket", "x", {{"shared-history", true, false}}), {}).code(),
@@ -266,7 +265,8 @@ TEST_P(MetaStoreContractTest, RemovingAWarehouseReleasesTheSharedTextsOfItsObjec
 TEST_P(MetaStoreContractTest, ACommitCountsTheTextsOfItsNewAndTrimmedFilesTogether) {
   SERAC_ASSERT_OK(store_->catalog().CreateWarehouse({"wh", 1000}, false));
   MetadataCommit first;
-  first.new_files.push_back(PiecesObject("wh", "t/metadata/1.json", {{"old-only", true}, {"common", true}, {"1"}}));
+  first.new_files.push_back(
+      PiecesObject("wh", "t/metadata/1.json", {{"old-only", true}, {"common", true}, {"1"}}));
   SERAC_ASSERT_OK(store_->catalog().CommitMetadata(first));
   // The next version shares "common", brings "new-only" and trims the first file away.
   MetadataCommit second;
@@ -390,7 +390,8 @@ TEST_P(MetaStoreContractTest, SetObjectTagsTouchesOnlyTheTags) {
   EXPECT_TRUE(Garbage().empty());  // the bytes stay where they were: nothing to collect
 
   // Refused on a stale ETag (tags unchanged), and for missing objects and buckets.
-  EXPECT_EQ(store_->SetObjectTags("bucket", "tagged", {}, {false, "e0"}).code(), ErrorCode::kPreconditionFailed);
+  EXPECT_EQ(store_->SetObjectTags("bucket", "tagged", {}, {false, "e0"}).code(),
+            ErrorCode::kPreconditionFailed);
   EXPECT_EQ(store_->GetObject("bucket", "tagged")->headers.tags.size(), 2u);
   EXPECT_EQ(store_->SetObjectTags("bucket", "absent", {{"k", "v"}}, {}).code(), ErrorCode::kNotFound);
   EXPECT_EQ(GetCode("absent"), ErrorCode::kNotFound);

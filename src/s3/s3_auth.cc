@@ -50,7 +50,6 @@ constexpr std::array<OperationAccess, 26> kOperationAccess = {{
     {"ListParts", "s3:ListMultipartUploadParts", S::kObject},
 }};
 
-
 }  // namespace
 
 std::span<const OperationAccess> OperationAccessTable() { return kOperationAccess; }
@@ -65,10 +64,14 @@ const OperationAccess* FindOperationAccess(std::string_view operation) {
 std::string ResourceArn(ResourceScope scope, std::string_view bucket, std::string_view key) {
   switch (scope) {
     case ResourceScope::kService:
-    case ResourceScope::kFilteredService: return std::string(auth::S3ServiceArn());
-    case ResourceScope::kBucket: return auth::S3BucketArn(bucket);
-    case ResourceScope::kObject: return auth::S3ObjectArn(bucket, key);
-    case ResourceScope::kEachKey: break;
+    case ResourceScope::kFilteredService:
+      return std::string(auth::S3ServiceArn());
+    case ResourceScope::kBucket:
+      return auth::S3BucketArn(bucket);
+    case ResourceScope::kObject:
+      return auth::S3ObjectArn(bucket, key);
+    case ResourceScope::kEachKey:
+      break;
   }
   return {};
 }
@@ -101,15 +104,15 @@ HandlerResult AuthorizeOperation(RequestContext& ctx, std::string_view operation
   ctx.conditions = RequestConditions(ctx.principal, ctx.request, ctx.query, access->listing);
   // Filtered listings and per-key operations are decided by their handlers.
   if (access->scope != ResourceScope::kFilteredService && access->scope != ResourceScope::kEachKey) {
-    Status allowed = ctx.backend.identity->Authorize(ctx.principal, access->action,
-                                                     ResourceArn(access->scope, ctx.bucket, ctx.key), &ctx.conditions);
+    Status allowed = ctx.backend.identity->Authorize(
+        ctx.principal, access->action, ResourceArn(access->scope, ctx.bucket, ctx.key), &ctx.conditions);
     if (!allowed.ok()) return ErrorFromStatus(allowed);
   }
   if (access->reads_copy_source) {
     auto source = ParseCopySource(ctx.header("x-amz-copy-source"));
     if (!source.ok()) return ErrorFromStatus(source.status());
-    Status allowed = ctx.backend.identity->Authorize(ctx.principal, "s3:GetObject",
-                                                     auth::S3ObjectArn(source->bucket, source->key), &ctx.conditions);
+    Status allowed = ctx.backend.identity->Authorize(
+        ctx.principal, "s3:GetObject", auth::S3ObjectArn(source->bucket, source->key), &ctx.conditions);
     if (!allowed.ok()) return ErrorFromStatus(allowed);
   }
   return kHandled;
@@ -121,10 +124,14 @@ HandlerResult AuthorizeOperation(RequestContext& ctx, std::string_view operation
 // no such bucket gets an empty list (MinIO answers AccessDenied): only an explicit Deny of
 // s3:ListAllMyBuckets refuses the listing, so an administrator can still forbid it outright.
 BucketListing BucketListingAccess(RequestContext& ctx) {
-  switch (ctx.backend.identity->Decide(ctx.principal, "s3:ListAllMyBuckets", auth::S3ServiceArn(), &ctx.conditions)) {
-    case auth::PolicyDecision::kAllow: return BucketListing::kAll;
-    case auth::PolicyDecision::kExplicitDeny: return BucketListing::kDenied;
-    case auth::PolicyDecision::kImplicitDeny: break;
+  switch (ctx.backend.identity->Decide(ctx.principal, "s3:ListAllMyBuckets", auth::S3ServiceArn(),
+                                       &ctx.conditions)) {
+    case auth::PolicyDecision::kAllow:
+      return BucketListing::kAll;
+    case auth::PolicyDecision::kExplicitDeny:
+      return BucketListing::kDenied;
+    case auth::PolicyDecision::kImplicitDeny:
+      break;
   }
   return BucketListing::kVisibleOnly;
 }

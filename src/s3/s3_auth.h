@@ -30,7 +30,7 @@ struct OperationAccess {
   std::string_view operation;  // the routed operation name, as in the access log: "PutObject"
   std::string_view action;     // the IAM action: "s3:PutObject"
   ResourceScope scope;
-  bool listing = false;  // adds the s3:prefix / s3:delimiter / s3:max-keys condition keys
+  bool listing = false;            // adds the s3:prefix / s3:delimiter / s3:max-keys condition keys
   bool reads_copy_source = false;  // also needs s3:GetObject on x-amz-copy-source
 };
 
@@ -42,8 +42,8 @@ const OperationAccess* FindOperationAccess(std::string_view operation);
 // The ARN `scope` names for this bucket and key (empty for kEachKey: there is no single one).
 std::string ResourceArn(ResourceScope scope, std::string_view bucket, std::string_view key);
 
-// The condition keys of a request: auth::RequestConditions, and for listings s3:prefix (empty when absent, as AWS evaluates it), s3:delimiter and
-// s3:max-keys (when sent).
+// The condition keys of a request: auth::RequestConditions, and for listings s3:prefix (empty when absent, as
+// AWS evaluates it), s3:delimiter and s3:max-keys (when sent).
 auth::ConditionContext RequestConditions(const auth::Principal& principal, const http::Request& request,
                                          const QueryParams& query, bool listing);
 

@@ -1,10 +1,10 @@
 // Tests of the S3 authorisation table, the resource ARNs and the condition keys (s3_auth.h).
 #include "s3/s3_auth.h"
 
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace serac::s3 {
 namespace {

@@ -116,11 +116,11 @@ HandlerResult GetAcl(RequestContext& ctx) {
   std::string owner = XmlEscape(ctx.verified.access_key);
   std::string xml =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<AccessControlPolicy xmlns=\"" + std::string(kS3Namespace) + "\"><Owner><ID>" + owner +
-      "</ID><DisplayName>" + owner +
+      "<AccessControlPolicy xmlns=\"" +
+      std::string(kS3Namespace) + "\"><Owner><ID>" + owner + "</ID><DisplayName>" + owner +
       "</DisplayName></Owner><AccessControlList><Grant><Grantee "
-      "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"CanonicalUser\"><ID>" + owner +
-      "</ID><DisplayName>" + owner +
+      "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"CanonicalUser\"><ID>" +
+      owner + "</ID><DisplayName>" + owner +
       "</DisplayName></Grantee><Permission>FULL_CONTROL</Permission></Grant></AccessControlList>"
       "</AccessControlPolicy>";
   return SendXml(ctx, xml);

@@ -24,7 +24,7 @@ HandlerResult SendXml(RequestContext& ctx, const std::string& xml, int status) {
 }
 
 Result<std::unique_ptr<auth::VerifyingBodyReader>> OpenVerifiedBody(RequestContext& ctx,
-                                                                     const auth::PayloadOptions& options) {
+                                                                    const auth::PayloadOptions& options) {
   return auth::VerifyingBodyReader::Create(ctx.request, ctx.verified, ctx.raw_body, options);
 }
 
@@ -65,7 +65,8 @@ constexpr StoredHeader kStoredHeaders[] = {
 
 HandlerResult HeadersFromRequest(RequestContext& ctx, meta::ObjectHeaders& headers) {
   if (auto problem = StorageClassProblem(TrimWhitespace(ctx.header("x-amz-storage-class")))) return problem;
-  for (const StoredHeader& stored : kStoredHeaders) headers.*stored.field = std::string(ctx.header(stored.name));
+  for (const StoredHeader& stored : kStoredHeaders)
+    headers.*stored.field = std::string(ctx.header(stored.name));
   headers.content_encoding = StripAwsChunked(ctx.header("content-encoding"));
   uint64_t metadata_bytes = 0;
   for (const http::Header& header : ctx.request.headers) {
@@ -104,7 +105,8 @@ std::string QuoteEtag(std::string_view etag) {
 void RemoveBlobsQuietly(RequestContext& ctx, const std::vector<meta::Segment>& segments) {
   for (const meta::Segment& segment : segments) {
     Status removed = ctx.blobs().Remove(segment.blob_id);
-    if (!removed.ok()) log::Warn("s3: could not remove unreferenced blob " + segment.blob_id + ": " + removed.ToString());
+    if (!removed.ok())
+      log::Warn("s3: could not remove unreferenced blob " + segment.blob_id + ": " + removed.ToString());
   }
 }
 

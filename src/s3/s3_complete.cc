@@ -14,7 +14,8 @@ namespace serac::s3 {
 
 namespace {
 
-Result<std::map<uint32_t, meta::PartRecord>> LoadAllParts(meta::MetaStore& meta, const std::string& upload_id) {
+Result<std::map<uint32_t, meta::PartRecord>> LoadAllParts(meta::MetaStore& meta,
+                                                          const std::string& upload_id) {
   std::map<uint32_t, meta::PartRecord> parts;
   uint32_t marker = 0;
   while (true) {
@@ -36,7 +37,8 @@ S3Error InvalidPart(uint32_t number) {
 }
 
 // Matches the client's list against stored parts; returns the chosen parts in order.
-HandlerResult ChooseParts(const std::vector<CompletedPart>& requested, const std::map<uint32_t, meta::PartRecord>& stored,
+HandlerResult ChooseParts(const std::vector<CompletedPart>& requested,
+                          const std::map<uint32_t, meta::PartRecord>& stored,
                           const meta::UploadRecord& upload, std::vector<meta::PartRecord>& chosen) {
   auto algorithm = ParseOptionalAlgorithm(upload.checksum_algorithm);
   for (size_t i = 0; i < requested.size(); ++i) {
@@ -102,7 +104,9 @@ HandlerResult BuildObject(RequestContext& ctx, const meta::UploadRecord& upload,
     object.segments.push_back({part.blob_id, part.size});
   }
   if (object.size > limits::kObjectBytesMax) {
-    return MakeError(400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed object size (limits::kObjectBytesMax)");
+    return MakeError(
+        400, "EntityTooLarge",
+        "Your proposed upload exceeds the maximum allowed object size (limits::kObjectBytesMax)");
   }
   if (upload.checksum_algorithm.empty()) {
     // Every part then carries a CRC64NVME (when the client sent none of its own): combined, they

@@ -20,9 +20,9 @@ S3Error NoSuchUpload() {
                    "upload may have been aborted or completed.");
 }
 S3Error NotImplemented(std::string_view what) {
-  return MakeError(501, "NotImplemented",
-                   "A header or query you provided implies functionality that is not implemented: " +
-                       std::string(what));
+  return MakeError(
+      501, "NotImplemented",
+      "A header or query you provided implies functionality that is not implemented: " + std::string(what));
 }
 S3Error InvalidArgument(std::string message) { return MakeError(400, "InvalidArgument", std::move(message)); }
 S3Error InvalidRequest(std::string message) { return MakeError(400, "InvalidRequest", std::move(message)); }
@@ -38,9 +38,12 @@ namespace {
 
 S3Error NotFoundError(Missing missing) {
   switch (missing) {
-    case Missing::kBucket: return NoSuchBucket();
-    case Missing::kUpload: return NoSuchUpload();
-    case Missing::kKey: break;
+    case Missing::kBucket:
+      return NoSuchBucket();
+    case Missing::kUpload:
+      return NoSuchUpload();
+    case Missing::kKey:
+      break;
   }
   return NoSuchKey();
 }
@@ -56,10 +59,14 @@ S3Error ErrorFromStatus(const Status& status, Missing missing, bool presigned) {
   const std::string& m = status.message();
   switch (status.code()) {
     case ErrorCode::kOk:
-    case ErrorCode::kInternal: return InternalError(OrDefault(m, "We encountered an internal error. Please try again."));
-    case ErrorCode::kInvalidArgument: return InvalidArgument(OrDefault(m, "Invalid argument"));
-    case ErrorCode::kMalformedXml: return MalformedXml(m);
-    case ErrorCode::kNotFound: return NotFoundError(missing);
+    case ErrorCode::kInternal:
+      return InternalError(OrDefault(m, "We encountered an internal error. Please try again."));
+    case ErrorCode::kInvalidArgument:
+      return InvalidArgument(OrDefault(m, "Invalid argument"));
+    case ErrorCode::kMalformedXml:
+      return MalformedXml(m);
+    case ErrorCode::kNotFound:
+      return NotFoundError(missing);
     case ErrorCode::kAlreadyExists:
       return MakeError(409, "BucketAlreadyOwnedByYou",
                        "Your previous request to create the named bucket succeeded and you already own it.");
@@ -71,7 +78,8 @@ S3Error ErrorFromStatus(const Status& status, Missing missing, bool presigned) {
     case ErrorCode::kConflict:
       return MakeError(409, "ConditionalRequestConflict",
                        "A conflicting operation occurred. If using PutObject you can retry the request.");
-    case ErrorCode::kNotModified: return MakeError(304, "NotModified", "Not Modified");
+    case ErrorCode::kNotModified:
+      return MakeError(304, "NotModified", "Not Modified");
     case ErrorCode::kLimitExceeded:
       return MakeError(400, "EntityTooLarge",
                        OrDefault(m, "Your proposed upload exceeds the maximum allowed object size."));
@@ -80,35 +88,43 @@ S3Error ErrorFromStatus(const Status& status, Missing missing, bool presigned) {
                        OrDefault(m, "Your proposed upload is smaller than the minimum allowed object size."));
     case ErrorCode::kInvalidRange:
       return MakeError(416, "InvalidRange", "The requested range is not satisfiable");
-    case ErrorCode::kNotImplemented: return NotImplemented(m);
+    case ErrorCode::kNotImplemented:
+      return NotImplemented(m);
     case ErrorCode::kUnknownAccessKey:
       return MakeError(403, "InvalidAccessKeyId",
                        "The AWS Access Key Id you provided does not exist in our records.");
     case ErrorCode::kSignatureMismatch:
       return MakeError(403, "SignatureDoesNotMatch",
-                       OrDefault(m, "The request signature we calculated does not match the signature you "
-                                    "provided. Check your key and signing method."));
+                       OrDefault(m,
+                                 "The request signature we calculated does not match the signature you "
+                                 "provided. Check your key and signing method."));
     case ErrorCode::kAuthHeaderMalformed:
       return MakeError(400, presigned ? "AuthorizationQueryParametersError" : "AuthorizationHeaderMalformed",
                        OrDefault(m, "The authorization information is malformed"));
     case ErrorCode::kRequestTimeTooSkewed:
       return MakeError(403, "RequestTimeTooSkewed",
                        "The difference between the request time and the current time is too large.");
-    case ErrorCode::kExpired: return MakeError(403, "AccessDenied", OrDefault(m, "Request has expired"));
-    case ErrorCode::kAccessDenied: return MakeError(403, "AccessDenied", OrDefault(m, "Access Denied"));
+    case ErrorCode::kExpired:
+      return MakeError(403, "AccessDenied", OrDefault(m, "Request has expired"));
+    case ErrorCode::kAccessDenied:
+      return MakeError(403, "AccessDenied", OrDefault(m, "Access Denied"));
     case ErrorCode::kMissingContentLength:
       return MakeError(411, "MissingContentLength", "You must provide the Content-Length HTTP header.");
     case ErrorCode::kBadDigest:
-      return MakeError(400, "BadDigest",
-                       OrDefault(m, "The Content-MD5 or checksum you specified did not match what we received."));
+      return MakeError(
+          400, "BadDigest",
+          OrDefault(m, "The Content-MD5 or checksum you specified did not match what we received."));
     case ErrorCode::kContentSha256Mismatch:
       return MakeError(400, "XAmzContentSHA256Mismatch",
                        "The provided 'x-amz-content-sha256' header does not match what was computed.");
     case ErrorCode::kIncompleteBody:
-      return MakeError(400, "IncompleteBody",
-                       "You did not provide the number of bytes specified by the Content-Length HTTP header.");
-    case ErrorCode::kIoError: return InternalError("We encountered an internal error. Please try again.");
-    case ErrorCode::kUnavailable: return MakeError(503, "ServiceUnavailable", "Please reduce your request rate.");
+      return MakeError(
+          400, "IncompleteBody",
+          "You did not provide the number of bytes specified by the Content-Length HTTP header.");
+    case ErrorCode::kIoError:
+      return InternalError("We encountered an internal error. Please try again.");
+    case ErrorCode::kUnavailable:
+      return MakeError(503, "ServiceUnavailable", "Please reduce your request rate.");
     case ErrorCode::kTimeout:
       return MakeError(400, "RequestTimeout",
                        "Your socket connection to the server was not read from or written to within the "

@@ -60,7 +60,8 @@ TEST(ErrorXml, ContainsAllFields) {
   S3Error error = MakeError(403, "RequestTimeTooSkewed", "too far");
   error.details = {{"MaxAllowedSkewMilliseconds", "900000"}};
   std::string xml = RenderErrorXml(error, "bkt", "a&b", "/bkt/a%26b", "REQ1");
-  EXPECT_NE(xml.find("<Error><Code>RequestTimeTooSkewed</Code><Message>too far</Message>"), std::string::npos);
+  EXPECT_NE(xml.find("<Error><Code>RequestTimeTooSkewed</Code><Message>too far</Message>"),
+            std::string::npos);
   EXPECT_NE(xml.find("<Key>a&amp;b</Key><BucketName>bkt</BucketName><Resource>/bkt/a%26b</Resource>"),
             std::string::npos);
   EXPECT_NE(xml.find("<MaxAllowedSkewMilliseconds>900000</MaxAllowedSkewMilliseconds>"), std::string::npos);

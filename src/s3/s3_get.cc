@@ -33,9 +33,11 @@ struct Selection {
 // A part of a multipart object, or the whole of a simple object as part 1.
 HandlerResult SelectPart(const meta::ObjectRecord& object, std::string_view part_text, Selection& selection) {
   auto part = ParseUint64(part_text);
-  if (!part || *part < 1 || *part > limits::kPartNumberMax) return InvalidArgument("Part number must be an integer between 1 and 10000, inclusive");
+  if (!part || *part < 1 || *part > limits::kPartNumberMax)
+    return InvalidArgument("Part number must be an integer between 1 and 10000, inclusive");
   uint64_t parts = object.part_count == 0 ? 1 : object.part_count;
-  if (*part > parts) return MakeError(416, "InvalidPartNumber", "The requested partnumber is not satisfiable");
+  if (*part > parts)
+    return MakeError(416, "InvalidPartNumber", "The requested partnumber is not satisfiable");
   if (object.part_count == 0 || object.segments.size() != object.part_count) {
     // A simple object is its own single part; objects without per-part segments serve whole.
     selection.range = {0, object.size};
@@ -52,7 +54,8 @@ HandlerResult SelectPart(const meta::ObjectRecord& object, std::string_view part
 HandlerResult SelectBytes(RequestContext& ctx, const meta::ObjectRecord& object, Selection& selection) {
   const std::string* range_header = ctx.request.FindHeader("range");
   if (const std::string* part = ctx.query.Find("partNumber")) {
-    if (range_header) return InvalidRequest("Cannot specify both Range header and partNumber query parameter");
+    if (range_header)
+      return InvalidRequest("Cannot specify both Range header and partNumber query parameter");
     return SelectPart(object, *part, selection);
   }
   selection.range = {0, object.size};
@@ -88,8 +91,10 @@ void AddStoredHeaders(RequestContext& ctx, const meta::ObjectRecord& object) {
     if (!value.empty()) ctx.response.AddHeader(stored.response_name, value);
   }
   for (const auto& [name, value] : headers.user_metadata) ctx.response.AddHeader("x-amz-meta-" + name, value);
-  if (!headers.tags.empty()) ctx.response.AddHeader("x-amz-tagging-count", std::to_string(headers.tags.size()));
-  if (object.part_count > 0) ctx.response.AddHeader("x-amz-mp-parts-count", std::to_string(object.part_count));
+  if (!headers.tags.empty())
+    ctx.response.AddHeader("x-amz-tagging-count", std::to_string(headers.tags.size()));
+  if (object.part_count > 0)
+    ctx.response.AddHeader("x-amz-mp-parts-count", std::to_string(object.part_count));
 }
 
 // Copies `length` bytes of one blob at `offset` to the client.
@@ -157,15 +162,18 @@ HandlerResult GetObject(RequestContext& ctx, bool head) {
   if (!found.ok()) return MissingObject(ctx, found.status());
   const meta::ObjectRecord& object = *found;
 
-  Conditions conditions = ReadConditions(ctx, "if-match", "if-none-match", "if-modified-since", "if-unmodified-since");
+  Conditions conditions =
+      ReadConditions(ctx, "if-match", "if-none-match", "if-modified-since", "if-unmodified-since");
   switch (EvaluateConditions(conditions, object.etag, object.mtime_ms)) {
-    case ConditionOutcome::kPreconditionFailed: return ErrorFromStatus(Error(ErrorCode::kPreconditionFailed, ""));
+    case ConditionOutcome::kPreconditionFailed:
+      return ErrorFromStatus(Error(ErrorCode::kPreconditionFailed, ""));
     case ConditionOutcome::kNotModified:
       AddValidators(ctx, object);
       ctx.response.SetStatus(304);
       (void)ctx.response.Send("");
       return kHandled;
-    case ConditionOutcome::kProceed: break;
+    case ConditionOutcome::kProceed:
+      break;
   }
 
   Selection selection;

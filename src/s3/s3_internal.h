@@ -49,8 +49,8 @@ struct RequestContext {
   auth::Principal principal;          // who the request acts as, once authenticated
   auth::ConditionContext conditions;  // the request's condition keys, once authorised
   QueryParams query;
-  std::string bucket;  // decoded; empty for the service level
-  std::string key;     // decoded; empty for bucket-level operations
+  std::string bucket;         // decoded; empty for the service level
+  std::string key;            // decoded; empty for bucket-level operations
   bool virtual_host = false;  // bucket came from the Host header
 
   meta::MetaStore& meta() { return *backend.meta; }
@@ -87,7 +87,7 @@ HandlerResult RequireBucket(RequestContext& ctx);
 HandlerResult SendXml(RequestContext& ctx, const std::string& xml, int status = 200);
 // Wraps the raw body in the SigV4/checksum verifier.
 Result<std::unique_ptr<auth::VerifyingBodyReader>> OpenVerifiedBody(RequestContext& ctx,
-                                                                     const auth::PayloadOptions& options);
+                                                                    const auth::PayloadOptions& options);
 // Maps an error from VerifyingBodyReader::Create (bad Content-MD5 syntax → InvalidDigest).
 S3Error BodyOpenError(RequestContext& ctx, const Status& status);
 // Reads a small verified XML body (≤ limits::kXmlRequestBodyBytesMax).

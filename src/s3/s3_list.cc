@@ -32,7 +32,8 @@ std::string_view RollUp(std::string_view key, const ListingRequest& request) {
   return CommonPrefixOf(key, request.prefix, request.delimiter);
 }
 
-Result<ListingPage> CollectPage(meta::MetaStore& meta, const std::string& bucket, const ListingRequest& request) {
+Result<ListingPage> CollectPage(meta::MetaStore& meta, const std::string& bucket,
+                                const ListingRequest& request) {
   ListingPage page;
   meta::ListObjectsQuery query;
   query.bucket = bucket;
@@ -87,7 +88,8 @@ std::string Encoded(const ListingStyle& style, std::string_view text) {
   return style.url_encode ? UriEncode(text, false) : std::string(text);
 }
 
-void WriteContents(XmlWriter& xml, const ListingPage& page, const ListingStyle& style, std::string_view owner) {
+void WriteContents(XmlWriter& xml, const ListingPage& page, const ListingStyle& style,
+                   std::string_view owner) {
   for (const meta::ObjectRecord& object : page.contents) {
     xml.Open("Contents");
     xml.Element("Key", Encoded(style, object.key));
@@ -164,7 +166,8 @@ HandlerResult ListObjects(RequestContext& ctx, bool v2) {
   if (page->truncated && v2) {
     xml.Element("NextContinuationToken", EncodeContinuationToken(page->last, page->last_is_prefix));
   }
-  if (page->truncated && !v2 && !request.delimiter.empty()) xml.Element("NextMarker", Encoded(style, page->last));
+  if (page->truncated && !v2 && !request.delimiter.empty())
+    xml.Element("NextMarker", Encoded(style, page->last));
   WriteContents(xml, *page, style, ctx.verified.access_key);
   return SendXml(ctx, xml.Finish());
 }

@@ -43,7 +43,8 @@ HandlerResult ReadUploadChecksum(RequestContext& ctx, meta::UploadRecord& upload
 Result<uint32_t> ReadPartNumber(const RequestContext& ctx) {
   auto number = ParseUint64(ctx.query.Get("partNumber"));
   if (!number || *number < 1 || *number > limits::kPartNumberMax) {
-    return Error(ErrorCode::kInvalidArgument, "Part number must be an integer between 1 and 10000, inclusive");
+    return Error(ErrorCode::kInvalidArgument,
+                 "Part number must be an integer between 1 and 10000, inclusive");
   }
   return static_cast<uint32_t>(*number);
 }
@@ -197,7 +198,8 @@ HandlerResult UploadPartCopy(RequestContext& ctx) {
     range = *parsed;
   }
   if (range.length > limits::kSinglePutBytesMax) {
-    return InvalidRequest("The specified copy source is larger than the maximum allowable size for a copy source: 5368709120");
+    return InvalidRequest(
+        "The specified copy source is larger than the maximum allowable size for a copy source: 5368709120");
   }
   std::optional<ChecksumAlgorithm> algorithm = ParseOptionalAlgorithm(upload.checksum_algorithm);
   auto copied = CopyRangeToBlob(ctx, source, range, PartChecksumAlgorithm(upload));
@@ -216,7 +218,8 @@ HandlerResult UploadPartCopy(RequestContext& ctx) {
   xml.Open("CopyPartResult", kS3Namespace);
   xml.Element("ETag", QuoteEtag(part.etag));
   xml.Element("LastModified", FormatIso8601(FromUnixMillis(part.mtime_ms)));
-  if (algorithm) xml.Element("Checksum" + std::string(ChecksumAlgorithmName(*algorithm)), part.checksum_value);
+  if (algorithm)
+    xml.Element("Checksum" + std::string(ChecksumAlgorithmName(*algorithm)), part.checksum_value);
   return SendXml(ctx, xml.Finish());
 }
 
@@ -234,7 +237,8 @@ Result<uint32_t> ReadPageSize(const RequestContext& ctx, std::string_view name) 
   const std::string* text = ctx.query.Find(name);
   if (!text) return limits::kKeysPerListMax;
   auto value = ParseUint64(*text);
-  if (!value) return Error(ErrorCode::kInvalidArgument, std::string(name) + " must be a non-negative integer");
+  if (!value)
+    return Error(ErrorCode::kInvalidArgument, std::string(name) + " must be a non-negative integer");
   return static_cast<uint32_t>(std::min<uint64_t>(*value, limits::kKeysPerListMax));
 }
 
@@ -296,7 +300,7 @@ namespace {
 struct UploadListing {
   std::string prefix;
   std::string delimiter;
-  std::string key_marker;        // scan position: uploads after (key_marker, upload_id_marker)
+  std::string key_marker;  // scan position: uploads after (key_marker, upload_id_marker)
   std::string upload_id_marker;
   uint32_t max_uploads = limits::kKeysPerListMax;
 };
@@ -322,7 +326,8 @@ UploadListing ResumeListing(UploadListing listing) {
 
 // Uploads and common prefixes both count toward max-uploads. On a roll-up the scan jumps past
 // the whole prefix, so a prefix with many uploads costs one row.
-Result<UploadPage> CollectUploadPage(meta::MetaStore& meta, const std::string& bucket, const UploadListing& listing) {
+Result<UploadPage> CollectUploadPage(meta::MetaStore& meta, const std::string& bucket,
+                                     const UploadListing& listing) {
   UploadPage page;
   meta::ListUploadsQuery query;
   query.bucket = bucket;

@@ -21,7 +21,8 @@ std::string IntegerToDigest(uint64_t value, size_t width) {
   return raw;
 }
 
-std::optional<std::string> CombineFullObject(ChecksumAlgorithm algorithm, const std::vector<std::string>& digests,
+std::optional<std::string> CombineFullObject(ChecksumAlgorithm algorithm,
+                                             const std::vector<std::string>& digests,
                                              const std::vector<meta::PartRecord>& parts) {
   size_t width = algorithm == ChecksumAlgorithm::kCrc64Nvme ? 8 : 4;
   uint64_t combined = 0;
@@ -45,7 +46,8 @@ std::optional<std::string> CombineFullObject(ChecksumAlgorithm algorithm, const 
 
 }  // namespace
 
-std::optional<meta::ChecksumRecord> MultipartChecksum(const std::string& algorithm_name, const std::string& type,
+std::optional<meta::ChecksumRecord> MultipartChecksum(const std::string& algorithm_name,
+                                                      const std::string& type,
                                                       const std::vector<meta::PartRecord>& parts) {
   if (algorithm_name.empty() || parts.empty()) return std::nullopt;
   auto algorithm = ParseChecksumAlgorithm(algorithm_name);

@@ -11,7 +11,8 @@
 namespace serac::s3 {
 
 // nullopt when the upload has no algorithm or some part lacks a checksum (AWS is lenient there).
-std::optional<meta::ChecksumRecord> MultipartChecksum(const std::string& algorithm_name, const std::string& type,
+std::optional<meta::ChecksumRecord> MultipartChecksum(const std::string& algorithm_name,
+                                                      const std::string& type,
                                                       const std::vector<meta::PartRecord>& parts);
 
 }  // namespace serac::s3

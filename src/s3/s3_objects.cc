@@ -36,8 +36,9 @@ HandlerResult ReceiveBody(RequestContext& ctx, const auth::PayloadOptions& optio
   std::optional<uint64_t> announced = reader.content_length();
   if (announced && *announced > limits::kSinglePutBytesMax) {
     ctx.response.CloseAfterResponse();
-    return MakeError(400, "EntityTooLarge",
-                     "Your proposed upload exceeds the maximum allowed size (limits::kSinglePutBytesMax = 5 GiB)");
+    return MakeError(
+        400, "EntityTooLarge",
+        "Your proposed upload exceeds the maximum allowed size (limits::kSinglePutBytesMax = 5 GiB)");
   }
   std::unique_ptr<blob::BlobWriter> writer;
   auto open_writer = [&]() -> Status {
@@ -109,8 +110,8 @@ S3Error WriteError(const Status& status, const meta::WriteCondition& condition, 
   S3Error error = ErrorFromStatus(status, missing);
   if (status.code() != ErrorCode::kPreconditionFailed) return error;
   // With both headers the MetaStore's message says which one failed.
-  bool none_match_failed = condition.if_none_match_any &&
-                           (!condition.if_match || status.message().rfind("If-None-Match", 0) == 0);
+  bool none_match_failed =
+      condition.if_none_match_any && (!condition.if_match || status.message().rfind("If-None-Match", 0) == 0);
   if (none_match_failed) {
     error.details.emplace_back("Condition", "If-None-Match");
   } else if (condition.if_match) {
@@ -129,8 +130,8 @@ HandlerResult PutObject(RequestContext& ctx) {
 
   auth::PayloadOptions options;
   // Like AWS, store a full-object CRC64NVME when the client names no checksum of its own.
-  options.default_checksum =
-      ParseOptionalAlgorithm(ctx.header("x-amz-sdk-checksum-algorithm")).value_or(ChecksumAlgorithm::kCrc64Nvme);
+  options.default_checksum = ParseOptionalAlgorithm(ctx.header("x-amz-sdk-checksum-algorithm"))
+                                 .value_or(ChecksumAlgorithm::kCrc64Nvme);
   ReceivedBody body;
   if (auto error = ReceiveBody(ctx, options, true, body)) return error;
 

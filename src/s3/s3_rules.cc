@@ -43,7 +43,8 @@ std::string_view QueryParams::Get(std::string_view name, std::string_view fallba
 std::optional<S3Error> KeyProblem(std::string_view key) {
   if (key.empty()) return InvalidArgument("Object key must not be empty");
   if (key.size() > limits::kObjectKeyBytesMax) {
-    return MakeError(400, "KeyTooLongError", "Your key is too long (limits::kObjectKeyBytesMax = 1024 bytes)");
+    return MakeError(400, "KeyTooLongError",
+                     "Your key is too long (limits::kObjectKeyBytesMax = 1024 bytes)");
   }
   if (!IsValidUtf8(key)) return InvalidArgument("Object key must be valid UTF-8");
   return std::nullopt;
@@ -66,7 +67,8 @@ RangeRequest ResolveRange(std::string_view header, uint64_t object_size) {
   RangeRequest whole;
   header = TrimWhitespace(header);
   constexpr std::string_view kUnit = "bytes=";
-  if (header.size() <= kUnit.size() || !AsciiEqualsIgnoreCase(header.substr(0, kUnit.size()), kUnit)) return whole;
+  if (header.size() <= kUnit.size() || !AsciiEqualsIgnoreCase(header.substr(0, kUnit.size()), kUnit))
+    return whole;
   std::string_view spec = TrimWhitespace(header.substr(kUnit.size()));
   if (spec.find(',') != std::string_view::npos) return whole;  // several ranges: S3 serves the object
   size_t dash = spec.find('-');
@@ -179,7 +181,8 @@ std::string_view CommonPrefixOf(std::string_view key, std::string_view prefix, s
 
 Status ValidateTags(const TagSet& tags) {
   if (tags.size() > limits::kTagsPerObjectMax) {
-    return Error(ErrorCode::kInvalidArgument, "Object tags cannot be greater than 10 (limits::kTagsPerObjectMax)");
+    return Error(ErrorCode::kInvalidArgument,
+                 "Object tags cannot be greater than 10 (limits::kTagsPerObjectMax)");
   }
   std::set<std::string_view> seen;
   for (const auto& [key, value] : tags) {
@@ -225,7 +228,8 @@ Result<CopySource> ParseCopySource(std::string_view header) {
   if (!path.empty() && path.front() == '/') path.remove_prefix(1);
   size_t slash = path.find('/');
   if (slash == std::string_view::npos || slash == 0 || slash + 1 == path.size()) {
-    return Error(ErrorCode::kInvalidArgument, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey");
+    return Error(ErrorCode::kInvalidArgument,
+                 "Copy Source must mention the source bucket and key: sourcebucket/sourcekey");
   }
   return CopySource{std::string(path.substr(0, slash)), std::string(path.substr(slash + 1))};
 }
@@ -235,7 +239,8 @@ std::string StripAwsChunked(std::string_view content_encoding) {
   while (!content_encoding.empty()) {
     size_t comma = content_encoding.find(',');
     std::string_view token = TrimWhitespace(content_encoding.substr(0, comma));
-    content_encoding = comma == std::string_view::npos ? std::string_view() : content_encoding.substr(comma + 1);
+    content_encoding =
+        comma == std::string_view::npos ? std::string_view() : content_encoding.substr(comma + 1);
     if (token.empty() || AsciiEqualsIgnoreCase(token, "aws-chunked")) continue;
     if (!out.empty()) out += ',';
     out += token;

@@ -45,8 +45,8 @@ TEST(BucketName, AcceptsValidNames) {
 }
 
 TEST(BucketName, RejectsInvalidNames) {
-  for (const char* name : {"ab", "Abc", "my_bucket", "-abc", "abc-", ".abc", "a..b", "192.168.1.1",
-                           "xn--abc", "_iceberg", "bucket-s3alias", "a b c"}) {
+  for (const char* name : {"ab", "Abc", "my_bucket", "-abc", "abc-", ".abc", "a..b", "192.168.1.1", "xn--abc",
+                           "_iceberg", "bucket-s3alias", "a b c"}) {
     EXPECT_TRUE(BucketNameProblem(name)) << name;
   }
   EXPECT_TRUE(BucketNameProblem(std::string(64, 'a')));
@@ -181,8 +181,8 @@ TEST(ContinuationToken, RoundTripsKeysAndPrefixes) {
 TEST(CommonPrefix, RollsUpAfterThePrefix) {
   EXPECT_EQ(CommonPrefixOf("a/b/c", "", "/"), "a/");
   EXPECT_EQ(CommonPrefixOf("a/b/c", "a/", "/"), "a/b/");
-  EXPECT_EQ(CommonPrefixOf("a/b", "a/", "/"), "");   // listed itself
-  EXPECT_EQ(CommonPrefixOf("a/b/c", "", ""), "");    // no delimiter: no roll-up
+  EXPECT_EQ(CommonPrefixOf("a/b", "a/", "/"), "");    // listed itself
+  EXPECT_EQ(CommonPrefixOf("a/b/c", "", ""), "");     // no delimiter: no roll-up
   EXPECT_EQ(CommonPrefixOf("x/b/c", "a/", "/"), "");  // outside the prefix
   EXPECT_EQ(CommonPrefixOf("abcabd", "", "bc"), "abc");
 }

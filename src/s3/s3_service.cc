@@ -39,13 +39,32 @@ struct Route {
 
 // Sub-resources serac recognises but does not offer; they must not fall through to a plain
 // object or bucket operation.
-constexpr std::array<std::string_view, 26> kUnsupportedSubresources = {
-    "policy",       "cors",         "lifecycle",         "website",      "logging",
-    "notification", "replication",  "encryption",        "object-lock",  "ownershipControls",
-    "publicAccessBlock", "accelerate", "requestPayment", "analytics",    "metrics",
-    "inventory",    "intelligent-tiering", "policyStatus", "versions",   "torrent",
-    "restore",      "select",       "retention",         "legal-hold",   "attributes",
-    "replication-status"};
+constexpr std::array<std::string_view, 26> kUnsupportedSubresources = {"policy",
+                                                                       "cors",
+                                                                       "lifecycle",
+                                                                       "website",
+                                                                       "logging",
+                                                                       "notification",
+                                                                       "replication",
+                                                                       "encryption",
+                                                                       "object-lock",
+                                                                       "ownershipControls",
+                                                                       "publicAccessBlock",
+                                                                       "accelerate",
+                                                                       "requestPayment",
+                                                                       "analytics",
+                                                                       "metrics",
+                                                                       "inventory",
+                                                                       "intelligent-tiering",
+                                                                       "policyStatus",
+                                                                       "versions",
+                                                                       "torrent",
+                                                                       "restore",
+                                                                       "select",
+                                                                       "retention",
+                                                                       "legal-hold",
+                                                                       "attributes",
+                                                                       "replication-status"};
 
 std::optional<std::string_view> UnsupportedSubresource(const QueryParams& query) {
   for (std::string_view name : kUnsupportedSubresources) {
@@ -64,13 +83,15 @@ Route ServiceRoute(const RequestContext& ctx) {
 Route BucketRoute(const RequestContext& ctx) {
   const std::string& method = ctx.request.method;
   const QueryParams& q = ctx.query;
-  if (UnsupportedSubresource(q) || (q.Has("tagging"))) return NotImplementedRoute("UnsupportedBucketOperation");
+  if (UnsupportedSubresource(q) || (q.Has("tagging")))
+    return NotImplementedRoute("UnsupportedBucketOperation");
   if (method == "GET") {
     if (q.Has("location")) return {"GetBucketLocation", GetBucketLocation};
     if (q.Has("versioning")) return {"GetBucketVersioning", GetBucketVersioning};
     if (q.Has("acl")) return {"GetBucketAcl", GetAcl};
     if (q.Has("uploads")) return {"ListMultipartUploads", ListMultipartUploads};
-    if (q.Get("list-type") == "2") return {"ListObjectsV2", [](RequestContext& c) { return ListObjects(c, true); }};
+    if (q.Get("list-type") == "2")
+      return {"ListObjectsV2", [](RequestContext& c) { return ListObjects(c, true); }};
     return {"ListObjects", [](RequestContext& c) { return ListObjects(c, false); }};
   }
   if (method == "HEAD") return {"HeadBucket", HeadBucket};
@@ -184,8 +205,8 @@ std::optional<S3Error> Authenticate(RequestContext& ctx) {
   if (!verified.ok()) {
     S3Error error = ErrorFromStatus(verified.status(), Missing::kKey, IsPresigned(ctx.request));
     if (verified.status().code() == ErrorCode::kSignatureMismatch) {
-      AddSignatureMismatchDetails(error, mismatch.access_key, mismatch.string_to_sign, mismatch.signature_provided,
-                                  mismatch.canonical_request);
+      AddSignatureMismatchDetails(error, mismatch.access_key, mismatch.string_to_sign,
+                                  mismatch.signature_provided, mismatch.canonical_request);
     }
     if (verified.status().code() == ErrorCode::kRequestTimeTooSkewed) {
       std::string_view request_time = ctx.request.HeaderOr("x-amz-date", ctx.query.Get("X-Amz-Date"));

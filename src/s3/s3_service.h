@@ -19,7 +19,7 @@ class IdentityService;
 namespace serac::s3 {
 
 struct S3Options {
-  std::string domain;               // base domain for virtual-host style ("" = path style only)
+  std::string domain;                // base domain for virtual-host style ("" = path style only)
   std::string region = "us-east-1";  // reported by GetBucketLocation / HeadBucket
 };
 

@@ -2,16 +2,15 @@
 // requests and in-memory HTTP fakes.
 #include "s3/s3_service.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <map>
 
-#include <gtest/gtest.h>
-
 #include "auth/identity.h"
-#include "auth/service_test_stores.h"
 #include "auth/server_key.h"
+#include "auth/service_test_stores.h"
 #include "blob/local/local_blob_store.h"
 #include "common/clock.h"
 #include "common/encoding.h"
@@ -56,8 +55,8 @@ class S3ServiceTest : public ::testing::Test {
   }
 
   RecordingResponse Call(const std::string& method, const std::string& path, const std::string& query = "",
-                         const std::string& body = "", std::vector<http::Header> extra = {},
-                         bool sign = true, const std::string& host = "localhost:9000") {
+                         const std::string& body = "", std::vector<http::Header> extra = {}, bool sign = true,
+                         const std::string& host = "localhost:9000") {
     std::vector<http::Header> headers = {{"Host", host}};
     for (auto& header : extra) headers.push_back(header);
     if (sign) {
@@ -115,8 +114,10 @@ TEST_F(S3ServiceTest, BucketLifecycle) {
   auto list = Call("GET", "/");
   EXPECT_NE(list.body.find("<Name>bucket-one</Name>"), std::string::npos);
   auto location = Call("GET", "/bucket-one", "location");
-  EXPECT_NE(location.body.find("<LocationConstraint xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"></LocationConstraint>"),
-            std::string::npos);
+  EXPECT_NE(
+      location.body.find(
+          "<LocationConstraint xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"></LocationConstraint>"),
+      std::string::npos);
   EXPECT_EQ(Call("GET", "/bucket-one", "cors").status(), 501);
   ASSERT_EQ(Call("PUT", "/bucket-one/k", "", "x").status(), 200);
   auto not_empty = Call("DELETE", "/bucket-one");
@@ -129,10 +130,12 @@ TEST_F(S3ServiceTest, BucketLifecycle) {
 
 TEST_F(S3ServiceTest, SmallObjectRoundTripWithRangesAndConditions) {
   CreateBucket("bk1");
-  auto put = Call("PUT", "/bk1/dir/my%20key%2B", "", "hello world",
-                  {{"Content-Type", "text/plain"}, {"X-Amz-Meta-Color", "Blue"}, {"x-amz-tagging", "a=1&b=2"}});
+  auto put =
+      Call("PUT", "/bk1/dir/my%20key%2B", "", "hello world",
+           {{"Content-Type", "text/plain"}, {"X-Amz-Meta-Color", "Blue"}, {"x-amz-tagging", "a=1&b=2"}});
   ASSERT_EQ(put.status(), 200) << put.body;
-  std::string etag = "\"" + HexEncode(std::string_view(reinterpret_cast<const char*>(Md5("hello world").data()), 16)) + "\"";
+  std::string etag =
+      "\"" + HexEncode(std::string_view(reinterpret_cast<const char*>(Md5("hello world").data()), 16)) + "\"";
   EXPECT_EQ(put.Header("ETag"), etag);
 
   auto get = Call("GET", "/bk1/dir/my%20key%2B");
@@ -204,7 +207,9 @@ TEST_F(S3ServiceTest, ListingWithDelimiterAndPages) {
   size_t at = first.body.find("<NextContinuationToken>");
   ASSERT_NE(at, std::string::npos);
   std::string token = first.body.substr(at + 23, first.body.find("</", at) - at - 23);
-  auto second = Call("GET", "/lst", "continuation-token=" + UriEncode(token, true) + "&delimiter=%2F&list-type=2&max-keys=2");
+  auto second =
+      Call("GET", "/lst",
+           "continuation-token=" + UriEncode(token, true) + "&delimiter=%2F&list-type=2&max-keys=2");
   EXPECT_NE(second.body.find("<Prefix>e/</Prefix>"), std::string::npos) << second.body;
   EXPECT_NE(second.body.find("<Key>f</Key>"), std::string::npos);
   EXPECT_EQ(second.body.find("d/"), std::string::npos);
@@ -233,12 +238,16 @@ TEST_F(S3ServiceTest, MultipartUpload) {
   auto parts = Call("GET", "/mpu/obj", "uploadId=" + upload_id);
   EXPECT_NE(parts.body.find("<PartNumber>2</PartNumber>"), std::string::npos);
 
-  std::string wrong_order = "<CompleteMultipartUpload><Part><PartNumber>2</PartNumber><ETag>" + p2.Header("ETag") +
-                            "</ETag></Part><Part><PartNumber>1</PartNumber><ETag>" + p1.Header("ETag") +
-                            "</ETag></Part></CompleteMultipartUpload>";
-  EXPECT_NE(Call("POST", "/mpu/obj", "uploadId=" + upload_id, wrong_order).body.find("InvalidPartOrder"), std::string::npos);
-  std::string bad_etag = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"00\"</ETag></Part></CompleteMultipartUpload>";
-  EXPECT_NE(Call("POST", "/mpu/obj", "uploadId=" + upload_id, bad_etag).body.find("InvalidPart"), std::string::npos);
+  std::string wrong_order = "<CompleteMultipartUpload><Part><PartNumber>2</PartNumber><ETag>" +
+                            p2.Header("ETag") + "</ETag></Part><Part><PartNumber>1</PartNumber><ETag>" +
+                            p1.Header("ETag") + "</ETag></Part></CompleteMultipartUpload>";
+  EXPECT_NE(Call("POST", "/mpu/obj", "uploadId=" + upload_id, wrong_order).body.find("InvalidPartOrder"),
+            std::string::npos);
+  std::string bad_etag =
+      "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"00\"</ETag></Part></"
+      "CompleteMultipartUpload>";
+  EXPECT_NE(Call("POST", "/mpu/obj", "uploadId=" + upload_id, bad_etag).body.find("InvalidPart"),
+            std::string::npos);
 
   std::string good = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + p1.Header("ETag") +
                      "</ETag></Part><Part><PartNumber>2</PartNumber><ETag>" + p2.Header("ETag") +
@@ -263,7 +272,8 @@ TEST_F(S3ServiceTest, DeleteObjectsAndVirtualHost) {
   CreateBucket("vhb");
   ASSERT_EQ(Call("PUT", "/k1", "", "1", {}, true, "vhb.s3.test:9000").status(), 200);
   EXPECT_EQ(Call("GET", "/vhb/k1").body, "1");
-  auto deleted = Call("POST", "/vhb", "delete", "<Delete><Object><Key>k1</Key></Object><Object><Key>k2</Key></Object></Delete>");
+  auto deleted = Call("POST", "/vhb", "delete",
+                      "<Delete><Object><Key>k1</Key></Object><Object><Key>k2</Key></Object></Delete>");
   EXPECT_EQ(deleted.status(), 200);
   EXPECT_NE(deleted.body.find("<Deleted><Key>k2</Key></Deleted>"), std::string::npos);
   EXPECT_EQ(Call("POST", "/vhb", "delete", "<Delete>").status(), 400);
@@ -279,11 +289,13 @@ TEST_F(S3ServiceTest, StoredContentTypeSurvivesEveryWritePath) {
   ASSERT_EQ(Call("PUT", "/ctb/put", "", "body", {{"Content-Type", type}}).status(), 200);
   EXPECT_EQ(Call("GET", "/ctb/put").Header("Content-Type"), type);
   EXPECT_EQ(Call("HEAD", "/ctb/put").Header("Content-Type"), type);
-  EXPECT_EQ(Call("GET", "/ctb/put", "response-content-type=text%2Fplain").Header("Content-Type"), "text/plain");
+  EXPECT_EQ(Call("GET", "/ctb/put", "response-content-type=text%2Fplain").Header("Content-Type"),
+            "text/plain");
 
-  auto copied = Call("PUT", "/ctb/copy", "", "", {{"x-amz-copy-source", "/ctb/put"},
-                                                 {"x-amz-metadata-directive", "REPLACE"},
-                                                 {"Content-Type", type + "; copied"}});
+  auto copied = Call("PUT", "/ctb/copy", "", "",
+                     {{"x-amz-copy-source", "/ctb/put"},
+                      {"x-amz-metadata-directive", "REPLACE"},
+                      {"Content-Type", type + "; copied"}});
   ASSERT_EQ(copied.status(), 200) << copied.body;
   EXPECT_EQ(Call("HEAD", "/ctb/copy").Header("Content-Type"), type + "; copied");
 
@@ -334,7 +346,8 @@ TEST_F(S3ServiceTest, DefaultCrc64NvmeChecksum) {
   EXPECT_NE(done.body.find("<ChecksumCRC64NVME>" + whole + "</ChecksumCRC64NVME><ChecksumType>FULL_OBJECT"),
             std::string::npos)
       << done.body;
-  EXPECT_EQ(Call("HEAD", "/crc/mp", "", "", {{"x-amz-checksum-mode", "ENABLED"}}).Header("x-amz-checksum-crc64nvme"),
+  EXPECT_EQ(Call("HEAD", "/crc/mp", "", "", {{"x-amz-checksum-mode", "ENABLED"}})
+                .Header("x-amz-checksum-crc64nvme"),
             whole);
 
   // A part sent with a checksum of another algorithm has no CRC64NVME: then no object checksum.
@@ -387,7 +400,8 @@ TEST_F(S3ServiceTest, ListMultipartUploadsRollsUpCommonPrefixes) {
   std::string key_marker = Between(nested.body, "<NextKeyMarker>", "</NextKeyMarker>");
   std::string id_marker = Between(nested.body, "<NextUploadIdMarker>", "</NextUploadIdMarker>");
   EXPECT_EQ(key_marker, "d/2");
-  auto rest = Call("GET", "/lmu", "uploads&prefix=d%2F&delimiter=%2F&key-marker=d%2F2&upload-id-marker=" + id_marker);
+  auto rest =
+      Call("GET", "/lmu", "uploads&prefix=d%2F&delimiter=%2F&key-marker=d%2F2&upload-id-marker=" + id_marker);
   EXPECT_NE(rest.body.find("<IsTruncated>false</IsTruncated>"), std::string::npos) << rest.body;
   EXPECT_EQ(rest.body.find("<Key>d/1</Key>"), std::string::npos);
   EXPECT_NE(rest.body.find("<Key>d/2</Key>"), std::string::npos);
@@ -401,7 +415,8 @@ TEST_F(S3ServiceTest, SignatureMismatchExplainsWhatWasSigned) {
   auth::SignOptions options;
   options.now = Now();
   options.payload_sha256_hex = Sha256Hex("");
-  auth::SignRequest("GET", "/sig/signed", "", headers, {std::string(kAccessKey), std::string(kSecretKey), ""}, options);
+  auth::SignRequest("GET", "/sig/signed", "", headers, {std::string(kAccessKey), std::string(kSecretKey), ""},
+                    options);
   http::Request request;
   request.method = "GET";
   request.path = "/sig/sent";
@@ -428,14 +443,16 @@ TEST_F(S3ServiceTest, SignatureMismatchExplainsWhatWasSigned) {
 TEST_F(S3ServiceTest, MalformedRequestBodiesChangeNothing) {
   CreateBucket("xml");
   ASSERT_EQ(Call("PUT", "/xml/keep", "", "x").status(), 200);
-  auto trailing = Call("POST", "/xml", "delete", "<Delete><Object><Key>keep</Key></Object></Delete><trailing/>");
+  auto trailing =
+      Call("POST", "/xml", "delete", "<Delete><Object><Key>keep</Key></Object></Delete><trailing/>");
   EXPECT_EQ(trailing.status(), 400);
   EXPECT_NE(trailing.body.find("<Code>MalformedXML</Code>"), std::string::npos) << trailing.body;
   EXPECT_EQ(Call("GET", "/xml/keep").body, "x");
 
-  auto tagging = Call("PUT", "/xml/keep", "tagging",
-                      "<!DOCTYPE t [<!ENTITY e \"v\">]><Tagging><TagSet><Tag><Key>&e;</Key><Value>1</Value></Tag>"
-                      "</TagSet></Tagging>");
+  auto tagging =
+      Call("PUT", "/xml/keep", "tagging",
+           "<!DOCTYPE t [<!ENTITY e \"v\">]><Tagging><TagSet><Tag><Key>&e;</Key><Value>1</Value></Tag>"
+           "</TagSet></Tagging>");
   EXPECT_EQ(tagging.status(), 400);
   EXPECT_NE(tagging.body.find("MalformedXML"), std::string::npos);
 
@@ -567,7 +584,9 @@ class S3AuthorizationTest : public S3ServiceTest {
   }
   // Checked as root, so the answer does not depend on the caller's rights.
   bool Exists(const std::string& path) { return Call("HEAD", path).status() == 200; }
-  void Put(const std::string& path, const std::string& body) { ASSERT_EQ(Call("PUT", path, "", body).status(), 200); }
+  void Put(const std::string& path, const std::string& body) {
+    ASSERT_EQ(Call("PUT", path, "", body).status(), 200);
+  }
 
   auth::Principal PrincipalOf(const auth::Credentials& who) {
     auth::VerifiedRequest verified;
@@ -576,8 +595,8 @@ class S3AuthorizationTest : public S3ServiceTest {
     EXPECT_TRUE(principal.ok()) << principal.status().ToString();
     return principal.ok() ? std::move(principal).value() : auth::Principal{};
   }
-  auth::Credentials Vend(const auth::Credentials& parent, const std::string& bucket, const std::string& prefix,
-                         bool write, WallTime now) {
+  auth::Credentials Vend(const auth::Credentials& parent, const std::string& bucket,
+                         const std::string& prefix, bool write, WallTime now) {
     auto vended = stores_.identity->VendCredentials(PrincipalOf(parent), bucket, prefix, write, now);
     EXPECT_TRUE(vended.ok()) << vended.status().ToString();
     if (!vended.ok()) return {};
@@ -670,9 +689,11 @@ TEST_F(S3AuthorizationTest, ListBucketsShowsOnlyTheBucketsTheCallerMaySee) {
 
 TEST_F(S3AuthorizationTest, ExplicitDenyOfListAllMyBucketsRefusesTheListing) {
   CreateBucket("denied-a");
-  AddPolicy("no-bucket-list", R"({"Version":"2012-10-17","Statement":[)"
-                              R"({"Effect":"Allow","Action":"s3:*","Resource":["arn:aws:s3:::denied-a","arn:aws:s3:::denied-a/*"]},)"
-                              R"({"Effect":"Deny","Action":"s3:ListAllMyBuckets","Resource":"*"}]})");
+  AddPolicy(
+      "no-bucket-list",
+      R"({"Version":"2012-10-17","Statement":[)"
+      R"({"Effect":"Allow","Action":"s3:*","Resource":["arn:aws:s3:::denied-a","arn:aws:s3:::denied-a/*"]},)"
+      R"({"Effect":"Deny","Action":"s3:ListAllMyBuckets","Resource":"*"}]})");
   auth::Credentials user = AddUser("no-lister", {"no-bucket-list"});
   ExpectAccessDenied(As(user, "GET", "/"));
   EXPECT_EQ(As(user, "HEAD", "/denied-a").status(), 200);  // the bucket itself stays usable
@@ -682,14 +703,16 @@ TEST_F(S3AuthorizationTest, DeleteObjectsDeletesOnlyAllowedKeys) {
   CreateBucket("mix");
   Put("/mix/tmp/a", "1");
   Put("/mix/keep/b", "2");
-  AddPolicy("tmp-cleaner", R"({"Version":"2012-10-17","Statement":[)"
-                           R"({"Effect":"Allow","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::mix/tmp/*"}]})");
+  AddPolicy("tmp-cleaner",
+            R"({"Version":"2012-10-17","Statement":[)"
+            R"({"Effect":"Allow","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::mix/tmp/*"}]})");
   auth::Credentials cleaner = AddUser("cleaner", {"tmp-cleaner"});
   auto result = As(cleaner, "POST", "/mix", "delete",
                    "<Delete><Object><Key>tmp/a</Key></Object><Object><Key>keep/b</Key></Object></Delete>");
   ASSERT_EQ(result.status(), 200) << result.body;
   EXPECT_NE(result.body.find("<Deleted><Key>tmp/a</Key></Deleted>"), std::string::npos) << result.body;
-  EXPECT_NE(result.body.find("<Error><Key>keep/b</Key><Code>AccessDenied</Code>"), std::string::npos) << result.body;
+  EXPECT_NE(result.body.find("<Error><Key>keep/b</Key><Code>AccessDenied</Code>"), std::string::npos)
+      << result.body;
   EXPECT_FALSE(Exists("/mix/tmp/a"));
   EXPECT_TRUE(Exists("/mix/keep/b"));
   // Quiet mode still reports the denied key.
@@ -703,12 +726,15 @@ TEST_F(S3AuthorizationTest, CopyNeedsReadOnTheSource) {
   CreateBucket("cpbkt");
   Put("/cpbkt/secret", "top secret");
   Put("/cpbkt/mine/src", "mine");
-  AddPolicy("own-prefix", R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow",)"
-                          R"("Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::cpbkt/mine/*"}]})");
+  AddPolicy("own-prefix",
+            R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow",)"
+            R"("Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::cpbkt/mine/*"}]})");
   auth::Credentials owner = AddUser("owner", {"own-prefix"});
-  ExpectAccessDenied(As(owner, "PUT", "/cpbkt/mine/stolen", "", "", {{"x-amz-copy-source", "/cpbkt/secret"}}));
+  ExpectAccessDenied(
+      As(owner, "PUT", "/cpbkt/mine/stolen", "", "", {{"x-amz-copy-source", "/cpbkt/secret"}}));
   EXPECT_FALSE(Exists("/cpbkt/mine/stolen"));
-  ExpectAccessDenied(As(owner, "PUT", "/cpbkt/elsewhere", "", "", {{"x-amz-copy-source", "/cpbkt/mine/src"}}));
+  ExpectAccessDenied(
+      As(owner, "PUT", "/cpbkt/elsewhere", "", "", {{"x-amz-copy-source", "/cpbkt/mine/src"}}));
   EXPECT_FALSE(Exists("/cpbkt/elsewhere"));
   auto allowed = As(owner, "PUT", "/cpbkt/mine/copy", "", "", {{"x-amz-copy-source", "/cpbkt/mine/src"}});
   EXPECT_EQ(allowed.status(), 200) << allowed.body;
@@ -806,7 +832,8 @@ TEST_F(S3AuthorizationTest, ExpiredOrForgedSessionTokenFails) {
   EXPECT_EQ(expired.status(), 400) << expired.body;
   EXPECT_NE(expired.body.find("<Code>ExpiredToken</Code>"), std::string::npos) << expired.body;
   auto expired_presigned = PresignedGet(stale, "/exp/t/f");
-  EXPECT_NE(expired_presigned.body.find("<Code>ExpiredToken</Code>"), std::string::npos) << expired_presigned.body;
+  EXPECT_NE(expired_presigned.body.find("<Code>ExpiredToken</Code>"), std::string::npos)
+      << expired_presigned.body;
 
   auth::Credentials forged = Vend(engine, "exp", "t/", false, Now());
   char& inside_payload = forged.session_token.at(auth::kSessionTokenPrefix.size() + 4);

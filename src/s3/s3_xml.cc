@@ -122,8 +122,10 @@ Result<pugi::xml_node> ParseRoot(pugi::xml_document& doc, std::string_view xml, 
       case pugi::node_cdata:
         if (!IsXmlWhitespace(node.value())) return Malformed("text outside the root element");
         break;
-      case pugi::node_doctype: return Malformed("DOCTYPE declarations are not allowed");
-      default: break;  // comments, processing instructions, the XML declaration
+      case pugi::node_doctype:
+        return Malformed("DOCTYPE declarations are not allowed");
+      default:
+        break;  // comments, processing instructions, the XML declaration
     }
   }
   if (!root) return Malformed("the document has no root element");

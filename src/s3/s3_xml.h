@@ -38,7 +38,7 @@ class XmlWriter {
 
 struct CompletedPart {
   uint32_t part_number = 0;
-  std::string etag;  // unquoted
+  std::string etag;                                    // unquoted
   std::map<ChecksumAlgorithm, std::string> checksums;  // base64 values the client listed
 };
 

@@ -44,9 +44,12 @@ TEST(CompleteXml, RejectsMalformed) {
            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>a</ETag></Part>",  // unclosed
            "<Other><Part><PartNumber>1</PartNumber><ETag>a</ETag></Part></Other>",
            "<CompleteMultipartUpload></CompleteMultipartUpload>",
-           "<CompleteMultipartUpload><Part><PartNumber>x</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>",
-           "<CompleteMultipartUpload><Part><PartNumber>0</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>",
-           "<CompleteMultipartUpload><Part><PartNumber>10001</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>",
+           "<CompleteMultipartUpload><Part><PartNumber>x</PartNumber><ETag>a</ETag></Part></"
+           "CompleteMultipartUpload>",
+           "<CompleteMultipartUpload><Part><PartNumber>0</PartNumber><ETag>a</ETag></Part></"
+           "CompleteMultipartUpload>",
+           "<CompleteMultipartUpload><Part><PartNumber>10001</PartNumber><ETag>a</ETag></Part></"
+           "CompleteMultipartUpload>",
            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber></Part></CompleteMultipartUpload>",
        }) {
     auto parts = ParseCompleteMultipartUpload(body);
@@ -82,7 +85,8 @@ TEST(DeleteXml, ParsesKeysAndQuiet) {
 TEST(DeleteXml, RejectsMalformedAndTooMany) {
   EXPECT_EQ(ParseDeleteObjects("<Delete>").status().code(), ErrorCode::kMalformedXml);
   EXPECT_EQ(ParseDeleteObjects("<Delete></Delete>").status().code(), ErrorCode::kMalformedXml);
-  EXPECT_EQ(ParseDeleteObjects("<Delete><Object></Object></Delete>").status().code(), ErrorCode::kMalformedXml);
+  EXPECT_EQ(ParseDeleteObjects("<Delete><Object></Object></Delete>").status().code(),
+            ErrorCode::kMalformedXml);
   std::string many = "<Delete>";
   for (int i = 0; i < 1001; ++i) many += "<Object><Key>k" + std::to_string(i) + "</Key></Object>";
   many += "</Delete>";
@@ -90,8 +94,9 @@ TEST(DeleteXml, RejectsMalformedAndTooMany) {
 }
 
 TEST(TaggingXml, Parses) {
-  auto tags = ParseTagging("<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag>"
-                           "<Tag><Key>b</Key><Value></Value></Tag></TagSet></Tagging>");
+  auto tags = ParseTagging(
+      "<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag>"
+      "<Tag><Key>b</Key><Value></Value></Tag></TagSet></Tagging>");
   ASSERT_TRUE(tags.ok());
   ASSERT_EQ(tags->size(), 2u);
   EXPECT_EQ((*tags)[0], (std::pair<std::string, std::string>("a", "1")));
@@ -104,16 +109,21 @@ TEST(TaggingXml, Parses) {
 // the first element and skipping the rest) is refused before anything happens.
 TEST(StrictXml, RefusesTrailingContentDoctypeAndEntities) {
   const std::string delete_body = "<Delete><Object><Key>k</Key></Object></Delete>";
-  const std::string tagging_body = "<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag></TagSet></Tagging>";
+  const std::string tagging_body =
+      "<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag></TagSet></Tagging>";
   const std::string complete_body =
-      "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>a</ETag></Part></CompleteMultipartUpload>";
-  const std::string bucket_body = "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint>"
-                                  "</CreateBucketConfiguration>";
+      "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>a</ETag></Part></"
+      "CompleteMultipartUpload>";
+  const std::string bucket_body =
+      "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint>"
+      "</CreateBucketConfiguration>";
   auto all_refuse = [&](const std::function<std::string(const std::string&)>& mutate, const char* what) {
     EXPECT_EQ(ParseDeleteObjects(mutate(delete_body)).status().code(), ErrorCode::kMalformedXml) << what;
     EXPECT_EQ(ParseTagging(mutate(tagging_body)).status().code(), ErrorCode::kMalformedXml) << what;
-    EXPECT_EQ(ParseCompleteMultipartUpload(mutate(complete_body)).status().code(), ErrorCode::kMalformedXml) << what;
-    EXPECT_EQ(ParseCreateBucketConfiguration(mutate(bucket_body)).status().code(), ErrorCode::kMalformedXml) << what;
+    EXPECT_EQ(ParseCompleteMultipartUpload(mutate(complete_body)).status().code(), ErrorCode::kMalformedXml)
+        << what;
+    EXPECT_EQ(ParseCreateBucketConfiguration(mutate(bucket_body)).status().code(), ErrorCode::kMalformedXml)
+        << what;
   };
   all_refuse([](const std::string& body) { return body + "<trailing/>"; }, "second root element");
   all_refuse([](const std::string& body) { return body + "junk"; }, "trailing text");
@@ -128,9 +138,10 @@ TEST(StrictXml, RefusesTrailingContentDoctypeAndEntities) {
 
   // Whitespace, comments and the XML declaration around the root stay fine, as do predefined and
   // numeric references and '&' inside CDATA.
-  auto fine = ParseDeleteObjects("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- a & b -->\n"
-                                 "<Delete><Object><Key>&lt;&#65;&#x42;</Key></Object><Object><Key><![CDATA[&c]]></Key></Object>"
-                                 "</Delete>\n\r\n");
+  auto fine = ParseDeleteObjects(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- a & b -->\n"
+      "<Delete><Object><Key>&lt;&#65;&#x42;</Key></Object><Object><Key><![CDATA[&c]]></Key></Object>"
+      "</Delete>\n\r\n");
   ASSERT_TRUE(fine.ok()) << fine.status().ToString();
   EXPECT_EQ(KeysOf(*fine), (std::vector<std::string>{"<AB", "&c"}));
 }
@@ -138,9 +149,10 @@ TEST(StrictXml, RefusesTrailingContentDoctypeAndEntities) {
 TEST(CreateBucketXml, OptionalBodyAndLocation) {
   EXPECT_EQ(ParseCreateBucketConfiguration("").value(), "");
   EXPECT_EQ(ParseCreateBucketConfiguration(" \n").value(), "");
-  EXPECT_EQ(ParseCreateBucketConfiguration("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-                                           "<LocationConstraint>eu-west-1</LocationConstraint>"
-                                           "</CreateBucketConfiguration>")
+  EXPECT_EQ(ParseCreateBucketConfiguration(
+                "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                "<LocationConstraint>eu-west-1</LocationConstraint>"
+                "</CreateBucketConfiguration>")
                 .value(),
             "eu-west-1");
   EXPECT_EQ(ParseCreateBucketConfiguration("<CreateBucketConfiguration/>").value(), "");

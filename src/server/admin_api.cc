@@ -1,8 +1,7 @@
 #include "server/admin_api.h"
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -90,8 +89,9 @@ Result<AdminRoute> MatchUserRoute(std::string_view method, const std::vector<std
     return route;
   }
   if (parts.size() == 3 && parts[2] == "access-keys") {
-    SERAC_ASSIGN_OR_RETURN(route.operation, PickMethod(method, {{"POST", AdminOperation::kCreateAccessKey},
-                                                                {"GET", AdminOperation::kListUserAccessKeys}}));
+    SERAC_ASSIGN_OR_RETURN(route.operation,
+                           PickMethod(method, {{"POST", AdminOperation::kCreateAccessKey},
+                                               {"GET", AdminOperation::kListUserAccessKeys}}));
     return route;
   }
   if (parts.size() == 4 && parts[2] == "policies") {
@@ -107,7 +107,8 @@ Result<AdminRoute> MatchAccessKeyRoute(std::string_view method, const std::vecto
                                        std::string_view path) {
   AdminRoute route;
   if (parts.size() == 1) {
-    SERAC_ASSIGN_OR_RETURN(route.operation, PickMethod(method, {{"GET", AdminOperation::kListAllAccessKeys}}));
+    SERAC_ASSIGN_OR_RETURN(route.operation,
+                           PickMethod(method, {{"GET", AdminOperation::kListAllAccessKeys}}));
     return route;
   }
   if (parts.size() != 2) return NoSuchRoute(path);
@@ -147,12 +148,14 @@ namespace {
 Result<Json> ParseObject(std::string_view body) {
   if (TrimWhitespace(body).empty()) return Json::object();
   if (!JsonNestingWithin(body, limits::kJsonNestingDepthMax)) {
-    return Error(ErrorCode::kInvalidArgument, "the request body nests deeper than limits::kJsonNestingDepthMax (" +
-                                                  std::to_string(limits::kJsonNestingDepthMax) + " levels)");
+    return Error(ErrorCode::kInvalidArgument,
+                 "the request body nests deeper than limits::kJsonNestingDepthMax (" +
+                     std::to_string(limits::kJsonNestingDepthMax) + " levels)");
   }
   Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Error(ErrorCode::kInvalidArgument, "the request body is not valid JSON");
-  if (!parsed.is_object()) return Error(ErrorCode::kInvalidArgument, "the request body must be a JSON object");
+  if (!parsed.is_object())
+    return Error(ErrorCode::kInvalidArgument, "the request body must be a JSON object");
   return parsed;
 }
 
@@ -169,7 +172,8 @@ Status CheckFields(const Json& object, std::initializer_list<std::string_view> k
 Result<std::optional<std::string>> OptionalString(const Json& object, const char* field) {
   auto found = object.find(field);
   if (found == object.end() || found->is_null()) return std::optional<std::string>();
-  if (!found->is_string()) return Error(ErrorCode::kInvalidArgument, std::string("'") + field + "' must be a string");
+  if (!found->is_string())
+    return Error(ErrorCode::kInvalidArgument, std::string("'") + field + "' must be a string");
   return std::optional<std::string>(found->get<std::string>());
 }
 
@@ -197,9 +201,11 @@ Result<NewUserRequest> ParseNewUser(std::string_view body) {
   request.name = std::move(*name);
   auto policies = object.find("policies");
   if (policies == object.end() || policies->is_null()) return request;
-  if (!policies->is_array()) return Error(ErrorCode::kInvalidArgument, "'policies' must be a list of policy names");
+  if (!policies->is_array())
+    return Error(ErrorCode::kInvalidArgument, "'policies' must be a list of policy names");
   for (const Json& policy : *policies) {
-    if (!policy.is_string()) return Error(ErrorCode::kInvalidArgument, "'policies' must be a list of policy names");
+    if (!policy.is_string())
+      return Error(ErrorCode::kInvalidArgument, "'policies' must be a list of policy names");
     request.policies.push_back(policy.get<std::string>());
   }
   return request;
@@ -228,13 +234,18 @@ Result<NewKeyRequest> ParseNewKey(std::string_view body) {
 // --- responses ---
 
 Json UserJson(const auth::UserInfo& user) {
-  return Json{{"name", user.name}, {"enabled", user.enabled}, {"created-ms", user.created_ms},
+  return Json{{"name", user.name},
+              {"enabled", user.enabled},
+              {"created-ms", user.created_ms},
               {"policies", user.policies}};
 }
 
 Json KeyJson(const auth::AccessKeyInfo& key) {
-  return Json{{"access-key", key.access_key}, {"user", key.user}, {"enabled", key.enabled},
-              {"created-ms", key.created_ms}, {"description", key.description}};
+  return Json{{"access-key", key.access_key},
+              {"user", key.user},
+              {"enabled", key.enabled},
+              {"created-ms", key.created_ms},
+              {"description", key.description}};
 }
 
 Json KeysJson(const std::vector<auth::AccessKeyInfo>& keys) {
@@ -253,22 +264,37 @@ Json PolicyJson(const auth::PolicyInfo& policy) {
 
 std::string ActionName(const AdminRoute& route, bool enable) {
   switch (route.operation) {
-    case AdminOperation::kCreateUser: return "admin:CreateUser";
-    case AdminOperation::kListUsers: return "admin:ListUsers";
-    case AdminOperation::kGetUser: return "admin:GetUser";
-    case AdminOperation::kUpdateUser: return enable ? "admin:EnableUser" : "admin:DisableUser";
-    case AdminOperation::kDeleteUser: return "admin:DeleteUser";
-    case AdminOperation::kCreateAccessKey: return "admin:CreateAccessKey";
+    case AdminOperation::kCreateUser:
+      return "admin:CreateUser";
+    case AdminOperation::kListUsers:
+      return "admin:ListUsers";
+    case AdminOperation::kGetUser:
+      return "admin:GetUser";
+    case AdminOperation::kUpdateUser:
+      return enable ? "admin:EnableUser" : "admin:DisableUser";
+    case AdminOperation::kDeleteUser:
+      return "admin:DeleteUser";
+    case AdminOperation::kCreateAccessKey:
+      return "admin:CreateAccessKey";
     case AdminOperation::kListUserAccessKeys:
-    case AdminOperation::kListAllAccessKeys: return "admin:ListAccessKeys";
-    case AdminOperation::kUpdateAccessKey: return enable ? "admin:EnableAccessKey" : "admin:DisableAccessKey";
-    case AdminOperation::kDeleteAccessKey: return "admin:DeleteAccessKey";
-    case AdminOperation::kListPolicies: return "admin:ListPolicies";
-    case AdminOperation::kPutPolicy: return "admin:CreatePolicy";
-    case AdminOperation::kGetPolicy: return "admin:GetPolicy";
-    case AdminOperation::kDeletePolicy: return "admin:DeletePolicy";
-    case AdminOperation::kAttachPolicy: return "admin:AttachUserPolicy";
-    case AdminOperation::kDetachPolicy: return "admin:DetachUserPolicy";
+    case AdminOperation::kListAllAccessKeys:
+      return "admin:ListAccessKeys";
+    case AdminOperation::kUpdateAccessKey:
+      return enable ? "admin:EnableAccessKey" : "admin:DisableAccessKey";
+    case AdminOperation::kDeleteAccessKey:
+      return "admin:DeleteAccessKey";
+    case AdminOperation::kListPolicies:
+      return "admin:ListPolicies";
+    case AdminOperation::kPutPolicy:
+      return "admin:CreatePolicy";
+    case AdminOperation::kGetPolicy:
+      return "admin:GetPolicy";
+    case AdminOperation::kDeletePolicy:
+      return "admin:DeletePolicy";
+    case AdminOperation::kAttachPolicy:
+      return "admin:AttachUserPolicy";
+    case AdminOperation::kDetachPolicy:
+      return "admin:DetachUserPolicy";
   }
   return "admin:Unknown";
 }
@@ -301,7 +327,8 @@ class AdminCall {
     const AdminRoute& route = *matched;
     outcome_.operation = std::string(AdminOperationName(route.operation));
     bool enable = false;
-    if (route.operation == AdminOperation::kUpdateUser || route.operation == AdminOperation::kUpdateAccessKey) {
+    if (route.operation == AdminOperation::kUpdateUser ||
+        route.operation == AdminOperation::kUpdateAccessKey) {
       SERAC_ASSIGN_OR_RETURN(enable, RequiredEnabledFlag(body_));
     }
     auth::ConditionContext context = auth::RequestConditions(principal_, request_);
@@ -347,27 +374,36 @@ class AdminCall {
 
   Result<Reply> Execute(const AdminRoute& route, bool enable) {
     switch (route.operation) {
-      case AdminOperation::kCreateUser: return CreateUser();
-      case AdminOperation::kListUsers: return ListUsers();
-      case AdminOperation::kGetUser: return GetUser(route.user, 200);
+      case AdminOperation::kCreateUser:
+        return CreateUser();
+      case AdminOperation::kListUsers:
+        return ListUsers();
+      case AdminOperation::kGetUser:
+        return GetUser(route.user, 200);
       case AdminOperation::kUpdateUser:
         SERAC_RETURN_IF_ERROR(identity_.SetUserEnabled(route.user, enable));
         return GetUser(route.user, 200);
       case AdminOperation::kDeleteUser:
         SERAC_RETURN_IF_ERROR(identity_.DeleteUser(route.user));
         return NoContent();
-      case AdminOperation::kCreateAccessKey: return CreateAccessKey(route.user);
-      case AdminOperation::kListUserAccessKeys: return ListAccessKeys(route.user);
-      case AdminOperation::kListAllAccessKeys: return ListAccessKeys("");
+      case AdminOperation::kCreateAccessKey:
+        return CreateAccessKey(route.user);
+      case AdminOperation::kListUserAccessKeys:
+        return ListAccessKeys(route.user);
+      case AdminOperation::kListAllAccessKeys:
+        return ListAccessKeys("");
       case AdminOperation::kUpdateAccessKey:
         SERAC_RETURN_IF_ERROR(identity_.SetAccessKeyEnabled(route.access_key, enable));
         return NoContent();
       case AdminOperation::kDeleteAccessKey:
         SERAC_RETURN_IF_ERROR(identity_.DeleteAccessKey(route.access_key));
         return NoContent();
-      case AdminOperation::kListPolicies: return ListPolicies();
-      case AdminOperation::kPutPolicy: return PutPolicy(route.policy);
-      case AdminOperation::kGetPolicy: return GetPolicy(route.policy, 200);
+      case AdminOperation::kListPolicies:
+        return ListPolicies();
+      case AdminOperation::kPutPolicy:
+        return PutPolicy(route.policy);
+      case AdminOperation::kGetPolicy:
+        return GetPolicy(route.policy, 200);
       case AdminOperation::kDeletePolicy:
         SERAC_RETURN_IF_ERROR(identity_.DeletePolicy(route.policy));
         return NoContent();
@@ -403,12 +439,16 @@ class AdminCall {
 
   Result<Reply> CreateAccessKey(const std::string& user) {
     SERAC_ASSIGN_OR_RETURN(NewKeyRequest request, ParseNewKey(body_));
-    SERAC_ASSIGN_OR_RETURN(auth::NewAccessKey key, identity_.CreateAccessKey(user, request.description,
-                                                                             request.access_key,
-                                                                             request.secret_key));
-    log::Info("admin: " + verified_.access_key + " created access key " + key.access_key + " for user " + user);
-    Json reply{{"access-key", key.access_key}, {"secret-key", key.secret_key}, {"user", user},
-               {"enabled", true}, {"description", request.description}};
+    SERAC_ASSIGN_OR_RETURN(
+        auth::NewAccessKey key,
+        identity_.CreateAccessKey(user, request.description, request.access_key, request.secret_key));
+    log::Info("admin: " + verified_.access_key + " created access key " + key.access_key + " for user " +
+              user);
+    Json reply{{"access-key", key.access_key},
+               {"secret-key", key.secret_key},
+               {"user", user},
+               {"enabled", true},
+               {"description", request.description}};
     return JsonReply(201, reply);
   }
 
@@ -437,7 +477,8 @@ class AdminCall {
     Result<auth::PolicyInfo> existing = identity_.GetPolicy(name);
     if (!existing.ok() && existing.status().code() != ErrorCode::kNotFound) return existing.status();
     SERAC_RETURN_IF_ERROR(identity_.PutPolicy(name, body_));
-    log::Info("admin: " + verified_.access_key + (existing.ok() ? " replaced policy " : " created policy ") + name);
+    log::Info("admin: " + verified_.access_key + (existing.ok() ? " replaced policy " : " created policy ") +
+              name);
     return GetPolicy(name, existing.ok() ? 200 : 201);
   }
 
@@ -459,7 +500,8 @@ class AdminCall {
     AdminError error = AdminErrorFor(status.code());
     std::string message = status.message();
     if (override_) error = *override_;
-    if (error.http_status == 413) message = "the request body exceeds limits::kAdminRequestBodyBytesMax (64 KiB)";
+    if (error.http_status == 413)
+      message = "the request body exceeds limits::kAdminRequestBodyBytesMax (64 KiB)";
     if (error.http_status >= 500) {
       log::Warn("admin: " + std::string(outcome_.operation) + " failed: " + status.ToString());
       message = "internal error; see the server log";  // no storage details for the client
@@ -501,55 +543,93 @@ Result<AdminRoute> MatchAdminRoute(std::string_view method, std::string_view raw
 
 std::string_view AdminOperationName(AdminOperation operation) {
   switch (operation) {
-    case AdminOperation::kCreateUser: return "AdminCreateUser";
-    case AdminOperation::kListUsers: return "AdminListUsers";
-    case AdminOperation::kGetUser: return "AdminGetUser";
-    case AdminOperation::kUpdateUser: return "AdminUpdateUser";
-    case AdminOperation::kDeleteUser: return "AdminDeleteUser";
-    case AdminOperation::kCreateAccessKey: return "AdminCreateAccessKey";
-    case AdminOperation::kListUserAccessKeys: return "AdminListUserAccessKeys";
-    case AdminOperation::kListAllAccessKeys: return "AdminListAccessKeys";
-    case AdminOperation::kUpdateAccessKey: return "AdminUpdateAccessKey";
-    case AdminOperation::kDeleteAccessKey: return "AdminDeleteAccessKey";
-    case AdminOperation::kListPolicies: return "AdminListPolicies";
-    case AdminOperation::kPutPolicy: return "AdminPutPolicy";
-    case AdminOperation::kGetPolicy: return "AdminGetPolicy";
-    case AdminOperation::kDeletePolicy: return "AdminDeletePolicy";
-    case AdminOperation::kAttachPolicy: return "AdminAttachPolicy";
-    case AdminOperation::kDetachPolicy: return "AdminDetachPolicy";
+    case AdminOperation::kCreateUser:
+      return "AdminCreateUser";
+    case AdminOperation::kListUsers:
+      return "AdminListUsers";
+    case AdminOperation::kGetUser:
+      return "AdminGetUser";
+    case AdminOperation::kUpdateUser:
+      return "AdminUpdateUser";
+    case AdminOperation::kDeleteUser:
+      return "AdminDeleteUser";
+    case AdminOperation::kCreateAccessKey:
+      return "AdminCreateAccessKey";
+    case AdminOperation::kListUserAccessKeys:
+      return "AdminListUserAccessKeys";
+    case AdminOperation::kListAllAccessKeys:
+      return "AdminListAccessKeys";
+    case AdminOperation::kUpdateAccessKey:
+      return "AdminUpdateAccessKey";
+    case AdminOperation::kDeleteAccessKey:
+      return "AdminDeleteAccessKey";
+    case AdminOperation::kListPolicies:
+      return "AdminListPolicies";
+    case AdminOperation::kPutPolicy:
+      return "AdminPutPolicy";
+    case AdminOperation::kGetPolicy:
+      return "AdminGetPolicy";
+    case AdminOperation::kDeletePolicy:
+      return "AdminDeletePolicy";
+    case AdminOperation::kAttachPolicy:
+      return "AdminAttachPolicy";
+    case AdminOperation::kDetachPolicy:
+      return "AdminDetachPolicy";
   }
   return "Admin";
 }
 
 AdminError AdminErrorFor(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return {200, ""};
+    case ErrorCode::kOk:
+      return {200, ""};
     case ErrorCode::kInvalidArgument:
     case ErrorCode::kMalformedXml:
     case ErrorCode::kTooSmall:
-    case ErrorCode::kInvalidRange: return {400, "InvalidArgument"};
-    case ErrorCode::kLimitExceeded: return {400, "LimitExceeded"};
-    case ErrorCode::kNotFound: return {404, "NotFound"};
-    case ErrorCode::kAlreadyExists: return {409, "AlreadyExists"};
+    case ErrorCode::kInvalidRange:
+      return {400, "InvalidArgument"};
+    case ErrorCode::kLimitExceeded:
+      return {400, "LimitExceeded"};
+    case ErrorCode::kNotFound:
+      return {404, "NotFound"};
+    case ErrorCode::kAlreadyExists:
+      return {409, "AlreadyExists"};
     case ErrorCode::kNotEmpty:
-    case ErrorCode::kConflict: return {409, "Conflict"};
-    case ErrorCode::kPreconditionFailed: return {412, "PreconditionFailed"};
-    case ErrorCode::kNotModified: return {400, "InvalidArgument"};  // no conditional admin requests
-    case ErrorCode::kNotImplemented: return {501, "NotImplemented"};
-    case ErrorCode::kUnknownAccessKey: return {403, "InvalidAccessKeyId"};
-    case ErrorCode::kSignatureMismatch: return {403, "SignatureDoesNotMatch"};
-    case ErrorCode::kAuthHeaderMalformed: return {400, "AuthorizationHeaderMalformed"};
-    case ErrorCode::kRequestTimeTooSkewed: return {403, "RequestTimeTooSkewed"};
-    case ErrorCode::kExpired: return {403, "ExpiredToken"};
-    case ErrorCode::kAccessDenied: return {403, "AccessDenied"};
-    case ErrorCode::kMissingContentLength: return {411, "MissingContentLength"};
-    case ErrorCode::kBadDigest: return {400, "BadDigest"};
-    case ErrorCode::kContentSha256Mismatch: return {400, "XAmzContentSHA256Mismatch"};
-    case ErrorCode::kIncompleteBody: return {400, "IncompleteBody"};
-    case ErrorCode::kTimeout: return {408, "RequestTimeout"};
-    case ErrorCode::kUnavailable: return {503, "ServiceUnavailable"};
+    case ErrorCode::kConflict:
+      return {409, "Conflict"};
+    case ErrorCode::kPreconditionFailed:
+      return {412, "PreconditionFailed"};
+    case ErrorCode::kNotModified:
+      return {400, "InvalidArgument"};  // no conditional admin requests
+    case ErrorCode::kNotImplemented:
+      return {501, "NotImplemented"};
+    case ErrorCode::kUnknownAccessKey:
+      return {403, "InvalidAccessKeyId"};
+    case ErrorCode::kSignatureMismatch:
+      return {403, "SignatureDoesNotMatch"};
+    case ErrorCode::kAuthHeaderMalformed:
+      return {400, "AuthorizationHeaderMalformed"};
+    case ErrorCode::kRequestTimeTooSkewed:
+      return {403, "RequestTimeTooSkewed"};
+    case ErrorCode::kExpired:
+      return {403, "ExpiredToken"};
+    case ErrorCode::kAccessDenied:
+      return {403, "AccessDenied"};
+    case ErrorCode::kMissingContentLength:
+      return {411, "MissingContentLength"};
+    case ErrorCode::kBadDigest:
+      return {400, "BadDigest"};
+    case ErrorCode::kContentSha256Mismatch:
+      return {400, "XAmzContentSHA256Mismatch"};
+    case ErrorCode::kIncompleteBody:
+      return {400, "IncompleteBody"};
+    case ErrorCode::kTimeout:
+      return {408, "RequestTimeout"};
+    case ErrorCode::kUnavailable:
+      return {503, "ServiceUnavailable"};
     case ErrorCode::kIoError:
-    case ErrorCode::kInternal: return {500, "InternalError"};
+    case ErrorCode::kInternal:
+      return {500, "InternalError"};
   }
   return {500, "InternalError"};
 }

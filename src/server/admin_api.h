@@ -5,23 +5,26 @@
 //
 // Routes (NAME, KEY and POLICY are single path segments, percent-encoded as needed):
 //   POST   /users                          {"name":N,"policies":[P...]}        201 user     admin:CreateUser
-//   GET    /users                                                              200 {"users":[user...]}  admin:ListUsers
-//   GET    /users/NAME                                                         200 user     admin:GetUser
-//   PATCH  /users/NAME                     {"enabled":true|false}             200 user     admin:EnableUser / admin:DisableUser
-//   DELETE /users/NAME                     (also deletes the user's keys)      204          admin:DeleteUser
-//   POST   /users/NAME/access-keys         {"access-key"?,"secret-key"?,"description"?}
-//                                                                              201 key with "secret-key" (the only time it is shown)
+//   GET    /users                                                              200 {"users":[user...]}
+//   admin:ListUsers GET    /users/NAME                                                         200 user
+//   admin:GetUser PATCH  /users/NAME                     {"enabled":true|false}             200 user
+//   admin:EnableUser / admin:DisableUser DELETE /users/NAME                     (also deletes the user's
+//   keys)      204          admin:DeleteUser POST   /users/NAME/access-keys
+//   {"access-key"?,"secret-key"?,"description"?}
+//                                                                              201 key with "secret-key" (the
+//                                                                              only time it is shown)
 //                                                                                           admin:CreateAccessKey
-//   GET    /users/NAME/access-keys                                             200 {"access-keys":[key...]}  admin:ListAccessKeys
-//   GET    /access-keys                    (every user's keys)                 200 {"access-keys":[key...]}  admin:ListAccessKeys
-//   PATCH  /access-keys/KEY                {"enabled":true|false}             204          admin:EnableAccessKey / admin:DisableAccessKey
-//   DELETE /access-keys/KEY                                                    204          admin:DeleteAccessKey
-//   GET    /policies                                                           200 {"policies":[{"name","builtin"}...]}  admin:ListPolicies
-//   PUT    /policies/POLICY                body: the IAM policy document       201 created / 200 replaced  admin:CreatePolicy
-//   GET    /policies/POLICY                                                    200 {"name","builtin","document":{...}}  admin:GetPolicy
-//   DELETE /policies/POLICY                (409 while attached to a user)      204          admin:DeletePolicy
-//   PUT    /users/NAME/policies/POLICY     attach                              204          admin:AttachUserPolicy
-//   DELETE /users/NAME/policies/POLICY     detach                              204          admin:DetachUserPolicy
+//   GET    /users/NAME/access-keys                                             200 {"access-keys":[key...]}
+//   admin:ListAccessKeys GET    /access-keys                    (every user's keys)                 200
+//   {"access-keys":[key...]}  admin:ListAccessKeys PATCH  /access-keys/KEY {"enabled":true|false} 204
+//   admin:EnableAccessKey / admin:DisableAccessKey DELETE /access-keys/KEY 204          admin:DeleteAccessKey
+//   GET    /policies                                                           200
+//   {"policies":[{"name","builtin"}...]}  admin:ListPolicies PUT    /policies/POLICY                body: the
+//   IAM policy document       201 created / 200 replaced  admin:CreatePolicy GET    /policies/POLICY 200
+//   {"name","builtin","document":{...}}  admin:GetPolicy DELETE /policies/POLICY                (409 while
+//   attached to a user)      204          admin:DeletePolicy PUT    /users/NAME/policies/POLICY     attach
+//   204          admin:AttachUserPolicy DELETE /users/NAME/policies/POLICY     detach 204
+//   admin:DetachUserPolicy
 // user = {"name","enabled","created-ms","policies":[...]};
 // key  = {"access-key","user","enabled","created-ms","description"} (never the secret, except on create).
 //

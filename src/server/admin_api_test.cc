@@ -39,7 +39,8 @@ TEST(AdminRouteTest, AccessKeyRoutes) {
   AdminRoute update = MustMatch("PATCH", "/_serac/admin/v1/access-keys/AKID.1");
   EXPECT_EQ(update.operation, AdminOperation::kUpdateAccessKey);
   EXPECT_EQ(update.access_key, "AKID.1");
-  EXPECT_EQ(MustMatch("DELETE", "/_serac/admin/v1/access-keys/AKID").operation, AdminOperation::kDeleteAccessKey);
+  EXPECT_EQ(MustMatch("DELETE", "/_serac/admin/v1/access-keys/AKID").operation,
+            AdminOperation::kDeleteAccessKey);
 }
 
 TEST(AdminRouteTest, PolicyRoutesAndAttachment) {
@@ -66,11 +67,11 @@ TEST(AdminRouteTest, SegmentsArePercentDecoded) {
 }
 
 TEST(AdminRouteTest, UnknownPathsAreNotFound) {
-  for (const char* path : {"/_serac/admin", "/_serac/admin/v1", "/_serac/admin/v1/", "/_serac/admin/v2/users",
-                           "/_serac/admin/v1/groups", "/_serac/admin/v1/users/", "/_serac/admin/v1//users",
-                           "/_serac/admin/v1/users/a/b", "/_serac/admin/v1/users/a/policies",
-                           "/_serac/admin/v1/access-keys/k/x", "/_serac/admin/v1/policies/p/q",
-                           "/_serac/admin/v1users"}) {
+  for (const char* path :
+       {"/_serac/admin", "/_serac/admin/v1", "/_serac/admin/v1/", "/_serac/admin/v2/users",
+        "/_serac/admin/v1/groups", "/_serac/admin/v1/users/", "/_serac/admin/v1//users",
+        "/_serac/admin/v1/users/a/b", "/_serac/admin/v1/users/a/policies", "/_serac/admin/v1/access-keys/k/x",
+        "/_serac/admin/v1/policies/p/q", "/_serac/admin/v1users"}) {
     EXPECT_EQ(MatchError("GET", path), ErrorCode::kNotFound) << path;
   }
 }
@@ -94,19 +95,17 @@ TEST(AdminErrorTest, StatusesFollowTheErrorKind) {
     int status;
     const char* name;
   };
-  for (const Case& c : {Case{ErrorCode::kInvalidArgument, 400, "InvalidArgument"},
-                        Case{ErrorCode::kNotFound, 404, "NotFound"},
-                        Case{ErrorCode::kAlreadyExists, 409, "AlreadyExists"},
-                        Case{ErrorCode::kConflict, 409, "Conflict"},
-                        Case{ErrorCode::kAccessDenied, 403, "AccessDenied"},
-                        Case{ErrorCode::kUnknownAccessKey, 403, "InvalidAccessKeyId"},
-                        Case{ErrorCode::kSignatureMismatch, 403, "SignatureDoesNotMatch"},
-                        Case{ErrorCode::kRequestTimeTooSkewed, 403, "RequestTimeTooSkewed"},
-                        Case{ErrorCode::kAuthHeaderMalformed, 400, "AuthorizationHeaderMalformed"},
-                        Case{ErrorCode::kContentSha256Mismatch, 400, "XAmzContentSHA256Mismatch"},
-                        Case{ErrorCode::kUnavailable, 503, "ServiceUnavailable"},
-                        Case{ErrorCode::kIoError, 500, "InternalError"},
-                        Case{ErrorCode::kInternal, 500, "InternalError"}}) {
+  for (const Case& c :
+       {Case{ErrorCode::kInvalidArgument, 400, "InvalidArgument"},
+        Case{ErrorCode::kNotFound, 404, "NotFound"}, Case{ErrorCode::kAlreadyExists, 409, "AlreadyExists"},
+        Case{ErrorCode::kConflict, 409, "Conflict"}, Case{ErrorCode::kAccessDenied, 403, "AccessDenied"},
+        Case{ErrorCode::kUnknownAccessKey, 403, "InvalidAccessKeyId"},
+        Case{ErrorCode::kSignatureMismatch, 403, "SignatureDoesNotMatch"},
+        Case{ErrorCode::kRequestTimeTooSkewed, 403, "RequestTimeTooSkewed"},
+        Case{ErrorCode::kAuthHeaderMalformed, 400, "AuthorizationHeaderMalformed"},
+        Case{ErrorCode::kContentSha256Mismatch, 400, "XAmzContentSHA256Mismatch"},
+        Case{ErrorCode::kUnavailable, 503, "ServiceUnavailable"},
+        Case{ErrorCode::kIoError, 500, "InternalError"}, Case{ErrorCode::kInternal, 500, "InternalError"}}) {
     AdminError error = AdminErrorFor(c.code);
     EXPECT_EQ(error.http_status, c.status) << ErrorCodeName(c.code);
     EXPECT_EQ(error.code, c.name) << ErrorCodeName(c.code);

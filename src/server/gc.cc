@@ -32,8 +32,7 @@ Result<uint64_t> RemoveOrphans(meta::MetaStore& meta, blob::BlobStore& blobs) {
 
 }  // namespace
 
-Result<uint64_t> CollectGarbageOnce(meta::MetaStore& meta, blob::BlobStore& blobs,
-                                    uint32_t batch_max) {
+Result<uint64_t> CollectGarbageOnce(meta::MetaStore& meta, blob::BlobStore& blobs, uint32_t batch_max) {
   SERAC_ASSIGN_OR_RETURN(std::vector<std::string> queued, meta.PeekGarbage(batch_max));
   std::vector<std::string> removed;
   removed.reserve(queued.size());
@@ -106,8 +105,7 @@ uint64_t GarbageCollector::blobs_removed() const {
 void GarbageCollector::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
-    wake_.wait_for(lock, limits::kGarbageCollectionInterval,
-                   [this] { return stopping_ || wake_pending_; });
+    wake_.wait_for(lock, limits::kGarbageCollectionInterval, [this] { return stopping_ || wake_pending_; });
     if (stopping_) break;
     wake_pending_ = false;
     lock.unlock();

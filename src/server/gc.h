@@ -22,8 +22,7 @@ struct SweepReport {
 
 // One GC round: removes up to `batch_max` queued blobs and forgets those that were removed.
 // Returns how many were removed; blobs whose removal failed stay queued for a later round.
-Result<uint64_t> CollectGarbageOnce(meta::MetaStore& meta, blob::BlobStore& blobs,
-                                    uint32_t batch_max);
+Result<uint64_t> CollectGarbageOnce(meta::MetaStore& meta, blob::BlobStore& blobs, uint32_t batch_max);
 
 // Runs CollectGarbageOnce until the queue is empty or a round makes no progress.
 Result<uint64_t> DrainGarbage(meta::MetaStore& meta, blob::BlobStore& blobs);

@@ -7,9 +7,9 @@ namespace serac::server {
 namespace {
 
 Status InvalidAddress(std::string_view text, std::string_view why) {
-  return Error(ErrorCode::kInvalidArgument,
-               "invalid --address \"" + std::string(text) + "\": " + std::string(why) +
-                   " (expected HOST:PORT, :PORT or [IPv6]:PORT)");
+  return Error(ErrorCode::kInvalidArgument, "invalid --address \"" + std::string(text) +
+                                                "\": " + std::string(why) +
+                                                " (expected HOST:PORT, :PORT or [IPv6]:PORT)");
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ TEST(ParseListenAddressTest, AcceptsTheDocumentedForms) {
 }
 
 TEST(ParseListenAddressTest, RejectsMalformedAddresses) {
-  for (const char* bad : {"9000", "host:", "host:port", ":65536", ":-1", "::1:9000", ":99999999999999999999"}) {
+  for (const char* bad :
+       {"9000", "host:", "host:port", ":65536", ":-1", "::1:9000", ":99999999999999999999"}) {
     Result<ListenAddress> parsed = ParseListenAddress(bad);
     EXPECT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().code(), ErrorCode::kInvalidArgument) << bad;

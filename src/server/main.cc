@@ -2,7 +2,6 @@
 // the module that runs it: `server` here, the client subcommands (warehouse, namespace, table, view,
 // config, user, key, policy) through cli::ClientCommands.
 #include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -35,28 +34,34 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
   command->add_option("--domain", options.domain,
                       "Base domain for virtual-host style requests (<bucket>.<domain>)");
   command->add_option("--region", options.region, "Region reported to clients")->capture_default_str();
-  command->add_option("--server-key-file", options.server_key_file,
-                      "File of the 32-byte server key that seals secrets and signs tokens, created on first "
-                      "start; keep it outside the data directory (env SERAC_SERVER_KEY_FILE, default "
-                      "${XDG_CONFIG_HOME:-$HOME/.config}/serac/server.key; env SERAC_SERVER_KEY gives the key "
-                      "itself in base64)");
-  command->add_option_function<int64_t>(
-             "--token-ttl", [&options](int64_t seconds) { options.token_ttl = std::chrono::seconds(seconds); },
-             "Lifetime of OAuth2 bearer tokens in seconds (default " +
-                 std::to_string(std::chrono::seconds(serac::limits::kBearerTokenTtlDefault).count()) + ")")
-      ->check(CLI::Range(int64_t{1}, static_cast<int64_t>(std::chrono::seconds(
-                                          serac::limits::kBearerTokenTtlMax).count())));
-  command->add_option_function<int64_t>(
-             "--vended-credential-ttl",
-             [&options](int64_t seconds) { options.vended_credential_ttl = std::chrono::seconds(seconds); },
-             "Lifetime in seconds of the temporary S3 credentials the catalog vends for a table, " +
-                 std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlMin).count()) + " to " +
-                 std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlMax).count()) +
-                 " (default " +
-                 std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlDefault).count()) + ")")
+  command->add_option(
+      "--server-key-file", options.server_key_file,
+      "File of the 32-byte server key that seals secrets and signs tokens, created on first "
+      "start; keep it outside the data directory (env SERAC_SERVER_KEY_FILE, default "
+      "${XDG_CONFIG_HOME:-$HOME/.config}/serac/server.key; env SERAC_SERVER_KEY gives the key "
+      "itself in base64)");
+  command
+      ->add_option_function<int64_t>(
+          "--token-ttl", [&options](int64_t seconds) { options.token_ttl = std::chrono::seconds(seconds); },
+          "Lifetime of OAuth2 bearer tokens in seconds (default " +
+              std::to_string(std::chrono::seconds(serac::limits::kBearerTokenTtlDefault).count()) + ")")
+      ->check(CLI::Range(
+          int64_t{1}, static_cast<int64_t>(std::chrono::seconds(serac::limits::kBearerTokenTtlMax).count())));
+  command
+      ->add_option_function<int64_t>(
+          "--vended-credential-ttl",
+          [&options](int64_t seconds) { options.vended_credential_ttl = std::chrono::seconds(seconds); },
+          "Lifetime in seconds of the temporary S3 credentials the catalog vends for a table, " +
+              std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlMin).count()) +
+              " to " +
+              std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlMax).count()) +
+              " (default " +
+              std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlDefault).count()) +
+              ")")
       ->envname("SERAC_VENDED_CREDENTIAL_TTL");
-  command->add_flag_callback("--no-fsync", [&options] { options.fsync = false; },
-                             "Do not fsync writes (benchmarks only: acknowledged data can be lost)");
+  command->add_flag_callback(
+      "--no-fsync", [&options] { options.fsync = false; },
+      "Do not fsync writes (benchmarks only: acknowledged data can be lost)");
   return command;
 }
 

@@ -113,14 +113,14 @@ Status ValidateRootCredentials(std::string_view access_key, std::string_view sec
   if (access_key.size() < limits::kRootAccessKeyBytesMin ||
       access_key.size() > limits::kRootAccessKeyBytesMax) {
     return Error(ErrorCode::kInvalidArgument,
-                 "the root access key must be " + std::to_string(limits::kRootAccessKeyBytesMin) +
-                     " to " + std::to_string(limits::kRootAccessKeyBytesMax) + " characters");
+                 "the root access key must be " + std::to_string(limits::kRootAccessKeyBytesMin) + " to " +
+                     std::to_string(limits::kRootAccessKeyBytesMax) + " characters");
   }
   if (secret_key.size() < limits::kRootSecretKeyBytesMin ||
       secret_key.size() > limits::kRootSecretKeyBytesMax) {
     return Error(ErrorCode::kInvalidArgument,
-                 "the root secret key must be " + std::to_string(limits::kRootSecretKeyBytesMin) +
-                     " to " + std::to_string(limits::kRootSecretKeyBytesMax) + " characters");
+                 "the root secret key must be " + std::to_string(limits::kRootSecretKeyBytesMin) + " to " +
+                     std::to_string(limits::kRootSecretKeyBytesMax) + " characters");
   }
   // The access key is embedded in "Credential=<key>/<scope>", so '/' would make it ambiguous.
   if (!IsPrintableAscii(access_key) || access_key.find('/') != std::string_view::npos) {
@@ -155,8 +155,7 @@ Result<auth::Credentials> ParseCredentialsFile(std::string_view contents) {
     }
   }
   if (credentials.access_key.empty() || credentials.secret_key.empty()) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "the root credentials file lacks access_key= or secret_key=");
+    return Error(ErrorCode::kInvalidArgument, "the root credentials file lacks access_key= or secret_key=");
   }
   SERAC_RETURN_IF_ERROR(ValidateRootCredentials(credentials.access_key, credentials.secret_key));
   return credentials;
@@ -164,8 +163,7 @@ Result<auth::Credentials> ParseCredentialsFile(std::string_view contents) {
 
 auth::Credentials GenerateRootCredentials() {
   constexpr std::string_view kUpperAlphanumeric = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  constexpr std::string_view kAlphanumeric =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  constexpr std::string_view kAlphanumeric = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   auth::Credentials credentials;
   credentials.access_key = RandomFromAlphabet(kUpperAlphanumeric, limits::kGeneratedAccessKeyBytes);
   credentials.secret_key = RandomFromAlphabet(kAlphanumeric, limits::kGeneratedSecretKeyBytes);
@@ -177,8 +175,7 @@ Result<RootCredentials> LoadRootCredentials(const std::string& data_dir,
                                             const std::optional<std::string>& env_password) {
   const std::string path = data_dir + "/" + std::string(kRootCredentialsFileName);
   if (IsSet(env_user) != IsSet(env_password)) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "set both SERAC_ROOT_USER and SERAC_ROOT_PASSWORD, or neither");
+    return Error(ErrorCode::kInvalidArgument, "set both SERAC_ROOT_USER and SERAC_ROOT_PASSWORD, or neither");
   }
   if (IsSet(env_user)) {
     SERAC_ASSIGN_OR_RETURN(RootCredentials root, FromEnvironment(*env_user, *env_password));

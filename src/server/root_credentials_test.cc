@@ -80,10 +80,8 @@ TEST_F(RootCredentialsTest, RejectsHalfSetOrShortEnvironment) {
   EXPECT_EQ(LoadRootCredentials(dir_, "admin", "").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(LoadRootCredentials(dir_, "ad", "password123").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(LoadRootCredentials(dir_, "admin", "short").status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(LoadRootCredentials(dir_, "ad/min", "password123").status().code(),
-            ErrorCode::kInvalidArgument);
-  EXPECT_EQ(LoadRootCredentials(dir_, "admin", "pass word123").status().code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(LoadRootCredentials(dir_, "ad/min", "password123").status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(LoadRootCredentials(dir_, "admin", "pass word123").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_FALSE(std::filesystem::exists(FilePath()));
 }
 

@@ -52,8 +52,7 @@ bool PathIsUnder(std::string_view path, std::string_view prefix) {
   return path.size() == prefix.size() || path[prefix.size()] == '/';
 }
 
-Router::Router(meta::MetaStore* meta, const http::Metrics* metrics, http::Handler s3,
-               RouterOptions options)
+Router::Router(meta::MetaStore* meta, const http::Metrics* metrics, http::Handler s3, RouterOptions options)
     : meta_(meta), metrics_(metrics), s3_(std::move(s3)), options_(std::move(options)) {
   options_.domain = AsciiLower(options_.domain);
 }
@@ -66,8 +65,8 @@ bool Router::IsVirtualHostRequest(const http::Request& request) const {
   return host.size() > suffix.size() && host.ends_with(suffix);
 }
 
-void Router::Handle(const http::Request& request, http::BodyReader& body,
-                    http::ResponseWriter& response, http::RequestOutcome& outcome) const {
+void Router::Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
+                    http::RequestOutcome& outcome) const {
   if (!IsVirtualHostRequest(request)) {
     if (options_.admin && PathIsUnder(request.path, kAdminPrefix)) {
       options_.admin(request, body, response, outcome);  // reads its own (bounded) body

@@ -1,6 +1,6 @@
 // The first stop of every request after the HTTP layer: serac's own endpoints under /_serac
-// (health, metrics, the admin API under /_serac/admin), the Iceberg REST catalog under /_iceberg, and S3 for everything else.
-// Bucket names cannot start with '_', so these prefixes never hide a bucket; in virtual-host
+// (health, metrics, the admin API under /_serac/admin), the Iceberg REST catalog under /_iceberg, and S3 for
+// everything else. Bucket names cannot start with '_', so these prefixes never hide a bucket; in virtual-host
 // style the path is an object key, so such requests always go to S3. Thread-safe.
 #pragma once
 
@@ -17,7 +17,7 @@ inline constexpr std::string_view kIcebergNotAvailableJson =
     R"({"error":{"message":"the Iceberg REST catalog is not available yet","type":"NotImplementedException","code":501}})";
 
 struct RouterOptions {
-  std::string domain;  // --domain: hosts "<bucket>.<domain>" are virtual-host style S3 requests
+  std::string domain;     // --domain: hosts "<bucket>.<domain>" are virtual-host style S3 requests
   http::Handler iceberg;  // serves /_iceberg; when empty, those requests get a 501 error
   http::Handler admin;    // serves /_serac/admin (admin_api.h); when empty, those paths are 404
 };

@@ -56,15 +56,16 @@ class FakeResponse : public http::ResponseWriter {
 class RouterTest : public ::testing::Test {
  protected:
   Router MakeRouter(std::string domain = "") {
-    return Router(&meta_, &metrics_,
-                  [this](const http::Request& request, http::BodyReader&, http::ResponseWriter& response,
-                         http::RequestOutcome& outcome) {
-                    s3_paths_.push_back(request.path);
-                    outcome.operation = "S3";
-                    response.SetStatus(299);
-                    (void)response.Send("s3");
-                  },
-                  RouterOptions{std::move(domain)});
+    return Router(
+        &meta_, &metrics_,
+        [this](const http::Request& request, http::BodyReader&, http::ResponseWriter& response,
+               http::RequestOutcome& outcome) {
+          s3_paths_.push_back(request.path);
+          outcome.operation = "S3";
+          response.SetStatus(299);
+          (void)response.Send("s3");
+        },
+        RouterOptions{std::move(domain)});
   }
 
   FakeResponse Call(const Router& router, std::string method, std::string path,
@@ -157,21 +158,22 @@ TEST_F(RouterTest, VirtualHostRequestsAlwaysGoToS3) {
 TEST_F(RouterTest, AdminPathsGoToTheAdminHandlerWithTheirBody) {
   std::vector<std::string> admin_paths;
   RouterOptions options;
-  options.admin = [&admin_paths](const http::Request& request, http::BodyReader&, http::ResponseWriter& response,
-                                 http::RequestOutcome& outcome) {
+  options.admin = [&admin_paths](const http::Request& request, http::BodyReader&,
+                                 http::ResponseWriter& response, http::RequestOutcome& outcome) {
     admin_paths.push_back(request.path);
     outcome.operation = "Admin";
     response.SetStatus(298);
     (void)response.Send("admin");
   };
-  Router router(&meta_, &metrics_,
-                [this](const http::Request& request, http::BodyReader&, http::ResponseWriter& response,
-                       http::RequestOutcome&) {
-                  s3_paths_.push_back(request.path);
-                  response.SetStatus(299);
-                  (void)response.Send("s3");
-                },
-                std::move(options));
+  Router router(
+      &meta_, &metrics_,
+      [this](const http::Request& request, http::BodyReader&, http::ResponseWriter& response,
+             http::RequestOutcome&) {
+        s3_paths_.push_back(request.path);
+        response.SetStatus(299);
+        (void)response.Send("s3");
+      },
+      std::move(options));
   FakeResponse created = Call(router, "POST", "/_serac/admin/v1/users", "h", 20);
   EXPECT_EQ(created.status_code, 298);
   EXPECT_FALSE(created.close_after);  // the admin handler reads the body itself

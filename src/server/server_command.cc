@@ -1,11 +1,11 @@
 #include "server/server_command.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,7 +72,8 @@ std::optional<std::string> Environment(const char* name) {
 Status PrepareDataDirectory(const std::string& dir) {
   std::error_code error;
   bool created = std::filesystem::create_directories(dir, error);
-  if (error) return Error(ErrorCode::kIoError, "cannot create data directory " + dir + ": " + error.message());
+  if (error)
+    return Error(ErrorCode::kIoError, "cannot create data directory " + dir + ": " + error.message());
   if (created && ::chmod(dir.c_str(), 0700) != 0) {
     return Error(ErrorCode::kIoError, "cannot chmod data directory " + dir + ": " + std::strerror(errno));
   }
@@ -130,8 +131,9 @@ Result<DataDirectoryLock> DataDirectoryLock::Acquire(const std::string& data_dir
     const int error = errno;
     ::close(fd);
     if (error == EWOULDBLOCK) {
-      return Error(ErrorCode::kAlreadyExists,
-                   "data directory " + data_dir + " is in use by another serac server (" + path + " is locked)");
+      return Error(
+          ErrorCode::kAlreadyExists,
+          "data directory " + data_dir + " is in use by another serac server (" + path + " is locked)");
     }
     errno = error;
     return file_io::ErrnoError("cannot lock", path);
@@ -196,7 +198,8 @@ Result<LoadedServerKey> LoadServerKey(const ServerCommandOptions& options) {
   SERAC_ASSIGN_OR_RETURN(std::string path, ServerKeyFilePath(options.server_key_file, std::getenv));
   std::filesystem::path absolute = AbsolutePath(path);
   if (IsInside(absolute, AbsolutePath(options.data_dir))) {
-    log::Warn("the server key file " + absolute.string() + " is inside the data directory: a copy of the "
+    log::Warn("the server key file " + absolute.string() +
+              " is inside the data directory: a copy of the "
               "data directory then reveals every user's secret; keep it elsewhere (--server-key-file)");
   }
   Result<auth::ServerKey> key = auth::ServerKey::LoadOrCreate(absolute.string());
@@ -249,7 +252,8 @@ class SignalWatcher {
 };
 
 void PrintBanner(const ServerCommandOptions& options, const RootCredentials& root,
-                 const LoadedServerKey& server_key, const http::ServerOptions& server_options, uint16_t port) {
+                 const LoadedServerKey& server_key, const http::ServerOptions& server_options,
+                 uint16_t port) {
   BannerInput banner;
   banner.server_key_source = server_key.source;
   banner.server_key_fingerprint = server_key.key.Fingerprint();
@@ -285,8 +289,9 @@ Status CheckVendedCredentialTtl(std::chrono::seconds ttl) {
   const auto max = std::chrono::seconds(limits::kSessionCredentialsTtlMax);
   if (ttl >= min && ttl <= max) return Status::Ok();
   return Error(ErrorCode::kInvalidArgument,
-               "--vended-credential-ttl (SERAC_VENDED_CREDENTIAL_TTL) must be between " + std::to_string(min.count()) +
-                   " and " + std::to_string(max.count()) + " seconds, not " + std::to_string(ttl.count()));
+               "--vended-credential-ttl (SERAC_VENDED_CREDENTIAL_TTL) must be between " +
+                   std::to_string(min.count()) + " and " + std::to_string(max.count()) + " seconds, not " +
+                   std::to_string(ttl.count()));
 }
 
 Result<std::string> ServerKeyFilePath(const std::string& flag,
@@ -300,16 +305,18 @@ Result<std::string> ServerKeyFilePath(const std::string& flag,
   if (std::optional<std::string> file = non_empty("SERAC_SERVER_KEY_FILE")) return *file;
   if (std::optional<std::string> config = non_empty("XDG_CONFIG_HOME")) return *config + "/serac/server.key";
   if (std::optional<std::string> home = non_empty("HOME")) return *home + "/.config/serac/server.key";
-  return Error(ErrorCode::kInvalidArgument,
-               "cannot place the server key file: HOME is not set; give --server-key-file or SERAC_SERVER_KEY");
+  return Error(
+      ErrorCode::kInvalidArgument,
+      "cannot place the server key file: HOME is not set; give --server-key-file or SERAC_SERVER_KEY");
 }
 
 int RunServer(const ServerCommandOptions& options) {
   if (Status ttl = CheckVendedCredentialTtl(options.vended_credential_ttl); !ttl.ok()) return Fail(ttl);
   BlockWatchedSignals();
   if (!options.fsync) {
-    log::Warn("*** --no-fsync: writes are acknowledged before they reach stable storage; a crash or "
-              "power loss can lose or corrupt data. Use for benchmarks only. ***");
+    log::Warn(
+        "*** --no-fsync: writes are acknowledged before they reach stable storage; a crash or "
+        "power loss can lose or corrupt data. Use for benchmarks only. ***");
   }
   Result<ListenAddress> address = ParseListenAddress(options.address);
   if (!address.ok()) return Fail(address.status());
@@ -356,18 +363,16 @@ int RunServer(const ServerCommandOptions& options) {
                                       http::ResponseWriter& response, http::RequestOutcome& outcome) {
     catalog.Handle(request, body, response, outcome);
   };
-  Router router(stores->meta.get(), &metrics,
-                [&s3](const http::Request& request, http::BodyReader& body,
-                      http::ResponseWriter& response, http::RequestOutcome& outcome) {
-                  s3.Handle(request, body, response, outcome);
-                },
-                std::move(router_options));
-  http::Server server(server_options,
-                      [&router](const http::Request& request, http::BodyReader& body,
-                                http::ResponseWriter& response, http::RequestOutcome& outcome) {
-                        router.Handle(request, body, response, outcome);
-                      },
-                      &metrics);
+  Router router(
+      stores->meta.get(), &metrics,
+      [&s3](const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
+            http::RequestOutcome& outcome) { s3.Handle(request, body, response, outcome); },
+      std::move(router_options));
+  http::Server server(
+      server_options,
+      [&router](const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
+                http::RequestOutcome& outcome) { router.Handle(request, body, response, outcome); },
+      &metrics);
   if (Status started = server.Start(); !started.ok()) return Fail(started);
 
   GarbageCollector gc(stores->meta.get(), stores->blobs.get());

@@ -14,11 +14,11 @@ namespace serac::server {
 struct ServerCommandOptions {
   std::string data_dir = "./data";
   std::string address = ":9000";
-  std::string certs_dir;            // TLS when <certs_dir>/cert.pem and key.pem exist
-  std::string domain;               // base domain for virtual-host style requests
+  std::string certs_dir;  // TLS when <certs_dir>/cert.pem and key.pem exist
+  std::string domain;     // base domain for virtual-host style requests
   std::string region = "us-east-1";
-  bool fsync = true;                // --no-fsync turns it off (benchmarks only)
-  std::string server_key_file;      // --server-key-file; empty = SERAC_SERVER_KEY_FILE, else the default
+  bool fsync = true;            // --no-fsync turns it off (benchmarks only)
+  std::string server_key_file;  // --server-key-file; empty = SERAC_SERVER_KEY_FILE, else the default
   std::chrono::seconds token_ttl = limits::kBearerTokenTtlDefault;  // OAuth2 bearer tokens
   // Vended (session) credentials; --vended-credential-ttl or SERAC_VENDED_CREDENTIAL_TTL.
   std::chrono::seconds vended_credential_ttl = limits::kSessionCredentialsTtlDefault;

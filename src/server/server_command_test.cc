@@ -1,7 +1,6 @@
 #include "server/server_command.h"
 
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
 
 #include <filesystem>
@@ -50,7 +49,8 @@ TEST(VendedCredentialTtlTest, AcceptsTheNamedRangeOnly) {
   EXPECT_NE(zero.message().find("--vended-credential-ttl"), std::string::npos) << zero.message();
   EXPECT_NE(zero.message().find("SERAC_VENDED_CREDENTIAL_TTL"), std::string::npos) << zero.message();
   EXPECT_EQ(CheckVendedCredentialTtl(std::chrono::seconds(-5)).code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(CheckVendedCredentialTtl(std::chrono::seconds(limits::kSessionCredentialsTtlMax) + std::chrono::seconds(1))
+  EXPECT_EQ(CheckVendedCredentialTtl(std::chrono::seconds(limits::kSessionCredentialsTtlMax) +
+                                     std::chrono::seconds(1))
                 .code(),
             ErrorCode::kInvalidArgument);
 }

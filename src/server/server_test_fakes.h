@@ -27,12 +27,15 @@ class FakeMetaStore : public meta::MetaStore {
   }
   Result<std::vector<meta::BucketRecord>> ListBuckets() override { return Unsupported(); }
   Status DeleteBucket(const std::string&) override { return Unsupported(); }
-  Result<meta::ObjectRecord> GetObject(const std::string&, const std::string&) override { return Unsupported(); }
+  Result<meta::ObjectRecord> GetObject(const std::string&, const std::string&) override {
+    return Unsupported();
+  }
   Status PutObject(const meta::ObjectRecord&, const meta::WriteCondition&) override { return Unsupported(); }
   Status DeleteObject(const std::string&, const std::string&, const meta::WriteCondition&) override {
     return Unsupported();
   }
-  Status SetObjectTags(const std::string&, const std::string&, const std::vector<std::pair<std::string, std::string>>&,
+  Status SetObjectTags(const std::string&, const std::string&,
+                       const std::vector<std::pair<std::string, std::string>>&,
                        const meta::WriteCondition&) override {
     return Error(ErrorCode::kNotImplemented, "SetObjectTags");
   }

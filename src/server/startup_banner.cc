@@ -5,8 +5,8 @@ namespace serac::server {
 namespace {
 
 bool IsShellSafe(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == '/' || c == ':' || c == '-';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+         c == '/' || c == ':' || c == '-';
 }
 
 // The shell expression that yields the secret without the banner containing it.

@@ -29,8 +29,9 @@ constexpr mode_t kDirectoryMode = 0750;
 // The id is the only caller-controlled part of a path, so accepting exactly 32 lower-case hex
 // characters is what keeps "../" and friends from ever reaching the file system.
 bool IsValidBlobId(std::string_view id) {
-  return id.size() == kBlobIdLength &&
-         std::all_of(id.begin(), id.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return id.size() == kBlobIdLength && std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 // Numeric value of the first `digits` characters of a valid id (the fan-out directory index).
@@ -286,8 +287,8 @@ void LocalBlobWriter::StartWriteBack() {
   if (!store_->fsync_enabled()) return;
   uint64_t pending = written_bytes_ - write_back_started_bytes_;
   if (pending < limits::kBlobWriteBackStepBytes) return;
-  (void)::sync_file_range(fd_.get(), static_cast<off_t>(write_back_started_bytes_), static_cast<off_t>(pending),
-                          SYNC_FILE_RANGE_WRITE);
+  (void)::sync_file_range(fd_.get(), static_cast<off_t>(write_back_started_bytes_),
+                          static_cast<off_t>(pending), SYNC_FILE_RANGE_WRITE);
   write_back_started_bytes_ = written_bytes_;
 }
 
@@ -342,7 +343,8 @@ Status LocalBlobWriter::AppendRange(int source_fd, const std::string& source_pat
       status = Error(ErrorCode::kIoError, "source blob shrank while copying: " + source_path);
     } else if (errno == EINTR) {
       continue;
-    } else if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EPERM) {
+    } else if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP ||
+               errno == EPERM) {
       status = CopyWithReadWrite(source_fd, source_path, static_cast<uint64_t>(source_offset), length);
       length = 0;
     } else {
@@ -379,7 +381,8 @@ Status LocalBlobStore::Initialize() {
   std::error_code error;
   std::filesystem::create_directories(blobs_dir_, error);
   if (!error) std::filesystem::create_directories(tmp_dir_, error);
-  if (error) return Error(ErrorCode::kIoError, "cannot create blob store under " + root_ + ": " + error.message());
+  if (error)
+    return Error(ErrorCode::kIoError, "cannot create blob store under " + root_ + ": " + error.message());
   if (fsync_) {
     SERAC_RETURN_IF_ERROR(FsyncDirectory(root_));
   }

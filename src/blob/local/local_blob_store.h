@@ -10,8 +10,8 @@
 namespace serac::blob {
 
 struct LocalBlobStoreOptions {
-  std::string root;          // created if missing
-  bool fsync = true;         // false only for benchmarks that measure without durability
+  std::string root;   // created if missing
+  bool fsync = true;  // false only for benchmarks that measure without durability
 };
 
 Result<std::unique_ptr<BlobStore>> OpenLocalBlobStore(const LocalBlobStoreOptions& options);

@@ -41,7 +41,8 @@ class CatalogReadCache {
   Result<EntityRecord> Entity(const EntityId& id, const std::function<Result<EntityRecord>()>& read) {
     return ReadThrough(entities_, EntityKey(id), read);
   }
-  Result<WarehouseRecord> Warehouse(const std::string& name, const std::function<Result<WarehouseRecord>()>& read) {
+  Result<WarehouseRecord> Warehouse(const std::string& name,
+                                    const std::function<Result<WarehouseRecord>()>& read) {
     return ReadThrough(warehouses_, name, read);
   }
 
@@ -77,7 +78,8 @@ class CatalogReadCache {
     void Put(const std::string& key, const Record& record, uint64_t read_generation, uint64_t read_sequence) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (read_sequence < forgotten_before_) return;
-      if (auto written = written_.find(key); written != written_.end() && written->second > read_sequence) return;
+      if (auto written = written_.find(key); written != written_.end() && written->second > read_sequence)
+        return;
       // The bound is set for tables and views; warehouses, far fewer, share it.
       if (entries_.size() >= limits::kCatalogEntityCacheEntriesMax) entries_.clear();
       entries_[key] = Entry{record, read_generation};
@@ -91,13 +93,15 @@ class CatalogReadCache {
     std::atomic<uint64_t> generation_{0};
     std::atomic<uint64_t> sequence_{0};  // counts Update()s
     std::mutex mutex_;
-    std::unordered_map<std::string, Entry> entries_;    // guarded by mutex_
-    std::unordered_map<std::string, uint64_t> written_;  // key -> sequence of its last Update(); guarded by mutex_
-    uint64_t forgotten_before_ = 0;                      // guarded by mutex_
+    std::unordered_map<std::string, Entry> entries_;  // guarded by mutex_
+    std::unordered_map<std::string, uint64_t>
+        written_;                    // key -> sequence of its last Update(); guarded by mutex_
+    uint64_t forgotten_before_ = 0;  // guarded by mutex_
   };
 
   template <typename Record>
-  Result<Record> ReadThrough(Rows<Record>& rows, const std::string& key, const std::function<Result<Record>()>& read) {
+  Result<Record> ReadThrough(Rows<Record>& rows, const std::string& key,
+                             const std::function<Result<Record>()>& read) {
     const uint64_t before_read = rows.generation();
     const uint64_t sequence_before_read = rows.sequence();
     if (std::optional<Record> cached = rows.Get(key, before_read)) return std::move(*cached);
@@ -109,7 +113,8 @@ class CatalogReadCache {
   static std::string EntityKey(const EntityId& id) {
     std::string key = id.warehouse;
     for (const std::string& level : id.levels) key.append(1, '\x1f').append(level);
-    key.append(1, '\0').append(id.name).append(1, '\0').append(1, static_cast<char>('0' + static_cast<int>(id.kind)));
+    key.append(1, '\0').append(id.name).append(1, '\0').append(
+        1, static_cast<char>('0' + static_cast<int>(id.kind)));
     return key;
   }
 

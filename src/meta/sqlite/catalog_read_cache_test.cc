@@ -1,6 +1,6 @@
-#include "meta/sqlite/catalog_read_cache_internal.h"
-
 #include <gtest/gtest.h>
+
+#include "meta/sqlite/catalog_read_cache_internal.h"
 
 namespace serac::meta::sqlite {
 namespace {

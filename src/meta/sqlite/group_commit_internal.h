@@ -120,19 +120,19 @@ class GroupCommitter {
   const LogSync sync_log_;  // called by the thread that set syncing_ (either thread, one at a time)
 
   std::mutex mutex_;
-  std::condition_variable work_queued_;     // guarded by mutex_
+  std::condition_variable work_queued_;      // guarded by mutex_
   std::condition_variable batch_committed_;  // guarded by mutex_; wakes the sync thread
-  std::deque<Pending*> queue_;              // guarded by mutex_
-  std::vector<CommittedBatch> unsynced_;    // guarded by mutex_; committed, not yet durable
-  bool stopping_ = false;                   // guarded by mutex_
-  bool writer_stopped_ = false;             // guarded by mutex_
+  std::deque<Pending*> queue_;               // guarded by mutex_
+  std::vector<CommittedBatch> unsynced_;     // guarded by mutex_; committed, not yet durable
+  bool stopping_ = false;                    // guarded by mutex_
+  bool writer_stopped_ = false;              // guarded by mutex_
   bool writing_ = false;  // guarded by mutex_; the writer connection is in use (by either thread)
   // Guarded by mutex_: the last write taken found nothing queued with or behind it. Only then does
   // a write run on its caller's thread: under load the next writes come within moments, and
   // one transaction and fsync for all of them costs less than one each.
   bool last_write_alone_ = true;
   bool syncing_ = false;  // guarded by mutex_; an fsync (by either thread) is in flight
-  Status log_failure_;                      // guarded by mutex_; set once, never cleared
+  Status log_failure_;    // guarded by mutex_; set once, never cleared
 
   std::atomic<uint64_t> transactions_{0};
   std::atomic<uint64_t> writes_{0};

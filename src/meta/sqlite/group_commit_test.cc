@@ -6,9 +6,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <latch>
 #include <memory>
 #include <mutex>
-#include <latch>
 #include <thread>
 #include <vector>
 

@@ -70,7 +70,7 @@ Status RenameEntityTx(Connection& db, const EntityId& from, const NamespaceLevel
 Status RegisterEntityTx(Connection& db, const EntityRecord& entity, bool overwrite);
 Status SwapMetadataLocationsTx(Connection& db, const std::vector<MetadataSwap>& swaps, int64_t now_ms);
 // `new_file_inline`: EncodeInlineBytes of each of commit.new_files, in order.
-Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, const std::vector<InlineBytes>& new_file_inline,
-                        int64_t now_ms);
+Status CommitMetadataTx(Connection& db, const MetadataCommit& commit,
+                        const std::vector<InlineBytes>& new_file_inline, int64_t now_ms);
 
 }  // namespace serac::meta::sqlite

@@ -253,8 +253,8 @@ Status SwapMetadataLocationsTx(Connection& db, const std::vector<MetadataSwap>& 
   return Status::Ok();
 }
 
-Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, const std::vector<InlineBytes>& new_file_inline,
-                        int64_t now_ms) {
+Status CommitMetadataTx(Connection& db, const MetadataCommit& commit,
+                        const std::vector<InlineBytes>& new_file_inline, int64_t now_ms) {
   if (new_file_inline.size() != commit.new_files.size()) {
     return Error(ErrorCode::kInternal, "a commit's new files and their inline bytes do not match");
   }
@@ -264,7 +264,8 @@ Status CommitMetadataTx(Connection& db, const MetadataCommit& commit, const std:
   // the pieces whose use count really changes are updated.
   SharedTextUses uses;
   for (size_t i = 0; i < commit.new_files.size(); ++i) {
-    SERAC_RETURN_IF_ERROR(PutObjectTx(db, commit.new_files[i], new_file_inline[i], never_replace, now_ms, uses));
+    SERAC_RETURN_IF_ERROR(
+        PutObjectTx(db, commit.new_files[i], new_file_inline[i], never_replace, now_ms, uses));
   }
   for (const EntityRecord& entity : commit.created) SERAC_RETURN_IF_ERROR(CreateEntityTx(db, entity));
   if (!commit.swaps.empty()) SERAC_RETURN_IF_ERROR(SwapMetadataLocationsTx(db, commit.swaps, now_ms));

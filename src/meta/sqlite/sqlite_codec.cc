@@ -111,7 +111,8 @@ Result<std::vector<Segment>> DecodeSegments(const std::string& text) {
 std::string EncodePieces(const StoredPieces& stored) {
   json list = json::array();
   for (const StoredPiece& piece : stored.pieces) {
-    list.push_back(piece.shared_id == 0 ? json::array({piece.size}) : json::array({piece.size, piece.shared_id}));
+    list.push_back(piece.shared_id == 0 ? json::array({piece.size})
+                                        : json::array({piece.size, piece.shared_id}));
   }
   if (stored.inline_encoding == InlineEncoding::kPlain) return list.dump();
   return json{{"inline", "zstd"}, {"pieces", std::move(list)}}.dump();
@@ -125,7 +126,8 @@ Result<StoredPieces> DecodePieces(const std::string& text) {
     const json* list = &parsed;
     if (parsed.is_object()) {
       const std::string encoding = parsed.at("inline").get<std::string>();
-      if (encoding != "zstd") return Error(ErrorCode::kInternal, "stored pieces name an unknown encoding: " + encoding);
+      if (encoding != "zstd")
+        return Error(ErrorCode::kInternal, "stored pieces name an unknown encoding: " + encoding);
       stored.inline_encoding = InlineEncoding::kZstd;
       list = &parsed.at("pieces");
     }

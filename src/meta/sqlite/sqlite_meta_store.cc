@@ -11,8 +11,6 @@
 #include "common/limits.h"
 #include "meta/sqlite/catalog_read_cache_internal.h"
 #include "meta/sqlite/group_commit_internal.h"
-#include "meta/sqlite/wal_checkpointer_internal.h"
-#include "meta/sqlite/wal_file_internal.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_db_internal.h"
 #include "meta/sqlite/sqlite_iam_internal.h"
@@ -20,6 +18,8 @@
 #include "meta/sqlite/sqlite_reads_internal.h"
 #include "meta/sqlite/sqlite_schema_internal.h"
 #include "meta/sqlite/sqlite_writes_internal.h"
+#include "meta/sqlite/wal_checkpointer_internal.h"
+#include "meta/sqlite/wal_file_internal.h"
 
 namespace serac::meta {
 namespace sqlite {
@@ -117,7 +117,8 @@ class SqliteCatalogStore final : public CatalogStore {
   explicit SqliteCatalogStore(Engine& engine) : engine_(engine) {}
 
   Status CreateWarehouse(const WarehouseRecord& warehouse, bool bucket_may_exist) override {
-    return WriteWarehouses([&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
+    return WriteWarehouses(
+        [&](Connection& db) { return CreateWarehouseTx(db, warehouse, bucket_may_exist); });
   }
   Result<WarehouseRecord> GetWarehouse(const std::string& name) override {
     return cache_.Warehouse(name, [&] {
@@ -194,11 +195,12 @@ class SqliteCatalogStore final : public CatalogStore {
     for (const ObjectRecord& file : commit.new_files) new_file_inline.push_back(EncodeInlineBytes(file));
     // Visible before durable: the cached rows change then, so that a commit the caller lets start
     // from this one (on_visible) reads the rows as they now are.
-    Status status = engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, new_file_inline, now_ms); },
-                                  [&] {
-                                    CommitToCache(commit, now_ms);
-                                    if (commit.on_visible) commit.on_visible();
-                                  });
+    Status status =
+        engine_.Write([&](Connection& db) { return CommitMetadataTx(db, commit, new_file_inline, now_ms); },
+                      [&] {
+                        CommitToCache(commit, now_ms);
+                        if (commit.on_visible) commit.on_visible();
+                      });
     if (!status.ok()) cache_.WriteCommitted();
     return status;
   }
@@ -355,7 +357,8 @@ class SqliteMetaStore final : public MetaStore {
   }
   Status PutObject(const ObjectRecord& object, const WriteCondition& condition) override {
     const InlineBytes inline_bytes = EncodeInlineBytes(object);  // before the write is queued
-    return Write([&](Connection& db) { return PutObjectTx(db, object, inline_bytes, condition, NowMillis()); });
+    return Write(
+        [&](Connection& db) { return PutObjectTx(db, object, inline_bytes, condition, NowMillis()); });
   }
   Status DeleteObject(const std::string& bucket, const std::string& key,
                       const WriteCondition& condition) override {

@@ -34,8 +34,8 @@ Status RequireBucket(Connection& db, const std::string& bucket) { return GetBuck
 
 // The bytes of an object written in pieces: its inline pieces taken in order from `inline_data`,
 // its shared pieces read from shared_texts.
-Result<std::string> JoinPieces(Connection& db, const std::vector<StoredPiece>& pieces, const std::string& inline_data,
-                               uint64_t size) {
+Result<std::string> JoinPieces(Connection& db, const std::vector<StoredPiece>& pieces,
+                               const std::string& inline_data, uint64_t size) {
   std::string bytes;
   bytes.reserve(size);
   size_t inline_used = 0;
@@ -52,7 +52,8 @@ Result<std::string> JoinPieces(Connection& db, const std::vector<StoredPiece>& p
     SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindInt(1, piece.shared_id).Step());
     if (!found) return Error(ErrorCode::kInternal, "object uses a shared text that is not stored");
     std::string shared = stmt->Blob(0);
-    if (shared.size() != piece.size) return Error(ErrorCode::kInternal, "stored shared text has the wrong size");
+    if (shared.size() != piece.size)
+      return Error(ErrorCode::kInternal, "stored shared text has the wrong size");
     bytes += shared;
   }
   if (bytes.size() != size) return Error(ErrorCode::kInternal, "object pieces do not add up to its size");

@@ -92,8 +92,8 @@ Result<int64_t> UseSharedPiece(Connection& db, const Piece& piece, SharedTextUse
   return id;
 }
 
-Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces, InlineEncoding inline_encoding,
-                                SharedTextUses& uses) {
+Result<std::string> StorePieces(Connection& db, const std::vector<Piece>& pieces,
+                                InlineEncoding inline_encoding, SharedTextUses& uses) {
   StoredPieces stored;
   stored.inline_encoding = inline_encoding;
   stored.pieces.reserve(pieces.size());
@@ -266,7 +266,8 @@ Status QueueObjectBlobsOfBucket(Connection& db, const std::string& bucket, int64
 }
 
 Status ReleaseSharedPiecesOfBucket(Connection& db, const std::string& bucket) {
-  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT pieces FROM objects WHERE bucket = ?1 AND pieces IS NOT NULL;"));
+  SERAC_ASSIGN_OR_RETURN(auto stmt,
+                         db.Prepare("SELECT pieces FROM objects WHERE bucket = ?1 AND pieces IS NOT NULL;"));
   stmt->BindText(1, bucket);
   std::vector<StoredPiece> pieces;
   for (;;) {
@@ -330,7 +331,8 @@ Status SharedTextUses::Apply(Connection& db) {
                                                    "AND uses + ?1 >= 0;"));
     SERAC_RETURN_IF_ERROR(update->BindInt(1, delta).BindText(2, ids.json).Run());
     if (db.Changes() != ids.count) {
-      return Error(ErrorCode::kInternal, "a shared text is not stored, or is released more often than it is used");
+      return Error(ErrorCode::kInternal,
+                   "a shared text is not stored, or is released more often than it is used");
     }
   }
   if (maybe_unused.count > 0) {
@@ -425,7 +427,8 @@ Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::str
     return Error(ErrorCode::kNotFound, "object does not exist");
   }
   SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
-  SERAC_ASSIGN_OR_RETURN(auto read, db.Prepare("SELECT headers FROM objects WHERE bucket = ?1 AND key = ?2;"));
+  SERAC_ASSIGN_OR_RETURN(auto read,
+                         db.Prepare("SELECT headers FROM objects WHERE bucket = ?1 AND key = ?2;"));
   SERAC_ASSIGN_OR_RETURN(bool found, read->BindText(1, bucket).BindBlob(2, key).Step());
   if (!found) return Error(ErrorCode::kInternal, "object row vanished inside its transaction");
   ObjectHeaders headers;
@@ -433,7 +436,8 @@ Status SetObjectTagsTx(Connection& db, const std::string& bucket, const std::str
     SERAC_ASSIGN_OR_RETURN(headers, DecodeHeaders(read->Text(0)));
   }
   headers.tags = tags;
-  SERAC_ASSIGN_OR_RETURN(auto update, db.Prepare("UPDATE objects SET headers = ?1 WHERE bucket = ?2 AND key = ?3;"));
+  SERAC_ASSIGN_OR_RETURN(auto update,
+                         db.Prepare("UPDATE objects SET headers = ?1 WHERE bucket = ?2 AND key = ?3;"));
   BindOptionalText(*update, 1, EncodeHeaders(headers));
   update->BindText(2, bucket).BindBlob(3, key);
   return update->Run();

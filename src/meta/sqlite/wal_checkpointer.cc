@@ -1,8 +1,7 @@
-#include "meta/sqlite/wal_checkpointer_internal.h"
-
 #include <utility>
 
 #include "common/log.h"
+#include "meta/sqlite/wal_checkpointer_internal.h"
 
 namespace serac::meta::sqlite {
 

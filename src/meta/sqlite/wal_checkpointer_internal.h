@@ -45,7 +45,7 @@ class WalCheckpointer {
   WalCheckpointer(const WalCheckpointer&) = delete;
   WalCheckpointer& operator=(const WalCheckpointer&) = delete;
 
-  uint64_t checkpoints() const { return checkpoints_.load(); }         // run by the thread
+  uint64_t checkpoints() const { return checkpoints_.load(); }                // run by the thread
   uint64_t writer_checkpoints() const { return writer_checkpoints_.load(); }  // run by the writer
 
  private:

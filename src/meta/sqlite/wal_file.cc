@@ -1,5 +1,3 @@
-#include "meta/sqlite/wal_file_internal.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +7,7 @@
 #include <utility>
 
 #include "common/file_io.h"
+#include "meta/sqlite/wal_file_internal.h"
 
 namespace serac::meta::sqlite {
 
@@ -19,7 +18,7 @@ WalFile::~WalFile() {
 }
 
 Status WalFile::Sync() {
-  struct stat now{};
+  struct stat now {};
   if (::stat(path_.c_str(), &now) != 0) return file_io::ErrnoError("cannot find the metadata log", path_);
   if (fd_ < 0 || now.st_dev != device_ || now.st_ino != inode_) SERAC_RETURN_IF_ERROR(Reopen());
   if (::fdatasync(fd_) != 0) return file_io::ErrnoError("cannot fsync the metadata log", path_);
@@ -30,7 +29,7 @@ Status WalFile::Reopen() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return file_io::ErrnoError("cannot open the metadata log", path_);
-  struct stat opened{};
+  struct stat opened {};
   if (::fstat(fd_, &opened) != 0) return file_io::ErrnoError("cannot stat the metadata log", path_);
   // A log created since the last open is durable only once its name is.
   std::string directory = std::filesystem::path(path_).parent_path().string();
