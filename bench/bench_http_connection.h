@@ -201,7 +201,8 @@ class HttpConnection {
     std::optional<uint64_t> content_length;
     bool chunked = false;
     while (ReadLine(&line) && !line.empty()) {
-      if (StartsWithLower(line, "content-length:")) content_length = std::strtoull(line.c_str() + 15, nullptr, 10);
+      if (StartsWithLower(line, "content-length:"))
+        content_length = std::strtoull(line.c_str() + 15, nullptr, 10);
       if (StartsWithLower(line, "transfer-encoding:") && ContainsLower(line, "chunked")) chunked = true;
       if (StartsWithLower(line, "connection:") && ContainsLower(line, "close")) *keep_alive = false;
     }

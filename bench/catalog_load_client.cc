@@ -121,14 +121,17 @@ std::string SignedRequestHead(const Config& config, std::string_view method, std
   options.send_content_sha256_header = false;
   size_t query_at = target.find('?');
   std::string_view path = target.substr(0, query_at);
-  std::string_view query = query_at == std::string_view::npos ? std::string_view() : target.substr(query_at + 1);
+  std::string_view query =
+      query_at == std::string_view::npos ? std::string_view() : target.substr(query_at + 1);
   serac::auth::SignRequest(method, path, query, headers, config.credentials, options);
 
   std::string head;
   head.reserve(512);
   head.append(method).append(" ").append(target).append(" HTTP/1.1\r\n");
-  for (const serac::http::Header& header : headers) head.append(header.name).append(": ").append(header.value).append("\r\n");
-  if (!body.empty() || method == "POST") head.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
+  for (const serac::http::Header& header : headers)
+    head.append(header.name).append(": ").append(header.value).append("\r\n");
+  if (!body.empty() || method == "POST")
+    head.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
   head.append("\r\n");
   return head;
 }
@@ -143,7 +146,8 @@ struct Response {
 class Connection {
  public:
   explicit Connection(uint16_t port)
-      : http_(bench::HttpConnectionOptions{kHost, port, kSocketTimeoutSeconds, true, kResponseBodyBytesMax}) {}
+      : http_(bench::HttpConnectionOptions{kHost, port, kSocketTimeoutSeconds, true, kResponseBodyBytesMax}) {
+  }
 
   Response Exchange(const std::string& head, std::string_view body) {
     bench::HttpResponse got = http_.Exchange(head, body);
@@ -191,7 +195,8 @@ struct TableState {
     ++at;
     while (at < document.size() && std::isspace(static_cast<unsigned char>(document[at]))) ++at;
     size_t end = at;
-    while (end < document.size() && (std::isalnum(static_cast<unsigned char>(document[end])) || document[end] == '-'))
+    while (end < document.size() &&
+           (std::isalnum(static_cast<unsigned char>(document[end])) || document[end] == '-'))
       ++end;
     if (end == at) return std::nullopt;
     return document.substr(at, end - at);
@@ -204,7 +209,8 @@ class CatalogClient {
 
   Response Call(std::string_view method, const std::string& target, std::string_view body = {}) {
     const serac::WallTime now = serac::Now();
-    if (!body.empty()) return connection_.Exchange(SignedRequestHead(config_, method, target, body, now), body);
+    if (!body.empty())
+      return connection_.Exchange(SignedRequestHead(config_, method, target, body, now), body);
     // A body-less request signed within the same second is byte for byte the same request: sign
     // it once per second, so the generator's CPU goes to sending rather than re-signing.
     const auto second = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
@@ -221,7 +227,8 @@ class CatalogClient {
   std::optional<TableState> Load(const std::string& path, std::string* error) {
     Response response = Call("GET", path);
     if (response.status != 200) {
-      *error = "GET " + path + " -> " + std::to_string(response.status) + ": " + response.body.substr(0, kErrorBodyChars);
+      *error = "GET " + path + " -> " + std::to_string(response.status) + ": " +
+               response.body.substr(0, kErrorBodyChars);
       return std::nullopt;
     }
     nlohmann::json document = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
@@ -250,15 +257,15 @@ class CatalogClient {
     int64_t timestamp_ms = serac::ToUnixMillis(serac::Now());
     std::string body;
     body.reserve(512 + state.location.size());
-    body += R"({"requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": )" + current +
-            R"(}], "updates": [{"action": "add-snapshot", "snapshot": {"snapshot-id": )" + id +
-            R"(, "sequence-number": )" + std::to_string(state.sequence + 1) +
-            R"(, "timestamp-ms": )" + std::to_string(timestamp_ms) +
-            R"(, "manifest-list": )" + JsonString(state.location + "/metadata/snap-" + id + "-1-bench.avro") +
+    body += R"({"requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": )" +
+            current + R"(}], "updates": [{"action": "add-snapshot", "snapshot": {"snapshot-id": )" + id +
+            R"(, "sequence-number": )" + std::to_string(state.sequence + 1) + R"(, "timestamp-ms": )" +
+            std::to_string(timestamp_ms) + R"(, "manifest-list": )" +
+            JsonString(state.location + "/metadata/snap-" + id + "-1-bench.avro") +
             R"(, "summary": {"operation": "append"}, "schema-id": 0)";
     if (state.current) body += R"(, "parent-snapshot-id": )" + current;
-    body += R"(}}, {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": )" + id +
-            "}]}";
+    body += R"(}}, {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": )" +
+            id + "}]}";
     Response response = Call("POST", state.path, body);
     if (response.status == 200) {
       state.current = snapshot_id;
@@ -289,7 +296,8 @@ class CatalogClient {
 std::vector<std::string> TablesOf(const Config& config, int client) {
   if (config.workload != Workload::kCommitSpread) return {config.tables.front()};
   std::vector<std::string> mine;
-  for (size_t t = static_cast<size_t>(client); t < config.tables.size(); t += static_cast<size_t>(config.clients))
+  for (size_t t = static_cast<size_t>(client); t < config.tables.size();
+       t += static_cast<size_t>(config.clients))
     mine.push_back(config.tables[t]);
   return mine;
 }
@@ -304,7 +312,8 @@ std::string Excerpt(int status, const std::string& body) {
 // Whether an operation counts. Windowed runs: it started inside the window. Counted runs: it is
 // one of the measured commits (the landing that completes the warm-up opens the window), or a
 // failure after the window opened.
-bool InWindow(const Config& config, Window& window, Clock::time_point started, Clock::time_point finished, bool ok) {
+bool InWindow(const Config& config, Window& window, Clock::time_point started, Clock::time_point finished,
+              bool ok) {
   if (config.commits == 0) return started >= window.begin;
   if (!ok) return window.begin_ready.load();
   const uint64_t number = window.landed.fetch_add(1) + 1;
@@ -343,7 +352,8 @@ void RunClient(const Config& config, int client_index, std::latch& ready, std::l
   const bool counted = config.commits > 0;
   while (true) {
     Clock::time_point started = Clock::now();
-    if (counted ? window.landed.load() >= config.warmup_commits + config.commits : started >= window.end) break;
+    if (counted ? window.landed.load() >= config.warmup_commits + config.commits : started >= window.end)
+      break;
     Response response;
     bool ok = false;
     bool retry = false;
@@ -380,7 +390,9 @@ void RunClient(const Config& config, int client_index, std::latch& ready, std::l
 double CpuSeconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -443,10 +455,12 @@ int Run(const Config& config) {
   }
   std::sort(latencies.begin(), latencies.end());
   double elapsed = std::chrono::duration<double>(last - window.begin).count();
-  std::printf("ops=%llu seconds=%.3f ops_per_s=%.2f p50_ms=%.3f p99_ms=%.3f retries=%llu errors=%llu cpu_seconds=%.3f",
-              static_cast<unsigned long long>(ops), elapsed, static_cast<double>(ops) / elapsed,
-              Percentile(latencies, 0.50), Percentile(latencies, 0.99), static_cast<unsigned long long>(retries),
-              static_cast<unsigned long long>(errors), cpu_seconds);
+  std::printf(
+      "ops=%llu seconds=%.3f ops_per_s=%.2f p50_ms=%.3f p99_ms=%.3f retries=%llu errors=%llu "
+      "cpu_seconds=%.3f",
+      static_cast<unsigned long long>(ops), elapsed, static_cast<double>(ops) / elapsed,
+      Percentile(latencies, 0.50), Percentile(latencies, 0.99), static_cast<unsigned long long>(retries),
+      static_cast<unsigned long long>(errors), cpu_seconds);
   if (!first_error.empty()) std::printf(" first_error=%s", first_error.c_str());
   std::printf("\n");
   return 0;

@@ -151,10 +151,11 @@ int main(int argc, char** argv) {
   }
   std::sort(latencies.begin(), latencies.end());
   const double elapsed = std::max(1e-9, std::chrono::duration<double>(end - start).count());
-  std::printf("ops=%llu bytes=%llu seconds=%.3f ops_per_s=%.2f mib_per_s=%.1f p50_ms=%.3f p99_ms=%.3f errors=%llu",
-              static_cast<unsigned long long>(ops), static_cast<unsigned long long>(bytes), elapsed,
-              static_cast<double>(ops) / elapsed, static_cast<double>(bytes) / elapsed / (1024.0 * 1024.0),
-              Percentile(latencies, 0.50), Percentile(latencies, 0.99), static_cast<unsigned long long>(errors));
+  std::printf(
+      "ops=%llu bytes=%llu seconds=%.3f ops_per_s=%.2f mib_per_s=%.1f p50_ms=%.3f p99_ms=%.3f errors=%llu",
+      static_cast<unsigned long long>(ops), static_cast<unsigned long long>(bytes), elapsed,
+      static_cast<double>(ops) / elapsed, static_cast<double>(bytes) / elapsed / (1024.0 * 1024.0),
+      Percentile(latencies, 0.50), Percentile(latencies, 0.99), static_cast<unsigned long long>(errors));
   if (!first_error.empty()) std::printf(" first_error=%s", first_error.c_str());
   std::printf("\n");
   return 0;

@@ -12,10 +12,10 @@
 
 #include "auth/identity.h"
 #include "auth/server_key.h"
-#include "blob/local/local_blob_store.h"
+#include "blob/open_blob_store.h"
 #include "common/random.h"
 #include "fuzz_request.h"
-#include "meta/sqlite/sqlite_meta_store.h"
+#include "meta/open_meta_store.h"
 
 namespace serac::fuzz {
 
@@ -28,8 +28,8 @@ struct FuzzStores {
   explicit FuzzStores(const std::string& name) {
     root = std::filesystem::temp_directory_path() / ("serac_fuzz_" + name + "_" + RandomHexId(8));
     std::filesystem::create_directories(root);
-    auto opened_meta = meta::OpenSqliteMetaStore({(root / "meta.db").string(), false});
-    auto opened_blobs = blob::OpenLocalBlobStore({(root / "data").string(), false});
+    auto opened_meta = meta::OpenMetaStore("sqlite:" + (root / "meta.db").string(), {.fsync = false});
+    auto opened_blobs = blob::OpenBlobStore("file:" + (root / "data").string(), {.fsync = false});
     auto key = auth::ServerKey::FromBytes(std::string(auth::ServerKey::kKeyBytes, '\x5a'));
     if (!opened_meta.ok() || !opened_blobs.ok() || !key.ok()) Die("cannot open the fuzz stores");
     meta = std::move(opened_meta).value();

@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "meta/meta_store_test_util.h"
-#include "meta/sqlite/sqlite_meta_store.h"
+#include "meta/open_meta_store.h"
 
 namespace serac::auth {
 namespace {
@@ -21,10 +21,7 @@ Credentials Root() { return {"rootkey", "rootsecret123", ""}; }
 class IdentityTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    meta::SqliteOptions options;
-    options.path = (dir_.path() / "meta.db").string();
-    options.fsync = false;
-    store_ = meta::OpenSqliteMetaStore(options).value();
+    store_ = meta::OpenMetaStore("sqlite:" + (dir_.path() / "meta.db").string(), {.fsync = false}).value();
     identity_ = std::make_unique<IdentityService>(Root(), TestKey('k'), &store_->iam(), IdentityOptions{});
     ASSERT_TRUE(identity_->Initialize().ok());
   }
@@ -128,9 +125,7 @@ TEST_F(IdentityTest, SecretsAreSealedAtRestAndNeedTheServerKey) {
   bytes.append((std::istreambuf_iterator<char>(wal)), std::istreambuf_iterator<char>());
   EXPECT_EQ(bytes.find(key.secret_key), std::string::npos);
 
-  meta::SqliteOptions options;
-  options.path = (dir_.path() / "meta.db").string();
-  store_ = meta::OpenSqliteMetaStore(options).value();
+  store_ = meta::OpenMetaStore("sqlite:" + (dir_.path() / "meta.db").string()).value();
   IdentityService wrong_key(Root(), TestKey('x'), &store_->iam(), IdentityOptions{});
   EXPECT_EQ(wrong_key.Initialize().code(), ErrorCode::kAccessDenied);
   IdentityService right_key(Root(), TestKey('k'), &store_->iam(), IdentityOptions{});

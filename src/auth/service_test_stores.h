@@ -12,10 +12,10 @@
 
 #include "auth/identity.h"
 #include "auth/server_key.h"
-#include "blob/local/local_blob_store.h"
+#include "blob/open_blob_store.h"
 #include "common/random.h"
 #include "meta/fault_injection_meta_store.h"
-#include "meta/sqlite/sqlite_meta_store.h"
+#include "meta/open_meta_store.h"
 
 namespace serac::auth::testing {
 
@@ -42,13 +42,12 @@ struct ServiceTestStores {
     root = std::filesystem::temp_directory_path() / (name + "_" + RandomHexId(8));
     std::filesystem::create_directories(root);
     const std::string meta_path = (root / "meta.db").string();
-    auto opened_meta = meta::FaultInjectionMetaStore::Open([meta_path] {
-      return meta::OpenSqliteMetaStore({meta_path, false});
-    });
+    auto opened_meta = meta::FaultInjectionMetaStore::Open(
+        [meta_path] { return meta::OpenMetaStore("sqlite:" + meta_path, {.fsync = false}); });
     ASSERT_TRUE(opened_meta.ok()) << opened_meta.status().ToString();
     faults = opened_meta->get();
     meta = std::move(opened_meta).value();
-    auto opened_blobs = blob::OpenLocalBlobStore({(root / "data").string(), false});
+    auto opened_blobs = blob::OpenBlobStore("file:" + (root / "data").string(), {.fsync = false});
     ASSERT_TRUE(opened_blobs.ok()) << opened_blobs.status().ToString();
     blobs = std::move(opened_blobs).value();
     auto key = ServerKey::FromBytes(std::string(ServerKey::kKeyBytes, '\x5a'));

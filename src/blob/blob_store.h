@@ -4,6 +4,8 @@
 //
 // Thread-safety: BlobStore methods are thread-safe. BlobWriter and BlobReader are used by one
 // thread at a time.
+// ForEachBlob and SweepTemporaryFiles serve the start-up sweep, which assumes no other process
+// writes to the store meanwhile (see the single-process assumptions in meta/meta_store.h).
 #pragma once
 
 #include <cstdint>

@@ -16,6 +16,7 @@
 #include "blob/blob_store.h"
 #include "blob/fault_injection_blob_store.h"
 #include "blob/local/local_blob_store.h"
+#include "blob/open_blob_store.h"
 
 namespace serac::blob {
 namespace {
@@ -46,13 +47,14 @@ struct Backend {
   std::function<std::unique_ptr<BlobStore>(const std::string& root)> open;
 };
 
+// Every back end is opened through OpenBlobStore, as the server opens it.
 std::unique_ptr<BlobStore> OpenLocal(const std::string& root) {
-  Result<std::unique_ptr<BlobStore>> store = OpenLocalBlobStore({.root = root, .fsync = true});
+  Result<std::unique_ptr<BlobStore>> store = OpenBlobStore("file:" + root, {.fsync = true});
   return store.ok() ? std::move(store).value() : nullptr;
 }
 
 std::unique_ptr<BlobStore> OpenLocalWithoutFsync(const std::string& root) {
-  Result<std::unique_ptr<BlobStore>> store = OpenLocalBlobStore({.root = root, .fsync = false});
+  Result<std::unique_ptr<BlobStore>> store = OpenBlobStore("file:" + root, {.fsync = false});
   return store.ok() ? std::move(store).value() : nullptr;
 }
 
@@ -395,6 +397,30 @@ TEST(LocalBlobStoreTest, UsesTheDocumentedLayout) {
 
 TEST(LocalBlobStoreTest, RejectsEmptyRoot) {
   EXPECT_EQ(OpenLocalBlobStore({.root = ""}).status().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(OpenBlobStoreTest, UrlsNameTheBackEnd) {
+  TemporaryDirectory dir;
+  ASSERT_FALSE(dir.path().empty());
+  // file:///abs/dir is the same directory as file:/abs/dir.
+  auto store = OpenBlobStore("file://" + dir.path() + "/blobs");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto writer = (*store)->Create();
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Append("abc", 3).ok());
+  ASSERT_TRUE((*writer)->Commit().ok());
+  const BlobId id = (*writer)->id();
+  auto reopened = OpenBlobStore("file:" + dir.path() + "/blobs");
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_TRUE((*reopened)->Open(id).ok());
+  EXPECT_EQ(DefaultBlobStoreUrl("/var/lib/serac"), "file:/var/lib/serac/blobs");
+
+  for (const char* url : {"", "file:", "s3://bucket/prefix", "/tmp/blobs", "FILE:/tmp"}) {
+    auto refused = OpenBlobStore(url);
+    EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument) << url;
+    EXPECT_NE(refused.status().message().find(std::string("\"") + url + "\""), std::string::npos)
+        << refused.status().message();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

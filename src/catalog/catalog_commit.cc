@@ -110,7 +110,7 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
     if (applied.status().code() == ErrorCode::kConflict) {
       return MakeError(409, "CommitFailedException", applied.status().message());
     }
-    return ErrorFromStatus(applied.status(), BadRequest(applied.status().message()));
+    return MetadataRuleError(applied.status());
   }
   out.next = std::move(applied->metadata);
   out.changed = applied->changed || !out.entity;

@@ -35,6 +35,8 @@ IcebergError ErrorFromStatus(const Status& status, const IcebergError& not_found
     case ErrorCode::kIncompleteBody:
     case ErrorCode::kAuthHeaderMalformed:
       return BadRequest(message);
+    case ErrorCode::kValidationFailed:
+      return MakeError(400, "ValidationException", message);
     case ErrorCode::kLimitExceeded:
       return MakeError(413, "BadRequestException", message);
     case ErrorCode::kAlreadyExists:
@@ -63,10 +65,18 @@ IcebergError ErrorFromStatus(const Status& status, const IcebergError& not_found
     case ErrorCode::kNotModified:
     case ErrorCode::kInvalidRange:
     case ErrorCode::kOk:
+    case ErrorCode::kOutcomeUnknown:
     case ErrorCode::kInternal:
       break;
   }
   return MakeError(500, "InternalServerError", message.empty() ? "internal error" : message);
+}
+
+IcebergError MetadataRuleError(const Status& status) {
+  if (status.code() == ErrorCode::kInvalidArgument) {
+    return MakeError(400, "IllegalArgumentException", status.message());
+  }
+  return ErrorFromStatus(status, BadRequest(status.message()));
 }
 
 std::string RenderErrorJson(const IcebergError& error) {

@@ -50,6 +50,10 @@ IcebergError NoSuchNamespace(std::string_view name);
 // Maps a Status from the stores or the iceberg module. kNotFound becomes `not_found` (the caller
 // knows what was missing); kConflict a 409 CommitFailedException.
 IcebergError ErrorFromStatus(const Status& status, const IcebergError& not_found);
+// An error of the iceberg module when it applies a commit or checks a view: kInvalidArgument is
+// IllegalArgumentException, as the reference answers (Java clients rethrow that type with the
+// message unchanged); the rest as ErrorFromStatus.
+IcebergError MetadataRuleError(const Status& status);
 // {"error": {"message", "type", "code"}}
 std::string RenderErrorJson(const IcebergError& error);
 

@@ -249,7 +249,7 @@ TEST_F(CatalogServiceTest, CommitErrorsLeaveTheTableUnchanged) {
   EXPECT_EQ(malformed.status(), 400);
   EXPECT_EQ(ErrorType(malformed), "BadRequestException");
   auto unknown = Commit("db", "t", Json::array(), Json::parse(R"([{"action":"no-such-action"}])"));
-  EXPECT_EQ(unknown.status(), 400);
+  EXPECT_EQ(unknown.status(), 406);
   auto stale =
       Commit("db", "t",
              Json::parse(R"([{"type":"assert-table-uuid","uuid":"00000000-0000-0000-0000-000000000000"}])"),

@@ -10,7 +10,6 @@
 
 #include "auth/identity.h"
 #include "auth/service_test_stores.h"
-#include "blob/local/local_blob_store.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/catalog_service.h"
 #include "common/clock.h"
@@ -18,7 +17,6 @@
 #include "common/hash.h"
 #include "common/random.h"
 #include "http/http_test_fakes.h"
-#include "meta/sqlite/sqlite_meta_store.h"
 
 namespace serac::catalog {
 namespace {  // each test file gets its own copy

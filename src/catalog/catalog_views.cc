@@ -20,14 +20,6 @@ std::string NextViewMetadataFileLocation(const std::string& current_file) {
   return current_file.substr(0, slash + 1) + iceberg::MetadataFileName(current_file, RandomUuid());
 }
 
-// Invalid view definitions are IllegalArgumentException, as the reference reports them (Java
-// clients then raise that type with the message unchanged).
-IcebergError InvalidView(const Status& status) {
-  if (status.code() != ErrorCode::kInvalidArgument)
-    return ErrorFromStatus(status, BadRequest(status.message()));
-  return MakeError(400, "IllegalArgumentException", status.message());
-}
-
 HandlerResult SendViewResult(RequestContext& ctx, const std::string& metadata_location,
                              const iceberg::ViewMetadata& metadata) {
   return SendJson(ctx, Json{{"metadata-location", metadata_location},
@@ -84,7 +76,7 @@ HandlerResult CreateView(RequestContext& ctx) {
                              !ClientLocationInWarehouse(*request->location, ctx.path.warehouse);
   auto metadata =
       iceberg::NewViewMetadata(*request, kept_as_given ? *request->location : storage, RandomUuid());
-  if (!metadata.ok()) return InvalidView(metadata.status());
+  if (!metadata.ok()) return MetadataRuleError(metadata.status());
   const std::string file = NewViewMetadataFileLocation(storage, "");
   const std::string json = iceberg::ViewMetadataToJson(*metadata).dump();
   Status written = WriteMetadataFile(ctx.backend, file, json);
@@ -139,7 +131,7 @@ HandlerResult ReplaceView(RequestContext& ctx) {
       if (applied.status().code() == ErrorCode::kConflict) {
         return MakeError(409, "CommitFailedException", applied.status().message());
       }
-      return InvalidView(applied.status());
+      return MetadataRuleError(applied.status());
     }
     if (!applied->changed) return SendViewResult(ctx, entity->metadata_location, **current);
     const std::string file = NextViewMetadataFileLocation(entity->metadata_location);

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/catalog_client.h"
-#include "cli/catalog_requests.h"
 #include "cli/client_commands_internal.h"
 #include "cli/engine_config.h"
+#include "client/api_client.h"
+#include "client/catalog_requests.h"
 #include "common/limits.h"
 
 namespace serac::cli {
@@ -29,9 +29,9 @@ Result<Json> ParseReply(const std::string& body) {
   return parsed;
 }
 
-Result<Json> CallJson(const State& state, const ApiRequest& request) {
-  CatalogClient client(state.connection);
-  SERAC_ASSIGN_OR_RETURN(std::string body, client.Call(request));
+Result<Json> CallJson(const State& state, const client::ApiRequest& request) {
+  client::ApiClient api(state.connection);
+  SERAC_ASSIGN_OR_RETURN(std::string body, api.Call(request));
   return ParseReply(body);
 }
 
@@ -45,8 +45,9 @@ std::string StringField(const Json& object, std::string_view key) {
 std::string Pretty(const Json& json) { return json.dump(2, ' ', false, Json::error_handler_t::replace); }
 
 // Follows next-page-token until the listing ends; returns every element of `field`.
-Result<std::vector<Json>> ListAll(const State& state, std::string_view field,
-                                  const std::function<ApiRequest(const std::string& page_token)>& page) {
+Result<std::vector<Json>> ListAll(
+    const State& state, std::string_view field,
+    const std::function<client::ApiRequest(const std::string& page_token)>& page) {
   std::vector<Json> items;
   std::string token;
   for (uint32_t pages = 0; pages < limits::kCliListPagesMax; ++pages) {
@@ -77,20 +78,20 @@ std::string JoinLevels(const Json& levels) {
 
 Status CreateWarehouse(const State& state) {
   SERAC_ASSIGN_OR_RETURN(Json reply,
-                         CallJson(state, CreateWarehouseRequest(state.name, state.upgrade_existing)));
+                         CallJson(state, client::CreateWarehouseRequest(state.name, state.upgrade_existing)));
   Print("Warehouse " + state.name + " created.");
   return Status::Ok();
 }
 
 Status ListWarehouses(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(auto names, ListAll(state, "warehouses", ListWarehousesRequest));
+  SERAC_ASSIGN_OR_RETURN(auto names, ListAll(state, "warehouses", client::ListWarehousesRequest));
   for (const Json& name : names) Print(name.is_string() ? name.get<std::string>() : Pretty(name));
   return Status::Ok();
 }
 
 Status RemoveWarehouse(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(
-      Json reply, CallJson(state, RemoveWarehouseRequest(state.name, state.force, state.preserve_bucket)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::RemoveWarehouseRequest(state.name, state.force,
+                                                                                    state.preserve_bucket)));
   Print("Warehouse " + state.name + " removed.");
   return Status::Ok();
 }
@@ -98,58 +99,58 @@ Status RemoveWarehouse(const State& state) {
 // --- namespace ---
 
 Status CreateNamespace(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(Properties properties, ParseProperties(state.properties));
-  SERAC_ASSIGN_OR_RETURN(Json reply,
-                         CallJson(state, CreateNamespaceRequest(state.warehouse, levels, properties)));
+  SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
+  SERAC_ASSIGN_OR_RETURN(client::Properties properties, client::ParseProperties(state.properties));
+  SERAC_ASSIGN_OR_RETURN(
+      Json reply, CallJson(state, client::CreateNamespaceRequest(state.warehouse, levels, properties)));
   Print("Namespace " + state.ns + " created.");
   return Status::Ok();
 }
 
 Status ListNamespaces(const State& state) {
-  NamespaceLevels parent;
+  client::NamespaceLevels parent;
   if (!state.parent.empty()) {
-    SERAC_ASSIGN_OR_RETURN(parent, ParseNamespace(state.parent));
+    SERAC_ASSIGN_OR_RETURN(parent, client::ParseNamespace(state.parent));
   }
   SERAC_ASSIGN_OR_RETURN(auto namespaces, ListAll(state, "namespaces", [&](const std::string& token) {
-                           return ListNamespacesRequest(state.warehouse, parent, token);
+                           return client::ListNamespacesRequest(state.warehouse, parent, token);
                          }));
   for (const Json& levels : namespaces) Print(JoinLevels(levels));
   return Status::Ok();
 }
 
 Status ShowNamespace(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, LoadNamespaceRequest(state.warehouse, levels)));
+  SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::LoadNamespaceRequest(state.warehouse, levels)));
   Print(Pretty(reply));
   return Status::Ok();
 }
 
 Status RemoveNamespace(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, DropNamespaceRequest(state.warehouse, levels)));
+  SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::DropNamespaceRequest(state.warehouse, levels)));
   Print("Namespace " + state.ns + " removed.");
   return Status::Ok();
 }
 
 Status UpdateNamespace(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(Properties updates, ParseProperties(state.properties));
+  SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
+  SERAC_ASSIGN_OR_RETURN(client::Properties updates, client::ParseProperties(state.properties));
   if (updates.empty() && state.unsets.empty()) {
     return Error(ErrorCode::kInvalidArgument, "nothing to change: give --set KEY=VALUE or --unset KEY");
   }
-  SERAC_ASSIGN_OR_RETURN(
-      Json reply, CallJson(state, UpdateNamespaceRequest(state.warehouse, levels, updates, state.unsets)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::UpdateNamespaceRequest(state.warehouse, levels,
+                                                                                    updates, state.unsets)));
   Print(Pretty(reply));
   return Status::Ok();
 }
 
 // --- tables and views ---
 
-Status ListEntities(const State& state, EntityKind kind) {
-  SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
+Status ListEntities(const State& state, client::EntityKind kind) {
+  SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
   SERAC_ASSIGN_OR_RETURN(auto identifiers, ListAll(state, "identifiers", [&](const std::string& token) {
-                           return ListEntitiesRequest(kind, state.warehouse, levels, token);
+                           return client::ListEntitiesRequest(kind, state.warehouse, levels, token);
                          }));
   for (const Json& identifier : identifiers) {
     Print(StringField(identifier, "name"));
@@ -157,37 +158,38 @@ Status ListEntities(const State& state, EntityKind kind) {
   return Status::Ok();
 }
 
-Status ShowEntity(const State& state, EntityKind kind) {
-  SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(Json reply,
-                         CallJson(state, LoadEntityRequest(kind, state.warehouse, levels, state.name)));
+Status ShowEntity(const State& state, client::EntityKind kind) {
+  SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
+  SERAC_ASSIGN_OR_RETURN(
+      Json reply, CallJson(state, client::LoadEntityRequest(kind, state.warehouse, levels, state.name)));
   auto metadata = reply.find("metadata");
   Print(metadata == reply.end() ? Pretty(reply) : Pretty(*metadata));
   return Status::Ok();
 }
 
-Status RemoveEntity(const State& state, EntityKind kind) {
-  SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(
-      Json reply, CallJson(state, DropEntityRequest(kind, state.warehouse, levels, state.name, state.purge)));
-  Print("Removed " + std::string(EntityWord(kind)) + " " + state.ns + "." + state.name + ".");
+Status RemoveEntity(const State& state, client::EntityKind kind) {
+  SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::DropEntityRequest(kind, state.warehouse, levels,
+                                                                               state.name, state.purge)));
+  Print("Removed " + std::string(client::EntityWord(kind)) + " " + state.ns + "." + state.name + ".");
   return Status::Ok();
 }
 
-Status RenameEntity(const State& state, EntityKind kind) {
-  SERAC_ASSIGN_OR_RETURN(QualifiedName from, ParseQualifiedName(state.from));
-  SERAC_ASSIGN_OR_RETURN(QualifiedName to, ParseQualifiedName(state.to));
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, RenameEntityRequest(kind, state.warehouse, from, to)));
-  Print("Renamed " + std::string(EntityWord(kind)) + " " + state.from + " to " + state.to + ".");
+Status RenameEntity(const State& state, client::EntityKind kind) {
+  SERAC_ASSIGN_OR_RETURN(client::QualifiedName from, client::ParseQualifiedName(state.from));
+  SERAC_ASSIGN_OR_RETURN(client::QualifiedName to, client::ParseQualifiedName(state.to));
+  SERAC_ASSIGN_OR_RETURN(Json reply,
+                         CallJson(state, client::RenameEntityRequest(kind, state.warehouse, from, to)));
+  Print("Renamed " + std::string(client::EntityWord(kind)) + " " + state.from + " to " + state.to + ".");
   return Status::Ok();
 }
 
 Status CreateTable(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(NamespaceLevels levels, ParseNamespace(state.ns));
-  SERAC_ASSIGN_OR_RETURN(Properties properties, ParseProperties(state.properties));
-  SERAC_ASSIGN_OR_RETURN(ApiRequest request,
-                         CreateTableRequest(state.warehouse, levels, state.name, state.schema,
-                                            state.partition_spec, properties));
+  SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
+  SERAC_ASSIGN_OR_RETURN(client::Properties properties, client::ParseProperties(state.properties));
+  SERAC_ASSIGN_OR_RETURN(client::ApiRequest request,
+                         client::CreateTableRequest(state.warehouse, levels, state.name, state.schema,
+                                                    state.partition_spec, properties));
   SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, request));
   Print("Table " + state.ns + "." + state.name + " created at " + StringField(reply, "metadata-location"));
   return Status::Ok();
@@ -209,8 +211,9 @@ Status PrintEngineConfig(const State& state) {
 // --- registration ---
 
 void AddEndpointFlags(CLI::App* command, State& state) {
-  command->add_option("--endpoint", state.flags.endpoint,
-                      "serac server URL (env SERAC_ENDPOINT, default " + std::string(kDefaultEndpoint) + ")");
+  command->add_option(
+      "--endpoint", state.flags.endpoint,
+      "serac server URL (env SERAC_ENDPOINT, default " + std::string(client::kDefaultEndpoint) + ")");
   command->add_option("--access-key", state.flags.access_key, "Access key (env SERAC_ACCESS_KEY)");
   command->add_option("--region", state.flags.region, "Signing region (env SERAC_REGION, default us-east-1)");
 }
@@ -263,8 +266,8 @@ void RegisterNamespace(CLI::App& app, State& state) {
   update->add_option("--unset", state.unsets, "Property to remove (repeatable)")->allow_extra_args(false);
 }
 
-void RegisterEntity(CLI::App& app, State& state, EntityKind kind) {
-  const std::string word(EntityWord(kind));
+void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
+  const std::string word(client::EntityWord(kind));
   CLI::App* group = AddGroup(app, word, "Manage " + word + "s", state);
   CLI::App* list = AddLeaf(group, "list", "List the " + word + "s of a namespace", state,
                            [kind](const State& s) { return ListEntities(s, kind); });
@@ -284,7 +287,7 @@ void RegisterEntity(CLI::App& app, State& state, EntityKind kind) {
   rename->add_option("WAREHOUSE", state.warehouse)->required();
   rename->add_option("FROM", state.from, "NS." + word)->required();
   rename->add_option("TO", state.to, "NS2.new-name")->required();
-  if (kind != EntityKind::kTable) return;
+  if (kind != client::EntityKind::kTable) return;
   remove->add_flag("--purge", state.purge, "Also delete the table's data and metadata files");
   CLI::App* create = AddLeaf(group, "create", "Create a table", state, CreateTable);
   create->add_option("WAREHOUSE", state.warehouse)->required();
@@ -332,15 +335,16 @@ ClientCommands::~ClientCommands() = default;
 void ClientCommands::Register(CLI::App& app) {
   RegisterWarehouse(app, *state_);
   RegisterNamespace(app, *state_);
-  RegisterEntity(app, *state_, EntityKind::kTable);
-  RegisterEntity(app, *state_, EntityKind::kView);
+  RegisterEntity(app, *state_, client::EntityKind::kTable);
+  RegisterEntity(app, *state_, client::EntityKind::kView);
   RegisterConfig(app, *state_);
   RegisterIamCommands(app, *state_);
 }
 
 std::optional<int> ClientCommands::RunSelected() {
   if (!state_->action) return std::nullopt;
-  state_->connection = ResolveConnection(state_->flags, [](const char* name) { return std::getenv(name); });
+  state_->connection =
+      client::ResolveConnection(state_->flags, [](const char* name) { return std::getenv(name); });
   Status status = state_->action();
   if (status.ok()) return 0;
   std::fprintf(stderr, "serac: %s\n", status.message().c_str());

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/catalog_client.h"
-#include "cli/catalog_requests.h"
+#include "client/api_client.h"
+#include "client/catalog_requests.h"
 #include "common/status.h"
 
 namespace CLI {
@@ -20,8 +20,8 @@ struct CommandState {
   // Several subcommands declare the same flags into this one struct. CLI11 would also apply an
   // option's environment variable to subcommands that were not chosen, overwriting the flag, so
   // the environment is read afterwards by ResolveConnection instead.
-  ConnectionFlags flags;
-  Connection connection;           // resolved just before the chosen subcommand runs
+  client::ConnectionFlags flags;
+  client::Connection connection;   // resolved just before the chosen subcommand runs
   std::function<Status()> action;  // set by the callback of the subcommand that was parsed
   // Arguments, shared by the subcommands (only one runs per process).
   std::string warehouse;

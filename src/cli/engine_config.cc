@@ -2,7 +2,7 @@
 // (signing name s3tables) and path-style S3 for the data files.
 #include "cli/engine_config.h"
 
-#include "cli/catalog_client.h"
+#include "client/api_client.h"
 #include "http/client.h"
 
 namespace serac::cli {
@@ -33,7 +33,7 @@ Result<Target> MakeTarget(const EngineConfigInput& input) {
   target.tls = url->tls;
   target.host_port = (url->host.find(':') != std::string::npos ? "[" + url->host + "]" : url->host) + ":" +
                      std::to_string(url->port);
-  target.catalog_uri = target.endpoint + std::string(kCatalogBasePath);
+  target.catalog_uri = target.endpoint + std::string(client::kCatalogBasePath);
   target.access_key = input.access_key;
   target.region = input.region;
   target.warehouse = input.warehouse.empty() ? std::string(kWarehousePlaceholder) : input.warehouse;
@@ -59,7 +59,7 @@ std::string RenderSpark(const Target& target) {
       {prefix + ".uri", target.catalog_uri},
       {prefix + ".warehouse", target.warehouse},
       {prefix + ".rest.sigv4-enabled", "true"},
-      {prefix + ".rest.signing-name", std::string(kCatalogSigningName)},
+      {prefix + ".rest.signing-name", std::string(client::kCatalogSigningName)},
       {prefix + ".rest.signing-region", target.region},
       {prefix + ".rest.access-key-id", ShellAccessKey(target)},
       {prefix + ".rest.secret-access-key", kShellSecret},
@@ -92,7 +92,7 @@ std::string RenderPyIceberg(const Target& target) {
       {"uri", PythonString(target.catalog_uri)},
       {"warehouse", PythonString(target.warehouse)},
       {"rest.sigv4-enabled", PythonString("true")},
-      {"rest.signing-name", PythonString(kCatalogSigningName)},
+      {"rest.signing-name", PythonString(client::kCatalogSigningName)},
       {"rest.signing-region", PythonString(target.region)},
       {"client.access-key-id", access},
       {"client.secret-access-key", secret},
@@ -131,7 +131,7 @@ std::string RenderTrino(const Target& target) {
          "\n"
          "iceberg.rest-catalog.security=SIGV4\n"
          "iceberg.rest-catalog.signing-name=" +
-         std::string(kCatalogSigningName) +
+         std::string(client::kCatalogSigningName) +
          "\n"
          "fs.native-s3.enabled=true\n"
          "s3.endpoint=" +
@@ -166,7 +166,7 @@ std::string RenderDuckDb(const Target& target) {
          "ATTACH '" +
          target.warehouse + "' AS " + std::string(kCatalogName) + " (TYPE iceberg, ENDPOINT '" +
          target.catalog_uri + "', AUTHORIZATION_TYPE 'sigv4', SECRET serac_s3, SIGV4_SERVICE '" +
-         std::string(kCatalogSigningName) + "', SIGV4_REGION '" + target.region +
+         std::string(client::kCatalogSigningName) + "', SIGV4_REGION '" + target.region +
          "');\n"
          "SHOW ALL TABLES;\n";
 }

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/admin_requests.h"
 #include "cli/client_commands_internal.h"
 #include "cli/text_table.h"
+#include "client/admin_requests.h"
 #include "common/clock.h"
 #include "common/limits.h"
 
@@ -38,9 +38,9 @@ std::string StringField(const Json& object, std::string_view key) {
 }
 
 // Calls the admin API and parses its JSON reply ({} for 204 No Content).
-Result<Json> CallJson(const State& state, const ApiRequest& request) {
-  CatalogClient client(state.connection);
-  SERAC_ASSIGN_OR_RETURN(std::string body, client.Call(request));
+Result<Json> CallJson(const State& state, const client::ApiRequest& request) {
+  client::ApiClient api(state.connection);
+  SERAC_ASSIGN_OR_RETURN(std::string body, api.Call(request));
   if (body.empty()) return Json::object();
   Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Error(ErrorCode::kInternal, "server sent a response that is not JSON");
@@ -85,12 +85,12 @@ Status Report(const State& state, const Json& reply, const std::string& message)
 // --- user ---
 
 Status AddUser(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, CreateUserRequest(state.name, state.policies)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::CreateUserRequest(state.name, state.policies)));
   return Report(state, reply, "User " + state.name + " created.");
 }
 
 Status ListUsers(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, ListUsersRequest()));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::ListUsersRequest()));
   if (state.json_output) return Report(state, reply, "");
   std::vector<std::vector<std::string>> rows;
   for (const Json& user : ListField(reply, "users")) {
@@ -102,7 +102,7 @@ Status ListUsers(const State& state) {
 }
 
 Status ShowUser(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, GetUserRequest(state.name)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::GetUserRequest(state.name)));
   if (state.json_output) return Report(state, reply, "");
   Print("Name:      " + StringField(reply, "name") + "\nStatus:    " + EnabledWord(reply) +
         "\nPolicies:  " + JoinStrings(Field(reply, "policies")) + "\nCreated:   " + CreatedText(reply));
@@ -110,12 +110,12 @@ Status ShowUser(const State& state) {
 }
 
 Status RemoveUser(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, DeleteUserRequest(state.name)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::DeleteUserRequest(state.name)));
   return Report(state, reply, "User " + state.name + " removed.");
 }
 
 Status SetUserEnabled(const State& state, bool enabled) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, SetUserEnabledRequest(state.name, enabled)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::SetUserEnabledRequest(state.name, enabled)));
   return Report(state, reply, "User " + state.name + (enabled ? " enabled." : " disabled."));
 }
 
@@ -129,8 +129,9 @@ Status AddKey(const State& state) {
   std::optional<std::string> secret_key;
   if (!state.new_access_key.empty()) access_key = state.new_access_key;
   if (!state.new_secret_key.empty()) secret_key = state.new_secret_key;
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, CreateAccessKeyRequest(state.user, access_key,
-                                                                            secret_key, state.description)));
+  SERAC_ASSIGN_OR_RETURN(
+      Json reply,
+      CallJson(state, client::CreateAccessKeyRequest(state.user, access_key, secret_key, state.description)));
   return Report(state, reply,
                 "Access key for user " + state.user +
                     " created.\n  Access key:  " + StringField(reply, "access-key") +
@@ -139,7 +140,7 @@ Status AddKey(const State& state) {
 }
 
 Status ListKeys(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, ListAccessKeysRequest(state.user)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::ListAccessKeysRequest(state.user)));
   if (state.json_output) return Report(state, reply, "");
   std::vector<std::vector<std::string>> rows;
   for (const Json& key : ListField(reply, "access-keys")) {
@@ -151,12 +152,13 @@ Status ListKeys(const State& state) {
 }
 
 Status RemoveKey(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, DeleteAccessKeyRequest(state.name)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::DeleteAccessKeyRequest(state.name)));
   return Report(state, reply, "Access key " + state.name + " removed.");
 }
 
 Status SetKeyEnabled(const State& state, bool enabled) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, SetAccessKeyEnabledRequest(state.name, enabled)));
+  SERAC_ASSIGN_OR_RETURN(Json reply,
+                         CallJson(state, client::SetAccessKeyEnabledRequest(state.name, enabled)));
   return Report(state, reply, "Access key " + state.name + (enabled ? " enabled." : " disabled."));
 }
 
@@ -184,12 +186,12 @@ Result<std::string> ReadPolicyFile(const std::string& path) {
 
 Status CreatePolicy(const State& state) {
   SERAC_ASSIGN_OR_RETURN(std::string document, ReadPolicyFile(state.file));
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, PutPolicyRequest(state.name, document)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::PutPolicyRequest(state.name, document)));
   return Report(state, reply, "Policy " + state.name + " stored.");
 }
 
 Status ListPolicies(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, ListPoliciesRequest()));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::ListPoliciesRequest()));
   if (state.json_output) return Report(state, reply, "");
   std::vector<std::vector<std::string>> rows;
   for (const Json& policy : ListField(reply, "policies")) {
@@ -200,24 +202,24 @@ Status ListPolicies(const State& state) {
 }
 
 Status ShowPolicy(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, GetPolicyRequest(state.name)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::GetPolicyRequest(state.name)));
   const Json& document = Field(reply, "document");
   Print(state.json_output || document.is_null() ? Pretty(reply) : Pretty(document));
   return Status::Ok();
 }
 
 Status RemovePolicy(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, DeletePolicyRequest(state.name)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::DeletePolicyRequest(state.name)));
   return Report(state, reply, "Policy " + state.name + " removed.");
 }
 
 Status AttachPolicy(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, AttachPolicyRequest(state.name, state.user)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::AttachPolicyRequest(state.name, state.user)));
   return Report(state, reply, "Policy " + state.name + " attached to user " + state.user + ".");
 }
 
 Status DetachPolicy(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, DetachPolicyRequest(state.name, state.user)));
+  SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::DetachPolicyRequest(state.name, state.user)));
   return Report(state, reply, "Policy " + state.name + " detached from user " + state.user + ".");
 }
 

@@ -44,6 +44,12 @@ inline constexpr uint64_t kHttpClientResponseHeaderBytesMax = 64 * kKiB;  // sta
 inline constexpr uint64_t kHttpClientResponseBodyBytesMax =
     64 * kMiB;                                       // default cap on a buffered response body
 inline constexpr uint32_t kCliListPagesMax = 10000;  // pages one `serac ... list` follows
+// The S3 client (client/s3_client.h): bodies above the threshold go up as multipart uploads.
+inline constexpr uint64_t kS3ClientMultipartThresholdBytes = 16 * kMiB;
+inline constexpr uint64_t kS3ClientPartSizeBytes = 8 * kMiB;
+inline constexpr uint64_t kS3ClientObjectBytesMax = 1 * kGiB;  // one GetObject, held in memory
+// OAuth2 tokens the catalog client fetched are renewed this long before they expire.
+inline constexpr auto kOAuth2TokenRenewBefore = std::chrono::seconds(60);
 
 // Blob storage.
 inline constexpr uint64_t kBlobWriteBufferBytes =

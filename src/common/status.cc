@@ -8,8 +8,12 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "Ok";
     case ErrorCode::kInvalidArgument:
       return "InvalidArgument";
+    case ErrorCode::kOutcomeUnknown:
+      return "OutcomeUnknown";
     case ErrorCode::kMalformedXml:
       return "MalformedXml";
+    case ErrorCode::kValidationFailed:
+      return "ValidationFailed";
     case ErrorCode::kNotFound:
       return "NotFound";
     case ErrorCode::kAlreadyExists:

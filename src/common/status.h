@@ -18,6 +18,8 @@ enum class ErrorCode : uint8_t {
   // Generic.
   kInvalidArgument,     // malformed input from the client (400)
   kMalformedXml,        // request XML cannot be parsed or violates the schema (400)
+  kValidationFailed,    // well-formed input that breaks a rule of the data model it changes (400); Iceberg
+                        // reports it as ValidationException where Java Iceberg does
   kNotFound,            // the addressed thing does not exist (404); caller picks NoSuchKey/NoSuchBucket/...
   kAlreadyExists,       // create of something that exists (409)
   kNotEmpty,            // delete of a container that still holds children (409)
@@ -45,6 +47,9 @@ enum class ErrorCode : uint8_t {
   kUnavailable,  // shutting down or overloaded; safe to retry (503)
   kTimeout,      // a deadline expired (408 for clients, 503 for back ends)
   kInternal,     // a bug: an invariant did not hold (500)
+  // Client side.
+  kOutcomeUnknown,  // a request's answer was lost: it may or may not have taken effect (a commit
+                    // answered 5xx or cut off); the caller must look before it retries
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

@@ -82,8 +82,9 @@ Status ParseAuthority(std::string_view authority, std::string_view whole, Url& u
 // Runs one exchange on one connection; owns the io_context every step runs on.
 class Exchange {
  public:
-  Exchange(const ClientRequest& request, Url url)
+  Exchange(const ClientRequest& request, Url url, bool* request_sent)
       : request_(request),
+        request_sent_(request_sent),
         url_(std::move(url)),
         endpoint_(std::string(url_.tls ? "https://" : "http://") + url_.HostHeader()),
         deadline_(SteadyClock::now() + request.timeout),
@@ -225,6 +226,7 @@ class Exchange {
   Result<ClientResponse> WriteAndRead(Stream& stream) {
     auto abort = [&stream] { beast::get_lowest_layer(stream).close(); };
     bhttp::request<bhttp::string_body> message = BuildMessage();
+    if (request_sent_ != nullptr) *request_sent_ = true;
     auto written = RunStep(
         deadline_, [&](auto done) { bhttp::async_write(stream, message, done); }, abort);
     if (!written) return TimedOut("sending the request to");
@@ -255,6 +257,7 @@ class Exchange {
   }
 
   const ClientRequest& request_;
+  bool* request_sent_;  // may be null
   Url url_;
   std::string endpoint_;  // for messages: "http://host:port"
   SteadyClock::time_point deadline_;
@@ -304,9 +307,10 @@ const std::string* ClientResponse::FindHeader(std::string_view name) const {
   return nullptr;
 }
 
-Result<ClientResponse> Send(const ClientRequest& request) {
+Result<ClientResponse> Send(const ClientRequest& request, bool* request_sent) {
+  if (request_sent != nullptr) *request_sent = false;
   SERAC_ASSIGN_OR_RETURN(Url url, ParseUrl(request.url));
-  Exchange exchange(request, std::move(url));
+  Exchange exchange(request, std::move(url), request_sent);
   return exchange.Run();
 }
 

@@ -62,6 +62,8 @@ struct ClientResponse {
 // are transport failures: kInvalidArgument (bad URL), kUnavailable (cannot resolve or connect, TLS
 // handshake or certificate failure, connection dropped), kTimeout, kLimitExceeded (response head or
 // body over its limit). Messages name the endpoint.
-Result<ClientResponse> Send(const ClientRequest& request);
+// `request_sent`, when given, is set to whether any byte of the request went out before a failure:
+// if so the server may have acted on it (a write's outcome is then unknown), else it cannot have.
+Result<ClientResponse> Send(const ClientRequest& request, bool* request_sent = nullptr);
 
 }  // namespace serac::http

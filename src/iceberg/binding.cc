@@ -207,7 +207,8 @@ Result<const FieldEntry*> BindSource(const Json& field, int64_t source_id,
                                      const std::map<int64_t, FieldEntry>& index, const char* what) {
   auto entry = index.find(source_id);
   if (entry == index.end()) {
-    return Error(ErrorCode::kInvalidArgument,
+    // Java checks this one with ValidationException, the rest of the binding with IllegalArgumentException.
+    return Error(ErrorCode::kValidationFailed,
                  std::string("Cannot find source column for ") + what + " field: " + FieldText(field));
   }
   const TypeKind kind = KindOf(*entry->second.type);

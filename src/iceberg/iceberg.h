@@ -6,9 +6,12 @@
 // This header speaks JSON text so that it stays light to include. The catalog's .cc files may use
 // the typed model in iceberg/metadata_internal.h instead (same rules, no re-parsing).
 //
-// Errors: kInvalidArgument = malformed request or a rule the client broke (HTTP 400,
-// BadRequestException); kConflict = a requirement no longer holds or the client's view is stale
-// (HTTP 409, CommitFailedException; the client reloads and retries).
+// Errors, each where Java Iceberg raises the exception named: kInvalidArgument = malformed request
+// or a rule the client broke (IllegalArgumentException); kValidationFailed = a rule Java's
+// TableMetadata.Builder checks with ValidationException; kNotImplemented = an update action or
+// requirement type serac does not know (UnsupportedOperationException); kConflict = a requirement no
+// longer holds or the client's view is stale (HTTP 409, CommitFailedException; the client reloads
+// and retries).
 // All functions are pure and thread-safe.
 #pragma once
 

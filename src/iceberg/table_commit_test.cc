@@ -107,10 +107,12 @@ TEST(RequirementTest, FailureMessagesUseTheReferenceWording) {
             "Requirement failed: table already exists");
 }
 
-TEST(RequirementTest, UnknownOrMalformedRequirementIsBadRequest) {
+// An unknown type is an unsupported operation, as Java's parser reports it; a malformed one is a bad
+// request.
+TEST(RequirementTest, UnknownRequirementIsUnsupportedAndMalformedIsBadRequest) {
   TableMetadata table = NewTable(2);
   EXPECT_EQ(CommitError(table, Json::array({Json{{"type", "assert-nothing"}}}), Json::array()),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kNotImplemented);
   EXPECT_EQ(CommitError(table, Json::object(), Json::array()), ErrorCode::kInvalidArgument);
   // A requirement other than assert-create on a table that does not exist is stale, not malformed.
   EXPECT_EQ(
@@ -128,9 +130,9 @@ TEST(RequirementTest, FailureAppliesNoUpdate) {
 
 // ---- Updates ----
 
-TEST(UpdateTest, UnknownActionIsBadRequest) {
+TEST(UpdateTest, UnknownActionIsUnsupportedAndMissingActionIsBadRequest) {
   EXPECT_EQ(CommitError(NewTable(2), Json::array(), Json::array({Json{{"action", "drop-everything"}}})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kNotImplemented);
   EXPECT_EQ(CommitError(NewTable(2), Json::array(), Json::array({Json{{"uuid", "x"}}})),
             ErrorCode::kInvalidArgument);
 }
@@ -189,7 +191,7 @@ TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
   EXPECT_EQ(CommitError(outcome.metadata, Json::array(),
                         Json::array({Json{{"action", "add-schema"}, {"schema", schema}},
                                      Json{{"action", "set-current-schema"}, {"schema-id", -1}}})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   // Switching back to schema 0 (present) works; -1 without an added schema does not.
   EXPECT_EQ(
       MustCommit(outcome.metadata, Json::array({Json{{"action", "set-current-schema"}, {"schema-id", 0}}}))
@@ -197,7 +199,7 @@ TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
       0);
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "set-current-schema"}, {"schema-id", -1}}})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "set-current-schema"}, {"schema-id", 9}}})),
             ErrorCode::kInvalidArgument);
@@ -252,10 +254,10 @@ TEST(UpdateTest, AddSpecAndDefault) {
   EXPECT_EQ(CommitError(outcome.metadata, Json::array(),
                         Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
                                      Json{{"action", "set-default-spec"}, {"spec-id", -1}}})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   EXPECT_EQ(
       CommitError(table, Json::array(), Json::array({Json{{"action", "set-default-spec"}, {"spec-id", -1}}})),
-      ErrorCode::kInvalidArgument);
+      ErrorCode::kValidationFailed);
   EXPECT_EQ(
       CommitError(table, Json::array(), Json::array({Json{{"action", "set-default-spec"}, {"spec-id", 5}}})),
       ErrorCode::kInvalidArgument);
@@ -269,7 +271,7 @@ TEST(UpdateTest, V1SpecsNeedSequentialFieldIds) {
       R"({"fields": [{"source-id": 2, "field-id": 1007, "name": "d", "transform": "identity"}]})");
   EXPECT_EQ(
       CommitError(NewTable(1), Json::array(), Json::array({Json{{"action", "add-spec"}, {"spec", spec}}})),
-      ErrorCode::kInvalidArgument);
+      ErrorCode::kValidationFailed);
   EXPECT_EQ(
       CommitError(NewTable(2), Json::array(), Json::array({Json{{"action", "add-spec"}, {"spec", spec}}})),
       ErrorCode::kOk);
@@ -298,7 +300,7 @@ TEST(UpdateTest, AddSortOrderAndDefault) {
   EXPECT_EQ(CommitError(outcome.metadata, Json::array(),
                         Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}},
                                      Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}}})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "set-default-sort-order"}, {"sort-order-id", 9}}})),
             ErrorCode::kInvalidArgument);
@@ -331,7 +333,7 @@ TEST(UpdateTest, AddSnapshotErrors) {
   TableMetadata table = TableWithSnapshot();
   // Duplicate id.
   EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(Snapshot(1, std::nullopt, 5, 1))})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   // Stale sequence number: the client must reload.
   EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(Snapshot(2, 1, 1, 1))})),
             ErrorCode::kConflict);
@@ -367,10 +369,10 @@ TEST(UpdateTest, RowLineageInV3) {
   Json missing = Snapshot(3, 1, 3, 3000);
   missing["added-rows"] = 1;
   EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(missing)})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   missing["first-row-id"] = nullptr;
   EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(missing)})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   // v2 ignores row lineage fields.
   EXPECT_EQ(
       CommitError(TableWithSnapshot(2), Json::array(), Json::array({AddSnapshot(Snapshot(3, 1, 3, 1))})),
@@ -392,14 +394,15 @@ TEST(UpdateTest, SetSnapshotRefBranchesAndTags) {
   EXPECT_FALSE(MustCommit(outcome.metadata, Json::array({tag})).changed);  // identical ref
   // Setting main to the snapshot it already has changes nothing.
   EXPECT_FALSE(MustCommit(table, Json::array({SetMain(1)})).changed);
-  // Unknown snapshot, tag retention, main as tag: all malformed.
-  EXPECT_EQ(CommitError(table, Json::array(), Json::array({SetMain(99)})), ErrorCode::kInvalidArgument);
+  // Unknown snapshot and main as a tag break builder rules (Java: ValidationException); tag retention
+  // is malformed (IllegalArgumentException).
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({SetMain(99)})), ErrorCode::kValidationFailed);
   Json bad_tag = tag;
   bad_tag["min-snapshots-to-keep"] = 2;
   EXPECT_EQ(CommitError(table, Json::array(), Json::array({bad_tag})), ErrorCode::kInvalidArgument);
   Json main_tag = tag;
   main_tag["ref-name"] = "main";
-  EXPECT_EQ(CommitError(table, Json::array(), Json::array({main_tag})), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(CommitError(table, Json::array(), Json::array({main_tag})), ErrorCode::kValidationFailed);
   Json bad_type = tag;
   bad_type["type"] = "twig";
   EXPECT_EQ(CommitError(table, Json::array(), Json::array({bad_type})), ErrorCode::kInvalidArgument);
@@ -559,7 +562,7 @@ TEST(UpdateTest, SpecsAndOrdersMustBindToTheSchema) {
     return Json{{"source-id", source}, {"name", std::string("p_") + transform}, {"transform", transform}};
   };
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(9, "identity")}))),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(2, "day")}))),
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(CommitError(table, Json::array(), add_spec(Json::array({field(1, "hour")}))),
@@ -589,7 +592,7 @@ TEST(UpdateTest, SpecsAndOrdersMustBindToTheSchema) {
                                              {"null-order", "nulls-first"}}})}};
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "add-sort-order"}, {"sort-order", order}}})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   // A new current schema without id (1), which the default spec and order use, is refused.
   Json data_only = {
       {"type", "struct"},
@@ -640,7 +643,7 @@ TEST(UpdateTest, LastAddedNamesOnlyWhatThisCommitAdded) {
   EXPECT_EQ(CommitError(table, Json::array(),
                         Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
                                      Json{{"action", "set-default-spec"}, {"spec-id", -1}}})),
-            ErrorCode::kInvalidArgument);
+            ErrorCode::kValidationFailed);
   // Within one commit, adding it twice still names it.
   TableMetadata fresh = NewTable(2);
   EXPECT_EQ(MustCommit(fresh, Json::array({Json{{"action", "add-spec"}, {"spec", spec}},

@@ -65,7 +65,7 @@ Status CheckOne(const TableMetadata* current, const Json& requirement) {
                                        "assert-default-spec-id",
                                        "assert-default-sort-order-id"};
   if (std::find(std::begin(kKnown), std::end(kKnown), type) == std::end(kKnown)) {
-    return Error(ErrorCode::kInvalidArgument, "unknown requirement type: " + type);
+    return Error(ErrorCode::kNotImplemented, "unknown requirement type: " + type);
   }
   if (current == nullptr) return Failed("table does not exist");
   if (type == "assert-table-uuid") {

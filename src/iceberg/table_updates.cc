@@ -16,6 +16,9 @@ namespace serac::iceberg {
 namespace {
 
 Status BadRequest(const std::string& message) { return Error(ErrorCode::kInvalidArgument, message); }
+// The rules Java's TableMetadata.Builder checks with ValidationException (its other checks, and its
+// parsers, throw IllegalArgumentException: BadRequest here).
+Status Invalid(const std::string& message) { return Error(ErrorCode::kValidationFailed, message); }
 
 template <typename IdType>
 IdType NextId(const std::vector<Json>& items, const char* key, IdType first) {
@@ -156,7 +159,7 @@ Status TableBuilder::Apply(const Json& update) {
   if (action == "add-encryption-key") return AddEncryptionKey(update);
   if (action == "remove-encryption-key") return RemoveEncryptionKey(update);
   if (action == "enable-row-lineage") return Status::Ok();  // 1.8 clients; v3 always has row lineage
-  return BadRequest("unknown update action: " + action);
+  return Error(ErrorCode::kNotImplemented, "unknown update action: " + action);
 }
 
 Status TableBuilder::AssignUuid(const Json& update) {
@@ -221,7 +224,7 @@ Result<int32_t> TableBuilder::ResolveLastAdded(const Json& update, const char* k
                                                const std::optional<int32_t>& last_added, const char* what) {
   SERAC_ASSIGN_OR_RETURN(int32_t id, RequiredInt32(update, key));
   if (id != kLastAddedId) return id;
-  if (!last_added) return BadRequest(std::string("cannot set last added ") + what + ": none was added");
+  if (!last_added) return Invalid(std::string("cannot set last added ") + what + ": none was added");
   return *last_added;
 }
 
@@ -245,7 +248,7 @@ Status TableBuilder::AddSpec(const Json& update) {
     if (!field.contains("field-id") || field["field-id"].is_null()) field["field-id"] = next_field_id++;
     if (metadata_.format_version == 1 &&
         field["field-id"].get<int32_t>() != kPartitionFieldIdStart + position) {
-      return BadRequest("v1 partition specs need sequential field ids from 1000");
+      return Invalid("v1 partition specs need sequential field ids from 1000");
     }
     ++position;
   }
@@ -329,7 +332,7 @@ Status TableBuilder::SetDefaultSortOrder(const Json& update) {
 
 Status TableBuilder::CheckRowLineage(const Json& snapshot) {
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> first_row_id, OptionalInt(snapshot, "first-row-id"));
-  if (!first_row_id) return BadRequest("cannot add a snapshot: first-row-id is null");
+  if (!first_row_id) return Invalid("cannot add a snapshot: first-row-id is null");
   if (*first_row_id < metadata_.next_row_id) {
     return Error(ErrorCode::kConflict, "cannot add a snapshot: first-row-id is behind table next-row-id: " +
                                            std::to_string(*first_row_id) + " < " +
@@ -344,14 +347,14 @@ Status TableBuilder::CheckRowLineage(const Json& snapshot) {
 Status TableBuilder::AddSnapshot(const Json& update) {
   SERAC_ASSIGN_OR_RETURN(const Json* snapshot, RequiredMember(update, "snapshot", Json::value_t::object));
   SERAC_RETURN_IF_ERROR(ValidateAddedSnapshot(*snapshot, metadata_.format_version));
-  if (metadata_.schemas.empty()) return BadRequest("attempting to add a snapshot before a schema is added");
+  if (metadata_.schemas.empty()) return Invalid("attempting to add a snapshot before a schema is added");
   if (metadata_.partition_specs.empty())
-    return BadRequest("attempting to add a snapshot before a spec is added");
+    return Invalid("attempting to add a snapshot before a spec is added");
   if (metadata_.sort_orders.empty())
-    return BadRequest("attempting to add a snapshot before a sort order is added");
+    return Invalid("attempting to add a snapshot before a sort order is added");
   const int64_t snapshot_id = snapshot->at("snapshot-id").get<int64_t>();
   if (metadata_.FindSnapshot(snapshot_id) != nullptr) {
-    return BadRequest("snapshot already exists for id: " + std::to_string(snapshot_id));
+    return Invalid("snapshot already exists for id: " + std::to_string(snapshot_id));
   }
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> schema_id, OptionalInt(*snapshot, "schema-id"));
   if (schema_id && metadata_.FindSchema(static_cast<int32_t>(*schema_id)) == nullptr) {
@@ -391,9 +394,9 @@ Status TableBuilder::SetSnapshotRef(const Json& update) {
   const int64_t snapshot_id = ref["snapshot-id"].get<int64_t>();
   const Json* snapshot = metadata_.FindSnapshot(snapshot_id);
   if (snapshot == nullptr)
-    return BadRequest("Cannot set " + name + " to unknown snapshot: " + std::to_string(snapshot_id));
+    return Invalid("Cannot set " + name + " to unknown snapshot: " + std::to_string(snapshot_id));
   if (name == kMainBranch && ref["type"] != "branch")
-    return BadRequest("Cannot set main to a tag, it must be a branch");
+    return Invalid("Cannot set main to a tag, it must be a branch");
   if (name == kMainBranch) {
     metadata_.current_snapshot_id = snapshot_id;
     // The reference logs a snapshot this commit added at its own time, and a move of main to an
@@ -575,7 +578,7 @@ Status TableBuilder::CleanSnapshotLog() {
   }
   if (metadata_.FindSnapshot(metadata_.current_snapshot_id) != nullptr &&
       (kept.empty() || kept.back().snapshot_id != metadata_.current_snapshot_id)) {
-    return BadRequest("Cannot set invalid snapshot log: latest entry is not the current snapshot");
+    return Invalid("Cannot set invalid snapshot log: latest entry is not the current snapshot");
   }
   metadata_.snapshot_log = std::move(kept);
   return Status::Ok();

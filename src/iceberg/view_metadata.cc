@@ -201,7 +201,7 @@ Status ViewBuilder::ApplyShared(const std::string& action, const Json& update) {
     for (const std::string& key : removals) any = metadata_.properties.erase(key) != 0 || any;
     if (!any) return Status::Ok();
   } else {
-    return BadRequest("unknown view update action: " + action);
+    return Error(ErrorCode::kNotImplemented, "unknown view update action: " + action);
   }
   changed_ = true;
   return Status::Ok();

@@ -16,7 +16,6 @@
 #include "meta/fault_injection_meta_store.h"
 #include "meta/meta_store.h"
 #include "meta/meta_store_test_util.h"
-#include "meta/sqlite/sqlite_meta_store.h"
 
 namespace serac::meta {
 namespace {

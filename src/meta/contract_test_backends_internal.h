@@ -1,6 +1,7 @@
 // What every MetaStore contract suite (objects, catalog, IAM) shares: the back ends each test runs
-// on — SQLite, and SQLite behind the fault-injecting wrapper — and a fixture base that opens the
-// store in a fresh directory and reopens it (a simulated crash for the wrapper). Tests only.
+// on (opened through OpenMetaStore) — SQLite, and SQLite behind the fault-injecting wrapper — and a fixture
+// base that opens the store in a fresh directory and reopens it (a simulated crash for the wrapper). Tests
+// only.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,12 +13,13 @@
 #include "meta/fault_injection_meta_store.h"
 #include "meta/meta_store.h"
 #include "meta/meta_store_test_util.h"
-#include "meta/sqlite/sqlite_meta_store.h"
+#include "meta/open_meta_store.h"
 
 namespace serac::meta::testing {
 
+// Every back end is opened through OpenMetaStore, as the server opens it.
 inline Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::filesystem::path& dir) {
-  return OpenSqliteMetaStore(SqliteOptions{(dir / "meta.db").string(), true});
+  return OpenMetaStore("sqlite:" + (dir / "meta.db").string());
 }
 
 inline Result<std::unique_ptr<MetaStore>> OpenFaultInjected(const std::filesystem::path& dir) {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "meta/meta_store_test_util.h"
-#include "meta/sqlite/sqlite_meta_store.h"
+#include "meta/open_meta_store.h"
 
 namespace serac::meta {
 namespace {
@@ -17,9 +17,7 @@ class FaultInjectionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string path = (dir_.path() / "meta.db").string();
-    auto opened = FaultInjectionMetaStore::Open([path] {
-      return OpenSqliteMetaStore(SqliteOptions{path, true});
-    });
+    auto opened = FaultInjectionMetaStore::Open([path] { return OpenMetaStore("sqlite:" + path); });
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(opened).value();
     SERAC_ASSERT_OK(store_->CreateBucket({"bucket", 1}));

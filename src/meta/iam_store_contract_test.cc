@@ -14,7 +14,6 @@
 #include "meta/iam_store.h"
 #include "meta/meta_store.h"
 #include "meta/meta_store_test_util.h"
-#include "meta/sqlite/sqlite_meta_store.h"
 
 namespace serac::meta {
 namespace {

@@ -11,6 +11,25 @@
 // BlobStore::Remove → ForgetGarbage), so no committed state ever points at a missing blob.
 //
 // Thread-safety: all methods are thread-safe.
+//
+// Single-process assumptions. The embedded back end is opened by one server process at a time, and
+// these places rely on it; a back end that several servers share must replace each one:
+//  - server/server_command.cc `DataDirectoryLock`: DATA_DIR/serac.lock keeps a second server off
+//    the same files (a shared back end needs no lock, only the steps below).
+//  - meta/sqlite/catalog_read_cache_internal.h: catalog rows are served from memory while no write
+//    of this process has moved the cache's generation; another process's commits would not move it
+//    (a shared back end reads the rows each time, or learns of other writers' commits).
+//  - catalog/catalog_service.cc `Backend::CommitLock`: in-memory per-table locks order one table's
+//    commits before the compare-and-swap. Correctness comes from the swap (CommitMetadata), which
+//    holds across processes; the lock only saves losing writers a retry.
+//  - server/gc.cc `SweepAtStartup`: a blob no index row names is an orphan as soon as the server
+//    starts, and temporary blob files are leftovers, because no other writer can be mid-upload
+//    (shared stores need an age threshold or a lease before a blob counts as an orphan).
+//  - auth/identity.cc: IAM changes made through another process are seen within
+//    limits::kIamRefreshInterval (the generation poll), those of this process at once.
+// Not assumptions: metadata files are immutable, so the catalog's caches keyed by metadata location
+// (catalog/catalog_metadata_io.cc) stay right however many servers write; the GC queue is
+// idempotent (PeekGarbage → Remove → ForgetGarbage may run twice for one blob).
 #pragma once
 
 #include <cstdint>

@@ -59,9 +59,11 @@ S3Error ErrorFromStatus(const Status& status, Missing missing, bool presigned) {
   const std::string& m = status.message();
   switch (status.code()) {
     case ErrorCode::kOk:
+    case ErrorCode::kOutcomeUnknown:
     case ErrorCode::kInternal:
       return InternalError(OrDefault(m, "We encountered an internal error. Please try again."));
     case ErrorCode::kInvalidArgument:
+    case ErrorCode::kValidationFailed:
       return InvalidArgument(OrDefault(m, "Invalid argument"));
     case ErrorCode::kMalformedXml:
       return MalformedXml(m);

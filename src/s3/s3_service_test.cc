@@ -11,13 +11,11 @@
 #include "auth/identity.h"
 #include "auth/server_key.h"
 #include "auth/service_test_stores.h"
-#include "blob/local/local_blob_store.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
 #include "common/random.h"
 #include "http/http_test_fakes.h"
-#include "meta/sqlite/sqlite_meta_store.h"
 #include "s3/s3_errors.h"
 
 namespace serac::s3 {

@@ -585,6 +585,7 @@ AdminError AdminErrorFor(ErrorCode code) {
       return {200, ""};
     case ErrorCode::kInvalidArgument:
     case ErrorCode::kMalformedXml:
+    case ErrorCode::kValidationFailed:
     case ErrorCode::kTooSmall:
     case ErrorCode::kInvalidRange:
       return {400, "InvalidArgument"};
@@ -628,6 +629,7 @@ AdminError AdminErrorFor(ErrorCode code) {
     case ErrorCode::kUnavailable:
       return {503, "ServiceUnavailable"};
     case ErrorCode::kIoError:
+    case ErrorCode::kOutcomeUnknown:
     case ErrorCode::kInternal:
       return {500, "InternalError"};
   }

@@ -25,13 +25,13 @@
 
 #include "auth/identity.h"
 #include "auth/server_key.h"
-#include "blob/local/local_blob_store.h"
+#include "blob/open_blob_store.h"
 #include "catalog/catalog_service.h"
 #include "common/file_io.h"
 #include "common/log.h"
 #include "http/metrics.h"
 #include "http/server.h"
-#include "meta/sqlite/sqlite_meta_store.h"
+#include "meta/open_meta_store.h"
 #include "s3/s3_service.h"
 #include "server/admin_api.h"
 #include "server/gc.h"
@@ -154,14 +154,12 @@ struct Stores {
 
 Result<Stores> OpenStores(const ServerCommandOptions& options) {
   Stores stores;
-  meta::SqliteOptions meta_options;
-  meta_options.path = options.data_dir + "/meta.db";
-  meta_options.fsync = options.fsync;
-  SERAC_ASSIGN_OR_RETURN(stores.meta, meta::OpenSqliteMetaStore(meta_options));
-  blob::LocalBlobStoreOptions blob_options;
-  blob_options.root = options.data_dir + "/blobs";
-  blob_options.fsync = options.fsync;
-  SERAC_ASSIGN_OR_RETURN(stores.blobs, blob::OpenLocalBlobStore(blob_options));
+  const std::string meta_url =
+      options.meta_store_url.empty() ? meta::DefaultMetaStoreUrl(options.data_dir) : options.meta_store_url;
+  SERAC_ASSIGN_OR_RETURN(stores.meta, meta::OpenMetaStore(meta_url, {.fsync = options.fsync}));
+  const std::string blob_url =
+      options.blob_store_url.empty() ? blob::DefaultBlobStoreUrl(options.data_dir) : options.blob_store_url;
+  SERAC_ASSIGN_OR_RETURN(stores.blobs, blob::OpenBlobStore(blob_url, {.fsync = options.fsync}));
   return stores;
 }
 

@@ -17,7 +17,11 @@ struct ServerCommandOptions {
   std::string certs_dir;  // TLS when <certs_dir>/cert.pem and key.pem exist
   std::string domain;     // base domain for virtual-host style requests
   std::string region = "us-east-1";
-  bool fsync = true;            // --no-fsync turns it off (benchmarks only)
+  bool fsync = true;  // --no-fsync turns it off (benchmarks only)
+  // Where the index and the blobs live, as URLs (meta/open_meta_store.h, blob/open_blob_store.h);
+  // empty: sqlite:DATA_DIR/meta.db and file:DATA_DIR/blobs.
+  std::string meta_store_url;
+  std::string blob_store_url;
   std::string server_key_file;  // --server-key-file; empty = SERAC_SERVER_KEY_FILE, else the default
   std::chrono::seconds token_ttl = limits::kBearerTokenTtlDefault;  // OAuth2 bearer tokens
   // Vended (session) credentials; --vended-credential-ttl or SERAC_VENDED_CREDENTIAL_TTL.

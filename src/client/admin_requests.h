@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/catalog_requests.h"
+#include "client/catalog_requests.h"
 
-namespace serac::cli {
+namespace serac::client {
 
 inline constexpr std::string_view kAdminApiPath = "/_serac/admin/v1";
 
@@ -38,4 +38,4 @@ ApiRequest DeletePolicyRequest(std::string_view name);
 ApiRequest AttachPolicyRequest(std::string_view policy, std::string_view user);
 ApiRequest DetachPolicyRequest(std::string_view policy, std::string_view user);
 
-}  // namespace serac::cli
+}  // namespace serac::client

@@ -1,10 +1,10 @@
-#include "cli/catalog_requests.h"
+#include "client/catalog_requests.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-namespace serac::cli {
+namespace serac::client {
 namespace {
 
 using Json = nlohmann::json;
@@ -154,4 +154,4 @@ TEST(CreateTableRequestTest, RejectsBadJson) {
 }
 
 }  // namespace
-}  // namespace serac::cli
+}  // namespace serac::client

@@ -1,4 +1,4 @@
-#include "cli/catalog_client.h"
+#include "client/api_client.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "common/hash.h"
 #include "http/server.h"
 
-namespace serac::cli {
+namespace serac::client {
 namespace {
 
 const auth::Credentials kKeys{"AKCLITEST", "cli-test-secret-key", ""};
@@ -168,14 +168,14 @@ class CatalogClientTest : public ::testing::Test {
 };
 
 TEST_F(CatalogClientTest, ReturnsBodyOfSuccess) {
-  CatalogClient client(TestConnection(endpoint_));
+  ApiClient client(TestConnection(endpoint_));
   Result<std::string> body = client.Call(ListWarehousesRequest(""));
   ASSERT_TRUE(body.ok()) << body.status().ToString();
   EXPECT_NE(body->find("w1"), std::string::npos);
 }
 
 TEST_F(CatalogClientTest, ReportsServerErrorMessage) {
-  CatalogClient client(TestConnection(endpoint_));
+  ApiClient client(TestConnection(endpoint_));
   Result<std::string> body = client.Call(CreateWarehouseRequest("w1", false));
   ASSERT_FALSE(body.ok());
   EXPECT_EQ(body.status().code(), ErrorCode::kConflict);
@@ -185,7 +185,7 @@ TEST_F(CatalogClientTest, ReportsServerErrorMessage) {
 TEST_F(CatalogClientTest, WrongSecretIsRefused) {
   Connection connection = TestConnection(endpoint_);
   connection.secret_key = "not-the-secret";
-  Result<std::string> body = CatalogClient(connection).Call(ListWarehousesRequest(""));
+  Result<std::string> body = ApiClient(connection).Call(ListWarehousesRequest(""));
   ASSERT_FALSE(body.ok());
   EXPECT_EQ(body.status().code(), ErrorCode::kAccessDenied);
   // The message never contains the secret.
@@ -195,10 +195,10 @@ TEST_F(CatalogClientTest, WrongSecretIsRefused) {
 TEST(CatalogClientErrorTest, NeedsCredentials) {
   Connection connection = TestConnection();
   connection.secret_key.clear();
-  Result<std::string> body = CatalogClient(connection).Call(ListWarehousesRequest(""));
+  Result<std::string> body = ApiClient(connection).Call(ListWarehousesRequest(""));
   ASSERT_FALSE(body.ok());
   EXPECT_NE(body.status().message().find("SERAC_SECRET_KEY"), std::string::npos);
 }
 
 }  // namespace
-}  // namespace serac::cli
+}  // namespace serac::client

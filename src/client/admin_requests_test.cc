@@ -1,13 +1,13 @@
-#include "cli/admin_requests.h"
+#include "client/admin_requests.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "auth/sigv4.h"
-#include "cli/catalog_client.h"
+#include "client/api_client.h"
 
-namespace serac::cli {
+namespace serac::client {
 namespace {
 
 using Json = nlohmann::json;
@@ -95,4 +95,4 @@ TEST(AdminRequestsTest, AdminErrorBodiesBecomeMessages) {
 }
 
 }  // namespace
-}  // namespace serac::cli
+}  // namespace serac::client

@@ -11,7 +11,7 @@
 
 #include "common/status.h"
 
-namespace serac::cli {
+namespace serac::client {
 
 inline constexpr std::string_view kCatalogBasePath = "/_iceberg";
 
@@ -76,4 +76,4 @@ Result<ApiRequest> CreateTableRequest(std::string_view warehouse, const Namespac
                                       std::string_view name, std::string_view schema_json,
                                       std::string_view partition_spec_json, const Properties& properties);
 
-}  // namespace serac::cli
+}  // namespace serac::client

@@ -1,19 +1,19 @@
 // The client side of the catalog API for the command line: where the server is, which keys sign
 // the requests (SigV4, service s3tables, the generic URI encoding the catalog verifies), and how an
 // Iceberg error response becomes a message for the user.
-// Thread-safe: CatalogClient is immutable after construction.
+// Thread-safe: ApiClient is immutable after construction.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <string_view>
 
-#include "cli/catalog_requests.h"
+#include "client/catalog_requests.h"
 #include "common/clock.h"
 #include "common/status.h"
 #include "http/client.h"
 
-namespace serac::cli {
+namespace serac::client {
 
 inline constexpr std::string_view kDefaultEndpoint = "http://127.0.0.1:9000";
 inline constexpr std::string_view kCatalogSigningName = "s3tables";
@@ -50,9 +50,9 @@ Result<http::ClientRequest> BuildSignedRequest(const Connection& connection, con
 // the body is one, else the status and the start of the body.
 std::string ErrorMessageFromResponse(int status, std::string_view body);
 
-class CatalogClient {
+class ApiClient {
  public:
-  explicit CatalogClient(Connection connection) : connection_(std::move(connection)) {}
+  explicit ApiClient(Connection connection) : connection_(std::move(connection)) {}
 
   // Sends `api` and returns the body of a 2xx response. Errors: the server's error message
   // (kInvalidArgument, kNotFound, kAlreadyExists, kConflict, kAccessDenied, ... by HTTP status),
@@ -65,4 +65,4 @@ class CatalogClient {
   Connection connection_;
 };
 
-}  // namespace serac::cli
+}  // namespace serac::client

@@ -1,10 +1,10 @@
-#include "cli/admin_requests.h"
+#include "client/admin_requests.h"
 
 #include <nlohmann/json.hpp>
 
 #include "common/encoding.h"
 
-namespace serac::cli {
+namespace serac::client {
 namespace {
 
 using Json = nlohmann::json;
@@ -76,4 +76,4 @@ ApiRequest DetachPolicyRequest(std::string_view policy, std::string_view user) {
   return Admin("DELETE", UserPath(user) + PolicyPath(policy));
 }
 
-}  // namespace serac::cli
+}  // namespace serac::client

@@ -1,10 +1,10 @@
-#include "cli/catalog_requests.h"
+#include "client/catalog_requests.h"
 
 #include <nlohmann/json.hpp>
 
 #include "common/encoding.h"
 
-namespace serac::cli {
+namespace serac::client {
 namespace {
 
 using Json = nlohmann::json;
@@ -184,4 +184,4 @@ Result<ApiRequest> CreateTableRequest(std::string_view warehouse, const Namespac
   return ApiRequest{"POST", NamespacePath(warehouse, levels) + "/tables", "", Dump(body)};
 }
 
-}  // namespace serac::cli
+}  // namespace serac::client

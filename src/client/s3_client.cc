@@ -1,0 +1,267 @@
+#include "client/s3_client.h"
+
+#include <algorithm>
+#include <pugixml.hpp>
+
+#include "client/signed_request_internal.h"
+#include "common/encoding.h"
+#include "http/client.h"
+
+namespace serac::client {
+namespace {
+
+using internal::Call;
+
+constexpr std::string_view kSchemes[] = {"s3://", "s3a://", "s3n://"};
+constexpr uint64_t kPartBytesMax = 5 * limits::kGiB;
+
+// "/bucket/key" with the key encoded as S3 signs it (slashes kept).
+std::string ObjectPath(std::string_view bucket, std::string_view key) {
+  return "/" + UriEncode(bucket, true) + "/" + UriEncode(key, false);
+}
+
+// An S3 XML error body's code and message, else the HTTP status.
+std::string ErrorText(const http::ClientResponse& response) {
+  pugi::xml_document document;
+  if (!response.body.empty() && document.load_buffer(response.body.data(), response.body.size())) {
+    pugi::xml_node error = document.child("Error");
+    std::string code = error.child_value("Code");
+    std::string message = error.child_value("Message");
+    if (!code.empty()) return message.empty() ? code : code + ": " + message;
+  }
+  return "HTTP " + std::to_string(response.status);
+}
+
+Status ErrorFromResponse(const http::ClientResponse& response, std::string_view what) {
+  return Error(internal::CodeForStatus(response.status), std::string(what) + ": " + ErrorText(response));
+}
+
+std::string HeaderOr(const http::ClientResponse& response, std::string_view name) {
+  const std::string* value = response.FindHeader(name);
+  return value != nullptr ? *value : "";
+}
+
+}  // namespace
+
+Result<S3Location> ParseS3Location(std::string_view url) {
+  for (std::string_view scheme : kSchemes) {
+    if (!url.starts_with(scheme)) continue;
+    std::string_view rest = url.substr(scheme.size());
+    const size_t slash = rest.find('/');
+    if (slash == 0 || slash == std::string_view::npos || slash + 1 == rest.size()) break;
+    return S3Location{std::string(rest.substr(0, slash)), std::string(rest.substr(slash + 1))};
+  }
+  return Error(ErrorCode::kInvalidArgument, "not an s3://bucket/key location: \"" + std::string(url) + "\"");
+}
+
+class S3Requests {
+ public:
+  explicit S3Requests(const S3ClientOptions& options) {
+    target_.base_url = internal::TrimTrailingSlashes(options.endpoint);
+    target_.ca_file = options.ca_file;
+    target_.insecure = options.insecure;
+    signing_.access_key = options.access_key;
+    signing_.secret_key = options.secret_key;
+    signing_.session_token = options.session_token;
+    signing_.region = options.region;
+  }
+
+  // Sends one request. A transport failure after the request may have arrived (a lost answer) is
+  // kOutcomeUnknown for writes; reads and deletes are safe to repeat and keep the transport error.
+  Result<http::ClientResponse> Send(const Call& call, bool is_write, uint64_t response_bytes_max = 0) const {
+    SERAC_ASSIGN_OR_RETURN(http::ClientRequest request, internal::BuildRequest(target_, signing_, call));
+    if (response_bytes_max > 0) request.response_body_bytes_max = response_bytes_max;
+    bool request_sent = false;
+    Result<http::ClientResponse> response = http::Send(request, &request_sent);
+    if (!response.ok() && is_write && request_sent) {
+      return Error(ErrorCode::kOutcomeUnknown,
+                   call.method + " " + call.raw_path +
+                       ": no answer, the write may or may not have happened: " + response.status().message());
+    }
+    return response;
+  }
+
+ private:
+  internal::Target target_;
+  internal::Signing signing_;
+};
+
+Result<S3Client> S3Client::Make(S3ClientOptions options) {
+  if (!http::ParseUrl(options.endpoint).ok()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "S3 endpoint is not an http(s) URL: \"" + options.endpoint + "\"");
+  }
+  if (options.access_key.empty() || options.secret_key.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "S3 client needs an access key and a secret key");
+  }
+  if (options.part_size_bytes < limits::kPartBytesMin || options.part_size_bytes > kPartBytesMax) {
+    return Error(ErrorCode::kInvalidArgument, "S3 part size must be 5 MiB to 5 GiB, not " +
+                                                  std::to_string(options.part_size_bytes) + " bytes");
+  }
+  return S3Client(std::move(options));
+}
+
+Result<PutObjectResult> S3Client::PutObject(std::string_view bucket, std::string_view key,
+                                            std::string_view body, bool if_none_match_star) const {
+  if (body.size() > options_.multipart_threshold_bytes)
+    return PutMultipart(bucket, key, body, if_none_match_star);
+  Call call;
+  call.method = "PUT";
+  call.raw_path = ObjectPath(bucket, key);
+  call.body = std::string(body);
+  if (if_none_match_star) call.headers.push_back({"If-None-Match", "*"});
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, S3Requests(options_).Send(call, true));
+  if (response.status != 200) return ErrorFromResponse(response, "PUT " + std::string(key));
+  return PutObjectResult{HeaderOr(response, "ETag"), 0};
+}
+
+Result<PutObjectResult> S3Client::PutMultipart(std::string_view bucket, std::string_view key,
+                                               std::string_view body, bool if_none_match_star) const {
+  const S3Requests requests(options_);
+  const std::string path = ObjectPath(bucket, key);
+  Call create;
+  create.method = "POST";
+  create.raw_path = path;
+  create.raw_query = "uploads=";
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse created, requests.Send(create, false));
+  if (created.status != 200) return ErrorFromResponse(created, "CreateMultipartUpload " + std::string(key));
+  pugi::xml_document document;
+  std::string upload_id;
+  if (document.load_buffer(created.body.data(), created.body.size())) {
+    upload_id = document.child("InitiateMultipartUploadResult").child_value("UploadId");
+  }
+  if (upload_id.empty()) return Error(ErrorCode::kInternal, "CreateMultipartUpload answered no UploadId");
+  const std::string upload_query = "uploadId=" + UriEncode(upload_id, true);
+
+  // Whatever goes wrong from here, the upload is aborted so that its parts do not linger.
+  auto abort = [&](Status failure) -> Status {
+    Call abort_call;
+    abort_call.method = "DELETE";
+    abort_call.raw_path = path;
+    abort_call.raw_query = upload_query;
+    (void)requests.Send(abort_call, false);
+    return failure;
+  };
+
+  std::string complete_xml = "<CompleteMultipartUpload>";
+  uint32_t part_number = 0;
+  for (uint64_t offset = 0; offset < body.size(); offset += options_.part_size_bytes) {
+    ++part_number;
+    if (part_number > limits::kPartNumberMax) {
+      return abort(
+          Error(ErrorCode::kLimitExceeded, "object needs more than limits::kPartNumberMax (10000) parts"));
+    }
+    Call part;
+    part.method = "PUT";
+    part.raw_path = path;
+    part.raw_query = "partNumber=" + std::to_string(part_number) + "&" + upload_query;
+    part.body = std::string(body.substr(offset, options_.part_size_bytes));
+    Result<http::ClientResponse> sent = requests.Send(part, false);
+    if (!sent.ok()) return abort(sent.status());
+    if (sent->status != 200)
+      return abort(ErrorFromResponse(*sent, "UploadPart " + std::to_string(part_number)));
+    complete_xml += "<Part><PartNumber>" + std::to_string(part_number) + "</PartNumber><ETag>" +
+                    XmlEscape(HeaderOr(*sent, "ETag")) + "</ETag></Part>";
+  }
+  complete_xml += "</CompleteMultipartUpload>";
+
+  Call complete;
+  complete.method = "POST";
+  complete.raw_path = path;
+  complete.raw_query = upload_query;
+  complete.body = std::move(complete_xml);
+  if (if_none_match_star) complete.headers.push_back({"If-None-Match", "*"});
+  Result<http::ClientResponse> completed = requests.Send(complete, true);
+  if (!completed.ok()) {
+    // The object may exist now; the upload is gone or will be aborted, never half visible.
+    if (completed.status().code() != ErrorCode::kOutcomeUnknown) return abort(completed.status());
+    return completed.status();
+  }
+  // CompleteMultipartUpload may answer 200 with an error document after it started.
+  pugi::xml_document result;
+  const bool parsed = result.load_buffer(completed->body.data(), completed->body.size());
+  if (completed->status != 200 || (parsed && result.child("Error"))) {
+    return abort(ErrorFromResponse(*completed, "CompleteMultipartUpload " + std::string(key)));
+  }
+  std::string etag = parsed ? result.child("CompleteMultipartUploadResult").child_value("ETag") : "";
+  return PutObjectResult{etag, part_number};
+}
+
+Result<std::string> S3Client::GetObject(std::string_view bucket, std::string_view key,
+                                        std::optional<std::pair<uint64_t, uint64_t>> range) const {
+  Call call;
+  call.raw_path = ObjectPath(bucket, key);
+  if (range) {
+    call.headers.push_back(
+        {"Range", "bytes=" + std::to_string(range->first) + "-" + std::to_string(range->second)});
+  }
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse response,
+                         S3Requests(options_).Send(call, false, limits::kS3ClientObjectBytesMax));
+  if (response.status != 200 && response.status != 206)
+    return ErrorFromResponse(response, "GET " + std::string(key));
+  return std::move(response.body);
+}
+
+Result<ObjectInfo> S3Client::HeadObject(std::string_view bucket, std::string_view key) const {
+  Call call;
+  call.method = "HEAD";
+  call.raw_path = ObjectPath(bucket, key);
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, S3Requests(options_).Send(call, false));
+  if (response.status != 200) return ErrorFromResponse(response, "HEAD " + std::string(key));
+  std::optional<uint64_t> size = ParseUint64(HeaderOr(response, "Content-Length"));
+  return ObjectInfo{std::string(key), size.value_or(0), HeaderOr(response, "ETag")};
+}
+
+Result<ListObjectsPage> S3Client::ListObjects(std::string_view bucket, std::string_view prefix,
+                                              std::string_view continuation_token, uint32_t max_keys) const {
+  Call call;
+  call.raw_path = "/" + UriEncode(bucket, true);
+  call.raw_query = "list-type=2&max-keys=" + std::to_string(std::clamp<uint32_t>(max_keys, 1, 1000));
+  if (!continuation_token.empty())
+    call.raw_query += "&continuation-token=" + UriEncode(continuation_token, true);
+  if (!prefix.empty()) call.raw_query += "&prefix=" + UriEncode(prefix, true);
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, S3Requests(options_).Send(call, false));
+  if (response.status != 200) return ErrorFromResponse(response, "LIST " + std::string(bucket));
+  pugi::xml_document document;
+  if (!document.load_buffer(response.body.data(), response.body.size())) {
+    return Error(ErrorCode::kInternal, "ListObjectsV2 answered a body that is not XML");
+  }
+  pugi::xml_node result = document.child("ListBucketResult");
+  ListObjectsPage page;
+  for (pugi::xml_node contents : result.children("Contents")) {
+    ObjectInfo object;
+    object.key = contents.child_value("Key");
+    object.size = ParseUint64(contents.child_value("Size")).value_or(0);
+    object.etag = contents.child_value("ETag");
+    page.objects.push_back(std::move(object));
+  }
+  if (std::string_view(result.child_value("IsTruncated")) == "true") {
+    page.next_continuation_token = result.child_value("NextContinuationToken");
+  }
+  return page;
+}
+
+Status S3Client::DeleteObject(std::string_view bucket, std::string_view key) const {
+  Call call;
+  call.method = "DELETE";
+  call.raw_path = ObjectPath(bucket, key);
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, S3Requests(options_).Send(call, false));
+  if (response.status != 204 && response.status != 200) {
+    return ErrorFromResponse(response, "DELETE " + std::string(key));
+  }
+  return Status::Ok();
+}
+
+Status S3Client::CreateBucket(std::string_view bucket) const {
+  Call call;
+  call.method = "PUT";
+  call.raw_path = "/" + UriEncode(bucket, true);
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, S3Requests(options_).Send(call, false));
+  if (response.status == 409)
+    return Error(ErrorCode::kAlreadyExists,
+                 "CreateBucket " + std::string(bucket) + ": " + ErrorText(response));
+  if (response.status != 200) return ErrorFromResponse(response, "CreateBucket " + std::string(bucket));
+  return Status::Ok();
+}
+
+}  // namespace serac::client

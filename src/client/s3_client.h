@@ -1,0 +1,93 @@
+// An S3 object client: PUT (one request, or a multipart upload above a size), GET (whole or a byte
+// range), HEAD, LIST (one page of ListObjectsV2) and DELETE, path-style and signed with SigV4, for
+// serac and for any S3-compatible store. What the sync writer and `serac table load` write data and
+// metadata files with.
+// Thread-safe: an S3Client is immutable after construction; calls may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/limits.h"
+#include "common/status.h"
+
+namespace serac::client {
+
+struct S3ClientOptions {
+  std::string endpoint = "http://127.0.0.1:9000";  // scheme://host[:port]; buckets go in the path
+  std::string access_key;
+  std::string secret_key;     // never logged or printed
+  std::string session_token;  // temporary credentials (vended by a catalog); empty otherwise
+  std::string region = "us-east-1";
+  std::string ca_file;    // trusted CAs for https (PEM); empty = the system store
+  bool insecure = false;  // skip certificate verification (self-signed test servers only)
+  // A body larger than this goes up as a multipart upload in parts of part_size_bytes.
+  uint64_t multipart_threshold_bytes = limits::kS3ClientMultipartThresholdBytes;
+  uint64_t part_size_bytes = limits::kS3ClientPartSizeBytes;
+};
+
+// "s3://bucket/key" (also s3a:// and s3n://, as engines write them) → bucket and key.
+struct S3Location {
+  std::string bucket;
+  std::string key;
+};
+// kInvalidArgument naming the text when it is not such a URL or has no key.
+Result<S3Location> ParseS3Location(std::string_view url);
+
+struct PutObjectResult {
+  std::string etag;    // as the server sent it, quotes included
+  uint32_t parts = 0;  // 0 for a single PUT
+};
+
+struct ObjectInfo {
+  std::string key;
+  uint64_t size = 0;
+  std::string etag;
+};
+
+struct ListObjectsPage {
+  std::vector<ObjectInfo> objects;
+  std::string next_continuation_token;  // empty when this is the last page
+};
+
+class S3Client {
+ public:
+  // kInvalidArgument when the endpoint is not an http(s) URL, credentials are missing, or the part
+  // size is outside S3's 5 MiB to 5 GiB.
+  static Result<S3Client> Make(S3ClientOptions options);
+
+  // Errors carry the server's S3 error code and message: kNotFound (NoSuchBucket), kAccessDenied,
+  // kPreconditionFailed (If-None-Match: * on an existing key), kInvalidArgument, kUnavailable
+  // (503, SlowDown), kOutcomeUnknown (the answer was lost: the object may or may not be there).
+  // A failed multipart upload is aborted, so no parts are left behind.
+  // if_none_match_star: create only, never overwrite (S3 conditional writes).
+  Result<PutObjectResult> PutObject(std::string_view bucket, std::string_view key, std::string_view body,
+                                    bool if_none_match_star = false) const;
+  // The object's bytes; with `range` only [first, last] (inclusive, as HTTP Range counts).
+  // kNotFound for a missing key or bucket.
+  Result<std::string> GetObject(std::string_view bucket, std::string_view key,
+                                std::optional<std::pair<uint64_t, uint64_t>> range = std::nullopt) const;
+  Result<ObjectInfo> HeadObject(std::string_view bucket, std::string_view key) const;
+  // One page of keys under `prefix` in byte order, at most max_keys (1..1000).
+  Result<ListObjectsPage> ListObjects(std::string_view bucket, std::string_view prefix,
+                                      std::string_view continuation_token = {},
+                                      uint32_t max_keys = 1000) const;
+  // OK also when the key does not exist (S3's rule).
+  Status DeleteObject(std::string_view bucket, std::string_view key) const;
+  // kAlreadyExists when the bucket exists (whoever owns it).
+  Status CreateBucket(std::string_view bucket) const;
+
+  const S3ClientOptions& options() const { return options_; }
+
+ private:
+  explicit S3Client(S3ClientOptions options) : options_(std::move(options)) {}
+  Result<PutObjectResult> PutMultipart(std::string_view bucket, std::string_view key, std::string_view body,
+                                       bool if_none_match_star) const;
+
+  S3ClientOptions options_;
+};
+
+}  // namespace serac::client
