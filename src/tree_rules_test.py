@@ -2,8 +2,8 @@
 """The rules of the source tree, checked instead of remembered (src/README.md).
 
 1. Formatting: every tracked C++ file is as the repository's .clang-format makes it.
-2. Layering: a module includes only itself and the modules below it in MODULE_ORDER, and never
-   another module's private `_internal.h` header.
+2. Layering: a module includes only itself and the modules below it in MODULE_ORDER, never a peer
+   (PEERS), and never another module's private `_internal.h` header.
 
 Run by ctest (`tree_rules_*`); `python3 src/tree_rules_test.py [formatting|layering]` runs one check
 by hand and prints every offence with its file and line.
@@ -19,6 +19,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Lowest first: a module may include the modules before it, never one after it. The same order,
 # with what each module holds, is the table in src/README.md.
 MODULE_ORDER = ["common", "http", "meta", "blob", "auth", "iceberg", "client", "s3", "catalog", "cli", "server"]
+
+# Modules at the same level although the order lists one before the other: neither may include
+# the other (main.cc, the composition root, is where they meet).
+PEERS = [{"cli", "server"}]
 
 # Directories outside src/ whose includes are checked as if they were a module at the top (they may
 # include any module's public headers, none of their private ones).
@@ -67,7 +71,10 @@ def layering_offences() -> list[str]:
             if included not in MODULE_ORDER or included == module:
                 continue
             where = f"{path.relative_to(ROOT)}:{number}"
-            if rank(included) > rank(module):
+            if {module, included} in PEERS:
+                offences.append(f"{where}: {module}/ includes {included}/{header}, a peer it must not know "
+                                f"(they meet only in src/main.cc)")
+            elif rank(included) > rank(module):
                 offences.append(f"{where}: {module}/ includes {included}/{header}, a module above it "
                                 f"(order: {' < '.join(MODULE_ORDER)})")
             if header.endswith("_internal.h") and (module, f"{included}/{header}") not in KNOWN_PRIVATE_INCLUDES:
