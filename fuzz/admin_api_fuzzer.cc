@@ -6,16 +6,16 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "admin/admin_api.h"
 #include "fuzz_checks.h"
 #include "fuzz_request.h"
 #include "fuzz_stores.h"
 #include "http/http_test_fakes.h"
-#include "server/admin_api.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace serac;
   static fuzz::FuzzStores stores("admin");
-  static server::AdminApi api(stores.identity.get());
+  static admin::AdminApi api(stores.identity.get());
   fuzz::ParsedInput input;
   if (!fuzz::ParseInput(data, size, input)) return -1;
   if (input.request.path.rfind(server::kAdminPathPrefix, 0) != 0) return -1;

@@ -25,6 +25,8 @@
 #include "iceberg/metadata_internal.h"
 #include "meta/catalog_store.h"
 #include "meta/meta_store.h"
+#include "service/query_params.h"
+#include "service/request_context.h"
 
 namespace serac::catalog {
 
@@ -59,17 +61,7 @@ std::string RenderErrorJson(const IcebergError& error);
 
 // ---- Pure request rules (catalog_rules.cc). ----
 
-// Decoded query parameters in request order.
-class QueryParams {
- public:
-  static QueryParams Parse(std::string_view raw);
-  bool Has(std::string_view name) const { return Find(name) != nullptr; }
-  const std::string* Find(std::string_view name) const;
-  std::string_view Get(std::string_view name, std::string_view fallback = {}) const;
-
- private:
-  std::vector<std::pair<std::string, std::string>> entries_;
-};
+using service::QueryParams;  // the query string, decoded: service/query_params.h
 
 // "true"/"false" in any letter case; nullopt for anything else.
 std::optional<bool> ParseBoolean(std::string_view text);
@@ -156,29 +148,18 @@ struct PathParams {
   std::string name;              // {table} / {view} / warehouse name of the admin API
 };
 
-struct RequestContext {
+// The exchange, query, signature and principal are service::RequestContext's.
+struct RequestContext : service::RequestContext {
   RequestContext(Backend& backend_in, const http::Request& request_in, http::BodyReader& raw_body_in,
                  http::ResponseWriter& response_in, http::RequestOutcome& outcome_in)
-      : backend(backend_in),
-        request(request_in),
-        raw_body(raw_body_in),
-        response(response_in),
-        outcome(outcome_in),
-        query(QueryParams::Parse(request_in.query)) {}
+      : service::RequestContext(request_in, raw_body_in, response_in, outcome_in), backend(backend_in) {}
 
   Backend& backend;
-  const http::Request& request;
-  http::BodyReader& raw_body;
-  http::ResponseWriter& response;
-  http::RequestOutcome& outcome;
-  auth::VerifiedRequest verified;
-  auth::Principal principal;  // who the request acts as, once authenticated
   // The s3tables:* action of the matched route (catalog_service.cc's route table).
   std::string_view action;
   // The table or view a route on an existing entity was authorised against (its uuid names the
   // ARN), so the handler serves exactly what was checked.
   std::optional<meta::EntityRecord> entity;
-  QueryParams query;
   std::string body;  // the whole verified request body (catalog bodies are small JSON)
   PathParams path;
 

@@ -13,39 +13,7 @@ namespace {
 
 constexpr char kNamespaceSeparator = '\x1F';
 
-std::string DecodeOrRaw(std::string_view text) {
-  auto decoded = UriDecode(text, true);
-  return decoded ? std::move(*decoded) : std::string(text);
-}
-
 }  // namespace
-
-QueryParams QueryParams::Parse(std::string_view raw) {
-  QueryParams params;
-  while (!raw.empty()) {
-    size_t amp = raw.find('&');
-    std::string_view pair = raw.substr(0, amp);
-    raw = amp == std::string_view::npos ? std::string_view() : raw.substr(amp + 1);
-    if (pair.empty()) continue;
-    size_t eq = pair.find('=');
-    std::string name = DecodeOrRaw(pair.substr(0, eq));
-    std::string value = eq == std::string_view::npos ? std::string() : DecodeOrRaw(pair.substr(eq + 1));
-    params.entries_.emplace_back(std::move(name), std::move(value));
-  }
-  return params;
-}
-
-const std::string* QueryParams::Find(std::string_view name) const {
-  for (const auto& [key, value] : entries_) {
-    if (key == name) return &value;
-  }
-  return nullptr;
-}
-
-std::string_view QueryParams::Get(std::string_view name, std::string_view fallback) const {
-  const std::string* value = Find(name);
-  return value ? std::string_view(*value) : fallback;
-}
 
 std::optional<bool> ParseBoolean(std::string_view text) {
   if (AsciiEqualsIgnoreCase(text, "true")) return true;

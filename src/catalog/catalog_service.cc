@@ -15,6 +15,7 @@
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "service/authenticate.h"
 
 namespace serac::catalog {
 
@@ -258,48 +259,31 @@ IcebergError AuthenticationError(const Status& status) {
 }
 
 HandlerResult AuthenticateSigV4(RequestContext& ctx) {
-  auth::VerifyOptions options;
-  options.services = {"s3tables", "s3"};
-  options.uri_encoding = auth::UriEncoding::kGeneric;
-  options.now = Now();
-  auto verified = auth::Verify(ctx.request, options, ctx.backend.credentials);
-  if (!verified.ok()) return AuthenticationError(verified.status());
-  ctx.verified = std::move(verified).value();
-  ctx.outcome.principal = ctx.verified.access_key;
-  auto principal = ctx.backend.identity->PrincipalForSignedRequest(ctx.verified, options.now);
-  if (!principal.ok()) return AuthenticationError(principal.status());
-  ctx.principal = std::move(principal).value();
-  return kHandled;
-}
-
-// The token of "Authorization: Bearer <token>", if that is the header's scheme.
-std::optional<std::string_view> BearerToken(const http::Request& request) {
-  std::string_view header = TrimWhitespace(request.HeaderOr("authorization"));
-  constexpr std::string_view kScheme = "bearer ";
-  if (header.size() <= kScheme.size() || !AsciiEqualsIgnoreCase(header.substr(0, kScheme.size()), kScheme)) {
-    return std::nullopt;
+  service::SignaturePolicy policy;
+  policy.services = {"s3tables", "s3"};
+  policy.uri_encoding = auth::UriEncoding::kGeneric;
+  service::SignatureFailure failure;
+  if (!service::AuthenticateSignature(ctx, *ctx.backend.identity, ctx.backend.credentials, policy, failure)) {
+    return AuthenticationError(failure.status);
   }
-  return TrimWhitespace(header.substr(kScheme.size()));
+  return kHandled;
 }
 
 HandlerResult Authenticate(RequestContext& ctx) {
   // A client holding both signs with SigV4 and moves the bearer to Original-Authorization.
-  auto token = BearerToken(ctx.request);
+  auto token = service::BearerToken(ctx.request);
   if (!token) {
     if (auth::HasSignature(ctx.request)) return AuthenticateSigV4(ctx);
     return NotAuthorized(
         "Requests to the catalog must be signed with AWS SigV4 or carry an OAuth2 bearer token");
   }
-  auto principal = ctx.backend.identity->PrincipalForBearerToken(*token, Now());
-  if (!principal.ok()) {
-    if (principal.status().code() == ErrorCode::kExpired)
-      return NotAuthorized("the bearer token has expired");
-    IcebergError error = AuthenticationError(principal.status());
+  Status authenticated = service::AuthenticateBearer(ctx, *ctx.backend.identity, *token);
+  if (!authenticated.ok()) {
+    if (authenticated.code() == ErrorCode::kExpired) return NotAuthorized("the bearer token has expired");
+    IcebergError error = AuthenticationError(authenticated);
     if (error.http_status == 401) error.message = "the bearer token is not valid";
     return error;
   }
-  ctx.principal = std::move(principal).value();
-  ctx.outcome.principal = ctx.principal.access_key;
   return kHandled;
 }
 

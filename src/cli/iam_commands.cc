@@ -1,5 +1,5 @@
 // `serac user`, `serac key` and `serac policy`: identity administration through the admin API
-// (server/admin_api.h). Human-readable output by default, the server's JSON with --json.
+// (admin/admin_api.h). Human-readable output by default, the server's JSON with --json.
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>

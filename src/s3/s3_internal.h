@@ -17,6 +17,7 @@
 #include "s3/s3_errors.h"
 #include "s3/s3_rules.h"
 #include "s3/s3_service.h"
+#include "service/request_context.h"
 
 namespace serac::s3 {
 
@@ -30,33 +31,20 @@ struct Backend {
 };
 
 // One request after routing and authentication.
-struct RequestContext {
+// The exchange, query, signature and principal are service::RequestContext's.
+struct RequestContext : service::RequestContext {
   RequestContext(Backend& backend_in, const http::Request& request_in, http::BodyReader& raw_body_in,
                  http::ResponseWriter& response_in, http::RequestOutcome& outcome_in)
-      : backend(backend_in),
-        request(request_in),
-        raw_body(raw_body_in),
-        response(response_in),
-        outcome(outcome_in),
-        query(QueryParams::Parse(request_in.query)) {}
+      : service::RequestContext(request_in, raw_body_in, response_in, outcome_in), backend(backend_in) {}
 
   Backend& backend;
-  const http::Request& request;
-  http::BodyReader& raw_body;
-  http::ResponseWriter& response;
-  http::RequestOutcome& outcome;
-  auth::VerifiedRequest verified;
-  auth::Principal principal;          // who the request acts as, once authenticated
   auth::ConditionContext conditions;  // the request's condition keys, once authorised
-  QueryParams query;
-  std::string bucket;         // decoded; empty for the service level
-  std::string key;            // decoded; empty for bucket-level operations
-  bool virtual_host = false;  // bucket came from the Host header
+  std::string bucket;                 // decoded; empty for the service level
+  std::string key;                    // decoded; empty for bucket-level operations
+  bool virtual_host = false;          // bucket came from the Host header
 
   meta::MetaStore& meta() { return *backend.meta; }
   blob::BlobStore& blobs() { return *backend.blobs; }
-  std::string_view header(std::string_view name) const { return request.HeaderOr(name); }
-  bool has_header(std::string_view name) const { return request.FindHeader(name) != nullptr; }
 };
 
 // A handler either wrote its success response itself (nullopt) or returns the error to send.

@@ -8,38 +8,6 @@
 
 namespace serac::s3 {
 
-// --- Query strings ---
-
-QueryParams QueryParams::Parse(std::string_view raw) {
-  QueryParams params;
-  while (!raw.empty()) {
-    size_t amp = raw.find('&');
-    std::string_view item = raw.substr(0, amp);
-    raw = amp == std::string_view::npos ? std::string_view() : raw.substr(amp + 1);
-    if (item.empty()) continue;
-    size_t eq = item.find('=');
-    std::string_view name = item.substr(0, eq);
-    std::string_view value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
-    auto decoded_name = UriDecode(name, true);
-    auto decoded_value = UriDecode(value, true);
-    params.entries_.emplace_back(decoded_name ? *decoded_name : std::string(name),
-                                 decoded_value ? *decoded_value : std::string(value));
-  }
-  return params;
-}
-
-const std::string* QueryParams::Find(std::string_view name) const {
-  for (const auto& [key, value] : entries_) {
-    if (key == name) return &value;
-  }
-  return nullptr;
-}
-
-std::string_view QueryParams::Get(std::string_view name, std::string_view fallback) const {
-  const std::string* value = Find(name);
-  return value ? std::string_view(*value) : fallback;
-}
-
 std::optional<S3Error> KeyProblem(std::string_view key) {
   if (key.empty()) return InvalidArgument("Object key must not be empty");
   if (key.size() > limits::kObjectKeyBytesMax) {

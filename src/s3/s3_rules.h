@@ -14,22 +14,11 @@
 #include "common/clock.h"
 #include "s3/s3_errors.h"
 #include "s3/s3_xml.h"
+#include "service/query_params.h"
 
 namespace serac::s3 {
 
-// Decoded query parameters in request order.
-class QueryParams {
- public:
-  // Splits on '&', decodes '%XX' and '+' (space). Undecodable values are kept raw.
-  static QueryParams Parse(std::string_view raw);
-  bool Has(std::string_view name) const { return Find(name) != nullptr; }
-  const std::string* Find(std::string_view name) const;
-  std::string_view Get(std::string_view name, std::string_view fallback = {}) const;
-  const std::vector<std::pair<std::string, std::string>>& entries() const { return entries_; }
-
- private:
-  std::vector<std::pair<std::string, std::string>> entries_;
-};
+using service::QueryParams;  // the query string, decoded: service/query_params.h
 
 using serac::BucketNameProblem;  // bucket naming rules: common/bucket_name.h
 // InvalidArgument-style problem with an object key (empty, too long, not UTF-8), if any.

@@ -9,6 +9,7 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "s3/s3_internal.h"
+#include "service/authenticate.h"
 
 namespace serac::s3 {
 
@@ -195,37 +196,32 @@ std::optional<S3Error> Authenticate(RequestContext& ctx) {
   if (!auth::HasSignature(ctx.request)) {
     return MakeError(403, "AccessDenied", "Anonymous access is not allowed");
   }
-  auth::VerifyOptions options;
-  options.services = {"s3"};
-  options.uri_encoding = auth::UriEncoding::kS3;
-  options.now = Now();
-  if (ctx.virtual_host) options.virtual_host_bucket = ctx.bucket;  // SigV2 signs it as a path prefix
-  auth::SignatureMismatchDetail mismatch;
-  auto verified = auth::Verify(ctx.request, options, ctx.backend.credentials, &mismatch);
-  if (!verified.ok()) {
-    S3Error error = ErrorFromStatus(verified.status(), Missing::kKey, IsPresigned(ctx.request));
-    if (verified.status().code() == ErrorCode::kSignatureMismatch) {
-      AddSignatureMismatchDetails(error, mismatch.access_key, mismatch.string_to_sign,
-                                  mismatch.signature_provided, mismatch.canonical_request);
-    }
-    if (verified.status().code() == ErrorCode::kRequestTimeTooSkewed) {
-      std::string_view request_time = ctx.request.HeaderOr("x-amz-date", ctx.query.Get("X-Amz-Date"));
-      error.details = {{"RequestTime", std::string(request_time)},
-                       {"ServerTime", FormatIso8601(options.now)},
-                       {"MaxAllowedSkewMilliseconds",
-                        std::to_string(std::chrono::milliseconds(limits::kClockSkewMax).count())}};
-    }
-    return error;
+  service::SignaturePolicy policy;
+  policy.services = {"s3"};
+  policy.uri_encoding = auth::UriEncoding::kS3;
+  if (ctx.virtual_host) policy.virtual_host_bucket = ctx.bucket;  // SigV2 signs it as a path prefix
+  service::SignatureFailure failure;
+  if (service::AuthenticateSignature(ctx, *ctx.backend.identity, ctx.backend.credentials, policy, failure)) {
+    ctx.outcome.principal = ctx.principal.user;
+    return std::nullopt;
   }
-  ctx.verified = std::move(verified).value();
-  auto principal = ctx.backend.identity->PrincipalForSignedRequest(ctx.verified, options.now);
-  if (!principal.ok()) {
-    ctx.outcome.principal = ctx.verified.access_key;  // an id, never a secret: who tried
-    return PrincipalError(principal.status(), ctx.verified);
+  if (failure.step == service::SignatureFailure::Step::kPrincipal)
+    return PrincipalError(failure.status, ctx.verified);
+  const Status& status = failure.status;
+  const auth::SignatureMismatchDetail& mismatch = failure.mismatch;
+  S3Error error = ErrorFromStatus(status, Missing::kKey, IsPresigned(ctx.request));
+  if (status.code() == ErrorCode::kSignatureMismatch) {
+    AddSignatureMismatchDetails(error, mismatch.access_key, mismatch.string_to_sign,
+                                mismatch.signature_provided, mismatch.canonical_request);
   }
-  ctx.principal = std::move(principal).value();
-  ctx.outcome.principal = ctx.principal.user;
-  return std::nullopt;
+  if (status.code() == ErrorCode::kRequestTimeTooSkewed) {
+    std::string_view request_time = ctx.request.HeaderOr("x-amz-date", ctx.query.Get("X-Amz-Date"));
+    error.details = {{"RequestTime", std::string(request_time)},
+                     {"ServerTime", FormatIso8601(failure.now)},
+                     {"MaxAllowedSkewMilliseconds",
+                      std::to_string(std::chrono::milliseconds(limits::kClockSkewMax).count())}};
+  }
+  return error;
 }
 
 void SendError(RequestContext& ctx, const S3Error& error) {

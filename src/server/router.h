@@ -19,7 +19,7 @@ inline constexpr std::string_view kIcebergNotAvailableJson =
 struct RouterOptions {
   std::string domain;     // --domain: hosts "<bucket>.<domain>" are virtual-host style S3 requests
   http::Handler iceberg;  // serves /_iceberg; when empty, those requests get a 501 error
-  http::Handler admin;    // serves /_serac/admin (admin_api.h); when empty, those paths are 404
+  http::Handler admin;    // serves /_serac/admin (admin/admin_api.h); when empty, those paths are 404
 };
 
 class Router {

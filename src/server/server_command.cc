@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "admin/admin_api.h"
 #include "auth/identity.h"
 #include "auth/server_key.h"
 #include "blob/open_blob_store.h"
@@ -33,7 +34,6 @@
 #include "http/server.h"
 #include "meta/open_meta_store.h"
 #include "s3/s3_service.h"
-#include "server/admin_api.h"
 #include "server/gc.h"
 #include "server/listen_address.h"
 #include "server/root_credentials.h"
@@ -349,7 +349,7 @@ int RunServer(const ServerCommandOptions& options) {
   catalog::CatalogOptions catalog_options;
   catalog_options.region = options.region;
   catalog::CatalogService catalog(stores->meta.get(), stores->blobs.get(), &identity, catalog_options);
-  AdminApi admin(&identity);
+  admin::AdminApi admin(&identity);
   http::Metrics metrics;
   RouterOptions router_options;
   router_options.domain = options.domain;

@@ -1,10 +1,10 @@
-#include "server/admin_api.h"
+#include "admin/admin_api.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-namespace serac::server {
+namespace serac::admin {
 namespace {
 
 AdminRoute MustMatch(std::string_view method, std::string_view path) {
@@ -127,4 +127,4 @@ TEST(AdminRouteTest, OperationNamesAreDistinct) {
 }
 
 }  // namespace
-}  // namespace serac::server
+}  // namespace serac::admin

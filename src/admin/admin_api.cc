@@ -1,4 +1,4 @@
-#include "server/admin_api.h"
+#include "admin/admin_api.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,8 +15,9 @@
 #include "common/json_nesting.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "service/authenticate.h"
 
-namespace serac::server {
+namespace serac::admin {
 
 namespace {
 
@@ -304,7 +305,7 @@ class AdminCall {
  public:
   AdminCall(auth::IdentityService& identity, const http::Request& request, http::BodyReader& raw_body,
             http::ResponseWriter& response, http::RequestOutcome& outcome)
-      : identity_(identity), request_(request), raw_body_(raw_body), response_(response), outcome_(outcome) {}
+      : identity_(identity), ctx_(request, raw_body, response, outcome) {}
 
   void Run() {
     Result<Reply> reply = Serve();
@@ -319,35 +320,35 @@ class AdminCall {
   Result<Reply> Serve() {
     SERAC_RETURN_IF_ERROR(Authenticate());
     SERAC_RETURN_IF_ERROR(ReadBody());
-    Result<AdminRoute> matched = MatchAdminRoute(request_.method, request_.path);
+    Result<AdminRoute> matched = MatchAdminRoute(ctx_.request.method, ctx_.request.path);
     if (!matched.ok()) {
       override_ = RouteError(matched.status().code());
       return matched.status();
     }
     const AdminRoute& route = *matched;
-    outcome_.operation = std::string(AdminOperationName(route.operation));
+    ctx_.outcome.operation = std::string(AdminOperationName(route.operation));
     bool enable = false;
     if (route.operation == AdminOperation::kUpdateUser ||
         route.operation == AdminOperation::kUpdateAccessKey) {
       SERAC_ASSIGN_OR_RETURN(enable, RequiredEnabledFlag(body_));
     }
-    auth::ConditionContext context = auth::RequestConditions(principal_, request_);
+    auth::ConditionContext context = auth::RequestConditions(ctx_.principal, ctx_.request);
     SERAC_RETURN_IF_ERROR(
-        identity_.Authorize(principal_, ActionName(route, enable), auth::AdminServiceArn(), &context));
+        identity_.Authorize(ctx_.principal, ActionName(route, enable), auth::AdminServiceArn(), &context));
     return Execute(route, enable);
   }
 
   Status Authenticate() {
-    if (!auth::HasSignature(request_)) {
+    if (!auth::HasSignature(ctx_.request)) {
       return Error(ErrorCode::kAccessDenied, "admin requests must be signed with AWS Signature Version 4");
     }
-    auth::VerifyOptions options;
-    options.services = {"s3", "s3tables"};
-    options.uri_encoding = auth::UriEncoding::kS3;
-    options.now = Now();
-    SERAC_ASSIGN_OR_RETURN(verified_, auth::Verify(request_, options, identity_.LookupFunction()));
-    outcome_.principal = verified_.access_key;
-    SERAC_ASSIGN_OR_RETURN(principal_, identity_.PrincipalForSignedRequest(verified_, options.now));
+    service::SignaturePolicy policy;
+    policy.services = {"s3", "s3tables"};
+    policy.uri_encoding = auth::UriEncoding::kS3;
+    service::SignatureFailure failure;
+    if (!service::AuthenticateSignature(ctx_, identity_, identity_.LookupFunction(), policy, failure)) {
+      return failure.status;
+    }
     return Status::Ok();
   }
 
@@ -356,18 +357,18 @@ class AdminCall {
   Status ReadBody() {
     auth::PayloadOptions options;
     options.compute_md5 = false;
-    auto reader = auth::VerifyingBodyReader::Create(request_, verified_, raw_body_, options);
+    auto reader = auth::VerifyingBodyReader::Create(ctx_.request, ctx_.verified, ctx_.raw_body, options);
     if (!reader.ok()) {
-      response_.CloseAfterResponse();
+      ctx_.response.CloseAfterResponse();
       return reader.status();
     }
     Result<std::string> text = (*reader)->ReadAll(limits::kAdminRequestBodyBytesMax);
     if (!text.ok()) {
-      response_.CloseAfterResponse();  // the rest of the body is still on the wire
+      ctx_.response.CloseAfterResponse();  // the rest of the body is still on the wire
       if (text.status().code() == ErrorCode::kLimitExceeded) override_ = AdminError{413, "EntityTooLarge"};
       return text.status();
     }
-    outcome_.bytes_in += text->size();
+    ctx_.outcome.bytes_in += text->size();
     body_ = std::move(text).value();
     return Status::Ok();
   }
@@ -421,7 +422,7 @@ class AdminCall {
     SERAC_ASSIGN_OR_RETURN(NewUserRequest request, ParseNewUser(body_));
     SERAC_RETURN_IF_ERROR(auth::ValidateUserName(request.name));
     SERAC_RETURN_IF_ERROR(identity_.CreateUser(request.name, request.policies));
-    log::Info("admin: " + verified_.access_key + " created user " + request.name);
+    log::Info("admin: " + ctx_.verified.access_key + " created user " + request.name);
     return GetUser(request.name, 201);
   }
 
@@ -442,7 +443,7 @@ class AdminCall {
     SERAC_ASSIGN_OR_RETURN(
         auth::NewAccessKey key,
         identity_.CreateAccessKey(user, request.description, request.access_key, request.secret_key));
-    log::Info("admin: " + verified_.access_key + " created access key " + key.access_key + " for user " +
+    log::Info("admin: " + ctx_.verified.access_key + " created access key " + key.access_key + " for user " +
               user);
     Json reply{{"access-key", key.access_key},
                {"secret-key", key.secret_key},
@@ -477,8 +478,8 @@ class AdminCall {
     Result<auth::PolicyInfo> existing = identity_.GetPolicy(name);
     if (!existing.ok() && existing.status().code() != ErrorCode::kNotFound) return existing.status();
     SERAC_RETURN_IF_ERROR(identity_.PutPolicy(name, body_));
-    log::Info("admin: " + verified_.access_key + (existing.ok() ? " replaced policy " : " created policy ") +
-              name);
+    log::Info("admin: " + ctx_.verified.access_key +
+              (existing.ok() ? " replaced policy " : " created policy ") + name);
     return GetPolicy(name, existing.ok() ? 200 : 201);
   }
 
@@ -488,11 +489,11 @@ class AdminCall {
   }
 
   void Send(int status, std::string_view body) {
-    response_.SetStatus(status);
-    response_.AddHeader("Cache-Control", "no-store");  // replies may hold a secret key
-    if (!body.empty()) response_.AddHeader("Content-Type", kJsonContentType);
-    outcome_.bytes_out += body.size();
-    Status sent = response_.Send(body);
+    ctx_.response.SetStatus(status);
+    ctx_.response.AddHeader("Cache-Control", "no-store");  // replies may hold a secret key
+    if (!body.empty()) ctx_.response.AddHeader("Content-Type", kJsonContentType);
+    ctx_.outcome.bytes_out += body.size();
+    Status sent = ctx_.response.Send(body);
     if (!sent.ok()) log::Debug("admin: response not sent: " + sent.ToString());
   }
 
@@ -503,23 +504,18 @@ class AdminCall {
     if (error.http_status == 413)
       message = "the request body exceeds limits::kAdminRequestBodyBytesMax (64 KiB)";
     if (error.http_status >= 500) {
-      log::Warn("admin: " + std::string(outcome_.operation) + " failed: " + status.ToString());
+      log::Warn("admin: " + std::string(ctx_.outcome.operation) + " failed: " + status.ToString());
       message = "internal error; see the server log";  // no storage details for the client
     }
-    if (response_.started()) {
-      response_.CloseAfterResponse();
+    if (ctx_.response.started()) {
+      ctx_.response.CloseAfterResponse();
       return;
     }
     Send(error.http_status, AdminErrorJson(error.code, message));
   }
 
   auth::IdentityService& identity_;
-  const http::Request& request_;
-  http::BodyReader& raw_body_;
-  http::ResponseWriter& response_;
-  http::RequestOutcome& outcome_;
-  auth::VerifiedRequest verified_;
-  auth::Principal principal_;
+  service::RequestContext ctx_;
   std::string body_;
   std::optional<AdminError> override_;  // an error whose code the ErrorCode alone does not tell
 };
@@ -647,4 +643,4 @@ void AdminApi::Handle(const http::Request& request, http::BodyReader& body, http
   call.Run();
 }
 
-}  // namespace serac::server
+}  // namespace serac::admin

@@ -43,7 +43,7 @@ namespace serac::auth {
 class IdentityService;
 }
 
-namespace serac::server {
+namespace serac::admin {
 
 inline constexpr std::string_view kAdminPathPrefix = "/_serac/admin";
 inline constexpr std::string_view kAdminBasePath = "/_serac/admin/v1";
@@ -108,4 +108,4 @@ class AdminApi {
   auth::IdentityService* identity_;
 };
 
-}  // namespace serac::server
+}  // namespace serac::admin
