@@ -18,6 +18,7 @@
 #include "common/limits.h"
 #include "http/metrics.h"
 #include "http/server.h"
+#include "server/router.h"
 
 namespace {
 
@@ -30,6 +31,9 @@ struct LoopbackServer {
     options.address = "127.0.0.1";
     options.port = 0;
     options.access_log = false;
+    // serac's own error documents, so that fuzzed paths and messages go through their escaping.
+    options.error_renderer = serac::server::ServerErrorDocument;
+    options.request_id_header = "x-amz-request-id";
     options.header_read_timeout = std::chrono::milliseconds(500);
     options.body_stall_timeout = std::chrono::milliseconds(500);
     options.idle_timeout = std::chrono::milliseconds(500);

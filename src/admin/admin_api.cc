@@ -580,7 +580,7 @@ AdminError AdminErrorFor(ErrorCode code) {
     case ErrorCode::kOk:
       return {200, ""};
     case ErrorCode::kInvalidArgument:
-    case ErrorCode::kMalformedXml:
+    case ErrorCode::kMalformedDocument:
     case ErrorCode::kValidationFailed:
     case ErrorCode::kTooSmall:
     case ErrorCode::kInvalidRange:
@@ -604,9 +604,9 @@ AdminError AdminErrorFor(ErrorCode code) {
       return {403, "InvalidAccessKeyId"};
     case ErrorCode::kSignatureMismatch:
       return {403, "SignatureDoesNotMatch"};
-    case ErrorCode::kAuthHeaderMalformed:
+    case ErrorCode::kAuthorizationMalformed:
       return {400, "AuthorizationHeaderMalformed"};
-    case ErrorCode::kRequestTimeTooSkewed:
+    case ErrorCode::kClockSkewed:
       return {403, "RequestTimeTooSkewed"};
     case ErrorCode::kExpired:
       return {403, "ExpiredToken"};
@@ -616,7 +616,7 @@ AdminError AdminErrorFor(ErrorCode code) {
       return {411, "MissingContentLength"};
     case ErrorCode::kBadDigest:
       return {400, "BadDigest"};
-    case ErrorCode::kContentSha256Mismatch:
+    case ErrorCode::kPayloadHashMismatch:
       return {400, "XAmzContentSHA256Mismatch"};
     case ErrorCode::kIncompleteBody:
       return {400, "IncompleteBody"};
@@ -641,6 +641,10 @@ void AdminApi::Handle(const http::Request& request, http::BodyReader& body, http
   outcome.operation = "Admin";
   AdminCall call(*identity_, request, body, response, outcome);
   call.Run();
+}
+
+http::ErrorDocument ServerErrorDocument(const http::ServerErrorInfo& error) {
+  return {"application/json", AdminErrorJson(error.code, error.message)};
 }
 
 }  // namespace serac::admin

@@ -108,4 +108,8 @@ class AdminApi {
   auth::IdentityService* identity_;
 };
 
+// The admin API's error document for an error the HTTP server answers by itself (server/router.cc
+// chooses it under /_serac/admin).
+http::ErrorDocument ServerErrorDocument(const http::ServerErrorInfo& error);
+
 }  // namespace serac::admin

@@ -101,9 +101,9 @@ TEST(AdminErrorTest, StatusesFollowTheErrorKind) {
         Case{ErrorCode::kConflict, 409, "Conflict"}, Case{ErrorCode::kAccessDenied, 403, "AccessDenied"},
         Case{ErrorCode::kUnknownAccessKey, 403, "InvalidAccessKeyId"},
         Case{ErrorCode::kSignatureMismatch, 403, "SignatureDoesNotMatch"},
-        Case{ErrorCode::kRequestTimeTooSkewed, 403, "RequestTimeTooSkewed"},
-        Case{ErrorCode::kAuthHeaderMalformed, 400, "AuthorizationHeaderMalformed"},
-        Case{ErrorCode::kContentSha256Mismatch, 400, "XAmzContentSHA256Mismatch"},
+        Case{ErrorCode::kClockSkewed, 403, "RequestTimeTooSkewed"},
+        Case{ErrorCode::kAuthorizationMalformed, 400, "AuthorizationHeaderMalformed"},
+        Case{ErrorCode::kPayloadHashMismatch, 400, "XAmzContentSHA256Mismatch"},
         Case{ErrorCode::kUnavailable, 503, "ServiceUnavailable"},
         Case{ErrorCode::kIoError, 500, "InternalError"}, Case{ErrorCode::kInternal, 500, "InternalError"}}) {
     AdminError error = AdminErrorFor(c.code);

@@ -312,7 +312,7 @@ Status VerifyingBodyReader::Impl::Consume(const char* data, size_t size) {
                  "The aws-chunked body is longer than x-amz-decoded-content-length");
   }
   if (body_known_empty && size > 0) {
-    return Error(ErrorCode::kContentSha256Mismatch, "The request body is longer than its Content-Length");
+    return Error(ErrorCode::kPayloadHashMismatch, "The request body is longer than its Content-Length");
   }
   if (body_sha256) body_sha256->Update(data, size);
   if (chunk_sha256) chunk_sha256->Update(data, size);
@@ -497,7 +497,7 @@ Status VerifyingBodyReader::Impl::FinishSignature() {
       body_known_empty ? std::string(internal::kEmptySha256Hex) : HexEncode(body_sha256->Finish());
   if (verified.payload_mode == PayloadMode::kSignedHex) {
     if (!ConstantTimeEquals(body_hex, verified.payload_sha256_hex)) {
-      return Error(ErrorCode::kContentSha256Mismatch,
+      return Error(ErrorCode::kPayloadHashMismatch,
                    "The provided 'x-amz-content-sha256' header does not match what was computed.");
     }
     return Status::Ok();

@@ -431,17 +431,16 @@ TEST(PlainBody, PayloadHash) {
   Result<std::string> good = Decode(RequestWith({}), verified, std::string(kHello));
   ASSERT_TRUE(good.ok()) << good.status().ToString();
   Result<std::string> bad = Decode(RequestWith({}), verified, "hello worle");
-  EXPECT_EQ(CodeOf(bad), ErrorCode::kContentSha256Mismatch);
+  EXPECT_EQ(CodeOf(bad), ErrorCode::kPayloadHashMismatch);
   EXPECT_EQ(bad.status().message(),
             "The provided 'x-amz-content-sha256' header does not match what was computed.");
   // An empty body (Content-Length: 0) is checked against the claim without hashing it.
-  EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, "")), ErrorCode::kContentSha256Mismatch);
+  EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, "")), ErrorCode::kPayloadHashMismatch);
   verified.payload_sha256_hex = Sha256Hex("");
   Result<std::string> empty = Decode(RequestWith({}), verified, "");
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
   EXPECT_EQ(*empty, "");
-  EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, std::string(kHello))),
-            ErrorCode::kContentSha256Mismatch);
+  EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, std::string(kHello))), ErrorCode::kPayloadHashMismatch);
 }
 
 TEST(PlainBody, AbsentPayloadHashCompletesTheSignature) {

@@ -184,7 +184,7 @@ Status CheckRequestTime(const V2Parameters& params, WallTime now) {
   }
   auto skew = params.request_time > now ? params.request_time - now : now - params.request_time;
   if (skew > limits::kClockSkewMax) {
-    return Error(ErrorCode::kRequestTimeTooSkewed,
+    return Error(ErrorCode::kClockSkewed,
                  "The difference between the request time and the current time is too large.");
   }
   return Status::Ok();

@@ -302,25 +302,25 @@ std::optional<std::vector<std::string>> ParseSignedHeaders(std::string_view line
 Status CheckScopeAgainstOptions(const Scope& scope, const VerifyOptions& options, std::string_view prefix) {
   if (std::find(options.services.begin(), options.services.end(), scope.service) == options.services.end()) {
     std::string expected = options.services.empty() ? std::string() : options.services.front();
-    return Error(ErrorCode::kAuthHeaderMalformed, std::string(prefix) + "incorrect service \"" +
-                                                      scope.service + "\". This endpoint belongs to \"" +
-                                                      expected + "\".");
+    return Error(ErrorCode::kAuthorizationMalformed, std::string(prefix) + "incorrect service \"" +
+                                                         scope.service + "\". This endpoint belongs to \"" +
+                                                         expected + "\".");
   }
   return Status::Ok();
 }
 
 Status CheckScopeDay(const AuthParameters& params, std::string_view prefix) {
   if (params.amz_date.substr(0, 8) != params.scope.day) {
-    return Error(ErrorCode::kAuthHeaderMalformed, std::string(prefix) + "Invalid credential date \"" +
-                                                      params.scope.day +
-                                                      "\". This date is not the same as X-Amz-Date: \"" +
-                                                      params.amz_date.substr(0, 8) + "\".");
+    return Error(ErrorCode::kAuthorizationMalformed, std::string(prefix) + "Invalid credential date \"" +
+                                                         params.scope.day +
+                                                         "\". This date is not the same as X-Amz-Date: \"" +
+                                                         params.amz_date.substr(0, 8) + "\".");
   }
   return Status::Ok();
 }
 
 Status MalformedHeader(std::string_view detail) {
-  return Error(ErrorCode::kAuthHeaderMalformed, std::string(kHeaderMalformedPrefix) + std::string(detail));
+  return Error(ErrorCode::kAuthorizationMalformed, std::string(kHeaderMalformedPrefix) + std::string(detail));
 }
 
 // Request time for header auth: x-amz-date, else Date.
@@ -393,7 +393,7 @@ Result<AuthParameters> ParseAuthorizationHeader(const http::Request& request, st
 }
 
 Status QueryParamError(std::string message) {
-  return Error(ErrorCode::kAuthHeaderMalformed, std::move(message));
+  return Error(ErrorCode::kAuthorizationMalformed, std::move(message));
 }
 
 Status ParsePresignExpiry(std::string_view text, AuthParameters& params) {
@@ -475,7 +475,7 @@ Status CheckRequestTime(const AuthParameters& params, WallTime now) {
   }
   auto skew = params.request_time > now ? params.request_time - now : now - params.request_time;
   if (skew > limits::kClockSkewMax) {
-    return Error(ErrorCode::kRequestTimeTooSkewed,
+    return Error(ErrorCode::kClockSkewed,
                  "The difference between the request time and the current time is too large.");
   }
   return Status::Ok();
@@ -486,7 +486,7 @@ Status CheckRequestTime(const AuthParameters& params, WallTime now) {
 Status CheckSignedHeaders(const http::Request& request, const AuthParameters& params) {
   const std::vector<std::string>& names = params.signed_headers;
   if (std::find(names.begin(), names.end(), "host") == names.end()) {
-    return Error(ErrorCode::kAuthHeaderMalformed,
+    return Error(ErrorCode::kAuthorizationMalformed,
                  params.presigned ? "X-Amz-SignedHeaders must include host"
                                   : std::string(kHeaderMalformedPrefix) + "SignedHeaders must include host.");
   }

@@ -83,8 +83,8 @@ struct SignatureMismatchDetail {
 // True if the request carries SigV4 or SigV2 auth (header or query); false means anonymous.
 bool HasSignature(const http::Request& request);
 
-// Verifies the signature of the request head. Errors: kAuthHeaderMalformed, kUnknownAccessKey,
-// kSignatureMismatch, kRequestTimeTooSkewed, kExpired, kAccessDenied (missing date, unsigned
+// Verifies the signature of the request head. Errors: kAuthorizationMalformed, kUnknownAccessKey,
+// kSignatureMismatch, kClockSkewed, kExpired, kAccessDenied (missing date, unsigned
 // x-amz-* headers), kNotImplemented (SigV4a), kInvalidArgument (malformed SigV2, mixed mechanisms).
 Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions& options,
                                const CredentialLookup& lookup);

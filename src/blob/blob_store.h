@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/status.h"
 
 namespace serac::blob {
@@ -55,6 +56,9 @@ class BlobStore {
   virtual Status Remove(const BlobId& id) = 0;
   // Calls visit(id) for every committed blob (start-up orphan sweep). Stops early on non-OK.
   virtual Status ForEachBlob(const std::function<Status(const BlobId&)>& visit) = 0;
+  // When the blob was committed (to the store's clock, at least to the second); kNotFound when it
+  // does not exist. An orphan sweep over a store other processes write to spares the young ones.
+  virtual Result<WallTime> CommittedAt(const BlobId& id) = 0;
   // Deletes leftovers of writers that never committed (start-up sweep). Not safe while writers run.
   virtual Status SweepTemporaryFiles() = 0;
 };

@@ -321,6 +321,20 @@ TEST_P(BlobStoreContractTest, ForEachBlobVisitsAllAndStopsOnError) {
   EXPECT_EQ(visits, 1);
 }
 
+TEST_P(BlobStoreContractTest, CommittedAtIsTheCommitTime) {
+  const WallTime before = Now() - std::chrono::seconds(1);
+  Result<BlobId> id = WriteBlob(*store_, "when");
+  ASSERT_TRUE(id.ok());
+  const WallTime after = Now() + std::chrono::seconds(1);
+  Result<WallTime> committed = store_->CommittedAt(*id);
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  EXPECT_GE(*committed, before);
+  EXPECT_LE(*committed, after);
+  ASSERT_TRUE(store_->Remove(*id).ok());
+  EXPECT_EQ(store_->CommittedAt(*id).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store_->CommittedAt("../etc/passwd").status().code(), ErrorCode::kInvalidArgument);
+}
+
 TEST_P(BlobStoreContractTest, ReopenedStoreSeesCommittedBlobs) {
   Result<BlobId> id = WriteBlob(*store_, "survives reopen");
   ASSERT_TRUE(id.ok());

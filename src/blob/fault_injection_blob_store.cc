@@ -162,6 +162,8 @@ Status FaultInjectionBlobStore::ForEachBlob(const std::function<Status(const Blo
   return inner_->ForEachBlob(visit);
 }
 
+Result<WallTime> FaultInjectionBlobStore::CommittedAt(const BlobId& id) { return inner_->CommittedAt(id); }
+
 Status FaultInjectionBlobStore::SweepTemporaryFiles() { return inner_->SweepTemporaryFiles(); }
 
 }  // namespace serac::blob

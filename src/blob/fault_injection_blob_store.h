@@ -37,6 +37,7 @@ class FaultInjectionBlobStore : public BlobStore {
   Result<std::unique_ptr<BlobReader>> Open(const BlobId& id) override;
   Status Remove(const BlobId& id) override;
   Status ForEachBlob(const std::function<Status(const BlobId&)>& visit) override;
+  Result<WallTime> CommittedAt(const BlobId& id) override;
   Status SweepTemporaryFiles() override;
 
  private:

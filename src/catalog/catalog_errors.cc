@@ -29,11 +29,11 @@ IcebergError ErrorFromStatus(const Status& status, const IcebergError& not_found
     case ErrorCode::kNotFound:
       return not_found;
     case ErrorCode::kInvalidArgument:
-    case ErrorCode::kMalformedXml:
+    case ErrorCode::kMalformedDocument:
     case ErrorCode::kTooSmall:
     case ErrorCode::kBadDigest:
     case ErrorCode::kIncompleteBody:
-    case ErrorCode::kAuthHeaderMalformed:
+    case ErrorCode::kAuthorizationMalformed:
       return BadRequest(message);
     case ErrorCode::kValidationFailed:
       return MakeError(400, "ValidationException", message);
@@ -50,9 +50,9 @@ IcebergError ErrorFromStatus(const Status& status, const IcebergError& not_found
       return MakeError(406, "UnsupportedOperationException", message);
     case ErrorCode::kUnknownAccessKey:
     case ErrorCode::kSignatureMismatch:
-    case ErrorCode::kRequestTimeTooSkewed:
+    case ErrorCode::kClockSkewed:
     case ErrorCode::kExpired:
-    case ErrorCode::kContentSha256Mismatch:
+    case ErrorCode::kPayloadHashMismatch:
       return MakeError(401, "NotAuthorizedException", message);
     case ErrorCode::kAccessDenied:
       return MakeError(403, "ForbiddenException", message);
@@ -82,6 +82,21 @@ IcebergError MetadataRuleError(const Status& status) {
 std::string RenderErrorJson(const IcebergError& error) {
   Json body = {{"error", {{"message", error.message}, {"type", error.type}, {"code", error.http_status}}}};
   return body.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+http::ErrorDocument ServerErrorDocument(const http::ServerErrorInfo& error) {
+  const std::string message(error.message);
+  if (error.path.starts_with("/_iceberg") && error.path.ends_with("/oauth/tokens")) {
+    const char* kind = error.status >= 500
+                           ? (error.status == 503 ? "temporarily_unavailable" : "server_error")
+                           : "invalid_request";
+    Json body = {{"error", kind}, {"error_description", message}};
+    return {"application/json", body.dump(-1, ' ', false, Json::error_handler_t::replace)};
+  }
+  const char* type = error.status == 503   ? "ServiceUnavailableException"
+                     : error.status == 500 ? "ServerErrorException"
+                                           : "BadRequestException";
+  return {"application/json", RenderErrorJson(MakeError(error.status, type, message))};
 }
 
 }  // namespace serac::catalog

@@ -25,6 +25,7 @@
 #include "iceberg/metadata_internal.h"
 #include "meta/catalog_store.h"
 #include "meta/meta_store.h"
+#include "service/front_end_stores.h"
 #include "service/query_params.h"
 #include "service/request_context.h"
 
@@ -116,11 +117,7 @@ using TableText = std::vector<iceberg::MetadataTextPiece>;
 
 // ---- Shared state and the request context. ----
 
-struct Backend {
-  meta::MetaStore* meta = nullptr;
-  blob::BlobStore* blobs = nullptr;
-  const auth::IdentityService* identity = nullptr;
-  auth::CredentialLookup credentials;  // identity->LookupFunction(), built once
+struct Backend : service::FrontEndStores {
   CatalogOptions options;
   // Parsed metadata by file location (files never change), bounded in entries and bytes: one table
   // with thousands of snapshots makes every metadata file large, and a hot table writes one per commit.

@@ -40,10 +40,7 @@ struct CatalogService::Impl {
 CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
                                const auth::IdentityService* identity, CatalogOptions options)
     : impl_(std::make_unique<Impl>()) {
-  impl_->backend.meta = meta;
-  impl_->backend.blobs = blobs;
-  impl_->backend.identity = identity;
-  impl_->backend.credentials = identity->LookupFunction();
+  impl_->backend.Bind(meta, blobs, identity);
   impl_->backend.options = std::move(options);
 }
 

@@ -50,4 +50,9 @@ class CatalogService {
   std::unique_ptr<Impl> impl_;
 };
 
+// The catalog's error document for an error the HTTP server answers by itself (server/router.cc
+// chooses it under /_iceberg and /_serac): an IcebergErrorResponse, or RFC 6749's error shape on
+// the OAuth2 token endpoint, which OAuth2 clients parse.
+http::ErrorDocument ServerErrorDocument(const http::ServerErrorInfo& error);
+
 }  // namespace serac::catalog

@@ -124,6 +124,9 @@ inline constexpr uint32_t kGeneratedAccessKeyBytes = 20;  // first-start root ac
 inline constexpr uint32_t kGeneratedSecretKeyBytes = 40;  // first-start root secret key
 inline constexpr uint64_t kRootCredentialsFileBytesMax = 4 * kKiB;
 inline constexpr uint32_t kGarbageBatchMax = 256;  // blobs removed per GC round
+// A blob no index row names counts as an orphan, in stores several servers share, only when it is
+// older than this: longer than any upload between its blob commit and its index commit.
+inline constexpr auto kSharedStoreOrphanAgeMin = std::chrono::hours(6);
 inline constexpr auto kGarbageCollectionInterval = std::chrono::seconds(1);
 
 // Iceberg metadata. Java Iceberg sets none of these; they keep one client from making every later

@@ -10,8 +10,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "InvalidArgument";
     case ErrorCode::kOutcomeUnknown:
       return "OutcomeUnknown";
-    case ErrorCode::kMalformedXml:
-      return "MalformedXml";
+    case ErrorCode::kMalformedDocument:
+      return "MalformedDocument";
     case ErrorCode::kValidationFailed:
       return "ValidationFailed";
     case ErrorCode::kNotFound:
@@ -38,10 +38,10 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "UnknownAccessKey";
     case ErrorCode::kSignatureMismatch:
       return "SignatureMismatch";
-    case ErrorCode::kAuthHeaderMalformed:
-      return "AuthHeaderMalformed";
-    case ErrorCode::kRequestTimeTooSkewed:
-      return "RequestTimeTooSkewed";
+    case ErrorCode::kAuthorizationMalformed:
+      return "AuthorizationMalformed";
+    case ErrorCode::kClockSkewed:
+      return "ClockSkewed";
     case ErrorCode::kExpired:
       return "Expired";
     case ErrorCode::kAccessDenied:
@@ -50,8 +50,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "MissingContentLength";
     case ErrorCode::kBadDigest:
       return "BadDigest";
-    case ErrorCode::kContentSha256Mismatch:
-      return "ContentSha256Mismatch";
+    case ErrorCode::kPayloadHashMismatch:
+      return "PayloadHashMismatch";
     case ErrorCode::kIncompleteBody:
       return "IncompleteBody";
     case ErrorCode::kIoError:

@@ -1,5 +1,6 @@
-// Errors as values. Every module returns Status or Result<T>; the closed ErrorCode enum is mapped
-// to S3 error codes and Iceberg error types only at the HTTP edge (s3/errors.cc, catalog/).
+// Errors as values. Every module returns Status or Result<T>; the closed ErrorCode enum names no
+// protocol: it is mapped to S3 error codes, Iceberg error types and the admin API's codes only by the
+// front ends (s3/s3_errors.cc, catalog/catalog_errors.cc, admin/admin_api.cc).
 // Status and Result are plain values: copy and move freely, no thread-safety concerns.
 #pragma once
 
@@ -17,31 +18,30 @@ enum class ErrorCode : uint8_t {
   kOk = 0,
   // Generic.
   kInvalidArgument,     // malformed input from the client (400)
-  kMalformedXml,        // request XML cannot be parsed or violates the schema (400)
-  kValidationFailed,    // well-formed input that breaks a rule of the data model it changes (400); Iceberg
-                        // reports it as ValidationException where Java Iceberg does
-  kNotFound,            // the addressed thing does not exist (404); caller picks NoSuchKey/NoSuchBucket/...
+  kMalformedDocument,   // a request document (XML, JSON) cannot be parsed or breaks its schema (400)
+  kValidationFailed,    // well-formed input that breaks a rule of the data model it would change (400)
+  kNotFound,            // the addressed thing does not exist (404); the caller names what was missing
   kAlreadyExists,       // create of something that exists (409)
   kNotEmpty,            // delete of a container that still holds children (409)
-  kPreconditionFailed,  // If-Match / If-None-Match / requirement failed (412)
+  kPreconditionFailed,  // a condition the client set does not hold (412)
   kConflict,            // concurrent modification lost a race (409)
-  kNotModified,         // conditional GET: nothing changed (304)
+  kNotModified,         // a conditional read: nothing changed (304)
   kLimitExceeded,       // a named limit in limits.h was exceeded (400 / 413 / 431)
-  kTooSmall,            // entity smaller than allowed, e.g. multipart part < 5 MiB (400)
-  kInvalidRange,        // unsatisfiable Range (416)
+  kTooSmall,            // an entity smaller than allowed, e.g. a multipart part under 5 MiB (400)
+  kInvalidRange,        // a byte range that cannot be satisfied (416)
   kNotImplemented,      // a feature serac does not offer (501)
   // Authentication and authorisation.
-  kUnknownAccessKey,      // InvalidAccessKeyId (403)
-  kSignatureMismatch,     // SignatureDoesNotMatch (403)
-  kAuthHeaderMalformed,   // AuthorizationHeaderMalformed / AuthorizationQueryParametersError (400)
-  kRequestTimeTooSkewed,  // more than limits::kClockSkewMax off (403)
-  kExpired,               // presigned URL or token expired (403)
-  kAccessDenied,          // authenticated but not allowed, or anonymous (403)
-  kMissingContentLength,  // 411
+  kUnknownAccessKey,        // no such access key (403)
+  kSignatureMismatch,       // the signature does not match the request (403)
+  kAuthorizationMalformed,  // the signature's header or query parameters are malformed (400)
+  kClockSkewed,             // the request's time is more than limits::kClockSkewMax off (403)
+  kExpired,                 // presigned URL or token expired (403)
+  kAccessDenied,            // authenticated but not allowed, or anonymous (403)
+  kMissingContentLength,    // 411
   // Integrity.
-  kBadDigest,              // Content-MD5 or x-amz-checksum-* mismatch (400)
-  kContentSha256Mismatch,  // XAmzContentSHA256Mismatch (400)
-  kIncompleteBody,         // client sent fewer bytes than announced / disconnected (400)
+  kBadDigest,            // a body digest or checksum the client sent does not match (400)
+  kPayloadHashMismatch,  // the body does not match the payload hash the signature covers (400)
+  kIncompleteBody,       // client sent fewer bytes than announced / disconnected (400)
   // Server side.
   kIoError,      // local disk or database failure (500)
   kUnavailable,  // shutting down or overloaded; safe to retry (503)

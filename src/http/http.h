@@ -32,7 +32,7 @@ struct Request {
   std::vector<Header> headers;
   std::string remote_address;  // "127.0.0.1:54321"
   bool tls = false;
-  std::string request_id;  // x-amz-request-id assigned by the server
+  std::string request_id;  // assigned by the server; sent back under ServerOptions::request_id_header
 
   // Case-insensitive lookup of the first header with this name.
   const std::string* FindHeader(std::string_view name) const;
@@ -61,8 +61,8 @@ class BodyReader {
 };
 
 // Writes one response. Either Send() a complete body, or Begin() with a known length and then
-// Write()/SendFile() exactly that many bytes. Headers Date, Server, x-amz-request-id and
-// Connection are added by the server.
+// Write()/SendFile() exactly that many bytes. Headers Date, Server, the request id and Connection
+// are added by the server.
 class ResponseWriter {
  public:
   virtual ~ResponseWriter() = default;
@@ -100,5 +100,23 @@ struct RequestOutcome {
 };
 
 using Handler = std::function<void(const Request&, BodyReader&, ResponseWriter&, RequestOutcome&)>;
+
+// An error the server answers by itself, before or instead of a handler: a request that is not
+// valid HTTP, a head over its limits, too many connections, a handler that answered nothing. The
+// protocol served at `path` decides how it reads (ServerOptions::error_renderer).
+struct ServerErrorInfo {
+  std::string_view path;  // "/" when no request was read
+  int status = 500;
+  std::string_view code;  // what went wrong, e.g. "RequestHeaderSectionTooLarge", "BadRequest"
+  std::string_view message;
+  std::string_view request_id;
+};
+struct ErrorDocument {
+  std::string content_type;
+  std::string body;
+};
+using ErrorRenderer = std::function<ErrorDocument(const ServerErrorInfo&)>;
+// Without a renderer: text/plain "<code>: <message>\n".
+ErrorDocument PlainTextErrorDocument(const ServerErrorInfo& error);
 
 }  // namespace serac::http

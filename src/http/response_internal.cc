@@ -60,34 +60,6 @@ void AppendHeader(std::string& out, std::string_view name, std::string_view valu
   out += "\r\n";
 }
 
-std::string EscapeJson(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned>(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string_view IcebergErrorType(int status) {
-  switch (status) {
-    case 503:
-      return "ServiceUnavailableException";
-    case 500:
-      return "ServerErrorException";
-    default:
-      return "BadRequestException";
-  }
-}
-
 // Keeps a log line one line with space-separated fields whatever the client sent.
 // Appends `value` with spaces, control bytes, non-ASCII and quotes as %XX, or "-" when empty.
 void AppendLogField(std::string& out, std::string_view value) {
@@ -193,7 +165,7 @@ std::string_view ReasonPhrase(int status) {
 
 std::string BuildResponseHead(int status, const std::vector<Header>& handler_headers,
                               std::optional<uint64_t> content_length, bool close,
-                              std::string_view request_id) {
+                              std::string_view request_id_header, std::string_view request_id) {
   std::string head = "HTTP/1.1 " + std::to_string(status) + " ";
   head.append(ReasonPhrase(status));
   head += "\r\n";
@@ -203,38 +175,13 @@ std::string BuildResponseHead(int status, const std::vector<Header>& handler_hea
   }
   if (!HasHeader(handler_headers, "Server")) AppendHeader(head, "Server", "serac");
   if (!HasHeader(handler_headers, "Date")) AppendHeader(head, "Date", FormatHttpDate(Now()));
-  if (!HasHeader(handler_headers, "x-amz-request-id")) {
-    AppendHeader(head, "x-amz-request-id", request_id);
+  if (!request_id_header.empty() && !HasHeader(handler_headers, request_id_header)) {
+    AppendHeader(head, request_id_header, request_id);
   }
   if (content_length) AppendHeader(head, "Content-Length", std::to_string(*content_length));
   if (close) AppendHeader(head, "Connection", "close");
   head += "\r\n";
   return head;
-}
-
-ServerError BuildServerError(std::string_view path, int status, std::string_view s3_code,
-                             std::string_view message, std::string_view request_id) {
-  // The OAuth2 token endpoint answers in RFC 6749's error shape, which OAuth2 clients parse.
-  if (path.starts_with("/_iceberg") && path.ends_with("/oauth/tokens")) {
-    const std::string_view error =
-        status >= 500 ? (status == 503 ? "temporarily_unavailable" : "server_error") : "invalid_request";
-    return {"application/json", "{\"error\":\"" + std::string(error) + "\",\"error_description\":\"" +
-                                    EscapeJson(message) + "\"}"};
-  }
-  // The admin API's own error shape; serac's other endpoints (health, metrics) answer as the
-  // catalog does, below.
-  if (path.starts_with("/_serac/admin")) {
-    return {"application/json", "{\"error\":{\"code\":\"" + EscapeJson(s3_code) + "\",\"message\":\"" +
-                                    EscapeJson(message) + "\"}}"};
-  }
-  if (path.starts_with("/_iceberg") || path.starts_with("/_serac")) {
-    return {"application/json", "{\"error\":{\"message\":\"" + EscapeJson(message) + "\",\"type\":\"" +
-                                    std::string(IcebergErrorType(status)) +
-                                    "\",\"code\":" + std::to_string(status) + "}}"};
-  }
-  return {"application/xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" +
-                                 XmlEscape(s3_code) + "</Code><Message>" + XmlEscape(message) +
-                                 "</Message><RequestId>" + XmlEscape(request_id) + "</RequestId></Error>"};
 }
 
 std::string FormatAccessLog(const AccessLogEntry& entry) {

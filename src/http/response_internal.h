@@ -19,19 +19,12 @@ void SplitTarget(std::string_view target, std::string& path, std::string& query)
 std::string_view ReasonPhrase(int status);
 
 // "HTTP/1.1 <status> <reason>" plus the handler's headers (CR/LF stripped, framing headers the
-// server owns dropped), Server, Date, x-amz-request-id, Content-Length when given, and
-// "Connection: close" when `close`. Ends with the blank line.
+// server owns dropped), Server, Date, the request id under `request_id_header` (when that is not
+// empty and the handler did not set it), Content-Length when given, and "Connection: close" when
+// `close`. Ends with the blank line.
 std::string BuildResponseHead(int status, const std::vector<Header>& handler_headers,
                               std::optional<uint64_t> content_length, bool close,
-                              std::string_view request_id);
-
-// An error the server produces itself (not a handler): S3 XML, or Iceberg JSON under /_iceberg.
-struct ServerError {
-  std::string content_type;
-  std::string body;
-};
-ServerError BuildServerError(std::string_view path, int status, std::string_view s3_code,
-                             std::string_view message, std::string_view request_id);
+                              std::string_view request_id_header, std::string_view request_id);
 
 struct AccessLogEntry {
   std::string_view remote_address;

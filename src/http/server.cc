@@ -91,6 +91,10 @@ struct ServerCore {
   Handler handler;
   Metrics* metrics = nullptr;
 
+  ErrorDocument RenderError(const ServerErrorInfo& error) const {
+    return options.error_renderer ? options.error_renderer(error) : PlainTextErrorDocument(error);
+  }
+
   asio::io_context io;
   std::optional<tcp::acceptor> acceptor;
   std::optional<asio::ssl::context> tls;
@@ -180,7 +184,7 @@ class Connection final : public BodyReader, public ResponseWriter {
   bool AcceptHead();
   void RunHandler();
   void FinishExchange(std::chrono::steady_clock::time_point started_at);
-  void SendServerError(int status, std::string_view s3_code, std::string_view message);
+  void SendServerError(int status, std::string_view code, std::string_view message);
   bool AcceptTransferEncoding(const bhttp::request_header<>& head);
   void Close();
 
@@ -443,10 +447,13 @@ void Connection<Stream>::FinishExchange(std::chrono::steady_clock::time_point st
 }
 
 template <class Stream>
-void Connection<Stream>::SendServerError(int status, std::string_view s3_code, std::string_view message) {
+void Connection<Stream>::SendServerError(int status, std::string_view code, std::string_view message) {
   if (started_) return;
-  internal::ServerError error =
-      internal::BuildServerError(request_.path, status, s3_code, message, request_.request_id);
+  const ErrorDocument error = server_.RenderError({.path = request_.path,
+                                                   .status = status,
+                                                   .code = code,
+                                                   .message = message,
+                                                   .request_id = request_.request_id});
   status_ = status;
   response_headers_.clear();
   response_headers_.push_back({"Content-Type", error.content_type});
@@ -612,7 +619,7 @@ Status Connection<Stream>::StartResponse(uint64_t content_length, std::string_vi
   bool no_length = status_ == 204 || status_ == 304 || status_ < 200;
   std::string head = internal::BuildResponseHead(
       status_, response_headers_, no_length ? std::nullopt : std::optional<uint64_t>(content_length),
-      close_after_, request_.request_id);
+      close_after_, server_.options.request_id_header, request_.request_id);
   started_ = true;
   response_length_ = content_length;
   if (SuppressesBody()) {
@@ -851,11 +858,16 @@ void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer) {
 // Answers without a thread: the reply fits the socket's send buffer, so this never blocks.
 void ServerCore::RejectOverCapacity(tcp::socket& socket) {
   if (!tls) {
-    internal::ServerError error = internal::BuildServerError("/", 503, "ServiceUnavailable",
-                                                             "Too many open connections; retry later.", "");
-    std::string response = internal::BuildResponseHead(503, {{"Content-Type", error.content_type}},
-                                                       error.body.size(), true, RandomRequestId()) +
-                           error.body;
+    const std::string request_id = RandomRequestId();
+    const ErrorDocument error = RenderError({.path = "/",
+                                             .status = 503,
+                                             .code = "ServiceUnavailable",
+                                             .message = "Too many open connections; retry later.",
+                                             .request_id = request_id});
+    std::string response =
+        internal::BuildResponseHead(503, {{"Content-Type", error.content_type}}, error.body.size(), true,
+                                    options.request_id_header, request_id) +
+        error.body;
     (void)::send(socket.native_handle(), response.data(), response.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   }
   ::shutdown(socket.native_handle(), SHUT_RDWR);
@@ -978,6 +990,10 @@ void Server::Wait() {
   std::lock_guard join_lock(impl_->join_mutex);
   if (impl_->acceptor_thread.joinable()) impl_->acceptor_thread.join();
   if (impl_->watchdog_thread.joinable()) impl_->watchdog_thread.join();
+}
+
+ErrorDocument PlainTextErrorDocument(const ServerErrorInfo& error) {
+  return {"text/plain", std::string(error.code) + ": " + std::string(error.message) + "\n"};
 }
 
 }  // namespace serac::http

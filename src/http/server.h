@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,10 @@ struct ServerOptions {
   std::string tls_cert_file;  // PEM; TLS is on when both files are set
   std::string tls_key_file;
   bool access_log = true;
+  ErrorRenderer error_renderer;  // empty: PlainTextErrorDocument
+  // The response header that carries each request's id (e.g. "x-amz-request-id"); empty: the id
+  // is only logged. A handler that sets the header itself keeps its value.
+  std::string request_id_header;
   // Limits, overridable so tests need not wait a minute; production uses the defaults.
   uint32_t connections_max = limits::kConnectionsMax;
   std::chrono::milliseconds idle_timeout = limits::kIdleConnectionTimeout;

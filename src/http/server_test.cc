@@ -239,11 +239,26 @@ void TestHandler(const Request& request, BodyReader& body, ResponseWriter& write
   // Any other path: the handler returns without responding.
 }
 
+// Renders what the server hands its error renderer in the two shapes the tests below look for: the
+// http module only passes path, status, code and message on and sends the document it gets back.
+// serac's real documents (S3 XML, Iceberg and admin JSON) are server/router.cc's, tested there.
+ErrorDocument EchoingErrorDocument(const ServerErrorInfo& error) {
+  if (error.path.starts_with("/_iceberg")) {
+    return {"application/json",
+            "{\"error\":{\"message\":\"" + std::string(error.message) +
+                "\",\"type\":\"BadRequestException\",\"code\":" + std::to_string(error.status) + "}}"};
+  }
+  return {"application/xml", "<Error><Code>" + std::string(error.code) + "</Code><Message>" +
+                                 std::string(error.message) + "</Message></Error>"};
+}
+
 class ServerTest : public ::testing::Test {
  protected:
   void StartServer(ServerOptions options = {}) {
     options.address = "127.0.0.1";
     options.port = 0;
+    if (!options.error_renderer) options.error_renderer = EchoingErrorDocument;
+    if (options.request_id_header.empty()) options.request_id_header = "x-amz-request-id";
     server_ = std::make_unique<Server>(
         options,
         [this](const Request& request, BodyReader& body, ResponseWriter& writer, RequestOutcome& outcome) {
@@ -487,25 +502,6 @@ TEST_F(ServerTest, AmbiguousTransferEncodingIsRefusedAndClosesTheConnection) {
 
 // Errors the server answers itself take the dialect of the path: OAuth2's on the token endpoint,
 // the admin API's under /_serac.
-TEST_F(ServerTest, ServerErrorsSpeakThePathsDialect) {
-  StartServer();
-  std::string headers;
-  for (int i = 0; i < 150; ++i) headers += "X-H" + std::to_string(i) + ": v\r\n";
-  Client oauth(server_->port());
-  ASSERT_TRUE(oauth.Send(Get("/_iceberg/v1/oauth/tokens", headers)));
-  std::optional<Response> response = oauth.ReadResponse();
-  ASSERT_TRUE(response);
-  EXPECT_EQ(response->status, 431);
-  EXPECT_EQ(response->body.rfind("{\"error\":\"invalid_request\",\"error_description\":", 0), 0u)
-      << response->body;
-  Client admin(server_->port());
-  ASSERT_TRUE(admin.Send(Get("/_serac/admin/v1/users", headers)));
-  response = admin.ReadResponse();
-  ASSERT_TRUE(response);
-  EXPECT_EQ(response->body.rfind("{\"error\":{\"code\":\"RequestHeaderSectionTooLarge\",\"message\":", 0), 0u)
-      << response->body;
-}
-
 TEST_F(ServerTest, OverlongTargetGets414) {
   StartServer();
   Client client(server_->port());

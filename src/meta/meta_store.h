@@ -22,9 +22,11 @@
 //  - catalog/catalog_service.cc `Backend::CommitLock`: in-memory per-table locks order one table's
 //    commits before the compare-and-swap. Correctness comes from the swap (CommitMetadata), which
 //    holds across processes; the lock only saves losing writers a retry.
-//  - server/gc.cc `SweepAtStartup`: a blob no index row names is an orphan as soon as the server
-//    starts, and temporary blob files are leftovers, because no other writer can be mid-upload
-//    (shared stores need an age threshold or a lease before a blob counts as an orphan).
+//  - objects/gc.cc `SweepAtStartup` with SweepOptions::exclusive (what server_command.cc passes
+//    while it holds the lock): a blob no index row names is an orphan as soon as the server starts,
+//    and temporary blob files are leftovers, because no other writer can be mid-upload. A shared
+//    store passes exclusive = false: only orphans older than limits::kSharedStoreOrphanAgeMin go,
+//    and temporary files stay.
 //  - auth/identity.cc: IAM changes made through another process are seen within
 //    limits::kIamRefreshInterval (the generation poll), those of this process at once.
 // Not assumptions: metadata files are immutable, so the catalog's caches keyed by metadata location

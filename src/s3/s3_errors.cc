@@ -65,7 +65,7 @@ S3Error ErrorFromStatus(const Status& status, Missing missing, bool presigned) {
     case ErrorCode::kInvalidArgument:
     case ErrorCode::kValidationFailed:
       return InvalidArgument(OrDefault(m, "Invalid argument"));
-    case ErrorCode::kMalformedXml:
+    case ErrorCode::kMalformedDocument:
       return MalformedXml(m);
     case ErrorCode::kNotFound:
       return NotFoundError(missing);
@@ -100,10 +100,10 @@ S3Error ErrorFromStatus(const Status& status, Missing missing, bool presigned) {
                        OrDefault(m,
                                  "The request signature we calculated does not match the signature you "
                                  "provided. Check your key and signing method."));
-    case ErrorCode::kAuthHeaderMalformed:
+    case ErrorCode::kAuthorizationMalformed:
       return MakeError(400, presigned ? "AuthorizationQueryParametersError" : "AuthorizationHeaderMalformed",
                        OrDefault(m, "The authorization information is malformed"));
-    case ErrorCode::kRequestTimeTooSkewed:
+    case ErrorCode::kClockSkewed:
       return MakeError(403, "RequestTimeTooSkewed",
                        "The difference between the request time and the current time is too large.");
     case ErrorCode::kExpired:
@@ -116,7 +116,7 @@ S3Error ErrorFromStatus(const Status& status, Missing missing, bool presigned) {
       return MakeError(
           400, "BadDigest",
           OrDefault(m, "The Content-MD5 or checksum you specified did not match what we received."));
-    case ErrorCode::kContentSha256Mismatch:
+    case ErrorCode::kPayloadHashMismatch:
       return MakeError(400, "XAmzContentSHA256Mismatch",
                        "The provided 'x-amz-content-sha256' header does not match what was computed.");
     case ErrorCode::kIncompleteBody:

@@ -16,16 +16,16 @@ TEST(ErrorMapping, CodesAndStatuses) {
            {ErrorCode::kUnknownAccessKey, 403, "InvalidAccessKeyId"},
            {ErrorCode::kAccessDenied, 403, "AccessDenied"},
            {ErrorCode::kExpired, 403, "AccessDenied"},
-           {ErrorCode::kRequestTimeTooSkewed, 403, "RequestTimeTooSkewed"},
-           {ErrorCode::kAuthHeaderMalformed, 400, "AuthorizationHeaderMalformed"},
-           {ErrorCode::kContentSha256Mismatch, 400, "XAmzContentSHA256Mismatch"},
+           {ErrorCode::kClockSkewed, 403, "RequestTimeTooSkewed"},
+           {ErrorCode::kAuthorizationMalformed, 400, "AuthorizationHeaderMalformed"},
+           {ErrorCode::kPayloadHashMismatch, 400, "XAmzContentSHA256Mismatch"},
            {ErrorCode::kBadDigest, 400, "BadDigest"},
            {ErrorCode::kMissingContentLength, 411, "MissingContentLength"},
            {ErrorCode::kLimitExceeded, 400, "EntityTooLarge"},
            {ErrorCode::kTooSmall, 400, "EntityTooSmall"},
            {ErrorCode::kInvalidRange, 416, "InvalidRange"},
            {ErrorCode::kPreconditionFailed, 412, "PreconditionFailed"},
-           {ErrorCode::kMalformedXml, 400, "MalformedXML"},
+           {ErrorCode::kMalformedDocument, 400, "MalformedXML"},
            {ErrorCode::kInvalidArgument, 400, "InvalidArgument"},
            {ErrorCode::kNotImplemented, 501, "NotImplemented"},
            {ErrorCode::kAlreadyExists, 409, "BucketAlreadyOwnedByYou"},
@@ -50,7 +50,7 @@ TEST(ErrorMapping, NotFoundDependsOnOperation) {
 }
 
 TEST(ErrorMapping, PresignedAuthErrors) {
-  Status malformed = Error(ErrorCode::kAuthHeaderMalformed, "X-Amz-Expires must be less than a week");
+  Status malformed = Error(ErrorCode::kAuthorizationMalformed, "X-Amz-Expires must be less than a week");
   S3Error error = ErrorFromStatus(malformed, Missing::kKey, true);
   EXPECT_EQ(error.code, "AuthorizationQueryParametersError");
   EXPECT_EQ(error.message, "X-Amz-Expires must be less than a week");

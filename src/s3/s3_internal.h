@@ -17,16 +17,13 @@
 #include "s3/s3_errors.h"
 #include "s3/s3_rules.h"
 #include "s3/s3_service.h"
+#include "service/front_end_stores.h"
 #include "service/request_context.h"
 
 namespace serac::s3 {
 
 // What the service was built with; shared by every request.
-struct Backend {
-  meta::MetaStore* meta = nullptr;
-  blob::BlobStore* blobs = nullptr;
-  const auth::IdentityService* identity = nullptr;
-  auth::CredentialLookup credentials;  // identity->LookupFunction(), built once
+struct Backend : service::FrontEndStores {
   S3Options options;
 };
 

@@ -20,10 +20,7 @@ struct S3Service::Impl {
 S3Service::S3Service(meta::MetaStore* meta, blob::BlobStore* blobs, const auth::IdentityService* identity,
                      S3Options options)
     : impl_(std::make_unique<Impl>()) {
-  impl_->backend.meta = meta;
-  impl_->backend.blobs = blobs;
-  impl_->backend.identity = identity;
-  impl_->backend.credentials = identity->LookupFunction();
+  impl_->backend.Bind(meta, blobs, identity);
   impl_->backend.options = std::move(options);
 }
 
@@ -214,7 +211,7 @@ std::optional<S3Error> Authenticate(RequestContext& ctx) {
     AddSignatureMismatchDetails(error, mismatch.access_key, mismatch.string_to_sign,
                                 mismatch.signature_provided, mismatch.canonical_request);
   }
-  if (status.code() == ErrorCode::kRequestTimeTooSkewed) {
+  if (status.code() == ErrorCode::kClockSkewed) {
     std::string_view request_time = ctx.request.HeaderOr("x-amz-date", ctx.query.Get("X-Amz-Date"));
     error.details = {{"RequestTime", std::string(request_time)},
                      {"ServerTime", FormatIso8601(failure.now)},
@@ -269,6 +266,11 @@ void S3Service::Handle(const http::Request& request, http::BodyReader& body, htt
   if (auto error = VersionProblem(ctx)) return SendError(ctx, *error);
   HandlerResult result = route.handler(ctx);
   if (result) SendError(ctx, *result);
+}
+
+http::ErrorDocument ServerErrorDocument(const http::ServerErrorInfo& error) {
+  S3Error s3_error = MakeError(error.status, std::string(error.code), std::string(error.message));
+  return {"application/xml", RenderErrorXml(s3_error, "", "", error.path, error.request_id)};
 }
 
 }  // namespace serac::s3

@@ -40,4 +40,8 @@ class S3Service {
   std::unique_ptr<Impl> impl_;
 };
 
+// S3's <Error> document for an error the HTTP server answers by itself (server/router.cc chooses
+// it for every path S3 serves).
+http::ErrorDocument ServerErrorDocument(const http::ServerErrorInfo& error);
+
 }  // namespace serac::s3

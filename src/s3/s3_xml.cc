@@ -48,7 +48,7 @@ std::string XmlWriter::Finish() {
 
 namespace {
 
-Status Malformed(std::string message) { return Error(ErrorCode::kMalformedXml, std::move(message)); }
+Status Malformed(std::string message) { return Error(ErrorCode::kMalformedDocument, std::move(message)); }
 
 // Length of the entity reference at the start of `text` ("&amp;", "&#38;", "&#x26;"), or 0 when it
 // is not one XML predefines: with DOCTYPE refused, any other name is an undeclared entity.

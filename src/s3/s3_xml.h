@@ -43,7 +43,7 @@ struct CompletedPart {
 };
 
 // <CompleteMultipartUpload><Part><PartNumber/><ETag/>[<ChecksumCRC32/>...]</Part>...
-// kMalformedXml on bad XML, no parts, or a part without a valid number / ETag. Order is kept
+// kMalformedDocument on bad XML, no parts, or a part without a valid number / ETag. Order is kept
 // (the caller checks it).
 Result<std::vector<CompletedPart>> ParseCompleteMultipartUpload(std::string_view xml);
 
@@ -55,16 +55,16 @@ struct DeleteRequest {
   bool quiet = false;
   std::vector<DeleteTarget> objects;
 };
-// <Delete><Quiet/>?<Object><Key/>[<VersionId/>]</Object>...</Delete>; kMalformedXml on bad XML,
+// <Delete><Quiet/>?<Object><Key/>[<VersionId/>]</Object>...</Delete>; kMalformedDocument on bad XML,
 // no objects, or more than limits::kKeysPerDeleteMax.
 Result<DeleteRequest> ParseDeleteObjects(std::string_view xml);
 
 using TagSet = std::vector<std::pair<std::string, std::string>>;
-// <Tagging><TagSet><Tag><Key/><Value/></Tag>...</TagSet></Tagging>; kMalformedXml on bad XML.
+// <Tagging><TagSet><Tag><Key/><Value/></Tag>...</TagSet></Tagging>; kMalformedDocument on bad XML.
 Result<TagSet> ParseTagging(std::string_view xml);
 
 // Optional <CreateBucketConfiguration><LocationConstraint/>?</CreateBucketConfiguration>: returns
-// the location constraint ("" when absent or the body is empty); kMalformedXml on bad XML.
+// the location constraint ("" when absent or the body is empty); kMalformedDocument on bad XML.
 Result<std::string> ParseCreateBucketConfiguration(std::string_view xml);
 
 }  // namespace serac::s3

@@ -54,7 +54,7 @@ TEST(CompleteXml, RejectsMalformed) {
        }) {
     auto parts = ParseCompleteMultipartUpload(body);
     ASSERT_FALSE(parts.ok()) << body;
-    EXPECT_EQ(parts.status().code(), ErrorCode::kMalformedXml) << body;
+    EXPECT_EQ(parts.status().code(), ErrorCode::kMalformedDocument) << body;
   }
 }
 
@@ -83,14 +83,14 @@ TEST(DeleteXml, ParsesKeysAndQuiet) {
 }
 
 TEST(DeleteXml, RejectsMalformedAndTooMany) {
-  EXPECT_EQ(ParseDeleteObjects("<Delete>").status().code(), ErrorCode::kMalformedXml);
-  EXPECT_EQ(ParseDeleteObjects("<Delete></Delete>").status().code(), ErrorCode::kMalformedXml);
+  EXPECT_EQ(ParseDeleteObjects("<Delete>").status().code(), ErrorCode::kMalformedDocument);
+  EXPECT_EQ(ParseDeleteObjects("<Delete></Delete>").status().code(), ErrorCode::kMalformedDocument);
   EXPECT_EQ(ParseDeleteObjects("<Delete><Object></Object></Delete>").status().code(),
-            ErrorCode::kMalformedXml);
+            ErrorCode::kMalformedDocument);
   std::string many = "<Delete>";
   for (int i = 0; i < 1001; ++i) many += "<Object><Key>k" + std::to_string(i) + "</Key></Object>";
   many += "</Delete>";
-  EXPECT_EQ(ParseDeleteObjects(many).status().code(), ErrorCode::kMalformedXml);
+  EXPECT_EQ(ParseDeleteObjects(many).status().code(), ErrorCode::kMalformedDocument);
 }
 
 TEST(TaggingXml, Parses) {
@@ -118,11 +118,13 @@ TEST(StrictXml, RefusesTrailingContentDoctypeAndEntities) {
       "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint>"
       "</CreateBucketConfiguration>";
   auto all_refuse = [&](const std::function<std::string(const std::string&)>& mutate, const char* what) {
-    EXPECT_EQ(ParseDeleteObjects(mutate(delete_body)).status().code(), ErrorCode::kMalformedXml) << what;
-    EXPECT_EQ(ParseTagging(mutate(tagging_body)).status().code(), ErrorCode::kMalformedXml) << what;
-    EXPECT_EQ(ParseCompleteMultipartUpload(mutate(complete_body)).status().code(), ErrorCode::kMalformedXml)
+    EXPECT_EQ(ParseDeleteObjects(mutate(delete_body)).status().code(), ErrorCode::kMalformedDocument) << what;
+    EXPECT_EQ(ParseTagging(mutate(tagging_body)).status().code(), ErrorCode::kMalformedDocument) << what;
+    EXPECT_EQ(ParseCompleteMultipartUpload(mutate(complete_body)).status().code(),
+              ErrorCode::kMalformedDocument)
         << what;
-    EXPECT_EQ(ParseCreateBucketConfiguration(mutate(bucket_body)).status().code(), ErrorCode::kMalformedXml)
+    EXPECT_EQ(ParseCreateBucketConfiguration(mutate(bucket_body)).status().code(),
+              ErrorCode::kMalformedDocument)
         << what;
   };
   all_refuse([](const std::string& body) { return body + "<trailing/>"; }, "second root element");
@@ -132,9 +134,9 @@ TEST(StrictXml, RefusesTrailingContentDoctypeAndEntities) {
   all_refuse([](const std::string& body) { return "<Wrapper>" + body + "</Wrapper>"; }, "wrong root");
   all_refuse([](const std::string& body) { return "<Other/>" + body; }, "element before the root");
   EXPECT_EQ(ParseDeleteObjects("<Delete><Object><Key>&e;</Key></Object></Delete>").status().code(),
-            ErrorCode::kMalformedXml);
+            ErrorCode::kMalformedDocument);
   EXPECT_EQ(ParseDeleteObjects("<Delete><Object><Key>a & b</Key></Object></Delete>").status().code(),
-            ErrorCode::kMalformedXml);
+            ErrorCode::kMalformedDocument);
 
   // Whitespace, comments and the XML declaration around the root stay fine, as do predefined and
   // numeric references and '&' inside CDATA.

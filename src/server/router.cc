@@ -2,8 +2,11 @@
 
 #include <utility>
 
+#include "admin/admin_api.h"
+#include "catalog/catalog_service.h"
 #include "common/encoding.h"
 #include "common/log.h"
+#include "s3/s3_service.h"
 
 namespace serac::server {
 
@@ -112,6 +115,14 @@ void Router::HandleSerac(const http::Request& request, http::ResponseWriter& res
     SendBody(response, 404, kJsonContentType,
              R"({"error":{"message":"no such serac endpoint","type":"NotFoundException","code":404}})");
   }
+}
+
+http::ErrorDocument ServerErrorDocument(const http::ServerErrorInfo& error) {
+  if (error.path.starts_with(kAdminPrefix)) return admin::ServerErrorDocument(error);
+  if (error.path.starts_with(kIcebergPrefix) || error.path.starts_with("/_serac")) {
+    return catalog::ServerErrorDocument(error);
+  }
+  return s3::ServerErrorDocument(error);
 }
 
 }  // namespace serac::server

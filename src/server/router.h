@@ -41,6 +41,11 @@ class Router {
   RouterOptions options_;
 };
 
+// The document for an error the HTTP server answers by itself (http::ServerOptions::error_renderer),
+// in the dialect of whatever serves `error.path`: the admin API's JSON under /_serac/admin, the
+// catalog's under /_iceberg and the rest of /_serac (health, metrics), S3's XML elsewhere.
+http::ErrorDocument ServerErrorDocument(const http::ServerErrorInfo& error);
+
 // True when `path` is `prefix` itself or continues below it ("/_iceberg", "/_iceberg/v1/config").
 bool PathIsUnder(std::string_view path, std::string_view prefix);
 

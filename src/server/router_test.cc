@@ -2,9 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <optional>
 
-#include "server/server_test_fakes.h"
+#include "objects/objects_test_fakes.h"
 
 namespace serac::server {
 namespace {
@@ -82,7 +83,7 @@ class RouterTest : public ::testing::Test {
     return response;
   }
 
-  testing::FakeMetaStore meta_;
+  objects::testing::FakeMetaStore meta_;
   http::Metrics metrics_;
   std::vector<std::string> s3_paths_;
   http::RequestOutcome outcome_;
@@ -195,6 +196,68 @@ TEST_F(RouterTest, ClosesTheConnectionInsteadOfReadingAnUnexpectedBody) {
   EXPECT_FALSE(Call(router, "GET", "/_serac/health/live").close_after);
   EXPECT_TRUE(Call(router, "GET", "/_serac/health/live", "h", 100).close_after);
   EXPECT_TRUE(Call(router, "POST", "/_iceberg/v1/namespaces", "h", 5).close_after);
+}
+
+}  // namespace
+}  // namespace serac::server
+
+namespace serac::server {
+namespace {
+
+// The documents for errors the HTTP server answers by itself, in the dialect of each path's owner.
+TEST(ServerErrorDocumentTest, EachPathGetsItsOwnersDialect) {
+  http::ServerErrorInfo error{.path = "/bucket/key",
+                              .status = 431,
+                              .code = "RequestHeaderSectionTooLarge",
+                              .message = "Your request's headers are <too> large.",
+                              .request_id = "ABC123"};
+  http::ErrorDocument s3 = ServerErrorDocument(error);
+  EXPECT_EQ(s3.content_type, "application/xml");
+  EXPECT_NE(s3.body.find("<Code>RequestHeaderSectionTooLarge</Code>"), std::string::npos) << s3.body;
+  EXPECT_NE(s3.body.find("<Message>Your request&apos;s headers are &lt;too&gt; large.</Message>"),
+            std::string::npos)
+      << s3.body;
+  EXPECT_NE(s3.body.find("<RequestId>ABC123</RequestId>"), std::string::npos) << s3.body;
+
+  error.path = "/_iceberg/v1/config";
+  http::ErrorDocument iceberg = ServerErrorDocument(error);
+  EXPECT_EQ(iceberg.content_type, "application/json");
+  nlohmann::json parsed = nlohmann::json::parse(iceberg.body);
+  EXPECT_EQ(parsed["error"]["type"], "BadRequestException");
+  EXPECT_EQ(parsed["error"]["code"], 431);
+  EXPECT_EQ(parsed["error"]["message"], "Your request's headers are <too> large.");
+  error.status = 503;
+  EXPECT_EQ(nlohmann::json::parse(ServerErrorDocument(error).body)["error"]["type"],
+            "ServiceUnavailableException");
+  error.path = "/_serac/health/ready";  // serac's own endpoints answer as the catalog does
+  EXPECT_EQ(nlohmann::json::parse(ServerErrorDocument(error).body)["error"]["code"], 503);
+
+  error.path = "/_iceberg/v1/oauth/tokens";  // RFC 6749's shape, which OAuth2 clients parse
+  parsed = nlohmann::json::parse(ServerErrorDocument(error).body);
+  EXPECT_EQ(parsed["error"], "temporarily_unavailable");
+  EXPECT_EQ(parsed["error_description"], "Your request's headers are <too> large.");
+  error.status = 400;
+  EXPECT_EQ(nlohmann::json::parse(ServerErrorDocument(error).body)["error"], "invalid_request");
+
+  error.path = "/_serac/admin/v1/users";
+  parsed = nlohmann::json::parse(ServerErrorDocument(error).body);
+  EXPECT_EQ(parsed["error"]["code"], "RequestHeaderSectionTooLarge");
+  EXPECT_EQ(parsed["error"]["message"], "Your request's headers are <too> large.");
+}
+
+// Moved here from http/server_test.cc with the dialect choice it checks: a head with too many
+// headers (431) on the token endpoint and on the admin API.
+TEST(ServerErrorDocumentTest, ServerErrorsSpeakThePathsDialect) {
+  http::ServerErrorInfo error{.path = "/_iceberg/v1/oauth/tokens",
+                              .status = 431,
+                              .code = "RequestHeaderSectionTooLarge",
+                              .message = "too many headers",
+                              .request_id = "R"};
+  std::string body = ServerErrorDocument(error).body;
+  EXPECT_EQ(body.rfind("{\"error\":\"invalid_request\",\"error_description\":", 0), 0u) << body;
+  error.path = "/_serac/admin/v1/users";
+  body = ServerErrorDocument(error).body;
+  EXPECT_EQ(body.rfind("{\"error\":{\"code\":\"RequestHeaderSectionTooLarge\",\"message\":", 0), 0u) << body;
 }
 
 }  // namespace

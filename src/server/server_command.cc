@@ -33,8 +33,8 @@
 #include "http/metrics.h"
 #include "http/server.h"
 #include "meta/open_meta_store.h"
+#include "objects/gc.h"
 #include "s3/s3_service.h"
-#include "server/gc.h"
 #include "server/listen_address.h"
 #include "server/root_credentials.h"
 #include "server/router.h"
@@ -164,7 +164,11 @@ Result<Stores> OpenStores(const ServerCommandOptions& options) {
 }
 
 Status Sweep(Stores& stores) {
-  SERAC_ASSIGN_OR_RETURN(SweepReport report, SweepAtStartup(*stores.meta, *stores.blobs));
+  // This process holds the data directory's lock, and the embedded back ends live under it.
+  objects::SweepOptions options;
+  options.exclusive = true;
+  SERAC_ASSIGN_OR_RETURN(objects::SweepReport report,
+                         objects::SweepAtStartup(*stores.meta, *stores.blobs, options));
   log::Info("start-up sweep: removed " + std::to_string(report.orphan_blobs_removed) +
             " orphaned blobs and " + std::to_string(report.garbage_blobs_removed) + " queued garbage blobs");
   return Status::Ok();
@@ -319,6 +323,8 @@ int RunServer(const ServerCommandOptions& options) {
   Result<ListenAddress> address = ParseListenAddress(options.address);
   if (!address.ok()) return Fail(address.status());
   http::ServerOptions server_options;
+  server_options.error_renderer = ServerErrorDocument;
+  server_options.request_id_header = "x-amz-request-id";  // what S3 clients log and quote to support
   server_options.address = address->host;
   server_options.port = address->port;
   if (Status tls = ConfigureTls(options.certs_dir, server_options); !tls.ok()) return Fail(tls);
@@ -373,7 +379,7 @@ int RunServer(const ServerCommandOptions& options) {
       &metrics);
   if (Status started = server.Start(); !started.ok()) return Fail(started);
 
-  GarbageCollector gc(stores->meta.get(), stores->blobs.get());
+  objects::GarbageCollector gc(stores->meta.get(), stores->blobs.get());
   gc.Start();
   SignalWatcher signals(&server);
   PrintBanner(options, *root, *server_key, server_options, server.port());

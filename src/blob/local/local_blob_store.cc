@@ -225,6 +225,7 @@ class LocalBlobStore : public BlobStore {
   Result<std::unique_ptr<BlobReader>> Open(const BlobId& id) override;
   Status Remove(const BlobId& id) override;
   Status ForEachBlob(const std::function<Status(const BlobId&)>& visit) override;
+  Result<WallTime> CommittedAt(const BlobId& id) override;
   Status SweepTemporaryFiles() override;
 
   bool fsync_enabled() const { return fsync_; }
@@ -480,6 +481,21 @@ Status LocalBlobStore::Remove(const BlobId& id) {
   std::string path = BlobPath(id);
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus("unlink", path, errno);
   return Status::Ok();
+}
+
+// The file's modification time: a blob's bytes are written before its commit renames it into
+// place and never again, so this is when it was committed to within the write's duration.
+Result<WallTime> LocalBlobStore::CommittedAt(const BlobId& id) {
+  if (!IsValidBlobId(id)) return InvalidIdStatus(id);
+  const std::string path = BlobPath(id);
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return Error(ErrorCode::kNotFound, "no blob " + id);
+    return ErrnoStatus("stat", path, errno);
+  }
+  return WallTime(
+      std::chrono::seconds(info.st_mtim.tv_sec) +
+      std::chrono::duration_cast<WallTime::duration>(std::chrono::nanoseconds(info.st_mtim.tv_nsec)));
 }
 
 Status LocalBlobStore::ForEachBlob(const std::function<Status(const BlobId&)>& visit) {

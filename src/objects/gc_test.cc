@@ -1,13 +1,13 @@
-#include "server/gc.h"
+#include "objects/gc.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
 
-#include "server/server_test_fakes.h"
+#include "objects/objects_test_fakes.h"
 
-namespace serac::server {
+namespace serac::objects {
 namespace {
 
 using testing::FakeBlobStore;
@@ -31,6 +31,29 @@ TEST(SweepAtStartupTest, RemovesOrphansTemporariesAndQueuedGarbage) {
   EXPECT_EQ(report->garbage_blobs_removed, 2u);  // removing a missing blob counts as done
   EXPECT_EQ(blobs.committed, (std::set<std::string>{"live1", "live2"}));
   EXPECT_TRUE(meta.garbage.empty());
+}
+
+// With stores other servers write to, a young unreferenced blob may be another server's upload
+// between its blob commit and its index commit: only old ones are orphans, and temporary files are
+// left to their writers.
+TEST(SweepAtStartupTest, SharedStoresSpareYoungOrphansAndTemporaries) {
+  FakeMetaStore meta;
+  FakeBlobStore blobs;
+  const WallTime now = Now();
+  blobs.committed = {"live", "old-orphan", "young-orphan"};
+  blobs.committed_at = {{"old-orphan", now - std::chrono::hours(7)},
+                        {"young-orphan", now - std::chrono::minutes(5)}};
+  blobs.temporary_files = 2;
+  meta.referenced = {"live"};
+  SweepOptions options;
+  options.exclusive = false;
+  options.now = now;
+  Result<SweepReport> report = SweepAtStartup(meta, blobs, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->orphan_blobs_removed, 1u);
+  EXPECT_EQ(report->orphan_blobs_spared, 1u);
+  EXPECT_EQ(blobs.committed, (std::set<std::string>{"live", "young-orphan"}));
+  EXPECT_EQ(blobs.temporary_files, 2);
 }
 
 TEST(SweepAtStartupTest, KeepsEverythingWhenTheMetaStoreFails) {
@@ -104,4 +127,4 @@ TEST(GarbageCollectorTest, StopReturnsPromptlyAndIsIdempotent) {
 }
 
 }  // namespace
-}  // namespace serac::server
+}  // namespace serac::objects

@@ -1,9 +1,10 @@
-// In-memory MetaStore and BlobStore for the server module's tests: just enough behaviour for the
+// In-memory MetaStore and BlobStore for the tests of objects/ and server/: just enough behaviour for the
 // start-up sweep, the GC and the readiness probe, with switches to inject failures.
 #pragma once
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -12,7 +13,7 @@
 #include "blob/blob_store.h"
 #include "meta/meta_store.h"
 
-namespace serac::server::testing {
+namespace serac::objects::testing {
 
 class FakeMetaStore : public meta::MetaStore {
  public:
@@ -96,7 +97,8 @@ class FakeBlobStore : public blob::BlobStore {
  public:
   std::set<std::string> committed;
   int temporary_files = 0;
-  std::set<std::string> undeletable;  // Remove() fails for these ids
+  std::set<std::string> undeletable;             // Remove() fails for these ids
+  std::map<std::string, WallTime> committed_at;  // absent: committed long ago (the epoch)
 
   Result<std::unique_ptr<blob::BlobWriter>> Create() override { return Unsupported(); }
   Result<blob::BlobId> CreateFromRange(const blob::BlobId&, uint64_t, uint64_t) override {
@@ -113,6 +115,12 @@ class FakeBlobStore : public blob::BlobStore {
     for (const std::string& id : committed) SERAC_RETURN_IF_ERROR(visit(id));
     return Status::Ok();
   }
+  Result<WallTime> CommittedAt(const blob::BlobId& id) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!committed.contains(id)) return Error(ErrorCode::kNotFound, "no blob " + id);
+    auto found = committed_at.find(id);
+    return found != committed_at.end() ? found->second : WallTime{};
+  }
   Status SweepTemporaryFiles() override {
     temporary_files = 0;
     return Status::Ok();
@@ -128,4 +136,4 @@ class FakeBlobStore : public blob::BlobStore {
   std::mutex mutex_;
 };
 
-}  // namespace serac::server::testing
+}  // namespace serac::objects::testing

@@ -4,20 +4,35 @@
 // orphans: blobs committed by a writer that crashed before its index transaction.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
 
 #include "blob/blob_store.h"
+#include "common/clock.h"
+#include "common/limits.h"
 #include "common/status.h"
 #include "meta/meta_store.h"
 
-namespace serac::server {
+namespace serac::objects {
 
 struct SweepReport {
   uint64_t orphan_blobs_removed = 0;   // committed but referenced by nothing in the MetaStore
+  uint64_t orphan_blobs_spared = 0;    // unreferenced but younger than SweepOptions::orphan_age_min
   uint64_t garbage_blobs_removed = 0;  // drained from the GC queue
+};
+
+struct SweepOptions {
+  // True when this process alone writes to the stores (the embedded back ends under the data
+  // directory's lock): then a blob no index row names is an orphan at once, and every temporary
+  // file is a dead writer's. False for stores several servers share: a blob another server is
+  // about to reference would look the same, so only blobs older than orphan_age_min count as
+  // orphans, and temporary files are left to their writers.
+  bool exclusive = true;
+  std::chrono::seconds orphan_age_min = limits::kSharedStoreOrphanAgeMin;
+  WallTime now = Now();
 };
 
 // One GC round: removes up to `batch_max` queued blobs and forgets those that were removed.
@@ -27,10 +42,10 @@ Result<uint64_t> CollectGarbageOnce(meta::MetaStore& meta, blob::BlobStore& blob
 // Runs CollectGarbageOnce until the queue is empty or a round makes no progress.
 Result<uint64_t> DrainGarbage(meta::MetaStore& meta, blob::BlobStore& blobs);
 
-// Start-up sweep, before any request is served: temporary files, then orphans, then the GC queue.
-// Only safe while no writer runs against the same BlobStore (one node; a shared store across
-// several nodes would need a minimum blob age before a blob counts as an orphan).
-Result<SweepReport> SweepAtStartup(meta::MetaStore& meta, blob::BlobStore& blobs);
+// Start-up sweep, before any request is served: temporary files, then orphans, then the GC queue,
+// under the rules of `options` (one process, or several sharing the stores).
+Result<SweepReport> SweepAtStartup(meta::MetaStore& meta, blob::BlobStore& blobs,
+                                   const SweepOptions& options = {});
 
 // A background thread that runs a GC round every limits::kGarbageCollectionInterval, or sooner
 // when woken. Thread-safe; Stop() is idempotent and also run by the destructor.
@@ -59,4 +74,4 @@ class GarbageCollector {
   std::thread thread_;
 };
 
-}  // namespace serac::server
+}  // namespace serac::objects

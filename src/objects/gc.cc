@@ -1,4 +1,4 @@
-#include "server/gc.h"
+#include "objects/gc.h"
 
 #include <string>
 #include <unordered_set>
@@ -7,11 +7,12 @@
 #include "common/limits.h"
 #include "common/log.h"
 
-namespace serac::server {
+namespace serac::objects {
 
 namespace {
 
-Result<uint64_t> RemoveOrphans(meta::MetaStore& meta, blob::BlobStore& blobs) {
+Status RemoveOrphans(meta::MetaStore& meta, blob::BlobStore& blobs, const SweepOptions& options,
+                     SweepReport& report) {
   std::unordered_set<std::string> referenced;
   SERAC_RETURN_IF_ERROR(meta.ForEachReferencedBlob([&](const std::string& id) {
     referenced.insert(id);
@@ -25,9 +26,19 @@ Result<uint64_t> RemoveOrphans(meta::MetaStore& meta, blob::BlobStore& blobs) {
     return Status::Ok();
   }));
   for (const blob::BlobId& id : orphans) {
+    if (!options.exclusive) {
+      Result<WallTime> committed = blobs.CommittedAt(id);
+      if (!committed.ok() && committed.status().code() == ErrorCode::kNotFound) continue;  // gone already
+      SERAC_RETURN_IF_ERROR(committed.status());
+      if (options.now - *committed < options.orphan_age_min) {
+        ++report.orphan_blobs_spared;
+        continue;
+      }
+    }
     SERAC_RETURN_IF_ERROR(blobs.Remove(id));
+    ++report.orphan_blobs_removed;
   }
-  return static_cast<uint64_t>(orphans.size());
+  return Status::Ok();
 }
 
 }  // namespace
@@ -59,10 +70,11 @@ Result<uint64_t> DrainGarbage(meta::MetaStore& meta, blob::BlobStore& blobs) {
   }
 }
 
-Result<SweepReport> SweepAtStartup(meta::MetaStore& meta, blob::BlobStore& blobs) {
+Result<SweepReport> SweepAtStartup(meta::MetaStore& meta, blob::BlobStore& blobs,
+                                   const SweepOptions& options) {
   SweepReport report;
-  SERAC_RETURN_IF_ERROR(blobs.SweepTemporaryFiles());
-  SERAC_ASSIGN_OR_RETURN(report.orphan_blobs_removed, RemoveOrphans(meta, blobs));
+  if (options.exclusive) SERAC_RETURN_IF_ERROR(blobs.SweepTemporaryFiles());
+  SERAC_RETURN_IF_ERROR(RemoveOrphans(meta, blobs, options, report));
   SERAC_ASSIGN_OR_RETURN(report.garbage_blobs_removed, DrainGarbage(meta, blobs));
   return report;
 }
@@ -121,4 +133,4 @@ void GarbageCollector::Run() {
   }
 }
 
-}  // namespace serac::server
+}  // namespace serac::objects
