@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static admin::AdminApi api(stores.identity.get());
   fuzz::ParsedInput input;
   if (!fuzz::ParseInput(data, size, input)) return -1;
-  if (input.request.path.rfind(server::kAdminPathPrefix, 0) != 0) return -1;
+  if (input.request.path.rfind(admin::kAdminPathPrefix, 0) != 0) return -1;
   fuzz::SignAsRoot(input, "s3", auth::UriEncoding::kS3);
   http::testing::StringBody body(input.body);
   http::testing::RecordingResponse response;

@@ -16,6 +16,7 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "service/authenticate.h"
+#include "service/handler_result.h"
 
 namespace serac::admin {
 
@@ -308,34 +309,42 @@ class AdminCall {
       : identity_(identity), ctx_(request, raw_body, response, outcome) {}
 
   void Run() {
-    Result<Reply> reply = Serve();
-    if (reply.ok()) {
-      Send(reply->status, reply->body);
-      return;
-    }
-    SendError(reply.status());
+    if (HandlerResult error = Serve()) SendError(*error);
   }
 
  private:
-  Result<Reply> Serve() {
-    SERAC_RETURN_IF_ERROR(Authenticate());
-    SERAC_RETURN_IF_ERROR(ReadBody());
+  using HandlerResult = service::HandlerResult<AdminError>;
+
+  // The error a failed step ends the request with: `error`'s status and code (by default the ones
+  // the ErrorCode means), the step's message.
+  static AdminError Failed(const Status& status, AdminError error) {
+    error.message = status.message();
+    return error;
+  }
+  static AdminError Failed(const Status& status) { return Failed(status, AdminErrorFor(status.code())); }
+
+  HandlerResult Serve() {
+    if (Status authenticated = Authenticate(); !authenticated.ok()) return Failed(authenticated);
+    if (HandlerResult error = ReadBody()) return error;
     Result<AdminRoute> matched = MatchAdminRoute(ctx_.request.method, ctx_.request.path);
-    if (!matched.ok()) {
-      override_ = RouteError(matched.status().code());
-      return matched.status();
-    }
+    if (!matched.ok()) return Failed(matched.status(), RouteError(matched.status().code()));
     const AdminRoute& route = *matched;
     ctx_.outcome.operation = std::string(AdminOperationName(route.operation));
     bool enable = false;
     if (route.operation == AdminOperation::kUpdateUser ||
         route.operation == AdminOperation::kUpdateAccessKey) {
-      SERAC_ASSIGN_OR_RETURN(enable, RequiredEnabledFlag(body_));
+      Result<bool> flag = RequiredEnabledFlag(body_);
+      if (!flag.ok()) return Failed(flag.status());
+      enable = *flag;
     }
     auth::ConditionContext context = auth::RequestConditions(ctx_.principal, ctx_.request);
-    SERAC_RETURN_IF_ERROR(
-        identity_.Authorize(ctx_.principal, ActionName(route, enable), auth::AdminServiceArn(), &context));
-    return Execute(route, enable);
+    Status allowed =
+        identity_.Authorize(ctx_.principal, ActionName(route, enable), auth::AdminServiceArn(), &context);
+    if (!allowed.ok()) return Failed(allowed);
+    Result<Reply> reply = Execute(route, enable);
+    if (!reply.ok()) return Failed(reply.status());
+    Send(reply->status, reply->body);
+    return service::kHandled;
   }
 
   Status Authenticate() {
@@ -354,23 +363,26 @@ class AdminCall {
 
   // Reads the body through the payload verifier, which completes the signature check when the
   // client signed the body's hash.
-  Status ReadBody() {
+  HandlerResult ReadBody() {
     auth::PayloadOptions options;
     options.compute_md5 = false;
     auto reader = auth::VerifyingBodyReader::Create(ctx_.request, ctx_.verified, ctx_.raw_body, options);
     if (!reader.ok()) {
       ctx_.response.CloseAfterResponse();
-      return reader.status();
+      return Failed(reader.status());
     }
     Result<std::string> text = (*reader)->ReadAll(limits::kAdminRequestBodyBytesMax);
     if (!text.ok()) {
       ctx_.response.CloseAfterResponse();  // the rest of the body is still on the wire
-      if (text.status().code() == ErrorCode::kLimitExceeded) override_ = AdminError{413, "EntityTooLarge"};
-      return text.status();
+      if (text.status().code() == ErrorCode::kLimitExceeded) {
+        return AdminError{413, "EntityTooLarge",
+                          "the request body exceeds limits::kAdminRequestBodyBytesMax (64 KiB)"};
+      }
+      return Failed(text.status());
     }
     ctx_.outcome.bytes_in += text->size();
     body_ = std::move(text).value();
-    return Status::Ok();
+    return service::kHandled;
   }
 
   Result<Reply> Execute(const AdminRoute& route, bool enable) {
@@ -497,27 +509,22 @@ class AdminCall {
     if (!sent.ok()) log::Debug("admin: response not sent: " + sent.ToString());
   }
 
-  void SendError(const Status& status) {
-    AdminError error = AdminErrorFor(status.code());
-    std::string message = status.message();
-    if (override_) error = *override_;
-    if (error.http_status == 413)
-      message = "the request body exceeds limits::kAdminRequestBodyBytesMax (64 KiB)";
+  void SendError(AdminError error) {
     if (error.http_status >= 500) {
-      log::Warn("admin: " + std::string(ctx_.outcome.operation) + " failed: " + status.ToString());
-      message = "internal error; see the server log";  // no storage details for the client
+      log::Warn("admin: " + std::string(ctx_.outcome.operation) + " failed: " + error.code + ": " +
+                error.message);
+      error.message = "internal error; see the server log";  // no storage details for the client
     }
     if (ctx_.response.started()) {
       ctx_.response.CloseAfterResponse();
       return;
     }
-    Send(error.http_status, AdminErrorJson(error.code, message));
+    Send(error.http_status, AdminErrorJson(error.code, error.message));
   }
 
   auth::IdentityService& identity_;
   service::RequestContext ctx_;
   std::string body_;
-  std::optional<AdminError> override_;  // an error whose code the ErrorCode alone does not tell
 };
 
 }  // namespace

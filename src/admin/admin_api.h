@@ -85,7 +85,8 @@ std::string_view AdminOperationName(AdminOperation operation);
 
 struct AdminError {
   int http_status = 500;
-  std::string code;  // "InvalidArgument", "NotFound", "AlreadyExists", "AccessDenied", ...
+  std::string code;     // "InvalidArgument", "NotFound", "AlreadyExists", "AccessDenied", ...
+  std::string message;  // for the client; replaced by a generic one for 5xx (the log has it)
 };
 
 // The HTTP status and error code for a failed operation.

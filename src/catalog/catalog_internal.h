@@ -26,6 +26,7 @@
 #include "meta/catalog_store.h"
 #include "meta/meta_store.h"
 #include "service/front_end_stores.h"
+#include "service/handler_result.h"
 #include "service/query_params.h"
 #include "service/request_context.h"
 
@@ -41,9 +42,10 @@ struct IcebergError {
   std::string message;
 };
 
-// A handler either sent its success response itself (nullopt) or returns the error to send.
-using HandlerResult = std::optional<IcebergError>;
-inline constexpr std::nullopt_t kHandled = std::nullopt;
+// A handler either sent its success response itself (kHandled) or returns the error to send
+// (service/handler_result.h).
+using HandlerResult = service::HandlerResult<IcebergError>;
+using service::kHandled;
 
 IcebergError MakeError(int http_status, std::string type, std::string message);
 IcebergError BadRequest(std::string message);

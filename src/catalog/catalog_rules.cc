@@ -3,10 +3,10 @@
 #include <array>
 
 #include "catalog/catalog_internal.h"
-#include "common/bucket_name.h"
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/random.h"
+#include "service/bucket_name.h"
 
 namespace serac::catalog {
 namespace {
@@ -70,7 +70,7 @@ bool IsReservedPrefixWord(std::string_view segment) {
 
 std::optional<std::string> WarehouseNameProblem(std::string_view name) {
   // A warehouse is a bucket, so bucket naming rules apply first.
-  if (auto problem = BucketNameProblem(name)) return problem;
+  if (auto problem = service::BucketNameProblem(name)) return problem;
   if (IsReservedPrefixWord(name)) return "warehouse name is reserved by the catalog API";
   return std::nullopt;
 }

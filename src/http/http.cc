@@ -4,20 +4,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/encoding.h"
 #include "common/limits.h"
 
 namespace serac::http {
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // Small enough to live on the stack; Read() callers see the same chunking either way.
 constexpr size_t kDrainChunkBytes = 16 * 1024;
@@ -26,7 +17,7 @@ constexpr size_t kDrainChunkBytes = 16 * 1024;
 
 const std::string* Request::FindHeader(std::string_view name) const {
   for (const Header& header : headers) {
-    if (EqualsIgnoreCase(header.name, name)) return &header.value;
+    if (AsciiEqualsIgnoreCase(header.name, name)) return &header.value;
   }
   return nullptr;
 }
@@ -39,7 +30,7 @@ std::string_view Request::HeaderOr(std::string_view name, std::string_view fallb
 std::vector<std::string_view> Request::FindHeaders(std::string_view name) const {
   std::vector<std::string_view> values;
   for (const Header& header : headers) {
-    if (EqualsIgnoreCase(header.name, name)) values.emplace_back(header.value);
+    if (AsciiEqualsIgnoreCase(header.name, name)) values.emplace_back(header.value);
   }
   return values;
 }

@@ -10,16 +10,6 @@
 namespace serac::http::internal {
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool IsTokenChar(char c) {
   if (std::isalnum(static_cast<unsigned char>(c))) return true;
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
@@ -35,13 +25,13 @@ bool IsValidHeaderName(std::string_view name) {
 
 // The server frames every response itself; a handler's copy of these would contradict it.
 bool IsFramingHeader(std::string_view name) {
-  return EqualsIgnoreCase(name, "Content-Length") || EqualsIgnoreCase(name, "Transfer-Encoding") ||
-         EqualsIgnoreCase(name, "Connection");
+  return AsciiEqualsIgnoreCase(name, "Content-Length") || AsciiEqualsIgnoreCase(name, "Transfer-Encoding") ||
+         AsciiEqualsIgnoreCase(name, "Connection");
 }
 
 bool HasHeader(const std::vector<Header>& headers, std::string_view name) {
   for (const Header& header : headers) {
-    if (EqualsIgnoreCase(header.name, name)) return true;
+    if (AsciiEqualsIgnoreCase(header.name, name)) return true;
   }
   return false;
 }

@@ -18,6 +18,7 @@
 #include "s3/s3_rules.h"
 #include "s3/s3_service.h"
 #include "service/front_end_stores.h"
+#include "service/handler_result.h"
 #include "service/request_context.h"
 
 namespace serac::s3 {
@@ -45,8 +46,8 @@ struct RequestContext : service::RequestContext {
 };
 
 // A handler either wrote its success response itself (nullopt) or returns the error to send.
-using HandlerResult = std::optional<S3Error>;
-inline constexpr std::nullopt_t kHandled = std::nullopt;
+using HandlerResult = service::HandlerResult<S3Error>;  // service/handler_result.h
+using service::kHandled;
 
 // --- Authorisation (s3_auth.cc) ---
 

@@ -10,17 +10,17 @@
 #include <utility>
 #include <vector>
 
-#include "common/bucket_name.h"
 #include "common/clock.h"
 #include "s3/s3_errors.h"
 #include "s3/s3_xml.h"
+#include "service/bucket_name.h"
 #include "service/query_params.h"
 
 namespace serac::s3 {
 
 using service::QueryParams;  // the query string, decoded: service/query_params.h
 
-using serac::BucketNameProblem;  // bucket naming rules: common/bucket_name.h
+using service::BucketNameProblem;  // bucket naming rules: service/bucket_name.h
 // InvalidArgument-style problem with an object key (empty, too long, not UTF-8), if any.
 std::optional<S3Error> KeyProblem(std::string_view key);
 // InvalidStorageClass unless x-amz-storage-class is empty or one of AWS's storage classes. serac has

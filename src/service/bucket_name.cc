@@ -1,10 +1,10 @@
-#include "common/bucket_name.h"
+#include "service/bucket_name.h"
 
 #include <algorithm>
 
 #include "common/limits.h"
 
-namespace serac {
+namespace serac::service {
 
 namespace {
 
@@ -54,4 +54,4 @@ std::optional<std::string> BucketNameProblem(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace serac
+}  // namespace serac::service

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-namespace serac {
+namespace serac::service {
 
 // Why `name` is not a valid bucket name, or nullopt when it is.
 std::optional<std::string> BucketNameProblem(std::string_view name);
 
-}  // namespace serac
+}  // namespace serac::service
