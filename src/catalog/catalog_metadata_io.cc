@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "objects/object_io.h"
 
 namespace serac::catalog {
 namespace {
@@ -19,26 +20,6 @@ Result<S3Location> RequireS3Location(const std::string& location) {
     return Error(ErrorCode::kInvalidArgument, "not an s3:// object location: " + location);
   }
   return *parsed;
-}
-
-Result<blob::BlobId> WriteBlob(blob::BlobStore& blobs, const std::string& bytes) {
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobWriter> writer, blobs.Create());
-  SERAC_RETURN_IF_ERROR(writer->Append(bytes.data(), bytes.size()));
-  SERAC_RETURN_IF_ERROR(writer->Commit());
-  return writer->id();
-}
-
-Status AppendSegment(blob::BlobStore& blobs, const meta::Segment& segment, std::string& out) {
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobReader> reader, blobs.Open(segment.blob_id));
-  const size_t start = out.size();
-  out.resize(start + segment.size);
-  uint64_t done = 0;
-  while (done < segment.size) {
-    SERAC_ASSIGN_OR_RETURN(size_t got, reader->ReadAt(done, out.data() + start + done, segment.size - done));
-    if (got == 0) return Error(ErrorCode::kIoError, "blob shorter than its index entry: " + segment.blob_id);
-    done += got;
-  }
-  return Status::Ok();
 }
 
 // The index record of a new metadata file of `size` bytes at `location`, still without its bytes
@@ -66,12 +47,9 @@ Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::strin
   record.etag = HexOf(Md5(json));
   // Metadata files stay in the index row up to a larger size than S3 objects: a commit then
   // costs one durable write instead of a blob, its directory and the index.
-  if (json.size() <= limits::kCatalogInlineMetadataBytesMax) {
-    record.inline_data = json;
-  } else {
-    SERAC_ASSIGN_OR_RETURN(blob::BlobId id, WriteBlob(*backend.blobs, json));
-    record.segments.push_back({id, json.size()});
-  }
+  objects::ObjectBodyWriter body(*backend.blobs, limits::kCatalogInlineMetadataBytesMax);
+  SERAC_RETURN_IF_ERROR(body.Append(json));
+  SERAC_RETURN_IF_ERROR(body.Finish(record));
   return record;
 }
 
@@ -123,16 +101,14 @@ Result<meta::ObjectRecord> TableMetadataFileRecord(Backend& backend, const std::
 }
 
 void DiscardMetadataFileRecord(Backend& backend, const meta::ObjectRecord& record) {
-  for (const meta::Segment& segment : record.segments) (void)backend.blobs->Remove(segment.blob_id);
+  objects::DiscardBlobs(*backend.blobs, record.segments);
 }
 
 Status WriteMetadataFile(Backend& backend, const std::string& location, const std::string& json) {
   SERAC_ASSIGN_OR_RETURN(meta::ObjectRecord record, MetadataFileRecord(backend, location, json));
   meta::WriteCondition never_overwrite;
   never_overwrite.if_none_match_any = true;
-  Status stored = backend.meta->PutObject(record, never_overwrite);
-  if (!stored.ok()) DiscardMetadataFileRecord(backend, record);  // the index never pointed at it
-  return stored;
+  return objects::CommitObject(*backend.meta, *backend.blobs, record, never_overwrite);
 }
 
 void DeleteMetadataFileQuietly(Backend& backend, const std::string& location) {
@@ -156,13 +132,7 @@ Result<std::string> ReadMetadataFile(Backend& backend, const std::string& locati
     return Error(ErrorCode::kLimitExceeded,
                  "metadata file exceeds limits::kCatalogMetadataFileBytesMax (64 MiB): " + location);
   }
-  if (object->segments.empty()) return std::move(object->inline_data);
-  std::string bytes;
-  bytes.reserve(object->size);
-  for (const meta::Segment& segment : object->segments) {
-    SERAC_RETURN_IF_ERROR(AppendSegment(*backend.blobs, segment, bytes));
-  }
-  return bytes;
+  return objects::ReadObjectBytes(*backend.blobs, std::move(object).value());
 }
 
 Result<std::shared_ptr<const iceberg::TableMetadata>> LoadTableMetadata(Backend& backend,

@@ -4,6 +4,7 @@
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "objects/object_io.h"
 #include "s3/s3_internal.h"
 
 namespace serac::s3 {
@@ -102,21 +103,13 @@ std::string QuoteEtag(std::string_view etag) {
   return quoted;
 }
 
-void RemoveBlobsQuietly(RequestContext& ctx, const std::vector<meta::Segment>& segments) {
-  for (const meta::Segment& segment : segments) {
-    Status removed = ctx.blobs().Remove(segment.blob_id);
-    if (!removed.ok())
-      log::Warn("s3: could not remove unreferenced blob " + segment.blob_id + ": " + removed.ToString());
-  }
-}
-
 Status CopyObjectBytes(RequestContext& ctx, const meta::ObjectRecord& source, meta::ObjectRecord& target) {
   target.inline_data = source.inline_data;
   target.segments.clear();
   for (const meta::Segment& segment : source.segments) {
     auto copied = ctx.blobs().CreateFromRange(segment.blob_id, 0, segment.size);
     if (!copied.ok()) {
-      RemoveBlobsQuietly(ctx, target.segments);
+      objects::DiscardBlobs(ctx.blobs(), target.segments);
       target.segments.clear();
       return copied.status();
     }

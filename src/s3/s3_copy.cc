@@ -2,6 +2,7 @@
 // x-amz-copy-source-if-* conditions. The copy keeps the source's ETag and checksum.
 #include "common/clock.h"
 #include "common/encoding.h"
+#include "objects/object_io.h"
 #include "s3/s3_internal.h"
 #include "s3/s3_xml.h"
 
@@ -84,7 +85,7 @@ HandlerResult CopyObject(RequestContext& ctx) {
   // Fresh blobs even for a copy onto itself: the replaced record's blobs are queued for removal.
   if (Status copied = CopyObjectBytes(ctx, source, target); !copied.ok()) return ErrorFromStatus(copied);
   if (Status stored = ctx.meta().PutObject(target, condition); !stored.ok()) {
-    RemoveBlobsQuietly(ctx, target.segments);
+    objects::DiscardBlobs(ctx.blobs(), target.segments);
     return WriteError(stored, condition, Missing::kBucket);
   }
 

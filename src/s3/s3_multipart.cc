@@ -7,6 +7,7 @@
 #include "common/hash.h"
 #include "common/limits.h"
 #include "common/random.h"
+#include "objects/object_io.h"
 #include "s3/s3_internal.h"
 #include "s3/s3_xml.h"
 
@@ -66,7 +67,7 @@ HandlerResult LoadUpload(RequestContext& ctx, meta::UploadRecord& upload) {
 HandlerResult StorePart(RequestContext& ctx, const std::string& upload_id, const meta::PartRecord& part) {
   Status stored = ctx.meta().PutPart(upload_id, part);
   if (stored.ok()) return kHandled;
-  RemoveBlobsQuietly(ctx, {{part.blob_id, part.size}});
+  objects::DiscardBlobs(ctx.blobs(), {{part.blob_id, part.size}});
   return ErrorFromStatus(stored, Missing::kUpload);
 }
 

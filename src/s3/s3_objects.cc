@@ -5,6 +5,7 @@
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/limits.h"
+#include "objects/object_io.h"
 #include "s3/s3_internal.h"
 #include "s3/s3_xml.h"
 
@@ -19,10 +20,6 @@ S3Error BodyReadError(RequestContext& ctx, const Status& status) {
     ctx.response.CloseAfterResponse();
   }
   return ErrorFromStatus(status);
-}
-
-Status AppendToBlob(blob::BlobWriter& writer, std::string_view bytes) {
-  return bytes.empty() ? Status::Ok() : writer.Append(bytes.data(), bytes.size());
 }
 
 }  // namespace
@@ -40,13 +37,9 @@ HandlerResult ReceiveBody(RequestContext& ctx, const auth::PayloadOptions& optio
         400, "EntityTooLarge",
         "Your proposed upload exceeds the maximum allowed size (limits::kSinglePutBytesMax = 5 GiB)");
   }
-  std::unique_ptr<blob::BlobWriter> writer;
-  auto open_writer = [&]() -> Status {
-    SERAC_ASSIGN_OR_RETURN(writer, ctx.blobs().Create());
-    return Status::Ok();
-  };
+  objects::ObjectBodyWriter writer(ctx.blobs(), allow_inline ? limits::kInlineObjectBytesMax : 0);
   if (!allow_inline || (announced && *announced > limits::kInlineObjectBytesMax)) {
-    if (Status opened = open_writer(); !opened.ok()) return ErrorFromStatus(opened);
+    if (Status opened = writer.StartBlob(); !opened.ok()) return ErrorFromStatus(opened);
   }
   // The buffer is filled before it is appended: whole buffers of the blob writer's size go
   // straight to write(2) instead of through the writer's own buffer.
@@ -64,24 +57,17 @@ HandlerResult ReceiveBody(RequestContext& ctx, const auth::PayloadOptions& optio
       filled += *count;
       ctx.outcome.bytes_in += *count;
     }
-    std::string_view chunk(buffer.data(), filled);
-    if (chunk.empty()) continue;
-    if (!writer) {
-      body.inline_data.append(chunk);
-      if (body.inline_data.size() <= limits::kInlineObjectBytesMax) continue;
-      if (Status opened = open_writer(); !opened.ok()) return ErrorFromStatus(opened);
-      chunk = body.inline_data;
+    if (Status appended = writer.Append(std::string_view(buffer.data(), filled)); !appended.ok()) {
+      return ErrorFromStatus(appended);
     }
-    if (Status appended = AppendToBlob(*writer, chunk); !appended.ok()) return ErrorFromStatus(appended);
-    body.inline_data.clear();
   }
+  meta::ObjectRecord staged;
+  if (Status finished = writer.Finish(staged); !finished.ok()) return ErrorFromStatus(finished);
   body.size = reader.bytes_read();
   body.md5_hex = reader.md5_hex();
   body.checksum = reader.checksum();
-  if (writer) {
-    if (Status committed = writer->Commit(); !committed.ok()) return ErrorFromStatus(committed);
-    body.segments.push_back({writer->id(), body.size});
-  }
+  body.inline_data = std::move(staged.inline_data);
+  body.segments = std::move(staged.segments);
   return kHandled;
 }
 
@@ -146,11 +132,8 @@ HandlerResult PutObject(RequestContext& ctx) {
   }
   record.inline_data = std::move(body.inline_data);
   record.segments = body.segments;
-  Status stored = ctx.meta().PutObject(record, condition);
-  if (!stored.ok()) {
-    RemoveBlobsQuietly(ctx, body.segments);  // the index never pointed at it
-    return WriteError(stored, condition, Missing::kBucket);
-  }
+  Status stored = objects::CommitObject(ctx.meta(), ctx.blobs(), record, condition);
+  if (!stored.ok()) return WriteError(stored, condition, Missing::kBucket);
   ctx.response.SetStatus(200);
   ctx.response.AddHeader("ETag", QuoteEtag(record.etag));
   if (record.checksum) AddChecksumHeaders(ctx, *record.checksum);
