@@ -46,12 +46,6 @@ size_t ChecksumBytes(ChecksumAlgorithm algorithm) {
   return 0;
 }
 
-// "crc32" out of "x-amz-checksum-crc32"; nullopt for other x-amz-checksum-* headers (mode, type, ...).
-std::optional<ChecksumAlgorithm> ChecksumAlgorithmOfHeader(std::string_view lower_name) {
-  if (lower_name.substr(0, kChecksumHeaderPrefix.size()) != kChecksumHeaderPrefix) return std::nullopt;
-  return ParseChecksumAlgorithm(lower_name.substr(kChecksumHeaderPrefix.size()));
-}
-
 Result<std::string> DecodeChecksumValue(ChecksumAlgorithm algorithm, std::string_view value) {
   std::optional<std::string> raw = Base64Decode(TrimWhitespace(value));
   if (!raw || raw->size() != ChecksumBytes(algorithm)) {
@@ -152,6 +146,30 @@ class RawInput {
 };
 
 }  // namespace
+
+std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm) {
+  switch (algorithm) {
+    case ChecksumAlgorithm::kCrc32:
+      return "x-amz-checksum-crc32";
+    case ChecksumAlgorithm::kCrc32c:
+      return "x-amz-checksum-crc32c";
+    case ChecksumAlgorithm::kCrc64Nvme:
+      return "x-amz-checksum-crc64nvme";
+    case ChecksumAlgorithm::kSha1:
+      return "x-amz-checksum-sha1";
+    case ChecksumAlgorithm::kSha256:
+      return "x-amz-checksum-sha256";
+  }
+  return "";
+}
+
+std::optional<ChecksumAlgorithm> ChecksumAlgorithmOfHeader(std::string_view name) {
+  if (name.size() <= kChecksumHeaderPrefix.size() ||
+      !AsciiEqualsIgnoreCase(name.substr(0, kChecksumHeaderPrefix.size()), kChecksumHeaderPrefix)) {
+    return std::nullopt;
+  }
+  return ParseChecksumAlgorithm(name.substr(kChecksumHeaderPrefix.size()));
+}
 
 struct VerifyingBodyReader::Impl {
   enum class State { kChunkHeader, kChunkData, kChunkEnd, kTrailers, kDone };
@@ -269,7 +287,7 @@ Status VerifyingBodyReader::Impl::SetupChecksums(const http::Request& request) {
       "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.";
   std::optional<ChecksumAlgorithm> client_algorithm;
   for (const http::Header& header : request.headers) {
-    std::optional<ChecksumAlgorithm> algorithm = ChecksumAlgorithmOfHeader(AsciiLower(header.name));
+    std::optional<ChecksumAlgorithm> algorithm = ChecksumAlgorithmOfHeader(header.name);
     if (!algorithm) continue;
     if (client_algorithm) return Error(ErrorCode::kInvalidArgument, std::string(kSingleChecksum));
     client_algorithm = algorithm;
@@ -277,7 +295,7 @@ Status VerifyingBodyReader::Impl::SetupChecksums(const http::Request& request) {
   }
   if (const std::string* trailer = FindHeader(request, "x-amz-trailer")) {
     for (std::string_view name : internal::SplitList(*trailer)) {
-      std::optional<ChecksumAlgorithm> algorithm = ChecksumAlgorithmOfHeader(AsciiLower(name));
+      std::optional<ChecksumAlgorithm> algorithm = ChecksumAlgorithmOfHeader(name);
       if (!algorithm) continue;
       if (client_algorithm) return Error(ErrorCode::kInvalidArgument, std::string(kSingleChecksum));
       if (!CarriesTrailer(verified.payload_mode)) {

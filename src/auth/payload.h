@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "auth/sigv4.h"
 #include "common/hash.h"
@@ -19,6 +20,12 @@
 #include "http/http.h"
 
 namespace serac::auth {
+
+// The header that carries an object checksum of ALGORITHM: "x-amz-checksum-crc32", ...
+std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm);
+// The algorithm an x-amz-checksum-* header name carries (any case); nullopt for the other
+// x-amz-checksum-* headers (x-amz-checksum-type, x-amz-checksum-mode) and every other header.
+std::optional<ChecksumAlgorithm> ChecksumAlgorithmOfHeader(std::string_view name);
 
 struct PayloadOptions {
   // Compute this checksum even if the client sent none (e.g. the upload's algorithm); the

@@ -486,5 +486,23 @@ TEST(PlainBody, SetLimitIsPassedToTheRawReader) {
   EXPECT_EQ(ReadAllFrom(**reader).status().code(), ErrorCode::kLimitExceeded);
 }
 
+TEST(ChecksumHeaders, EveryAlgorithmRoundTripsThroughItsHeaderName) {
+  for (ChecksumAlgorithm algorithm :
+       {ChecksumAlgorithm::kCrc32, ChecksumAlgorithm::kCrc32c, ChecksumAlgorithm::kCrc64Nvme,
+        ChecksumAlgorithm::kSha1, ChecksumAlgorithm::kSha256}) {
+    EXPECT_EQ(ChecksumAlgorithmOfHeader(ChecksumHeaderName(algorithm)), algorithm);
+  }
+  EXPECT_EQ(ChecksumHeaderName(ChecksumAlgorithm::kCrc64Nvme), "x-amz-checksum-crc64nvme");
+  EXPECT_EQ(ChecksumAlgorithmOfHeader("X-Amz-Checksum-CRC32C"), ChecksumAlgorithm::kCrc32c);
+}
+
+TEST(ChecksumHeaders, OtherChecksumHeadersNameNoAlgorithm) {
+  EXPECT_EQ(ChecksumAlgorithmOfHeader("x-amz-checksum-type"), std::nullopt);
+  EXPECT_EQ(ChecksumAlgorithmOfHeader("x-amz-checksum-mode"), std::nullopt);
+  EXPECT_EQ(ChecksumAlgorithmOfHeader("x-amz-checksum-"), std::nullopt);
+  EXPECT_EQ(ChecksumAlgorithmOfHeader("crc32"), std::nullopt);
+  EXPECT_EQ(ChecksumAlgorithmOfHeader("content-md5"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace serac::auth

@@ -380,7 +380,7 @@ uint64_t Crc64NvmeCombine(uint64_t crc_a, uint64_t crc_b, uint64_t length_b) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// x-amz-checksum-* algorithms.
+// Whole-object checksum algorithms.
 
 std::string_view ChecksumAlgorithmName(ChecksumAlgorithm algorithm) {
   switch (algorithm) {
@@ -398,28 +398,7 @@ std::string_view ChecksumAlgorithmName(ChecksumAlgorithm algorithm) {
   return "";
 }
 
-std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm) {
-  switch (algorithm) {
-    case ChecksumAlgorithm::kCrc32:
-      return "x-amz-checksum-crc32";
-    case ChecksumAlgorithm::kCrc32c:
-      return "x-amz-checksum-crc32c";
-    case ChecksumAlgorithm::kCrc64Nvme:
-      return "x-amz-checksum-crc64nvme";
-    case ChecksumAlgorithm::kSha1:
-      return "x-amz-checksum-sha1";
-    case ChecksumAlgorithm::kSha256:
-      return "x-amz-checksum-sha256";
-  }
-  return "";
-}
-
 std::optional<ChecksumAlgorithm> ParseChecksumAlgorithm(std::string_view name) {
-  constexpr std::string_view kHeaderPrefix = "x-amz-checksum-";
-  if (name.size() > kHeaderPrefix.size() &&
-      AsciiEqualsIgnoreCase(name.substr(0, kHeaderPrefix.size()), kHeaderPrefix)) {
-    name.remove_prefix(kHeaderPrefix.size());
-  }
   for (ChecksumAlgorithm algorithm :
        {ChecksumAlgorithm::kCrc32, ChecksumAlgorithm::kCrc32c, ChecksumAlgorithm::kCrc64Nvme,
         ChecksumAlgorithm::kSha1, ChecksumAlgorithm::kSha256}) {

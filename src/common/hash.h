@@ -53,14 +53,14 @@ uint32_t Crc32Combine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b);
 uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b);
 uint64_t Crc64NvmeCombine(uint64_t crc_a, uint64_t crc_b, uint64_t length_b);
 
-// The x-amz-checksum-* algorithms.
+// The whole-object checksum algorithms (the protocols' header and element names for them live with
+// the protocols).
 enum class ChecksumAlgorithm : uint8_t { kCrc32, kCrc32c, kCrc64Nvme, kSha1, kSha256 };
 std::string_view ChecksumAlgorithmName(ChecksumAlgorithm algorithm);  // "CRC32", "CRC32C", ...
-std::string_view ChecksumHeaderName(ChecksumAlgorithm algorithm);     // "x-amz-checksum-crc32", ...
-// Parses "crc32", "CRC32C", "x-amz-checksum-sha256", ... (case-insensitive).
+// Parses "crc32", "CRC32C", "sha256", ... (case-insensitive).
 std::optional<ChecksumAlgorithm> ParseChecksumAlgorithm(std::string_view name);
 
-// Streaming x-amz-checksum computation for one algorithm; Finish() returns the raw big-endian digest.
+// Streaming checksum computation for one algorithm; Finish() returns the raw big-endian digest.
 class Checksummer {
  public:
   explicit Checksummer(ChecksumAlgorithm algorithm);

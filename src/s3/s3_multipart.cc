@@ -123,7 +123,7 @@ HandlerResult UploadPart(RequestContext& ctx) {
   ctx.response.SetStatus(200);
   ctx.response.AddHeader("ETag", QuoteEtag(part.etag));
   if (body.checksum) {
-    ctx.response.AddHeader(ChecksumHeaderName(body.checksum->first), body.checksum->second);
+    ctx.response.AddHeader(auth::ChecksumHeaderName(body.checksum->first), body.checksum->second);
   }
   (void)ctx.response.Send("");
   return kHandled;

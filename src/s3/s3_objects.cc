@@ -74,7 +74,7 @@ HandlerResult ReceiveBody(RequestContext& ctx, const auth::PayloadOptions& optio
 void AddChecksumHeaders(RequestContext& ctx, const meta::ChecksumRecord& checksum) {
   auto algorithm = ParseChecksumAlgorithm(checksum.algorithm);
   if (!algorithm) return;
-  ctx.response.AddHeader(ChecksumHeaderName(*algorithm), checksum.value);
+  ctx.response.AddHeader(auth::ChecksumHeaderName(*algorithm), checksum.value);
   if (!checksum.type.empty()) ctx.response.AddHeader("x-amz-checksum-type", checksum.type);
 }
 
