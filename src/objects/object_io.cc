@@ -1,5 +1,8 @@
 #include "objects/object_io.h"
 
+#include <algorithm>
+
+#include "common/limits.h"
 #include "common/log.h"
 
 namespace serac::objects {
@@ -45,6 +48,13 @@ Status CommitObject(meta::MetaStore& meta, blob::BlobStore& blobs, const meta::O
   return stored;
 }
 
+Status CommitPart(meta::MetaStore& meta, blob::BlobStore& blobs, const std::string& upload_id,
+                  const meta::PartRecord& part) {
+  Status stored = meta.PutPart(upload_id, part);
+  if (!stored.ok()) DiscardBlobs(blobs, {{part.blob_id, part.size}});
+  return stored;
+}
+
 void DiscardBlobs(blob::BlobStore& blobs, const std::vector<meta::Segment>& segments) {
   for (const meta::Segment& segment : segments) {
     Status removed = blobs.Remove(segment.blob_id);
@@ -54,26 +64,98 @@ void DiscardBlobs(blob::BlobStore& blobs, const std::vector<meta::Segment>& segm
   }
 }
 
-Status AppendSegment(blob::BlobStore& blobs, const meta::Segment& segment, std::string& out) {
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobReader> reader, blobs.Open(segment.blob_id));
-  const size_t start = out.size();
-  out.resize(start + segment.size);
-  uint64_t done = 0;
-  while (done < segment.size) {
-    SERAC_ASSIGN_OR_RETURN(size_t got, reader->ReadAt(done, out.data() + start + done, segment.size - done));
-    if (got == 0) return Error(ErrorCode::kIoError, "blob shorter than its index entry: " + segment.blob_id);
-    done += got;
+Status ObjectByteSink::WriteBlobRange(blob::BlobReader& blob, uint64_t offset, uint64_t length) {
+  std::string buffer(static_cast<size_t>(std::min<uint64_t>(limits::kIoBufferBytes, length)), '\0');
+  while (length > 0) {
+    size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), length));
+    SERAC_ASSIGN_OR_RETURN(size_t got, blob.ReadAt(offset, buffer.data(), want));
+    if (got == 0) return Error(ErrorCode::kIoError, "blob shorter than its index entry");
+    SERAC_RETURN_IF_ERROR(Write(std::string_view(buffer.data(), got)));
+    offset += got;
+    length -= got;
   }
   return Status::Ok();
 }
 
+Status ObjectByteSink::BeginWithBytes(std::string_view bytes) {
+  SERAC_RETURN_IF_ERROR(Begin(bytes.size()));
+  return bytes.empty() ? Status::Ok() : Write(bytes);
+}
+
+Status ReadObjectRange(blob::BlobStore& blobs, const meta::ObjectRecord& object, uint64_t first,
+                       uint64_t length, ObjectByteSink& sink) {
+  if (object.segments.empty()) {
+    std::string_view bytes(object.inline_data);
+    return sink.BeginWithBytes(bytes.substr(std::min<uint64_t>(first, bytes.size()), length));
+  }
+  const uint64_t end = first + length;
+  uint64_t segment_start = 0;
+  bool begun = false;
+  for (const meta::Segment& segment : object.segments) {
+    const uint64_t segment_end = segment_start + segment.size;
+    const uint64_t from = std::max(first, segment_start);
+    const uint64_t to = std::min(end, segment_end);
+    const uint64_t base = segment_start;
+    segment_start = segment_end;
+    if (from >= to) continue;
+    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobReader> reader, blobs.Open(segment.blob_id));
+    if (!begun) {
+      SERAC_RETURN_IF_ERROR(sink.Begin(length));
+      begun = true;
+    }
+    SERAC_RETURN_IF_ERROR(sink.WriteBlobRange(*reader, from - base, to - from));
+  }
+  if (!begun) return sink.Begin(0);
+  return Status::Ok();
+}
+
+namespace {
+
+// Collects the bytes in memory (ReadObjectBytes).
+class StringSink final : public ObjectByteSink {
+ public:
+  explicit StringSink(std::string& out) : out_(out) {}
+  Status Begin(uint64_t length) override {
+    out_.reserve(length);
+    return Status::Ok();
+  }
+  Status Write(std::string_view bytes) override {
+    out_.append(bytes);
+    return Status::Ok();
+  }
+
+ private:
+  std::string& out_;
+};
+
+}  // namespace
+
 Result<std::string> ReadObjectBytes(blob::BlobStore& blobs, meta::ObjectRecord object) {
   if (object.segments.empty()) return std::move(object.inline_data);
   std::string bytes;
-  bytes.reserve(object.size);
-  for (const meta::Segment& segment : object.segments)
-    SERAC_RETURN_IF_ERROR(AppendSegment(blobs, segment, bytes));
+  StringSink sink(bytes);
+  SERAC_RETURN_IF_ERROR(ReadObjectRange(blobs, object, 0, object.size, sink));
+  if (bytes.size() != object.size) {
+    return Error(ErrorCode::kIoError, "object " + object.key + " has " + std::to_string(bytes.size()) +
+                                          " bytes in its blobs, its index entry says " +
+                                          std::to_string(object.size));
+  }
   return bytes;
+}
+
+Status CopyObjectBytes(blob::BlobStore& blobs, const meta::ObjectRecord& source, meta::ObjectRecord& target) {
+  target.inline_data = source.inline_data;
+  target.segments.clear();
+  for (const meta::Segment& segment : source.segments) {
+    Result<blob::BlobId> copied = blobs.CreateFromRange(segment.blob_id, 0, segment.size);
+    if (!copied.ok()) {
+      DiscardBlobs(blobs, target.segments);
+      target.segments.clear();
+      return copied.status();
+    }
+    target.segments.push_back({std::move(copied).value(), segment.size});
+  }
+  return Status::Ok();
 }
 
 }  // namespace serac::objects

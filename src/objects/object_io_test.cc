@@ -5,6 +5,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "blob/open_blob_store.h"
 #include "meta/meta_store_test_util.h"
@@ -117,11 +118,112 @@ TEST_F(ObjectIoTest, ABlobShorterThanItsIndexEntryIsAnIoError) {
   meta::ObjectRecord record = Record("short");
   ASSERT_TRUE(writer.Finish(record).ok());
   record.segments[0].size = 10;
-  std::string out;
-  EXPECT_EQ(AppendSegment(*blobs_, record.segments[0], out).code(), ErrorCode::kIoError);
+  record.size = 10;
+  EXPECT_EQ(ReadObjectBytes(*blobs_, record).status().code(), ErrorCode::kIoError);
+  record.segments[0].size = 4;  // the segments agree with their blobs, the object's size does not
+  EXPECT_EQ(ReadObjectBytes(*blobs_, record).status().code(), ErrorCode::kIoError);
   DiscardBlobs(*blobs_, record.segments);
   EXPECT_TRUE(Blobs().empty());
   DiscardBlobs(*blobs_, record.segments);  // already gone: nothing to report
+}
+
+// Records what a reader of a range received, and how.
+class RecordingSink final : public ObjectByteSink {
+ public:
+  Status Begin(uint64_t length) override {
+    calls.push_back("begin " + std::to_string(length));
+    return Status::Ok();
+  }
+  Status Write(std::string_view bytes) override {
+    received.append(bytes);
+    return Status::Ok();
+  }
+  Status BeginWithBytes(std::string_view bytes) override {
+    calls.push_back("whole " + std::to_string(bytes.size()));
+    received.append(bytes);
+    return Status::Ok();
+  }
+
+  std::vector<std::string> calls;
+  std::string received;
+};
+
+TEST_F(ObjectIoTest, ARangeIsReadAcrossSegmentsOrFromTheIndexRow) {
+  meta::ObjectRecord segmented = Record("parts");
+  for (std::string_view part : {"abcd", "efgh", "ij"}) {
+    ObjectBodyWriter writer(*blobs_, 0);
+    ASSERT_TRUE(writer.Append(part).ok());
+    meta::ObjectRecord one;
+    ASSERT_TRUE(writer.Finish(one).ok());
+    segmented.segments.push_back(one.segments.front());
+    segmented.size += part.size();
+  }
+  RecordingSink middle;
+  ASSERT_TRUE(ReadObjectRange(*blobs_, segmented, 2, 7, middle).ok());
+  EXPECT_EQ(middle.received, "cdefghi");  // the end of the first, all of the second, the third's start
+  EXPECT_EQ(middle.calls, std::vector<std::string>{"begin 7"});
+  RecordingSink nothing;
+  ASSERT_TRUE(ReadObjectRange(*blobs_, segmented, 4, 0, nothing).ok());
+  EXPECT_EQ(nothing.calls, std::vector<std::string>{"begin 0"});
+  EXPECT_EQ(*ReadObjectBytes(*blobs_, segmented), "abcdefghij");
+
+  meta::ObjectRecord inline_object = Record("inline");
+  inline_object.inline_data = "0123456789";
+  inline_object.size = 10;
+  RecordingSink inline_range;
+  ASSERT_TRUE(ReadObjectRange(*blobs_, inline_object, 3, 4, inline_range).ok());
+  EXPECT_EQ(inline_range.received, "3456");
+  EXPECT_EQ(inline_range.calls, std::vector<std::string>{"whole 4"});  // head and body at once
+}
+
+TEST_F(ObjectIoTest, AMissingBlobIsReportedBeforeTheSinkIsPromisedAnything) {
+  meta::ObjectRecord record = Record("gone");
+  record.segments.push_back({"0000000000000000000000000000dead", 5});
+  record.size = 5;
+  RecordingSink sink;
+  EXPECT_FALSE(ReadObjectRange(*blobs_, record, 0, 5, sink).ok());
+  EXPECT_TRUE(sink.calls.empty());
+}
+
+TEST_F(ObjectIoTest, ACopyOwnsItsBlobsAndTheSourceCanGo) {
+  ObjectBodyWriter writer(*blobs_, 0);
+  ASSERT_TRUE(writer.Append("copied bytes").ok());
+  meta::ObjectRecord source = Record("source");
+  ASSERT_TRUE(writer.Finish(source).ok());
+  meta::ObjectRecord target = Record("target");
+  ASSERT_TRUE(CopyObjectBytes(*blobs_, source, target).ok());
+  ASSERT_EQ(target.segments.size(), 1u);
+  EXPECT_NE(target.segments[0].blob_id, source.segments[0].blob_id);
+  DiscardBlobs(*blobs_, source.segments);
+  target.size = source.size;
+  EXPECT_EQ(*ReadObjectBytes(*blobs_, target), "copied bytes");
+
+  meta::ObjectRecord broken = Record("broken");
+  broken.segments = {target.segments[0], {"0000000000000000000000000000dead", 3}};
+  meta::ObjectRecord failed = Record("failed");
+  EXPECT_FALSE(CopyObjectBytes(*blobs_, broken, failed).ok());
+  EXPECT_TRUE(failed.segments.empty());
+  EXPECT_EQ(Blobs(), std::set<blob::BlobId>{target.segments[0].blob_id});  // the half-made copy is gone
+}
+
+TEST_F(ObjectIoTest, APartTheIndexRefusesLeavesNoBlob) {
+  ASSERT_TRUE(meta_->CreateUpload({"upload-1", "bkt", "k", 1, {}, "", ""}).ok());
+  ObjectBodyWriter writer(*blobs_, 0);
+  ASSERT_TRUE(writer.StartBlob().ok());
+  ASSERT_TRUE(writer.Append("part").ok());
+  meta::ObjectRecord written;
+  ASSERT_TRUE(writer.Finish(written).ok());
+  meta::PartRecord part{1, 4, "etag", 1, written.segments[0].blob_id, ""};
+  ASSERT_TRUE(CommitPart(*meta_, *blobs_, "upload-1", part).ok());
+  EXPECT_EQ(Blobs().size(), 1u);
+
+  ObjectBodyWriter orphan(*blobs_, 0);
+  ASSERT_TRUE(orphan.StartBlob().ok());
+  meta::ObjectRecord orphan_written;
+  ASSERT_TRUE(orphan.Finish(orphan_written).ok());
+  part.blob_id = orphan_written.segments[0].blob_id;
+  EXPECT_EQ(CommitPart(*meta_, *blobs_, "no-such-upload", part).code(), ErrorCode::kNotFound);
+  EXPECT_EQ(Blobs(), std::set<blob::BlobId>{written.segments[0].blob_id});
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/log.h"
-#include "objects/object_io.h"
 #include "s3/s3_internal.h"
 
 namespace serac::s3 {
@@ -101,21 +100,6 @@ std::string QuoteEtag(std::string_view etag) {
   quoted += etag;
   quoted += '"';
   return quoted;
-}
-
-Status CopyObjectBytes(RequestContext& ctx, const meta::ObjectRecord& source, meta::ObjectRecord& target) {
-  target.inline_data = source.inline_data;
-  target.segments.clear();
-  for (const meta::Segment& segment : source.segments) {
-    auto copied = ctx.blobs().CreateFromRange(segment.blob_id, 0, segment.size);
-    if (!copied.ok()) {
-      objects::DiscardBlobs(ctx.blobs(), target.segments);
-      target.segments.clear();
-      return copied.status();
-    }
-    target.segments.push_back({std::move(copied).value(), segment.size});
-  }
-  return Status::Ok();
 }
 
 Conditions ReadConditions(RequestContext& ctx, std::string_view if_match, std::string_view if_none_match,

@@ -83,9 +83,9 @@ HandlerResult CopyObject(RequestContext& ctx) {
   target.part_count = source.part_count;
   target.mtime_ms = ToUnixMillis(Now());
   // Fresh blobs even for a copy onto itself: the replaced record's blobs are queued for removal.
-  if (Status copied = CopyObjectBytes(ctx, source, target); !copied.ok()) return ErrorFromStatus(copied);
-  if (Status stored = ctx.meta().PutObject(target, condition); !stored.ok()) {
-    objects::DiscardBlobs(ctx.blobs(), target.segments);
+  if (Status copied = objects::CopyObjectBytes(ctx.blobs(), source, target); !copied.ok())
+    return ErrorFromStatus(copied);
+  if (Status stored = objects::CommitObject(ctx.meta(), ctx.blobs(), target, condition); !stored.ok()) {
     return WriteError(stored, condition, Missing::kBucket);
   }
 

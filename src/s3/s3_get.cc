@@ -5,6 +5,7 @@
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/limits.h"
+#include "objects/object_io.h"
 #include "s3/s3_internal.h"
 
 namespace serac::s3 {
@@ -97,56 +98,50 @@ void AddStoredHeaders(RequestContext& ctx, const meta::ObjectRecord& object) {
     ctx.response.AddHeader("x-amz-mp-parts-count", std::to_string(object.part_count));
 }
 
-// Copies `length` bytes of one blob at `offset` to the client.
-Status SendBlobRange(RequestContext& ctx, blob::BlobReader& reader, uint64_t offset, uint64_t length) {
-  if (reader.native_fd() >= 0) return ctx.response.SendFile(reader.native_fd(), offset, length);
-  std::string buffer(static_cast<size_t>(std::min<uint64_t>(limits::kIoBufferBytes, length)), '\0');
-  while (length > 0) {
-    size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), length));
-    SERAC_ASSIGN_OR_RETURN(size_t got, reader.ReadAt(offset, buffer.data(), want));
-    if (got == 0) return Error(ErrorCode::kIoError, "blob shorter than recorded");
-    SERAC_RETURN_IF_ERROR(ctx.response.Write(buffer.data(), got));
-    offset += got;
-    length -= got;
-  }
-  return Status::Ok();
-}
+// The response body: sendfile when the blob has a file descriptor, an inline object's head and
+// bytes in one write. Remembers whether sending the head failed: then the client is gone and there
+// is nobody left to answer.
+class ResponseBodySink final : public objects::ObjectByteSink {
+ public:
+  explicit ResponseBodySink(RequestContext& ctx) : ctx_(ctx) {}
 
-// Sends the selected bytes of a segmented object. The first blob is opened before the head goes
-// out so a missing blob still yields a proper error response.
-HandlerResult SendSegments(RequestContext& ctx, const meta::ObjectRecord& object, ByteRange range) {
-  uint64_t segment_start = 0;
-  bool begun = false;
-  uint64_t range_end = range.first + range.length;
-  for (const meta::Segment& segment : object.segments) {
-    uint64_t segment_end = segment_start + segment.size;
-    uint64_t from = std::max(range.first, segment_start);
-    uint64_t to = std::min(range_end, segment_end);
-    segment_start = segment_end;
-    if (from >= to) continue;
-    auto reader = ctx.blobs().Open(segment.blob_id);
-    if (!reader.ok()) return ErrorFromStatus(reader.status());
-    if (!begun) {
-      if (!ctx.response.Begin(range.length).ok()) return kHandled;
-      begun = true;
-    }
-    Status sent = SendBlobRange(ctx, **reader, from - (segment_end - segment.size), to - from);
-    if (!sent.ok()) return ErrorFromStatus(sent);  // head already sent: the connection is closed
-    ctx.outcome.bytes_out += to - from;
+  Status Begin(uint64_t length) override { return Promised(ctx_.response.Begin(length)); }
+  Status Write(std::string_view bytes) override {
+    SERAC_RETURN_IF_ERROR(ctx_.response.Write(bytes.data(), bytes.size()));
+    ctx_.outcome.bytes_out += bytes.size();
+    return Status::Ok();
   }
-  if (!begun) (void)ctx.response.Begin(0);
-  return kHandled;
-}
+  Status WriteBlobRange(blob::BlobReader& blob, uint64_t offset, uint64_t length) override {
+    if (blob.native_fd() < 0) return ObjectByteSink::WriteBlobRange(blob, offset, length);
+    SERAC_RETURN_IF_ERROR(ctx_.response.SendFile(blob.native_fd(), offset, length));
+    ctx_.outcome.bytes_out += length;
+    return Status::Ok();
+  }
+  Status BeginWithBytes(std::string_view bytes) override {
+    ctx_.outcome.bytes_out += bytes.size();
+    return Promised(ctx_.response.Send(bytes));
+  }
 
+  // True when the client's connection failed as the head was sent: nothing more can reach it.
+  bool head_failed() const { return head_failed_; }
+
+ private:
+  Status Promised(Status sent) {
+    head_failed_ = !sent.ok();
+    return sent;
+  }
+
+  RequestContext& ctx_;
+  bool head_failed_ = false;
+};
+
+// Sends the selected bytes. The first blob is opened before the head goes out, so a missing blob
+// still yields a proper error response; a failure once the head is out closes the connection.
 HandlerResult SendBody(RequestContext& ctx, const meta::ObjectRecord& object, ByteRange range) {
-  if (object.segments.empty()) {
-    std::string_view bytes(object.inline_data);
-    bytes = bytes.substr(std::min<uint64_t>(range.first, bytes.size()), range.length);
-    ctx.outcome.bytes_out += bytes.size();
-    (void)ctx.response.Send(bytes);
-    return kHandled;
-  }
-  return SendSegments(ctx, object, range);
+  ResponseBodySink sink(ctx);
+  Status sent = objects::ReadObjectRange(ctx.blobs(), object, range.first, range.length, sink);
+  if (sent.ok() || sink.head_failed()) return kHandled;
+  return ErrorFromStatus(sent);
 }
 
 HandlerResult MissingObject(RequestContext& ctx, const Status& status) {

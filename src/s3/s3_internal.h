@@ -83,8 +83,6 @@ HandlerResult HeadersFromRequest(RequestContext& ctx, meta::ObjectHeaders& heade
 // Adds the stored headers of an object to a GET/HEAD response.
 void AddObjectHeaders(RequestContext& ctx, const meta::ObjectRecord& object);
 std::string QuoteEtag(std::string_view etag);
-// Copies an object's bytes into fresh blobs (one per segment) or keeps them inline.
-Status CopyObjectBytes(RequestContext& ctx, const meta::ObjectRecord& source, meta::ObjectRecord& target);
 // Reads If-Match & co. from the named headers.
 Conditions ReadConditions(RequestContext& ctx, std::string_view if_match, std::string_view if_none_match,
                           std::string_view if_modified_since, std::string_view if_unmodified_since);

@@ -63,11 +63,10 @@ HandlerResult LoadUpload(RequestContext& ctx, meta::UploadRecord& upload) {
   return kHandled;
 }
 
-// Records a part whose blob is committed; removes the blob if the upload vanished meanwhile.
+// Records a part whose blob is committed; its blob goes again if the upload vanished meanwhile.
 HandlerResult StorePart(RequestContext& ctx, const std::string& upload_id, const meta::PartRecord& part) {
-  Status stored = ctx.meta().PutPart(upload_id, part);
+  Status stored = objects::CommitPart(ctx.meta(), ctx.blobs(), upload_id, part);
   if (stored.ok()) return kHandled;
-  objects::DiscardBlobs(ctx.blobs(), {{part.blob_id, part.size}});
   return ErrorFromStatus(stored, Missing::kUpload);
 }
 
@@ -131,55 +130,49 @@ HandlerResult UploadPart(RequestContext& ctx) {
 
 namespace {
 
-// Streams a byte range of an object into a new blob, hashing it for the part's ETag.
+// A byte range of an object copied into a new blob, hashed for the part's ETag and checksum.
 struct CopiedPart {
   std::string blob_id;
   std::string md5_hex;
   std::string checksum_value;
 };
 
-Status AppendRange(RequestContext& ctx, const meta::ObjectRecord& source, ByteRange range,
-                   const std::function<Status(std::string_view)>& sink) {
-  if (source.segments.empty()) {
-    return sink(std::string_view(source.inline_data).substr(range.first, range.length));
+// Receives the copied bytes: hashes them and writes them to the part's blob.
+class PartCopySink final : public objects::ObjectByteSink {
+ public:
+  PartCopySink(objects::ObjectBodyWriter& writer, ChecksumAlgorithm algorithm)
+      : writer_(writer), checksummer_(algorithm) {}
+
+  Status Begin(uint64_t) override { return Status::Ok(); }
+  Status Write(std::string_view bytes) override {
+    md5_.Update(bytes);
+    checksummer_.Update(bytes.data(), bytes.size());
+    return writer_.Append(bytes);
   }
-  std::string buffer(limits::kIoBufferBytes, '\0');
-  uint64_t segment_start = 0;
-  uint64_t range_end = range.first + range.length;
-  for (const meta::Segment& segment : source.segments) {
-    uint64_t segment_end = segment_start + segment.size;
-    uint64_t from = std::max(range.first, segment_start);
-    uint64_t to = std::min(range_end, segment_end);
-    uint64_t base = segment_start;
-    segment_start = segment_end;
-    if (from >= to) continue;
-    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobReader> reader, ctx.blobs().Open(segment.blob_id));
-    for (uint64_t at = from; at < to;) {
-      size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), to - at));
-      SERAC_ASSIGN_OR_RETURN(size_t got, reader->ReadAt(at - base, buffer.data(), want));
-      if (got == 0) return Error(ErrorCode::kIoError, "blob shorter than recorded");
-      SERAC_RETURN_IF_ERROR(sink(std::string_view(buffer.data(), got)));
-      at += got;
-    }
-  }
-  return Status::Ok();
-}
+
+  std::string md5_hex() { return HexEncode(md5_.Finish()); }
+  std::string checksum_value() { return Base64Encode(checksummer_.Finish()); }
+
+ private:
+  objects::ObjectBodyWriter& writer_;
+  Digest md5_{Digest::Algorithm::kMd5};
+  Checksummer checksummer_;
+};
 
 Result<CopiedPart> CopyRangeToBlob(RequestContext& ctx, const meta::ObjectRecord& source, ByteRange range,
                                    ChecksumAlgorithm algorithm) {
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobWriter> writer, ctx.blobs().Create());
-  Digest md5(Digest::Algorithm::kMd5);
-  Checksummer checksummer(algorithm);
-  SERAC_RETURN_IF_ERROR(AppendRange(ctx, source, range, [&](std::string_view bytes) {
-    md5.Update(bytes);
-    checksummer.Update(bytes.data(), bytes.size());
-    return bytes.empty() ? Status::Ok() : writer->Append(bytes.data(), bytes.size());
-  }));
-  SERAC_RETURN_IF_ERROR(writer->Commit());
+  // A part always lives in a blob of its own, however small: CompleteMultipartUpload strings the
+  // parts' blobs together as the object's segments.
+  objects::ObjectBodyWriter writer(ctx.blobs(), /*inline_bytes_max=*/0);
+  SERAC_RETURN_IF_ERROR(writer.StartBlob());
+  PartCopySink sink(writer, algorithm);
+  SERAC_RETURN_IF_ERROR(objects::ReadObjectRange(ctx.blobs(), source, range.first, range.length, sink));
+  meta::ObjectRecord written;
+  SERAC_RETURN_IF_ERROR(writer.Finish(written));
   CopiedPart part;
-  part.blob_id = writer->id();
-  part.md5_hex = HexEncode(md5.Finish());
-  part.checksum_value = Base64Encode(checksummer.Finish());
+  part.blob_id = written.segments.front().blob_id;
+  part.md5_hex = sink.md5_hex();
+  part.checksum_value = sink.checksum_value();
   return part;
 }
 
