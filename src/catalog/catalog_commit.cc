@@ -17,8 +17,7 @@ namespace {
 
 struct TableChange {
   meta::EntityId id;
-  Json requirements = Json::array();
-  Json updates = Json::array();
+  std::optional<iceberg::TableChanges> changes;  // set once the request is read
 };
 
 // One table's next state, prepared but not yet stored: the new metadata file, its text and its
@@ -26,7 +25,7 @@ struct TableChange {
 struct PreparedCommit {
   std::optional<meta::EntityRecord> entity;  // nullopt: the commit creates the table (assert-create)
   std::shared_ptr<const iceberg::TableMetadata> current;
-  iceberg::TableMetadata next;
+  std::optional<iceberg::TableMetadata> next;  // set once the change is applied
   bool changed = false;
   std::string new_location;  // when changed
   // When changed: the file's JSON, also the response's "metadata" and what loads of it send.
@@ -35,13 +34,6 @@ struct PreparedCommit {
 };
 
 std::string DisplayName(const meta::EntityId& id) { return NamespaceDisplayName(id.levels) + "." + id.name; }
-
-bool HasAssertCreate(const Json& requirements) {
-  for (const Json& requirement : requirements) {
-    if (iceberg::StringOr(requirement, "type", "") == "assert-create") return true;
-  }
-  return false;
-}
 
 HandlerResult ReadArray(const Json& body, const char* key, Json& out) {
   auto it = body.find(key);
@@ -52,8 +44,16 @@ HandlerResult ReadArray(const Json& body, const char* key, Json& out) {
 }
 
 HandlerResult ReadChange(const Json& body, TableChange& change) {
-  if (auto error = ReadArray(body, "requirements", change.requirements)) return error;
-  return ReadArray(body, "updates", change.updates);
+  Json requirements = Json::array();
+  Json updates = Json::array();
+  if (auto error = ReadArray(body, "requirements", requirements)) return error;
+  if (auto error = ReadArray(body, "updates", updates)) return error;
+  auto changes =
+      iceberg::TableChanges::Parse(requirements.dump(-1, ' ', false, Json::error_handler_t::replace),
+                                   updates.dump(-1, ' ', false, Json::error_handler_t::replace));
+  if (!changes.ok()) return BadRequest(changes.status().message());
+  change.changes = std::move(changes).value();
+  return kHandled;
 }
 
 // Waits a little before retrying a lost race so that competing writers spread out.
@@ -80,7 +80,7 @@ HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool a
     return kHandled;
   }
   if (entity.status().code() != ErrorCode::kNotFound) return ErrorFromStatus(entity.status(), BadRequest(""));
-  if (!allow_create || !HasAssertCreate(change.requirements)) return NoSuchTable(DisplayName(change.id));
+  if (!allow_create || !change.changes->asserts_create()) return NoSuchTable(DisplayName(change.id));
   auto ns = ctx.catalog().GetNamespace(change.id.warehouse, change.id.levels);
   if (!ns.ok()) return ErrorFromStatus(ns.status(), NoSuchNamespace(NamespaceDisplayName(change.id.levels)));
   // A view that took the name since the stage-create: the name is not ours to create.
@@ -90,10 +90,11 @@ HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool a
 // Keeps the table's files in the warehouse bucket: a location elsewhere (a client's file:/ path,
 // another bucket) is replaced by the table's current one, or a fresh one for a new table.
 void KeepLocationInWarehouse(const TableChange& change, PreparedCommit& prepared) {
-  if (ClientLocationInWarehouse(prepared.next.location, change.id.warehouse)) return;
-  prepared.next.location = prepared.current ? prepared.current->location
-                                            : ChooseTableLocation(change.id.warehouse, change.id.levels,
-                                                                  change.id.name, std::nullopt);
+  if (ClientLocationInWarehouse(prepared.next->location(), change.id.warehouse)) return;
+  prepared.next = prepared.next->WithLocation(
+      prepared.current
+          ? prepared.current->location()
+          : ChooseTableLocation(change.id.warehouse, change.id.levels, change.id.name, std::nullopt));
 }
 
 // Applies the change to the current metadata and writes the next metadata file if it differs.
@@ -104,7 +105,7 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
   iceberg::CommitOptions options;
   options.now_ms = ToUnixMillis(Now());
   if (out.entity) options.previous_metadata_location = out.entity->metadata_location;
-  auto applied = iceberg::ApplyTableCommit(out.current.get(), change.requirements, change.updates, options);
+  auto applied = iceberg::CommitTable(out.current.get(), *change.changes, options);
   if (!applied.ok()) {
     // The message goes out unchanged: Java clients recognise "Requirement failed: ..." in it.
     if (applied.status().code() == ErrorCode::kConflict) {
@@ -116,10 +117,9 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
   out.changed = applied->changed || !out.entity;
   if (!out.changed) return kHandled;
   KeepLocationInWarehouse(change, out);
-  out.new_location =
-      iceberg::NewTableMetadataFileLocation(out.next, options.previous_metadata_location, RandomUuid());
+  out.new_location = out.next->NewFileLocation(options.previous_metadata_location, RandomUuid());
   if (auto error = RequireInWarehouse(ctx, out.new_location)) return error;
-  out.next_json = std::make_shared<const TableText>(iceberg::TableMetadataToJsonPieces(out.next));
+  out.next_json = std::make_shared<const TableText>(out.next->ToJsonPieces());
   auto file = TableMetadataFileRecord(ctx.backend, out.new_location, *out.next_json);
   if (!file.ok()) {
     out.new_location.clear();
@@ -136,8 +136,8 @@ meta::EntityRecord CreatedEntity(const TableChange& change, const PreparedCommit
   record.levels = change.id.levels;
   record.name = change.id.name;
   record.kind = meta::EntityKind::kTable;
-  record.uuid = prepared.next.table_uuid;
-  record.location = prepared.next.location;
+  record.uuid = prepared.next->table_uuid();
+  record.location = prepared.next->location();
   record.metadata_location = prepared.new_location;
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
   return record;
@@ -152,7 +152,7 @@ void AddToCommit(const TableChange& change, const PreparedCommit& prepared, meta
   }
   commit.swaps.push_back({change.id, prepared.entity->metadata_location, prepared.new_location});
   for (auto& trimmed :
-       TrimmedMetadataFiles(*prepared.current, prepared.entity->metadata_location, prepared.next)) {
+       TrimmedMetadataFiles(*prepared.current, prepared.entity->metadata_location, *prepared.next)) {
     commit.removed_files.push_back(std::move(trimmed));
   }
 }
@@ -178,7 +178,7 @@ struct ReleasedVersions {
 // location reachable; DiscardPrepared forgets it if the commit does not happen.
 void CacheNewVersion(RequestContext& ctx, PreparedCommit& prepared, ReleasedVersions& released) {
   auto tables = ctx.backend.tables.Put(
-      prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(prepared.next)),
+      prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(*prepared.next)),
       ParsedMetadataBytes(prepared.new_file.size));
   auto texts = CacheCommittedTableText(ctx.backend, prepared.new_location, prepared.next_json);
   std::move(tables.begin(), tables.end(), std::back_inserter(released.tables));
@@ -192,7 +192,7 @@ void AddCommitEtag(RequestContext& ctx, const std::string& location) {
 // A CommitTableResponse up to its "metadata" member, written without a Json tree.
 std::string CommitResultHead(const std::string& metadata_location) {
   std::string head = "{\"metadata-location\":";
-  iceberg::AppendJsonString(head, metadata_location);
+  AppendJsonString(head, metadata_location);
   head += ",\"metadata\":";
   return head;
 }
@@ -220,7 +220,7 @@ HandlerResult AuthorizeChange(RequestContext& ctx, const TableChange& change, bo
   if (!found.ok() && found.status().code() != ErrorCode::kNotFound) {
     return ErrorFromStatus(found.status(), BadRequest(""));
   }
-  if (!found.ok() && allow_create && HasAssertCreate(change.requirements)) {
+  if (!found.ok() && allow_create && change.changes->asserts_create()) {
     return Authorize(ctx, actions::kCreateTable, auth::TablesWarehouseArn(change.id.warehouse),
                      CatalogConditions(ctx, change.id.levels, meta::EntityKind::kTable, change.id.name));
   }

@@ -19,10 +19,11 @@
 #include "auth/sigv4.h"
 #include "blob/blob_store.h"
 #include "catalog/catalog_service.h"
+#include "common/json_reads.h"
 #include "common/limits.h"
 #include "common/lru_cache.h"
 #include "http/http.h"
-#include "iceberg/metadata_internal.h"
+#include "iceberg/table_metadata.h"
 #include "meta/catalog_store.h"
 #include "meta/meta_store.h"
 #include "service/front_end_stores.h"
@@ -31,8 +32,6 @@
 #include "service/request_context.h"
 
 namespace serac::catalog {
-
-using Json = iceberg::Json;
 
 // ---- Errors (catalog_errors.cc): the IcebergErrorResponse of the REST spec. ----
 
@@ -318,7 +317,7 @@ std::string RawMemberHead(const Json& body, std::string_view name);
 // closing brace, so large documents are not rebuilt as a Json tree.
 HandlerResult SendJsonAfterHead(RequestContext& ctx, std::string head, std::string_view raw_json,
                                 int status = 200);
-// The same with the member's JSON given in pieces (iceberg::TableMetadataToJsonPieces), written
+// The same with the member's JSON given in pieces (iceberg::TableMetadata::ToJsonPieces), written
 // one after the other without joining them (or in one copy when small).
 HandlerResult SendJsonAfterHead(RequestContext& ctx, const std::string& head,
                                 const std::vector<iceberg::MetadataTextPiece>& raw_json, int status = 200);
@@ -345,7 +344,7 @@ Status WriteMetadataFile(Backend& backend, const std::string& location, const st
 Result<meta::ObjectRecord> MetadataFileRecord(Backend& backend, const std::string& location,
                                               const std::string& json);
 void DiscardMetadataFileRecord(Backend& backend, const meta::ObjectRecord& record);
-// The record of a new table metadata file given as iceberg::TableMetadataToJsonPieces cut it: the history
+// The record of a new table metadata file given as iceberg::TableMetadata::ToJsonPieces cut it: the history
 // chunks are stored once for every file that repeats them, so a commit stores and hashes only what is new.
 // Its ETag is the MD5 of the pieces' MD5s followed by "-<pieces>", as S3 gives objects uploaded in parts.
 // Without chunks, or when the rest would not fit the index row, it is MetadataFileRecord of the joined text.

@@ -139,8 +139,7 @@ Result<std::shared_ptr<const iceberg::TableMetadata>> LoadTableMetadata(Backend&
                                                                         const std::string& location) {
   if (auto cached = backend.tables.Get(location)) return cached;
   SERAC_ASSIGN_OR_RETURN(std::string text, ReadMetadataFile(backend, location));
-  SERAC_ASSIGN_OR_RETURN(Json json, iceberg::ParseJson(text));
-  SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::ParseTableMetadata(json));
+  SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::TableMetadata::Parse(text));
   auto shared = std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
   backend.tables.Put(location, shared, ParsedMetadataBytes(text.size()));
   return shared;
@@ -150,8 +149,7 @@ Result<std::shared_ptr<const iceberg::ViewMetadata>> LoadViewMetadata(Backend& b
                                                                       const std::string& location) {
   if (auto cached = backend.views.Get(location)) return cached;
   SERAC_ASSIGN_OR_RETURN(std::string text, ReadMetadataFile(backend, location));
-  SERAC_ASSIGN_OR_RETURN(Json json, iceberg::ParseJson(text));
-  SERAC_ASSIGN_OR_RETURN(iceberg::ViewMetadata metadata, iceberg::ParseViewMetadata(json));
+  SERAC_ASSIGN_OR_RETURN(iceberg::ViewMetadata metadata, iceberg::ViewMetadata::Parse(text));
   auto shared = std::make_shared<const iceberg::ViewMetadata>(std::move(metadata));
   backend.views.Put(location, shared, ParsedMetadataBytes(text.size()));
   return shared;
@@ -184,11 +182,11 @@ std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceb
     auto it = properties.find("write.metadata.delete-after-commit.enabled");
     return it != properties.end() && ParseBoolean(it->second).value_or(false);
   };
-  if (!is_true(before.properties) && !is_true(after.properties)) return trimmed;
+  if (!is_true(before.properties()) && !is_true(after.properties())) return trimmed;
   std::set<std::string> kept;
-  for (const iceberg::MetadataLogEntry& entry : after.metadata_log) kept.insert(entry.metadata_file);
+  for (const iceberg::MetadataLogEntry& entry : after.metadata_log()) kept.insert(entry.metadata_file);
   std::vector<std::string> candidates;
-  for (const iceberg::MetadataLogEntry& entry : before.metadata_log)
+  for (const iceberg::MetadataLogEntry& entry : before.metadata_log())
     candidates.push_back(entry.metadata_file);
   candidates.push_back(before_location);
   for (const std::string& file : candidates) {

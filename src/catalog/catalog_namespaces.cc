@@ -50,7 +50,7 @@ HandlerResult ReadStringList(const Json& body, const char* key, std::vector<std:
 HandlerResult ReadProperties(const Json& body, const char* key, std::map<std::string, std::string>& out) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return kHandled;
-  auto properties = iceberg::StringMap(*it);
+  auto properties = StringMap(*it);
   if (!properties.ok()) return BadRequest(std::string(key) + ": " + properties.status().message());
   out = std::move(properties).value();
   return kHandled;
@@ -69,7 +69,7 @@ HandlerResult ParseIdentifier(const Json& json, meta::NamespaceLevels& levels, s
   auto ns = json.find("namespace");
   if (ns == json.end()) return BadRequest("identifier needs a namespace");
   if (auto error = ReadLevels(*ns, levels)) return error;
-  auto parsed_name = iceberg::RequiredString(json, "name");
+  auto parsed_name = RequiredString(json, "name");
   if (!parsed_name.ok()) return BadRequest(parsed_name.status().message());
   if (auto problem = EntityNameProblem(*parsed_name)) return BadRequest(*problem);
   name = std::move(parsed_name).value();

@@ -441,7 +441,7 @@ std::vector<std::string> AdvertisedEndpoints() {
 }
 
 HandlerResult ParseJsonObject(RequestContext& ctx, Json& out) {
-  auto parsed = iceberg::ParseJson(ctx.body);
+  auto parsed = ParseJson(ctx.body);
   if (!parsed.ok()) return BadRequest("malformed JSON body: " + parsed.status().message());
   if (!parsed->is_object()) return BadRequest("the request body must be a JSON object");
   out = std::move(parsed).value();
@@ -595,9 +595,9 @@ void AppendStorageConfigText(const RequestContext& ctx, std::string& out) {
     for (const auto& [key, value] : StorageConfigEntries(ctx)) {
       cached_text += separator;
       separator = ',';
-      iceberg::AppendJsonString(cached_text, key);
+      AppendJsonString(cached_text, key);
       cached_text += ':';
-      iceberg::AppendJsonString(cached_text, value);
+      AppendJsonString(cached_text, value);
     }
     cached_text += '}';
     cached_endpoint = std::move(endpoint);

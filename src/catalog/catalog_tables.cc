@@ -156,7 +156,7 @@ std::shared_ptr<const TableText> CachedTableText(Backend& backend, const std::st
   const std::string key = TableTextKey(metadata_location, selection);
   if (std::shared_ptr<const TableText> text = backend.table_texts.Get(key)) return text;
   auto text = std::make_shared<TableText>(1);
-  text->front().text = iceberg::TableMetadataToJsonText(metadata, selection);
+  text->front().text = metadata.ToJsonText(selection);
   backend.table_texts.Put(key, text, iceberg::MetadataPiecesSize(*text));
   return text;
 }
@@ -205,7 +205,7 @@ std::string TableResultHead(RequestContext& ctx, const std::optional<std::string
   AppendStorageConfigText(ctx, head);
   head += ",\"metadata-location\":";
   if (metadata_location) {
-    iceberg::AppendJsonString(head, *metadata_location);
+    AppendJsonString(head, *metadata_location);
   } else {
     head += "null";
   }
@@ -218,9 +218,9 @@ std::string TableResultHead(RequestContext& ctx, const std::optional<std::string
 HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::string>& metadata_location,
                               const iceberg::TableMetadata& metadata, bool vend_write,
                               iceberg::SnapshotSelection selection, const std::string* etag) {
-  std::string head = TableResultHead(ctx, metadata_location, metadata.location, vend_write);
+  std::string head = TableResultHead(ctx, metadata_location, metadata.location(), vend_write);
   if (!metadata_location) {
-    return SendJsonAfterHead(ctx, std::move(head), iceberg::TableMetadataToJsonText(metadata, selection));
+    return SendJsonAfterHead(ctx, std::move(head), metadata.ToJsonText(selection));
   }
   ctx.response.AddHeader("ETag", etag != nullptr ? *etag : TableEtag(*metadata_location, selection));
   return SendJsonAfterHead(ctx, head, *CachedTableText(ctx.backend, *metadata_location, metadata, selection));
@@ -229,35 +229,35 @@ HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::stri
 HandlerResult CreateTable(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto request = iceberg::ParseCreateTableRequest(body);
+  auto request = iceberg::TableCreation::Parse(ctx.body);
   if (!request.ok()) return BadRequest(request.status().message());
-  ctx.path.name = request->name;
-  if (auto problem = EntityNameProblem(request->name)) return BadRequest(*problem);
-  if (auto error =
-          AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kTable, request->name)) {
+  const std::string& name = request->name();
+  ctx.path.name = name;
+  if (auto problem = EntityNameProblem(name)) return BadRequest(*problem);
+  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kTable, name)) {
     return error;
   }
-  if (auto error = CheckNameAndNamespace(ctx, request->name)) return error;
+  if (auto error = CheckNameAndNamespace(ctx, name)) return error;
   if (auto error = RequireNameFree(ctx, ctx.Entity(meta::EntityKind::kTable))) return error;
   const std::string location =
-      ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, request->name, request->location);
-  auto metadata = iceberg::NewTableMetadata(*request, location, RandomUuid(), ToUnixMillis(Now()));
+      ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, name, request->location());
+  auto metadata = request->NewMetadata(location, RandomUuid(), ToUnixMillis(Now()));
   if (!metadata.ok()) return ErrorFromStatus(metadata.status(), BadRequest(metadata.status().message()));
   // The creator writes the table's first files, so its credentials (if vended) may write.
-  if (request->stage_create) return SendTableResult(ctx, std::nullopt, *metadata, true);
+  if (request->stage_create()) return SendTableResult(ctx, std::nullopt, *metadata, true);
 
-  const std::string file = iceberg::NewTableMetadataFileLocation(*metadata, "", RandomUuid());
+  const std::string file = metadata->NewFileLocation("", RandomUuid());
   if (auto error = RequireInWarehouse(ctx, file)) return error;
-  const std::string json = iceberg::TableMetadataToJsonText(*metadata);
+  const std::string json = metadata->ToJsonText();
   auto file_record = MetadataFileRecord(ctx.backend, file, json);
   if (!file_record.ok())
     return ErrorFromStatus(file_record.status(), BadRequest(file_record.status().message()));
   meta::EntityRecord record;
   record.warehouse = ctx.path.warehouse;
   record.levels = ctx.path.levels;
-  record.name = request->name;
+  record.name = name;
   record.kind = meta::EntityKind::kTable;
-  record.uuid = metadata->table_uuid;
+  record.uuid = metadata->table_uuid();
   record.location = location;
   record.metadata_location = file;
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
@@ -316,8 +316,8 @@ HandlerResult DropTable(RequestContext& ctx) {
 HandlerResult RegisterTable(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto name = iceberg::RequiredString(body, "name");
-  auto location = iceberg::RequiredString(body, "metadata-location");
+  auto name = RequiredString(body, "name");
+  auto location = RequiredString(body, "metadata-location");
   if (!name.ok()) return BadRequest(name.status().message());
   if (!location.ok()) return BadRequest(location.status().message());
   bool overwrite = false;
@@ -347,8 +347,8 @@ HandlerResult RegisterTable(RequestContext& ctx) {
   record.levels = ctx.path.levels;
   record.name = *name;
   record.kind = meta::EntityKind::kTable;
-  record.uuid = (*metadata)->table_uuid;
-  record.location = (*metadata)->location;
+  record.uuid = (*metadata)->table_uuid();
+  record.location = (*metadata)->location();
   record.metadata_location = *location;
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
   Status registered = ctx.catalog().RegisterEntity(record, overwrite);

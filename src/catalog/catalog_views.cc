@@ -22,9 +22,9 @@ std::string NextViewMetadataFileLocation(const std::string& current_file) {
 
 HandlerResult SendViewResult(RequestContext& ctx, const std::string& metadata_location,
                              const iceberg::ViewMetadata& metadata) {
-  return SendJson(ctx, Json{{"metadata-location", metadata_location},
-                            {"metadata", iceberg::ViewMetadataToJson(metadata)},
-                            {"config", StorageConfig(ctx)}});
+  return SendJsonWithRawMember(ctx,
+                               Json{{"metadata-location", metadata_location}, {"config", StorageConfig(ctx)}},
+                               "metadata", metadata.ToJsonText());
 }
 
 IcebergError UnreadableMetadata(const Status& status) {
@@ -44,7 +44,7 @@ meta::EntityRecord ViewRecord(const RequestContext& ctx, const iceberg::ViewMeta
   record.levels = ctx.path.levels;
   record.name = ctx.path.name;
   record.kind = meta::EntityKind::kView;
-  record.uuid = metadata.view_uuid;
+  record.uuid = metadata.view_uuid();
   record.location = storage_location;
   record.metadata_location = metadata_location;
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
@@ -58,12 +58,13 @@ HandlerResult ListViews(RequestContext& ctx) { return ListEntities(ctx, meta::En
 HandlerResult CreateView(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto request = iceberg::ParseCreateViewRequest(body);
+  auto request = iceberg::ViewCreation::Parse(ctx.body);
   if (!request.ok()) return BadRequest(request.status().message());
-  ctx.path.name = request->name;
-  if (auto problem = EntityNameProblem(request->name)) return BadRequest(*problem);
-  if (auto error =
-          AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kView, request->name)) {
+  const std::string& name = request->name();
+  const std::optional<std::string>& requested_location = request->location();
+  ctx.path.name = name;
+  if (auto problem = EntityNameProblem(name)) return BadRequest(*problem);
+  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kView, name)) {
     return error;
   }
   if (auto error = RequireNamespace(ctx)) return error;
@@ -71,14 +72,13 @@ HandlerResult CreateView(RequestContext& ctx) {
   // The view's location is kept as given (it names no files serac has to manage); its metadata
   // files live in the warehouse: below that location when it is there, else at a default place.
   const std::string storage =
-      ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, request->name, request->location);
-  const bool kept_as_given = request->location && !request->location->empty() &&
-                             !ClientLocationInWarehouse(*request->location, ctx.path.warehouse);
-  auto metadata =
-      iceberg::NewViewMetadata(*request, kept_as_given ? *request->location : storage, RandomUuid());
+      ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, name, requested_location);
+  const bool kept_as_given = requested_location && !requested_location->empty() &&
+                             !ClientLocationInWarehouse(*requested_location, ctx.path.warehouse);
+  auto metadata = request->NewMetadata(kept_as_given ? *requested_location : storage, RandomUuid());
   if (!metadata.ok()) return MetadataRuleError(metadata.status());
   const std::string file = NewViewMetadataFileLocation(storage, "");
-  const std::string json = iceberg::ViewMetadataToJson(*metadata).dump();
+  const std::string json = metadata->ToJsonText();
   Status written = WriteMetadataFile(ctx.backend, file, json);
   if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));
   Status created = ctx.catalog().CreateEntity(ViewRecord(ctx, *metadata, file, storage));
@@ -119,13 +119,15 @@ HandlerResult ReplaceView(RequestContext& ctx) {
   const Json updates = list_or_empty("updates");
   if (!requirements.is_array() || !updates.is_array())
     return BadRequest("requirements and updates must be arrays");
+  const std::string requirements_text = requirements.dump(-1, ' ', false, Json::error_handler_t::replace);
+  const std::string updates_text = updates.dump(-1, ' ', false, Json::error_handler_t::replace);
   const meta::EntityId id = ctx.Entity(meta::EntityKind::kView);
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     auto entity = ctx.catalog().GetEntity(id);
     if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchView(EntityDisplayName(ctx)));
     auto current = LoadViewMetadata(ctx.backend, entity->metadata_location);
     if (!current.ok()) return UnreadableMetadata(current.status());
-    auto applied = iceberg::ApplyViewCommit(**current, requirements, updates, ToUnixMillis(Now()));
+    auto applied = iceberg::CommitView(**current, requirements_text, updates_text, ToUnixMillis(Now()));
     if (!applied.ok()) {
       // Unchanged: Java clients recognise "Requirement failed: ..." and add "Commit failed: ".
       if (applied.status().code() == ErrorCode::kConflict) {
@@ -136,7 +138,7 @@ HandlerResult ReplaceView(RequestContext& ctx) {
     if (!applied->changed) return SendViewResult(ctx, entity->metadata_location, **current);
     const std::string file = NextViewMetadataFileLocation(entity->metadata_location);
     if (auto error = RequireInWarehouse(ctx, file)) return error;
-    const std::string json = iceberg::ViewMetadataToJson(applied->metadata).dump();
+    const std::string json = applied->metadata.ToJsonText();
     Status written = WriteMetadataFile(ctx.backend, file, json);
     if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));
     Status swapped = ctx.catalog().SwapMetadataLocations({{id, entity->metadata_location, file}});
@@ -162,8 +164,8 @@ HandlerResult DropView(RequestContext& ctx) {
 HandlerResult RegisterView(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto name = iceberg::RequiredString(body, "name");
-  auto location = iceberg::RequiredString(body, "metadata-location");
+  auto name = RequiredString(body, "name");
+  auto location = RequiredString(body, "metadata-location");
   if (!name.ok()) return BadRequest(name.status().message());
   if (!location.ok()) return BadRequest(location.status().message());
   ctx.path.name = *name;

@@ -60,7 +60,7 @@ HandlerResult GetConfig(RequestContext& ctx) {
 HandlerResult CreateWarehouse(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto name = iceberg::RequiredString(body, "name");
+  auto name = RequiredString(body, "name");
   if (!name.ok()) return BadRequest(name.status().message());
   if (auto problem = WarehouseNameProblem(*name)) return BadRequest(*problem);
   if (auto error = Authorize(ctx, ctx.action, auth::TablesWarehouseArn(*name), CatalogConditions(ctx, {}))) {

@@ -3,8 +3,9 @@
 // file naming. No HTTP, no storage: the catalog module reads and writes the files and swaps
 // pointers; this module only decides what the next metadata is.
 //
-// This header speaks JSON text so that it stays light to include. The catalog's .cc files may use
-// the typed model in iceberg/metadata_internal.h instead (same rules, no re-parsing).
+// This header is the JSON-text form of the same rules, for tests and fuzz targets that speak the
+// documents themselves; other modules use the typed values of iceberg/table_metadata.h (same rules,
+// no re-parsing per call).
 //
 // Errors, each where Java Iceberg raises the exception named: kInvalidArgument = malformed request
 // or a rule the client broke (IllegalArgumentException); kValidationFailed = a rule Java's

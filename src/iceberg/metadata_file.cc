@@ -30,7 +30,7 @@ std::string MetadataFileName(std::string_view previous_metadata_location, std::s
   return std::string(number) + "-" + std::string(file_uuid) + ".metadata.json";
 }
 
-std::string NewTableMetadataFileLocation(const TableMetadata& metadata,
+std::string NewTableMetadataFileLocation(const TableModel& metadata,
                                          std::string_view previous_metadata_location,
                                          std::string_view file_uuid) {
   std::string directory;

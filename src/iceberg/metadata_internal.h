@@ -1,5 +1,6 @@
-// The Iceberg table and view metadata model, for iceberg/*.cc and the catalog's .cc files only
-// (it pulls in nlohmann/json; everything else uses the string API in iceberg/iceberg.h).
+// The Iceberg table and view metadata model as iceberg/ keeps it, for iceberg/*.cc only (it pulls in
+// nlohmann/json; every other module uses the typed values of iceberg/table_metadata.h, which hold
+// one of these each, or the string API of iceberg/iceberg.h).
 //
 // Schemas, partition specs, sort orders, snapshots, refs, statistics, encryption keys and view
 // versions are kept as the JSON objects the clients sent. The rules only read the ids they need
@@ -10,24 +11,24 @@
 // behind the entry points may read them without re-checking.
 //
 // Values of these types are plain data: copy them freely. The one thing they share is snapshots,
-// which are immutable once made (see Snapshot), so copies never interfere across threads.
+// which are immutable once made (see StoredSnapshot), so copies never interfere across threads.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/json_reads.h"
 #include "common/status.h"
 #include "iceberg/iceberg.h"
+#include "iceberg/schema.h"
+#include "iceberg/table_metadata.h"
 
 namespace serac::iceberg {
-
-using Json = nlohmann::json;
 
 inline constexpr int kTableFormatVersionMin = 1;
 inline constexpr int kTableFormatVersionMax = 3;
@@ -40,7 +41,6 @@ inline constexpr int32_t kFirstSortOrderId = 1;
 inline constexpr int32_t kLastAddedId = -1;  // "-1 = the one added in this commit"
 inline constexpr char kParquetCompressionProperty[] = "write.parquet.compression-codec";
 inline constexpr char kParquetCompressionDefault[] = "zstd";  // for new tables, as the reference sets it
-inline constexpr char kMainBranch[] = "main";
 inline constexpr char kFormatVersionProperty[] = "format-version";
 inline constexpr char kPreviousVersionsMaxProperty[] = "write.metadata.previous-versions-max";
 inline constexpr int kPreviousVersionsMaxDefault = 100;
@@ -48,40 +48,28 @@ inline constexpr char kMetadataPathProperty[] = "write.metadata.path";
 inline constexpr char kViewHistorySizeProperty[] = "version.history.num-entries";
 inline constexpr int kViewHistorySizeDefault = 10;
 
-struct SnapshotLogEntry {
-  int64_t timestamp_ms = 0;
-  int64_t snapshot_id = 0;
-  bool operator==(const SnapshotLogEntry&) const = default;
-};
-
-struct MetadataLogEntry {
-  int64_t timestamp_ms = 0;
-  std::string metadata_file;
-  bool operator==(const MetadataLogEntry&) const = default;
-};
-
 // One snapshot exactly as the client sent it, never changed once made. Every metadata version
 // that still lists it points at the same one: a busy table lists thousands of snapshots and each
 // commit makes a new version, so copying or re-serialising them all on every commit would cost
 // more than the commit itself. Its JSON text is rendered once, when it is made.
-class Snapshot {
+class StoredSnapshot {
  public:
   // `json` must already have passed ValidateSnapshot.
-  static std::shared_ptr<const Snapshot> Make(Json json);
+  static std::shared_ptr<const StoredSnapshot> Make(Json json);
 
   const Json& json() const { return json_; }
   int64_t id() const { return id_; }
   const std::string& text() const { return text_; }  // json() written compactly
 
  private:
-  Snapshot(Json json, int64_t id, std::string text);
+  StoredSnapshot(Json json, int64_t id, std::string text);
   Json json_;
   int64_t id_;
   std::string text_;
 };
-using SnapshotPtr = std::shared_ptr<const Snapshot>;
+using StoredSnapshotPtr = std::shared_ptr<const StoredSnapshot>;
 
-struct TableMetadata {
+struct TableModel {
   int format_version = kTableFormatVersionDefault;
   std::string table_uuid;
   std::string location;
@@ -94,8 +82,8 @@ struct TableMetadata {
   int32_t default_spec_id = 0;
   int32_t last_partition_id = kPartitionFieldIdStart - 1;
   std::map<std::string, std::string> properties;
-  int64_t current_snapshot_id = -1;    // -1: no current snapshot
-  std::vector<SnapshotPtr> snapshots;  // never null
+  int64_t current_snapshot_id = -1;          // -1: no current snapshot
+  std::vector<StoredSnapshotPtr> snapshots;  // never null
   std::vector<SnapshotLogEntry> snapshot_log;
   std::vector<MetadataLogEntry> metadata_log;
   std::vector<Json> sort_orders;  // each has "order-id"
@@ -113,18 +101,7 @@ struct TableMetadata {
   const Json* FindSnapshot(int64_t snapshot_id) const;
 };
 
-// ---- JSON helpers: typed reads that fail with kInvalidArgument instead of throwing. ----
-Result<Json> ParseJson(std::string_view text);
-Result<int64_t> RequiredInt(const Json& object, const char* key);
-Result<std::optional<int64_t>> OptionalInt(const Json& object, const char* key);  // null = absent
-Result<std::string> RequiredString(const Json& object, const char* key);
-// The member's text when `object` is an object holding a string under `key`, else `fallback`
-// (Json::value throws when the member has another type).
-std::string StringOr(const Json& object, const char* key, std::string_view fallback);
-Result<const Json*> RequiredMember(const Json& object, const char* key, Json::value_t type);
-Result<std::map<std::string, std::string>> StringMap(const Json& object);  // {"k": "v"} only
-// Appends `text` as a JSON string (quoted and escaped as Json::dump would), without building a Json.
-void AppendJsonString(std::string& out, std::string_view text);
+// ---- JSON reads (json_util.cc; the generic ones are common/json_reads.h). ----
 // A client's value as messages show it: written compactly and cut short.
 std::string ShownJson(const Json& value);
 // Reads with the reference parsers' rules (its JsonUtil), failing with their wording, which names
@@ -155,6 +132,8 @@ Status CheckSchemaCompatibleWithFormat(const Json& schema, int format_version);
 // then their children; list element before its children; map key, value, then their children).
 // `id_map` receives old id -> new id.
 Json ReassignFieldIds(const Json& schema, std::map<int64_t, int64_t>* id_map);
+// The typed schema of a JSON schema that passed ValidateSchema.
+Schema SchemaFromJson(const Json& schema);
 // Same content, ignoring the schema id (what "re-adding an identical schema" means).
 bool SameSchema(const Json& a, const Json& b);
 
@@ -177,43 +156,25 @@ Status ValidatePartitionSpecFields(const Json& spec, SourceColumns sources = Sou
 Status ValidateStatisticsFile(const Json& file);
 Status ValidatePartitionStatisticsFile(const Json& file);
 Status ValidateEncryptionKey(const Json& key);
-enum class SnapshotSelection { kAll, kRefs };  // kRefs: only snapshots some branch or tag points at
-Result<TableMetadata> ParseTableMetadata(const Json& json);
-Json TableMetadataToJson(const TableMetadata& metadata,
-                         SnapshotSelection selection = SnapshotSelection::kAll);
+Result<TableModel> ParseTableMetadata(const Json& json);
+Json TableMetadataToJson(const TableModel& metadata, SnapshotSelection selection = SnapshotSelection::kAll);
 // The same document as text, written without copying the snapshots (a table may hold thousands,
 // and every commit and uncached load writes them all). Never throws: invalid UTF-8 is replaced.
-std::string TableMetadataToJsonText(const TableMetadata& metadata,
+std::string TableMetadataToJsonText(const TableModel& metadata,
                                     SnapshotSelection selection = SnapshotSelection::kAll);
 
 // Parts of that text: the fields before the history, without the closing brace, and one entry
 // of each log.
-std::string TableMetadataHeadText(const TableMetadata& metadata);
+std::string TableMetadataHeadText(const TableModel& metadata);
 void AppendMetadataLogEntryText(const MetadataLogEntry& entry, std::string& text);
 void AppendSnapshotLogEntryText(const SnapshotLogEntry& entry, std::string& text);
 
-// A run of consecutive history entries (snapshots, snapshot-log or metadata-log entries) as text,
-// with the digests storage needs to keep it once for every metadata file that repeats it.
-struct HistoryChunk {
-  std::string text;
-  std::string sha256;  // raw 32 bytes
-  std::string md5;     // raw 16 bytes
-};
-// One piece of a metadata file: a shared history chunk, or text of this version alone.
-struct MetadataTextPiece {
-  std::shared_ptr<const HistoryChunk> chunk;  // set: shared
-  std::string text;                           // otherwise
-  std::string_view view() const { return chunk ? std::string_view(chunk->text) : std::string_view(text); }
-  size_t size() const { return view().size(); }
-};
 // The whole document of TableMetadataToJsonText(metadata) (every snapshot), cut so that the
 // history a version shares with the one before it comes as the same chunks. Runs of entries end
 // where an entry's content says so (content-defined, so dropping old snapshots only changes the
 // runs around them), and each table's last cut is kept with its chunks (limits::kCatalogHistoryCut*)
 // so a commit hashes only new runs. Joining the pieces gives exactly TableMetadataToJsonText.
-std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& metadata);
-std::string JoinMetadataPieces(const std::vector<MetadataTextPiece>& pieces);
-uint64_t MetadataPiecesSize(const std::vector<MetadataTextPiece>& pieces);  // bytes of the joined text
+std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableModel& metadata);
 
 // ---- Create (table_create.cc). ----
 struct CreateTableRequest {
@@ -226,20 +187,26 @@ struct CreateTableRequest {
   bool stage_create = false;
 };
 Result<CreateTableRequest> ParseCreateTableRequest(const Json& body);
-Result<TableMetadata> NewTableMetadata(const CreateTableRequest& request, std::string_view location,
-                                       std::string_view table_uuid, int64_t now_ms);
+Result<TableModel> NewTableMetadata(const CreateTableRequest& request, std::string_view location,
+                                    std::string_view table_uuid, int64_t now_ms);
 
 // ---- Commit (table_requirements.cc, table_updates.cc). ----
 // Requirement failures are kConflict (409 CommitFailedException); malformed input is
 // kInvalidArgument (400). `current` null means the table does not exist yet (finishing a
 // stage-create): the updates then build it from empty metadata, as the reference does.
-Status CheckTableRequirements(const TableMetadata* current, const Json& requirements);
+Status CheckTableRequirements(const TableModel* current, const Json& requirements);
 struct TableCommitOutcome {
-  TableMetadata metadata;
+  TableModel metadata;
   bool changed = false;  // false: the commit changes nothing and nothing needs to be written
 };
-Result<TableCommitOutcome> ApplyTableCommit(const TableMetadata* current, const Json& requirements,
+Result<TableCommitOutcome> ApplyTableCommit(const TableModel* current, const Json& requirements,
                                             const Json& updates, const CommitOptions& options);
+
+// The parsed members of a TableChanges.
+struct TableChangesModel {
+  Json requirements = Json::array();
+  Json updates = Json::array();
+};
 
 // ---- Views (view_metadata.cc). ----
 struct VersionLogEntry {
@@ -248,7 +215,7 @@ struct VersionLogEntry {
   bool operator==(const VersionLogEntry&) const = default;
 };
 
-struct ViewMetadata {
+struct ViewModel {
   std::string view_uuid;
   int format_version = 1;
   std::string location;
@@ -262,8 +229,8 @@ struct ViewMetadata {
   const Json* FindVersion(int32_t version_id) const;
 };
 
-Result<ViewMetadata> ParseViewMetadata(const Json& json);
-Json ViewMetadataToJson(const ViewMetadata& metadata);
+Result<ViewModel> ParseViewMetadata(const Json& json);
+Json ViewMetadataToJson(const ViewModel& metadata);
 struct CreateViewRequest {
   std::string name;
   std::optional<std::string> location;
@@ -272,19 +239,19 @@ struct CreateViewRequest {
   std::map<std::string, std::string> properties;
 };
 Result<CreateViewRequest> ParseCreateViewRequest(const Json& body);
-Result<ViewMetadata> NewViewMetadata(const CreateViewRequest& request, std::string_view location,
-                                     std::string_view view_uuid);
+Result<ViewModel> NewViewMetadata(const CreateViewRequest& request, std::string_view location,
+                                  std::string_view view_uuid);
 struct ViewCommitOutcome {
-  ViewMetadata metadata;
+  ViewModel metadata;
   bool changed = false;
 };
 // `now_ms` is the server's clock: the version log records a move back to an older version then.
-Result<ViewCommitOutcome> ApplyViewCommit(const ViewMetadata& current, const Json& requirements,
+Result<ViewCommitOutcome> ApplyViewCommit(const ViewModel& current, const Json& requirements,
                                           const Json& updates, int64_t now_ms);
 
 // ---- Metadata files (metadata_file.cc). ----
 // "<write.metadata.path or location/metadata>/NNNNN-<uuid>.metadata.json".
-std::string NewTableMetadataFileLocation(const TableMetadata& metadata,
+std::string NewTableMetadataFileLocation(const TableModel& metadata,
                                          std::string_view previous_metadata_location,
                                          std::string_view file_uuid);
 

@@ -72,7 +72,7 @@ struct ArrayCut {
 struct TableCut {
   ArrayCut<MetadataLogEntry> metadata_log;
   ArrayCut<SnapshotLogEntry> snapshot_log;
-  ArrayCut<SnapshotPtr> snapshots;
+  ArrayCut<StoredSnapshotPtr> snapshots;
 
   uint64_t Bytes() const {
     uint64_t bytes = metadata_log.Bytes() + snapshot_log.Bytes() + snapshots.Bytes();
@@ -200,7 +200,7 @@ void AppendHistoryArray(PiecesBuilder& out, const std::vector<Entry>& entries, R
 
 }  // namespace
 
-std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& metadata) {
+std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableModel& metadata) {
   std::shared_ptr<const TableCut> previous;
   if (!metadata.table_uuid.empty()) previous = CutCache().Get(metadata.table_uuid);
   auto cut = std::make_shared<TableCut>();
@@ -225,11 +225,11 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableMetadata& me
       },
       [&](size_t i, std::string& text) { AppendSnapshotLogEntryText(snapshot_log[i], text); });
 
-  const std::vector<SnapshotPtr>& snapshots = metadata.snapshots;
+  const std::vector<StoredSnapshotPtr>& snapshots = metadata.snapshots;
   out.text() += "],\"snapshots\":[";
   AppendHistoryArray(
       out, snapshots, kSnapshotRuns, previous ? &previous->snapshots : nullptr, cut->snapshots,
-      [](const SnapshotPtr& snapshot) { return Mix(static_cast<uint64_t>(snapshot->id())); },
+      [](const StoredSnapshotPtr& snapshot) { return Mix(static_cast<uint64_t>(snapshot->id())); },
       [&](size_t i, std::string& text) { text += snapshots[i]->text(); });
   out.text() += "]}";
   if (!metadata.table_uuid.empty()) {

@@ -233,18 +233,24 @@ const NestedField* Schema::FindFieldByName(std::string_view dotted_name) const {
 
 int32_t Schema::HighestFieldId() const { return HighestIn(fields); }
 
-Result<Schema> ParseSchema(std::string_view text) {
-  SERAC_ASSIGN_OR_RETURN(Json json, ParseJson(text));
-  SERAC_RETURN_IF_ERROR(ValidateSchema(json));
+Schema SchemaFromJson(const Json& json) {
   Schema schema;
-  SERAC_ASSIGN_OR_RETURN(std::optional<int32_t> schema_id, OptionalInt32(json, "schema-id"));
-  schema.schema_id = schema_id.value_or(0);
+  if (auto id = json.find("schema-id"); id != json.end() && id->is_number_integer()) {
+    schema.schema_id = id->get<int32_t>();
+  }
   for (const Json& field : json.at("fields")) schema.fields.push_back(FieldFromJson(field));
   if (auto identifiers = json.find("identifier-field-ids");
       identifiers != json.end() && identifiers->is_array()) {
     for (const Json& id : *identifiers) schema.identifier_field_ids.push_back(id.get<int32_t>());
   }
   return schema;
+}
+
+Result<Schema> ParseSchema(std::string_view text) {
+  SERAC_ASSIGN_OR_RETURN(Json json, ParseJson(text));
+  SERAC_RETURN_IF_ERROR(ValidateSchema(json));
+  SERAC_RETURN_IF_ERROR(OptionalInt32(json, "schema-id").status());
+  return SchemaFromJson(json);
 }
 
 std::string SchemaToJson(const Schema& schema) {

@@ -21,7 +21,7 @@ Json Requirement(const char* type, const char* key, Json value) {
 }
 
 // A v2 table whose main branch points at snapshot 1 (sequence number 1).
-TableMetadata TableWithSnapshot(int format_version = 2) {
+TableModel TableWithSnapshot(int format_version = 2) {
   Json snapshot = Snapshot(1, std::nullopt, format_version == 1 ? 0 : 1, 2000);  // v1: always 0
   if (format_version >= 3) {
     snapshot["first-row-id"] = 0;
@@ -33,14 +33,14 @@ TableMetadata TableWithSnapshot(int format_version = 2) {
 // ---- Requirements ----
 
 TEST(RequirementTest, AssertCreate) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   Json create = Json::array({Json{{"type", "assert-create"}}});
   EXPECT_EQ(CommitError(table, create, Json::array()), ErrorCode::kConflict);
   EXPECT_TRUE(CheckTableRequirements(nullptr, create).ok());
 }
 
 TEST(RequirementTest, AssertTableUuidIgnoresCase) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   EXPECT_EQ(
       CommitError(table, Requirement("assert-table-uuid", "uuid", "6F0B6C8C-0000-4000-8000-000000000001"),
                   Json::array()),
@@ -54,7 +54,7 @@ TEST(RequirementTest, AssertTableUuidIgnoresCase) {
 }
 
 TEST(RequirementTest, AssertRefSnapshotId) {
-  TableMetadata table = TableWithSnapshot();
+  TableModel table = TableWithSnapshot();
   auto check = [&](const char* ref, Json id) {
     return CommitError(
         table, Json::array({Json{{"type", "assert-ref-snapshot-id"}, {"ref", ref}, {"snapshot-id", id}}}),
@@ -68,7 +68,7 @@ TEST(RequirementTest, AssertRefSnapshotId) {
 }
 
 TEST(RequirementTest, IntegerAssertions) {
-  TableMetadata table = NewTable(2);  // last-column-id 2, schema 0, partition 1000, spec 0, order 1
+  TableModel table = NewTable(2);  // last-column-id 2, schema 0, partition 1000, spec 0, order 1
   struct Case {
     const char* type;
     const char* key;
@@ -91,7 +91,7 @@ TEST(RequirementTest, IntegerAssertions) {
 
 // Java clients and the conformance kit recognise failures by the reference's wording.
 TEST(RequirementTest, FailureMessagesUseTheReferenceWording) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   auto message = [&](const Json& requirements) {
     return ApplyTableCommit(&table, requirements, Json::array(), Options()).status().message();
   };
@@ -110,7 +110,7 @@ TEST(RequirementTest, FailureMessagesUseTheReferenceWording) {
 // An unknown type is an unsupported operation, as Java's parser reports it; a malformed one is a bad
 // request.
 TEST(RequirementTest, UnknownRequirementIsUnsupportedAndMalformedIsBadRequest) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   EXPECT_EQ(CommitError(table, Json::array({Json{{"type", "assert-nothing"}}}), Json::array()),
             ErrorCode::kNotImplemented);
   EXPECT_EQ(CommitError(table, Json::object(), Json::array()), ErrorCode::kInvalidArgument);
@@ -121,7 +121,7 @@ TEST(RequirementTest, UnknownRequirementIsUnsupportedAndMalformedIsBadRequest) {
 }
 
 TEST(RequirementTest, FailureAppliesNoUpdate) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   auto outcome =
       ApplyTableCommit(&table, Requirement("assert-current-schema-id", "current-schema-id", 9),
                        Json::array({Json{{"action", "set-location"}, {"location", "s3://x"}}}), Options());
@@ -149,7 +149,7 @@ TEST(UpdateTest, AssignUuid) {
 
 TEST(UpdateTest, UpgradeFormatVersion) {
   Json to3 = Json::array({Json{{"action", "upgrade-format-version"}, {"format-version", 3}}});
-  TableMetadata v2 = TableWithSnapshot(2);
+  TableModel v2 = TableWithSnapshot(2);
   auto upgraded = MustCommit(v2, to3);
   EXPECT_TRUE(upgraded.changed);
   EXPECT_EQ(upgraded.metadata.format_version, 3);
@@ -172,7 +172,7 @@ TEST(UpdateTest, UpgradeFormatVersion) {
 }
 
 TEST(UpdateTest, AddSchemaAndSetCurrentLastAdded) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   Json schema = testing::ThreeColumnSchema();
   auto outcome = MustCommit(
       table, Json::array({Json{{"action", "add-schema"}, {"schema", schema}, {"last-column-id", 3}},
@@ -238,7 +238,7 @@ TEST(UpdateTest, AddSchemaRefusesV3FeaturesBelowV3) {
 }
 
 TEST(UpdateTest, AddSpecAndDefault) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   Json spec = Json::parse(R"({"spec-id": 0, "fields": [
     {"source-id": 1, "field-id": 1000, "name": "id_part", "transform": "identity"},
     {"source-id": 2, "field-id": 1001, "name": "data_trunc", "transform": "truncate[4]"}]})");
@@ -278,7 +278,7 @@ TEST(UpdateTest, V1SpecsNeedSequentialFieldIds) {
 }
 
 TEST(UpdateTest, AddSortOrderAndDefault) {
-  TableMetadata table = NewTable(2);  // has order 1 (id asc)
+  TableModel table = NewTable(2);  // has order 1 (id asc)
   Json order = Json::parse(R"({"order-id": 0, "fields": [
     {"source-id": 2, "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]})");
   auto outcome =
@@ -307,11 +307,11 @@ TEST(UpdateTest, AddSortOrderAndDefault) {
 }
 
 TEST(UpdateTest, AddSnapshotAndMainBranch) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   auto outcome =
       MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)}));
   EXPECT_TRUE(outcome.changed);
-  const TableMetadata& after = outcome.metadata;
+  const TableModel& after = outcome.metadata;
   EXPECT_EQ(after.current_snapshot_id, 1);
   EXPECT_EQ(after.last_sequence_number, 1);
   // The server's time of the commit; the log records the snapshot at its own time.
@@ -330,7 +330,7 @@ TEST(UpdateTest, AddSnapshotAndMainBranch) {
 }
 
 TEST(UpdateTest, AddSnapshotErrors) {
-  TableMetadata table = TableWithSnapshot();
+  TableModel table = TableWithSnapshot();
   // Duplicate id.
   EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(Snapshot(1, std::nullopt, 5, 1))})),
             ErrorCode::kValidationFailed);
@@ -348,12 +348,12 @@ TEST(UpdateTest, AddSnapshotErrors) {
   EXPECT_EQ(CommitError(table, Json::array(), Json::array({AddSnapshot(no_sequence)})),
             ErrorCode::kInvalidArgument);
   // v1 does not check sequence numbers.
-  TableMetadata v1 = TableWithSnapshot(1);
+  TableModel v1 = TableWithSnapshot(1);
   EXPECT_EQ(CommitError(v1, Json::array(), Json::array({AddSnapshot(Snapshot(2, 1, 0, 1))})), ErrorCode::kOk);
 }
 
 TEST(UpdateTest, RowLineageInV3) {
-  TableMetadata table = TableWithSnapshot(3);
+  TableModel table = TableWithSnapshot(3);
   EXPECT_EQ(table.next_row_id, 10);
   Json next = Snapshot(2, 1, 2, 3000);
   next["first-row-id"] = 10;
@@ -380,7 +380,7 @@ TEST(UpdateTest, RowLineageInV3) {
 }
 
 TEST(UpdateTest, SetSnapshotRefBranchesAndTags) {
-  TableMetadata table = TableWithSnapshot();
+  TableModel table = TableWithSnapshot();
   Json tag{{"action", "set-snapshot-ref"},
            {"ref-name", "v1"},
            {"type", "tag"},
@@ -409,7 +409,7 @@ TEST(UpdateTest, SetSnapshotRefBranchesAndTags) {
 }
 
 TEST(UpdateTest, IntermediateMainHeadsLeaveTheSnapshotLog) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   auto outcome = MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1),
                                                 AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)}));
   ASSERT_EQ(outcome.metadata.snapshot_log.size(), 1u);
@@ -419,14 +419,14 @@ TEST(UpdateTest, IntermediateMainHeadsLeaveTheSnapshotLog) {
 // PyIceberg's delete and Java's transactions commit two main heads at once: only the
 // intermediate head leaves the log, the history before it stays (Java's updateSnapshotLog).
 TEST(UpdateTest, IntermediateMainHeadKeepsTheHistoryBeforeIt) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   table =
       MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
                                          AddSnapshot(Snapshot(4, 3, 4, 5000)), SetMain(4)}))
               .metadata;
-  auto ids = [](const TableMetadata& metadata) {
+  auto ids = [](const TableModel& metadata) {
     std::vector<int64_t> out;
     for (const SnapshotLogEntry& entry : metadata.snapshot_log) out.push_back(entry.snapshot_id);
     return out;
@@ -451,7 +451,7 @@ TEST(UpdateTest, IntermediateMainHeadKeepsTheHistoryBeforeIt) {
   EXPECT_EQ(ids(table), (std::vector<int64_t>{5, 2, 5}));
 }
 
-std::vector<int64_t> LogIds(const TableMetadata& metadata) {
+std::vector<int64_t> LogIds(const TableModel& metadata) {
   std::vector<int64_t> out;
   for (const SnapshotLogEntry& entry : metadata.snapshot_log) out.push_back(entry.snapshot_id);
   return out;
@@ -459,7 +459,7 @@ std::vector<int64_t> LogIds(const TableMetadata& metadata) {
 
 // A rollback logs main's move at the time of the commit, not at the older snapshot's time.
 TEST(UpdateTest, RollbackIsLoggedAtTheCommitTime) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   table =
       MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
@@ -472,7 +472,7 @@ TEST(UpdateTest, RollbackIsLoggedAtTheCommitTime) {
 // The log is rewritten only by a commit that removes snapshots or supersedes its own main head:
 // an entry whose snapshot vanished otherwise (a registered file) stays as the reference keeps it.
 TEST(UpdateTest, SnapshotLogIsOnlyRewrittenByRemovalsAndIntermediates) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   table =
       MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
@@ -489,7 +489,7 @@ TEST(UpdateTest, SnapshotLogIsOnlyRewrittenByRemovalsAndIntermediates) {
       MustCommit(table, Json::array({AddSnapshot(Snapshot(3, 2, 3, 4000)), SetMain(3),
                                      Json{{"action", "remove-snapshots"}, {"snapshot-ids", {77}}}}));
   EXPECT_EQ(LogIds(removal.metadata), (std::vector<int64_t>{1, 99, 2, 3}));  // nothing was removed
-  table.snapshots.push_back(Snapshot::Make(Snapshot(5, 1, 1, 2200)));
+  table.snapshots.push_back(StoredSnapshot::Make(Snapshot(5, 1, 1, 2200)));
   auto removed =
       MustCommit(table, Json::array({Json{{"action", "remove-snapshots"}, {"snapshot-ids", {5}}}}));
   EXPECT_EQ(LogIds(removed.metadata), (std::vector<int64_t>{2}));
@@ -498,7 +498,7 @@ TEST(UpdateTest, SnapshotLogIsOnlyRewrittenByRemovalsAndIntermediates) {
 // After a removal the newest log entry must name the current snapshot (the reference refuses
 // the commit otherwise; with an emptied log it fails on the empty list).
 TEST(UpdateTest, ARemovalMustLeaveTheCurrentSnapshotLast) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   table =
       MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)), SetMain(2)})).metadata;
@@ -522,7 +522,7 @@ TEST(UpdateTest, ARemovalMustLeaveTheCurrentSnapshotLast) {
 // clock, or out of order with the history, would leave a file the reference refuses to load.
 TEST(UpdateTest, TimestampsBeyondAMinuteOfSkewAreRefused) {
   const int64_t now = 1'700'000'000'000;
-  TableMetadata table = NewTable(2, now - 10'000);
+  TableModel table = NewTable(2, now - 10'000);
   auto commit = [&](const Json& updates, int64_t at) {
     return ApplyTableCommit(&table, Json::array(), updates, Options(at));
   };
@@ -553,7 +553,7 @@ TEST(UpdateTest, TimestampsBeyondAMinuteOfSkewAreRefused) {
 // Specs and sort orders bind to the current schema, and the defaults keep binding when the
 // schema changes (the reference's checkCompatibility).
 TEST(UpdateTest, SpecsAndOrdersMustBindToTheSchema) {
-  TableMetadata table = NewTable(2);  // id long (1), data string (2); partitioned and sorted by id
+  TableModel table = NewTable(2);  // id long (1), data string (2); partitioned and sorted by id
   auto add_spec = [](Json fields) {
     return Json::array({Json{{"action", "add-spec"}, {"spec", {{"fields", std::move(fields)}}}},
                         Json{{"action", "set-default-spec"}, {"spec-id", -1}}});
@@ -637,7 +637,7 @@ TEST(UpdateTest, SpecsAndOrdersMustBindToTheSchema) {
 
 // "-1" after re-adding a spec or order that this commit did not add names nothing.
 TEST(UpdateTest, LastAddedNamesOnlyWhatThisCommitAdded) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   Json spec = {{"fields", Json::array({Json{{"source-id", 2}, {"name", "d"}, {"transform", "identity"}}})}};
   table = MustCommit(table, Json::array({Json{{"action", "add-spec"}, {"spec", spec}}})).metadata;
   EXPECT_EQ(CommitError(table, Json::array(),
@@ -645,7 +645,7 @@ TEST(UpdateTest, LastAddedNamesOnlyWhatThisCommitAdded) {
                                      Json{{"action", "set-default-spec"}, {"spec-id", -1}}})),
             ErrorCode::kValidationFailed);
   // Within one commit, adding it twice still names it.
-  TableMetadata fresh = NewTable(2);
+  TableModel fresh = NewTable(2);
   EXPECT_EQ(MustCommit(fresh, Json::array({Json{{"action", "add-spec"}, {"spec", spec}},
                                            Json{{"action", "add-spec"}, {"spec", spec}},
                                            Json{{"action", "set-default-spec"}, {"spec-id", -1}}}))
@@ -655,7 +655,7 @@ TEST(UpdateTest, LastAddedNamesOnlyWhatThisCommitAdded) {
 
 // Named limits (common/limits.h) keep one client from bloating what every later commit rewrites.
 TEST(UpdateTest, PropertiesCommitsAndSchemasHaveLimits) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   auto set = [](std::string key, std::string value) {
     return Json::array(
         {Json{{"action", "set-properties"}, {"updates", {{std::move(key), std::move(value)}}}}});
@@ -701,7 +701,7 @@ TEST(UpdateTest, PropertiesCommitsAndSchemasHaveLimits) {
 }
 
 TEST(UpdateTest, SnapshotLogOutOfSnapshotOrderIsCleanedExactly) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   table =
       MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).metadata;
   for (int64_t id = 2; id <= 4; ++id) {
@@ -712,7 +712,7 @@ TEST(UpdateTest, SnapshotLogOutOfSnapshotOrderIsCleanedExactly) {
   // A rollback to 2 logs 2 again, after 4: the log is no longer in the snapshots' order.
   table = MustCommit(table, Json::array({SetMain(2)})).metadata;
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(5, 2, 5, 9000)), SetMain(5)})).metadata;
-  auto ids = [](const TableMetadata& metadata) {
+  auto ids = [](const TableModel& metadata) {
     std::vector<int64_t> out;
     for (const SnapshotLogEntry& entry : metadata.snapshot_log) out.push_back(entry.snapshot_id);
     return out;
@@ -734,7 +734,7 @@ TEST(UpdateTest, SnapshotLogOutOfSnapshotOrderIsCleanedExactly) {
 }
 
 TEST(UpdateTest, RemoveSnapshotsDropsRefsStatisticsAndLog) {
-  TableMetadata table = TableWithSnapshot();
+  TableModel table = TableWithSnapshot();
   table = MustCommit(table, Json::array({AddSnapshot(Snapshot(2, 1, 2, 3000)),
                                          Json{{"action", "set-snapshot-ref"},
                                               {"ref-name", "dev"},
@@ -771,7 +771,7 @@ TEST(UpdateTest, RemoveSnapshotsDropsRefsStatisticsAndLog) {
 }
 
 TEST(UpdateTest, RemoveSnapshotRef) {
-  TableMetadata table = TableWithSnapshot();
+  TableModel table = TableWithSnapshot();
   auto outcome =
       MustCommit(table, Json::array({Json{{"action", "remove-snapshot-ref"}, {"ref-name", "main"}}}));
   EXPECT_TRUE(outcome.changed);
@@ -782,7 +782,7 @@ TEST(UpdateTest, RemoveSnapshotRef) {
 }
 
 TEST(UpdateTest, LocationAndProperties) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   auto outcome =
       MustCommit(table, Json::array({Json{{"action", "set-location"}, {"location", "s3://b/moved"}},
                                      Json{{"action", "set-properties"}, {"updates", {{"k", "v"}}}},
@@ -808,7 +808,7 @@ TEST(UpdateTest, LocationAndProperties) {
 }
 
 TEST(UpdateTest, StatisticsAndPartitionStatistics) {
-  TableMetadata table = TableWithSnapshot();
+  TableModel table = TableWithSnapshot();
   Json stats{{"snapshot-id", 1},
              {"statistics-path", "s3://s"},
              {"file-size-in-bytes", 10},
@@ -838,7 +838,7 @@ TEST(UpdateTest, StatisticsAndPartitionStatistics) {
 }
 
 TEST(UpdateTest, RemoveSpecsAndSchemas) {
-  TableMetadata table =
+  TableModel table =
       MustCommit(NewTable(2),
                  Json::array({Json{{"action", "add-schema"}, {"schema", testing::ThreeColumnSchema()}},
                               Json{{"action", "add-spec"}, {"spec", {{"fields", Json::array()}}}}}))
@@ -869,7 +869,7 @@ TEST(UpdateTest, RemoveSpecsAndSchemas) {
 }
 
 TEST(UpdateTest, EncryptionKeys) {
-  TableMetadata table = NewTable(3);
+  TableModel table = NewTable(3);
   Json key{{"key-id", "k1"}, {"encrypted-key-metadata", "AAEC"}, {"encrypted-by-id", "master"}};
   auto outcome =
       MustCommit(table, Json::array({Json{{"action", "add-encryption-key"}, {"encryption-key", key}}}));
@@ -893,7 +893,7 @@ TEST(UpdateTest, EnableRowLineageIsANoOp) {
 }
 
 TEST(CommitTest, NoOpCommitWritesNothing) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   auto outcome = MustCommit(table, Json::array());
   EXPECT_FALSE(outcome.changed);
   EXPECT_EQ(outcome.metadata.last_updated_ms, 1000);
@@ -901,7 +901,7 @@ TEST(CommitTest, NoOpCommitWritesNothing) {
 }
 
 TEST(CommitTest, MetadataLogIsAppendedAndTrimmed) {
-  TableMetadata table = NewTable(2, 1000);
+  TableModel table = NewTable(2, 1000);
   table.properties["write.metadata.previous-versions-max"] = "2";
   for (int i = 0; i < 4; ++i) {
     const std::string previous = "s3://b/t/metadata/0000" + std::to_string(i) + "-x.metadata.json";

@@ -142,9 +142,9 @@ Result<CreateTableRequest> ParseCreateTableRequest(const Json& body) {
   return request;
 }
 
-Result<TableMetadata> NewTableMetadata(const CreateTableRequest& request, std::string_view location,
-                                       std::string_view table_uuid, int64_t now_ms) {
-  TableMetadata metadata;
+Result<TableModel> NewTableMetadata(const CreateTableRequest& request, std::string_view location,
+                                    std::string_view table_uuid, int64_t now_ms) {
+  TableModel metadata;
   SERAC_ASSIGN_OR_RETURN(metadata.format_version, FormatVersionFromProperties(request.properties));
   SERAC_RETURN_IF_ERROR(ValidateSchema(request.schema));
   SERAC_RETURN_IF_ERROR(CheckSchemaCompatibleWithFormat(request.schema, metadata.format_version));

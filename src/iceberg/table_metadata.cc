@@ -61,7 +61,7 @@ Result<std::vector<Json>> ObjectArray(const Json& json, const char* key, bool re
   return out;
 }
 
-Status ParseSchemas(const Json& json, TableMetadata* metadata) {
+Status ParseSchemas(const Json& json, TableModel* metadata) {
   SERAC_ASSIGN_OR_RETURN(metadata->schemas, ObjectArray(json, "schemas", false));
   if (metadata->schemas.empty()) {
     // v1 files written before "schemas" existed carry a single "schema".
@@ -82,7 +82,7 @@ Status ParseSchemas(const Json& json, TableMetadata* metadata) {
   return Status::Ok();
 }
 
-Status ParseSpecs(const Json& json, TableMetadata* metadata) {
+Status ParseSpecs(const Json& json, TableModel* metadata) {
   SERAC_ASSIGN_OR_RETURN(metadata->partition_specs, ObjectArray(json, "partition-specs", false));
   if (metadata->partition_specs.empty()) {
     // v1 files written before "partition-specs" existed carry the default spec's fields only.
@@ -112,7 +112,7 @@ Status ParseSpecs(const Json& json, TableMetadata* metadata) {
   return Status::Ok();
 }
 
-Status ParseSortOrders(const Json& json, TableMetadata* metadata) {
+Status ParseSortOrders(const Json& json, TableModel* metadata) {
   SERAC_ASSIGN_OR_RETURN(metadata->sort_orders, ObjectArray(json, "sort-orders", false));
   if (metadata->sort_orders.empty()) {
     metadata->sort_orders.push_back(Json{{"order-id", kUnsortedOrderId}, {"fields", Json::array()}});
@@ -131,7 +131,7 @@ Status ParseSortOrders(const Json& json, TableMetadata* metadata) {
   return Status::Ok();
 }
 
-Status ParseSnapshots(const Json& json, TableMetadata* metadata) {
+Status ParseSnapshots(const Json& json, TableModel* metadata) {
   SERAC_ASSIGN_OR_RETURN(std::vector<Json> snapshots, ObjectArray(json, "snapshots", false));
   metadata->snapshots.reserve(snapshots.size());
   // The reference reads a v1 table's last sequence number as 0, whatever the file says.
@@ -144,7 +144,7 @@ Status ParseSnapshots(const Json& json, TableMetadata* metadata) {
                    "Invalid snapshot with sequence number " + std::to_string(*sequence) +
                        " greater than last sequence number " + std::to_string(last_sequence_number));
     }
-    metadata->snapshots.push_back(Snapshot::Make(std::move(snapshot)));
+    metadata->snapshots.push_back(StoredSnapshot::Make(std::move(snapshot)));
   }
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> current, OptionalInt(json, "current-snapshot-id"));
   metadata->current_snapshot_id = current.value_or(-1);
@@ -169,7 +169,7 @@ Status ParseSnapshots(const Json& json, TableMetadata* metadata) {
   return Status::Ok();
 }
 
-Status ParseLogsAndExtras(const Json& json, TableMetadata* metadata) {
+Status ParseLogsAndExtras(const Json& json, TableModel* metadata) {
   SERAC_ASSIGN_OR_RETURN(std::vector<Json> log, ObjectArray(json, "metadata-log", false));
   for (const Json& entry : log) {
     SERAC_ASSIGN_OR_RETURN(int64_t timestamp_ms, RequiredInt(entry, "timestamp-ms"));
@@ -194,7 +194,7 @@ Status ParseLogsAndExtras(const Json& json, TableMetadata* metadata) {
   return Status::Ok();
 }
 
-Status ParseHeader(const Json& json, TableMetadata* metadata) {
+Status ParseHeader(const Json& json, TableModel* metadata) {
   SERAC_ASSIGN_OR_RETURN(int64_t version, RequiredInt(json, "format-version"));
   if (version < kTableFormatVersionMin || version > kTableFormatVersionMax) {
     return Error(ErrorCode::kInvalidArgument, "unsupported format-version " + std::to_string(version));
@@ -219,16 +219,16 @@ Json IdArray(const std::vector<Json>& items) { return Json(items); }
 
 }  // namespace
 
-const Json* TableMetadata::FindSchema(int32_t schema_id) const {
+const Json* TableModel::FindSchema(int32_t schema_id) const {
   return FindById(schemas, "schema-id", schema_id);
 }
-const Json* TableMetadata::FindSpec(int32_t spec_id) const {
+const Json* TableModel::FindSpec(int32_t spec_id) const {
   return FindById(partition_specs, "spec-id", spec_id);
 }
-const Json* TableMetadata::FindSortOrder(int32_t order_id) const {
+const Json* TableModel::FindSortOrder(int32_t order_id) const {
   return FindById(sort_orders, "order-id", order_id);
 }
-const Json* TableMetadata::FindSnapshot(int64_t snapshot_id) const {
+const Json* TableModel::FindSnapshot(int64_t snapshot_id) const {
   // Newest first: commits ask about the snapshots they just made or the current one.
   for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
     if ((*it)->id() == snapshot_id) return &(*it)->json();
@@ -236,13 +236,13 @@ const Json* TableMetadata::FindSnapshot(int64_t snapshot_id) const {
   return nullptr;
 }
 
-Snapshot::Snapshot(Json json, int64_t id, std::string text)
+StoredSnapshot::StoredSnapshot(Json json, int64_t id, std::string text)
     : json_(std::move(json)), id_(id), text_(std::move(text)) {}
 
-std::shared_ptr<const Snapshot> Snapshot::Make(Json json) {
+std::shared_ptr<const StoredSnapshot> StoredSnapshot::Make(Json json) {
   const int64_t id = json.at("snapshot-id").get<int64_t>();
   std::string text = json.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return std::shared_ptr<const Snapshot>(new Snapshot(std::move(json), id, std::move(text)));
+  return std::shared_ptr<const StoredSnapshot>(new StoredSnapshot(std::move(json), id, std::move(text)));
 }
 
 // The reference's rules (SnapshotParser, BaseSnapshot): what it refuses, serac must not store.
@@ -425,9 +425,9 @@ Status ValidateEncryptionKey(const Json& key) {
   return Status::Ok();
 }
 
-Result<TableMetadata> ParseTableMetadata(const Json& json) {
+Result<TableModel> ParseTableMetadata(const Json& json) {
   if (!json.is_object()) return Error(ErrorCode::kInvalidArgument, "table metadata must be an object");
-  TableMetadata metadata;
+  TableModel metadata;
   SERAC_RETURN_IF_ERROR(ParseHeader(json, &metadata));
   SERAC_RETURN_IF_ERROR(ParseSchemas(json, &metadata));
   SERAC_RETURN_IF_ERROR(ParseSpecs(json, &metadata));
@@ -439,7 +439,7 @@ Result<TableMetadata> ParseTableMetadata(const Json& json) {
 
 namespace {
 
-bool Selected(const TableMetadata& metadata, const Snapshot& snapshot, SnapshotSelection selection) {
+bool Selected(const TableModel& metadata, const StoredSnapshot& snapshot, SnapshotSelection selection) {
   if (selection == SnapshotSelection::kAll) return true;
   const int64_t id = snapshot.id();
   return std::any_of(metadata.refs.begin(), metadata.refs.end(), [&](const auto& entry) {
@@ -449,7 +449,7 @@ bool Selected(const TableMetadata& metadata, const Snapshot& snapshot, SnapshotS
 
 // Every field but the snapshots and the two logs, which grow with every commit and are written
 // apart (as Json values in TableMetadataToJson, straight into the text in TableMetadataToJsonText).
-Json TableMetadataWithoutHistory(const TableMetadata& metadata) {
+Json TableMetadataWithoutHistory(const TableModel& metadata) {
   Json out = metadata.extra_fields.is_object() ? metadata.extra_fields : Json::object();
   out["format-version"] = metadata.format_version;
   if (!metadata.table_uuid.empty() || metadata.format_version >= 2) out["table-uuid"] = metadata.table_uuid;
@@ -489,7 +489,7 @@ Json TableMetadataWithoutHistory(const TableMetadata& metadata) {
 }
 
 // The logs as text, in the order and shape the Json values below dump to.
-void AppendLogsText(const TableMetadata& metadata, std::string& text) {
+void AppendLogsText(const TableModel& metadata, std::string& text) {
   text += ",\"metadata-log\":[";
   for (size_t i = 0; i < metadata.metadata_log.size(); ++i) {
     if (i != 0) text += ',';
@@ -521,7 +521,7 @@ void AppendSnapshotLogEntryText(const SnapshotLogEntry& entry, std::string& text
   text += '}';
 }
 
-std::string TableMetadataHeadText(const TableMetadata& metadata) {
+std::string TableMetadataHeadText(const TableModel& metadata) {
   std::string text =
       TableMetadataWithoutHistory(metadata).dump(-1, ' ', false, Json::error_handler_t::replace);
   // The object always has fields, so it ends in '}' after at least one member.
@@ -529,7 +529,7 @@ std::string TableMetadataHeadText(const TableMetadata& metadata) {
   return text;
 }
 
-Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection selection) {
+Json TableMetadataToJson(const TableModel& metadata, SnapshotSelection selection) {
   Json out = TableMetadataWithoutHistory(metadata);
   Json snapshot_log = Json::array();
   for (const auto& entry : metadata.snapshot_log) {
@@ -542,17 +542,17 @@ Json TableMetadataToJson(const TableMetadata& metadata, SnapshotSelection select
   }
   out["metadata-log"] = std::move(metadata_log);
   Json snapshots = Json::array();
-  for (const SnapshotPtr& snapshot : metadata.snapshots) {
+  for (const StoredSnapshotPtr& snapshot : metadata.snapshots) {
     if (Selected(metadata, *snapshot, selection)) snapshots.push_back(snapshot->json());
   }
   out["snapshots"] = std::move(snapshots);
   return out;
 }
 
-std::string TableMetadataToJsonText(const TableMetadata& metadata, SnapshotSelection selection) {
+std::string TableMetadataToJsonText(const TableModel& metadata, SnapshotSelection selection) {
   std::string text = TableMetadataHeadText(metadata);
   size_t history_bytes = 64;
-  for (const SnapshotPtr& snapshot : metadata.snapshots) history_bytes += snapshot->text().size() + 1;
+  for (const StoredSnapshotPtr& snapshot : metadata.snapshots) history_bytes += snapshot->text().size() + 1;
   for (const MetadataLogEntry& entry : metadata.metadata_log)
     history_bytes += entry.metadata_file.size() + 48;
   history_bytes += metadata.snapshot_log.size() * 64;
@@ -560,7 +560,7 @@ std::string TableMetadataToJsonText(const TableMetadata& metadata, SnapshotSelec
   AppendLogsText(metadata, text);
   text += ",\"snapshots\":[";
   bool first = true;
-  for (const SnapshotPtr& snapshot : metadata.snapshots) {
+  for (const StoredSnapshotPtr& snapshot : metadata.snapshots) {
     if (!Selected(metadata, *snapshot, selection)) continue;
     if (!first) text += ',';
     first = false;

@@ -128,7 +128,7 @@ TEST(CreateTableTest, RejectsBadRequests) {
 }
 
 TEST(TableMetadataJsonTest, RoundTripPreservesUnknownFields) {
-  TableMetadata metadata = NewTable(3);
+  TableModel metadata = NewTable(3);
   metadata.last_sequence_number = 1;  // the snapshot's below
   metadata.schemas[0]["fields"][0]["initial-default"] = 0;
   metadata.partition_specs[0]["fields"][0]["source-ids"] = Json::array({1, 2});
@@ -136,7 +136,7 @@ TEST(TableMetadataJsonTest, RoundTripPreservesUnknownFields) {
   snapshot["key-id"] = "k1";
   snapshot["first-row-id"] = 0;
   snapshot["added-rows"] = 5;
-  metadata.snapshots.push_back(Snapshot::Make(snapshot));
+  metadata.snapshots.push_back(StoredSnapshot::Make(snapshot));
   metadata.refs["main"] = Json{{"snapshot-id", 10}, {"type", "branch"}};
   metadata.current_snapshot_id = 10;
   metadata.encryption_keys.push_back(Json{{"key-id", "k1"}, {"encrypted-key-metadata", "AAEC"}, {"x", 1}});
@@ -197,9 +197,9 @@ TEST(TableMetadataJsonTest, ParsesLegacyV1) {
 // A metadata file as register-table reads it: what the reference's parser refuses, serac refuses
 // too, rather than register a table Java engines cannot load.
 TEST(TableMetadataJsonTest, ReadingRefusesWhatTheReferenceRefuses) {
-  TableMetadata table = NewTable(2);
+  TableModel table = NewTable(2);
   table.last_sequence_number = 1;
-  table.snapshots.push_back(Snapshot::Make(testing::Snapshot(1, std::nullopt, 1, 2000)));
+  table.snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(1, std::nullopt, 1, 2000)));
   table.refs["main"] = Json{{"snapshot-id", 1}, {"type", "branch"}};
   table.current_snapshot_id = 1;
   table.statistics.push_back(Json{{"snapshot-id", 1},
@@ -255,8 +255,8 @@ TEST(TableMetadataJsonTest, NullCurrentSnapshotAndRefsSelection) {
   auto parsed = ParseTableMetadata(json);
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->current_snapshot_id, -1);
-  parsed->snapshots.push_back(Snapshot::Make(testing::Snapshot(1, std::nullopt, 1, 10)));
-  parsed->snapshots.push_back(Snapshot::Make(testing::Snapshot(2, 1, 2, 20)));
+  parsed->snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(1, std::nullopt, 1, 10)));
+  parsed->snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(2, 1, 2, 20)));
   parsed->refs["main"] = Json{{"snapshot-id", 2}, {"type", "branch"}};
   EXPECT_EQ(TableMetadataToJson(*parsed, SnapshotSelection::kAll)["snapshots"].size(), 2u);
   Json refs_only = TableMetadataToJson(*parsed, SnapshotSelection::kRefs);
@@ -271,9 +271,9 @@ TEST(TableMetadataJsonTest, TextEqualsTheJsonDocument) {
     EXPECT_EQ(Json::parse(TableMetadataToJsonText(*metadata, selection)),
               TableMetadataToJson(*metadata, selection));
   }
-  metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(1, std::nullopt, 1, 10)));
-  metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(2, 1, 2, 20)));
-  metadata->snapshots.push_back(Snapshot::Make(testing::Snapshot(3, 2, 3, 30)));
+  metadata->snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(1, std::nullopt, 1, 10)));
+  metadata->snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(2, 1, 2, 20)));
+  metadata->snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(3, 2, 3, 30)));
   metadata->refs["main"] = Json{{"snapshot-id", 3}, {"type", "branch"}};
   metadata->refs["tag"] = Json{{"snapshot-id", 1}, {"type", "tag"}};
   // The logs are written as text apart from the rest: names that need escaping survive.
@@ -291,12 +291,12 @@ TEST(TableMetadataJsonTest, TextEqualsTheJsonDocument) {
 }
 
 // A table with `count` snapshots and as many log entries, as successive appends leave it.
-TableMetadata TableWithHistory(int64_t count) {
-  TableMetadata metadata = NewTable(2);
+TableModel TableWithHistory(int64_t count) {
+  TableModel metadata = NewTable(2);
   for (int64_t i = 1; i <= count; ++i) {
     std::optional<int64_t> parent;
     if (i > 1) parent = (i - 1) * 7919;
-    metadata.snapshots.push_back(Snapshot::Make(testing::Snapshot(i * 7919, parent, i, 1000 + i)));
+    metadata.snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(i * 7919, parent, i, 1000 + i)));
     metadata.snapshot_log.push_back({1000 + i, i * 7919});
     metadata.metadata_log.push_back(
         {1000 + i, "s3://b/t/metadata/" + std::to_string(i) + "-u.metadata.json"});
@@ -320,7 +320,7 @@ size_t InlineBytes(const std::vector<MetadataTextPiece>& pieces) {
 
 TEST(TableMetadataPiecesTest, JoinedPiecesAreExactlyTheText) {
   for (int64_t count : {0, 1, 31, 200, 1500}) {
-    TableMetadata metadata = TableWithHistory(count);
+    TableModel metadata = TableWithHistory(count);
     std::vector<MetadataTextPiece> pieces = TableMetadataToJsonPieces(metadata);
     EXPECT_EQ(JoinMetadataPieces(pieces), TableMetadataToJsonText(metadata)) << count << " snapshots";
     for (const MetadataTextPiece& piece : pieces) {
@@ -335,11 +335,11 @@ TEST(TableMetadataPiecesTest, JoinedPiecesAreExactlyTheText) {
 }
 
 TEST(TableMetadataPiecesTest, AnAppendSharesTheWholeHistoryAndWritesLittle) {
-  TableMetadata before = TableWithHistory(1500);
+  TableModel before = TableWithHistory(1500);
   std::vector<MetadataTextPiece> first = TableMetadataToJsonPieces(before);
   const size_t total = JoinMetadataPieces(first).size();
-  TableMetadata after = before;
-  after.snapshots.push_back(Snapshot::Make(testing::Snapshot(1501 * 7919, 1500 * 7919, 1501, 2501)));
+  TableModel after = before;
+  after.snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(1501 * 7919, 1500 * 7919, 1501, 2501)));
   after.snapshot_log.push_back({2501, 1501 * 7919});
   after.metadata_log.push_back({2501, "s3://b/t/metadata/1501-u.metadata.json"});
   std::vector<MetadataTextPiece> second = TableMetadataToJsonPieces(after);
@@ -360,9 +360,9 @@ TEST(TableMetadataPiecesTest, AnAppendSharesTheWholeHistoryAndWritesLittle) {
 }
 
 TEST(TableMetadataPiecesTest, ExpiringOldSnapshotsKeepsTheLaterChunks) {
-  TableMetadata before = TableWithHistory(1500);
+  TableModel before = TableWithHistory(1500);
   std::set<std::string> old_digests = ChunkDigests(TableMetadataToJsonPieces(before));
-  TableMetadata after = before;
+  TableModel after = before;
   // Drop 40 snapshots (and their log entries) from the middle, as expire_snapshots may.
   after.snapshots.erase(after.snapshots.begin() + 700, after.snapshots.begin() + 740);
   after.snapshot_log.erase(after.snapshot_log.begin() + 700, after.snapshot_log.begin() + 740);
@@ -386,18 +386,19 @@ TEST(TableMetadataPiecesTest, ACutFromTheTablesLastCutEqualsAFreshOne) {
   // Cutting a table reuses its last cut (by table uuid) for the entries both versions share. Each
   // version below is cut after the one before it, then again under a uuid never cut before: the
   // chunks must be the same (the inline text differs only in the uuid).
-  TableMetadata version = TableWithHistory(1500);
+  TableModel version = TableWithHistory(1500);
   version.table_uuid = "11111111-0000-4000-8000-000000000001";
-  auto check = [](const TableMetadata& metadata, const char* what) {
+  auto check = [](const TableModel& metadata, const char* what) {
     std::vector<MetadataTextPiece> pieces = TableMetadataToJsonPieces(metadata);
     EXPECT_EQ(JoinMetadataPieces(pieces), TableMetadataToJsonText(metadata)) << what;
-    TableMetadata fresh = metadata;
+    TableModel fresh = metadata;
     fresh.table_uuid = RandomUuid();
     EXPECT_EQ(PieceIdentities(pieces), PieceIdentities(TableMetadataToJsonPieces(fresh))) << what;
   };
   check(version, "first cut");
   for (int64_t i = 1501; i <= 1600; ++i) {
-    version.snapshots.push_back(Snapshot::Make(testing::Snapshot(i * 7919, (i - 1) * 7919, i, 1000 + i)));
+    version.snapshots.push_back(
+        StoredSnapshot::Make(testing::Snapshot(i * 7919, (i - 1) * 7919, i, 1000 + i)));
     version.snapshot_log.push_back({1000 + i, i * 7919});
     version.metadata_log.push_back({1000 + i, "s3://b/t/metadata/" + std::to_string(i) + "-u.metadata.json"});
     if (i % 10 == 0) check(version, "after appends");
@@ -411,7 +412,7 @@ TEST(TableMetadataPiecesTest, ACutFromTheTablesLastCutEqualsAFreshOne) {
   check(version, "after dropping the newest");
   // A window sliding over the history: each version adds one entry and drops the oldest.
   for (int64_t i = 1601; i <= 1640; ++i) {
-    version.snapshots.push_back(Snapshot::Make(testing::Snapshot(i * 7919, std::nullopt, i, 1000 + i)));
+    version.snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(i * 7919, std::nullopt, i, 1000 + i)));
     version.snapshot_log.push_back({1000 + i, i * 7919});
     version.metadata_log.push_back({1000 + i, "s3://b/t/metadata/" + std::to_string(i) + "-u.metadata.json"});
     version.snapshots.erase(version.snapshots.begin());
@@ -425,12 +426,12 @@ TEST(TableMetadataPiecesTest, DroppingTheOldestEntriesKeepsTheLaterChunkObjects)
   // A metadata log trimmed to its maximum loses its oldest entry on every commit, as expiring the
   // oldest snapshots does: the runs after the first are the same text, taken from the last cut
   // rather than written and hashed again.
-  TableMetadata before = TableWithHistory(1500);
+  TableModel before = TableWithHistory(1500);
   before.table_uuid = "11111111-0000-4000-8000-000000000002";
   before.metadata_log.erase(before.metadata_log.begin(), before.metadata_log.end() - 400);
   std::vector<MetadataTextPiece> first = TableMetadataToJsonPieces(before);
-  TableMetadata after = before;
-  after.snapshots.push_back(Snapshot::Make(testing::Snapshot(1501 * 7919, 1500 * 7919, 1501, 2501)));
+  TableModel after = before;
+  after.snapshots.push_back(StoredSnapshot::Make(testing::Snapshot(1501 * 7919, 1500 * 7919, 1501, 2501)));
   after.snapshot_log.push_back({2501, 1501 * 7919});
   after.metadata_log.push_back({2501, "s3://b/t/metadata/1501-u.metadata.json"});
   after.snapshots.erase(after.snapshots.begin(), after.snapshots.begin() + 3);
@@ -470,7 +471,7 @@ TEST(MetadataFileTest, NamesFollowThePreviousNumber) {
   EXPECT_EQ(MetadataFileName("s3://b/t/metadata/00041-x-y.metadata.json", "abc"), "00042-abc.metadata.json");
   EXPECT_EQ(MetadataFileName("s3://b/t/metadata/123456-x.metadata.json", "abc"), "123457-abc.metadata.json");
   EXPECT_EQ(MetadataFileName("s3://b/t/metadata/v3.metadata.json", "abc"), "00000-abc.metadata.json");
-  TableMetadata metadata = NewTable(2);
+  TableModel metadata = NewTable(2);
   metadata.location = "s3://b/t/";
   EXPECT_EQ(NewTableMetadataFileLocation(metadata, "s3://b/t/metadata/00007-x.metadata.json", "u"),
             "s3://b/t/metadata/00008-u.metadata.json");

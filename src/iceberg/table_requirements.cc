@@ -22,7 +22,7 @@ bool EqualsIgnoringCase(const std::string& a, const std::string& b) {
          });
 }
 
-Status CheckRefSnapshotId(const TableMetadata& current, const Json& requirement) {
+Status CheckRefSnapshotId(const TableModel& current, const Json& requirement) {
   SERAC_ASSIGN_OR_RETURN(std::string ref_name, RequiredString(requirement, "ref"));
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> expected, OptionalInt(requirement, "snapshot-id"));
   auto ref = current.refs.find(ref_name);
@@ -51,7 +51,7 @@ Status CheckIntEquals(const Json& requirement, const char* key, int64_t actual, 
   return Status::Ok();
 }
 
-Status CheckOne(const TableMetadata* current, const Json& requirement) {
+Status CheckOne(const TableModel* current, const Json& requirement) {
   SERAC_ASSIGN_OR_RETURN(std::string type, RequiredString(requirement, "type"));
   if (type == "assert-create") {
     if (current != nullptr) return Failed("table already exists");
@@ -97,7 +97,7 @@ Status CheckOne(const TableMetadata* current, const Json& requirement) {
 
 }  // namespace
 
-Status CheckTableRequirements(const TableMetadata* current, const Json& requirements) {
+Status CheckTableRequirements(const TableModel* current, const Json& requirements) {
   if (requirements.is_null()) return Status::Ok();
   if (!requirements.is_array()) return Error(ErrorCode::kInvalidArgument, "requirements must be an array");
   for (const Json& requirement : requirements) {

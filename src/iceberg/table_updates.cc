@@ -69,7 +69,7 @@ bool Upsert(std::vector<Json>* items, const char* id_key, const Json& entry) {
 
 class TableBuilder {
  public:
-  TableBuilder(TableMetadata base, bool is_create, const CommitOptions& options)
+  TableBuilder(TableModel base, bool is_create, const CommitOptions& options)
       : metadata_(std::move(base)),
         base_last_updated_ms_(metadata_.last_updated_ms),
         is_create_(is_create),
@@ -109,7 +109,7 @@ class TableBuilder {
   Status CheckTimestamps() const;
   Status CheckDefaultsBind() const;
 
-  TableMetadata metadata_;
+  TableModel metadata_;
   const int64_t base_last_updated_ms_;
   const bool is_create_;
   const CommitOptions& options_;
@@ -373,7 +373,7 @@ Status TableBuilder::AddSnapshot(const Json& update) {
   }
   if (metadata_.format_version >= kRowLineageFormatVersion) SERAC_RETURN_IF_ERROR(CheckRowLineage(*snapshot));
   metadata_.last_sequence_number = std::max(metadata_.last_sequence_number, sequence.value_or(0));
-  metadata_.snapshots.push_back(Snapshot::Make(*snapshot));
+  metadata_.snapshots.push_back(StoredSnapshot::Make(*snapshot));
   added_snapshot_ids_.insert(snapshot_id);
   changed_ = true;
   return Status::Ok();
@@ -423,7 +423,7 @@ Status TableBuilder::RemoveSnapshots(const Json& update) {
   auto in_doomed = [&](const Json& item) { return doomed.count(item.at("snapshot-id").get<int64_t>()) != 0; };
   const size_t snapshots_before = metadata_.snapshots.size();
   std::erase_if(metadata_.snapshots,
-                [&](const SnapshotPtr& snapshot) { return doomed.count(snapshot->id()) != 0; });
+                [&](const StoredSnapshotPtr& snapshot) { return doomed.count(snapshot->id()) != 0; });
   if (metadata_.snapshots.size() == snapshots_before) return Status::Ok();
   changed_ = true;
   removed_snapshots_ = true;
@@ -557,7 +557,7 @@ Status TableBuilder::CleanSnapshotLog() {
     if (next_snapshot == metadata_.snapshots.size()) {
       std::vector<int64_t> existing;
       existing.reserve(metadata_.snapshots.size());
-      for (const SnapshotPtr& snapshot : metadata_.snapshots) existing.push_back(snapshot->id());
+      for (const StoredSnapshotPtr& snapshot : metadata_.snapshots) existing.push_back(snapshot->id());
       std::sort(existing.begin(), existing.end());
       for (size_t j = i; j < log.size(); ++j) {
         exists[j] = std::binary_search(existing.begin(), existing.end(), log[j].snapshot_id);
@@ -691,13 +691,13 @@ int InitialFormatVersion(const Json& updates) {
 
 }  // namespace
 
-Result<TableCommitOutcome> ApplyTableCommit(const TableMetadata* current, const Json& requirements,
+Result<TableCommitOutcome> ApplyTableCommit(const TableModel* current, const Json& requirements,
                                             const Json& updates, const CommitOptions& options) {
   try {
     if (!updates.is_array()) return BadRequest("updates must be an array");
     SERAC_RETURN_IF_ERROR(CheckCommitSize(requirements.is_array() ? requirements.size() : 0, updates.size()));
     SERAC_RETURN_IF_ERROR(CheckTableRequirements(current, requirements));
-    TableMetadata base;
+    TableModel base;
     if (current != nullptr) {
       base = *current;
     } else {

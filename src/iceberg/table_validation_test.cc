@@ -22,7 +22,7 @@ constexpr int64_t kBeyondInt32 = 4294967296;  // 2^32: read as int32, it would b
 
 // Commits `updates` and expects kInvalidArgument with `message` in its text. The commit is all or
 // nothing, so `table` itself must come out exactly as it went in.
-void ExpectRefused(const TableMetadata& table, const Json& updates, const std::string& message) {
+void ExpectRefused(const TableModel& table, const Json& updates, const std::string& message) {
   const std::string before = TableMetadataToJsonText(table);
   auto outcome = ApplyTableCommit(&table, Json::array(), updates, testing::Options());
   ASSERT_FALSE(outcome.ok()) << updates.dump();
@@ -48,7 +48,7 @@ Json SchemaWithField(const Json& field) {
 // ---- Schemas ----
 
 TEST(SchemaValidationTest, FieldsNeedIdNameRequiredAndType) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   Json field = {{"id", 3}, {"name", "c"}, {"required", false}, {"type", "int"}};
   Json no_required = field;
   no_required.erase("required");
@@ -73,7 +73,7 @@ TEST(SchemaValidationTest, FieldsNeedIdNameRequiredAndType) {
 }
 
 TEST(SchemaValidationTest, ListsAndMapsNeedTheirRequiredFlags) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   Json list = {{"type", "list"}, {"element-id", 4}, {"element", "string"}, {"element-required", false}};
   Json map = {{"type", "map"}, {"key-id", 5},    {"key", "string"},
               {"value-id", 6}, {"value", "int"}, {"value-required", true}};
@@ -99,7 +99,7 @@ TEST(SchemaValidationTest, ListsAndMapsNeedTheirRequiredFlags) {
 }
 
 TEST(SchemaValidationTest, PrimitiveTypesAreTheReferenceOnes) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   auto with_type = [](const Json& type) {
     return SchemaWithField({{"id", 3}, {"name", "c"}, {"required", false}, {"type", type}});
   };
@@ -117,7 +117,7 @@ TEST(SchemaValidationTest, PrimitiveTypesAreTheReferenceOnes) {
 }
 
 TEST(SchemaValidationTest, IdentifierFieldsAndNames) {
-  const TableMetadata table = NewTable(2);  // 1: id (required long), 2: data (optional string)
+  const TableModel table = NewTable(2);  // 1: id (required long), 2: data (optional string)
   Json optional_identifier = testing::TwoColumnSchema();
   optional_identifier["identifier-field-ids"] = Json::array({2});
   ExpectRefused(table, AfterAChange(AddSchemaUpdate(optional_identifier)), "not a required field");
@@ -149,7 +149,7 @@ Json AddSpecUpdate(const Json& fields) {
 }
 
 TEST(PartitionSpecValidationTest, FieldsNeedSourceNameAndTransform) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   const Json field = {{"source-id", 2}, {"field-id", 1001}, {"name", "data_part"}, {"transform", "identity"}};
   for (const char* key : {"source-id", "name", "transform"}) {
     Json broken = field;
@@ -172,7 +172,7 @@ TEST(PartitionSpecValidationTest, FieldsNeedSourceNameAndTransform) {
 }
 
 TEST(PartitionSpecValidationTest, NamesAreNonEmptyAndUnique) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   const Json a = {{"source-id", 2}, {"name", "x"}, {"transform", "identity"}};
   const Json b = {{"source-id", 1}, {"name", "x"}, {"transform", "bucket[4]"}};
   ExpectRefused(table, AfterAChange(AddSpecUpdate(Json::array({a, b}))),
@@ -186,7 +186,7 @@ TEST(PartitionSpecValidationTest, NamesAreNonEmptyAndUnique) {
 }
 
 TEST(PartitionSpecValidationTest, FieldIdsOnAllFieldsOrNone) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   const Json with_id = {{"source-id", 2}, {"field-id", 1001}, {"name", "x"}, {"transform", "identity"}};
   const Json without_id = {{"source-id", 1}, {"name", "y"}, {"transform", "bucket[4]"}};
   ExpectRefused(table, AfterAChange(AddSpecUpdate(Json::array({with_id, without_id}))),
@@ -223,7 +223,7 @@ Json AddOrderUpdate(const Json& field) {
 }
 
 TEST(SortOrderValidationTest, FieldsNeedAllFourMembers) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   const Json field = {
       {"transform", "identity"}, {"source-id", 2}, {"direction", "desc"}, {"null-order", "nulls-last"}};
   for (const char* key : {"transform", "source-id", "direction", "null-order"}) {
@@ -268,7 +268,7 @@ TEST(SortOrderValidationTest, CreateTableChecksTheWriteOrder) {
 // ---- Snapshots ----
 
 TEST(SnapshotValidationTest, ManifestListOrManifestsAndStringSummary) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   Json no_list = Snapshot(1, std::nullopt, 1, 2000);
   no_list.erase("manifest-list");
   ExpectRefused(table, AfterAChange(AddSnapshot(no_list)), "manifests");
@@ -297,7 +297,7 @@ TEST(SnapshotValidationTest, ManifestListOrManifestsAndStringSummary) {
 
 TEST(SnapshotValidationTest, RowLineageFieldsInEveryFormatVersion) {
   for (int version : {1, 2, 3}) {
-    const TableMetadata table = NewTable(version);
+    const TableModel table = NewTable(version);
     const int64_t sequence = version == 1 ? 0 : 1;
     Json negative = Snapshot(1, std::nullopt, sequence, 2000);
     negative["first-row-id"] = -5;
@@ -315,7 +315,7 @@ TEST(SnapshotValidationTest, RowLineageFieldsInEveryFormatVersion) {
 }
 
 TEST(SnapshotValidationTest, V1SnapshotsHaveSequenceNumberZero) {
-  const TableMetadata table = NewTable(1);
+  const TableModel table = NewTable(1);
   ExpectRefused(table, AfterAChange(AddSnapshot(Snapshot(1, std::nullopt, 7, 2000))),
                 "Sequence number must be 0 in v1: 7");
   EXPECT_TRUE(MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 0, 2000))})).changed);
@@ -340,7 +340,7 @@ Json StatisticsFile(int64_t snapshot_id) {
 }
 
 TEST(StatisticsValidationTest, SetStatisticsNeedsTheWholeFile) {
-  const TableMetadata table =
+  const TableModel table =
       MustCommit(NewTable(2), Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)}))
           .metadata;
   auto set = [](const Json& file) {
@@ -373,7 +373,7 @@ TEST(StatisticsValidationTest, SetStatisticsNeedsTheWholeFile) {
 }
 
 TEST(StatisticsValidationTest, SetPartitionStatisticsNeedsPathAndSize) {
-  const TableMetadata table =
+  const TableModel table =
       MustCommit(NewTable(2), Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)}))
           .metadata;
   const Json file = {
@@ -393,7 +393,7 @@ TEST(StatisticsValidationTest, SetPartitionStatisticsNeedsPathAndSize) {
 // ---- Encryption keys ----
 
 TEST(EncryptionKeyValidationTest, KeyMetadataIsBase64) {
-  const TableMetadata table = NewTable(3);
+  const TableModel table = NewTable(3);
   auto add = [](const Json& key) { return Json{{"action", "add-encryption-key"}, {"encryption-key", key}}; };
   const Json key = {{"key-id", "k1"}, {"encrypted-key-metadata", "AAEC"}};
   for (const char* bad : {"%%%", "A", "AA=", "AAEC=", "AA==AA", "AA\nEC"}) {
@@ -421,7 +421,7 @@ TEST(EncryptionKeyValidationTest, KeyMetadataIsBase64) {
 // ---- Ids the reference reads as int32 ----
 
 TEST(Int32IdValidationTest, IdsBeyondInt32AreRefusedNotTruncated) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   ExpectRefused(table, AfterAChange(Json{{"action", "set-current-schema"}, {"schema-id", kBeyondInt32}}),
                 "Cannot parse to an integer value: schema-id: 4294967296");
   ExpectRefused(table, AfterAChange(Json{{"action", "set-default-spec"}, {"spec-id", kBeyondInt32}}),
@@ -440,7 +440,7 @@ TEST(Int32IdValidationTest, IdsBeyondInt32AreRefusedNotTruncated) {
 // ---- Legacy property keys ----
 
 TEST(PropertyUpdateTest, LegacyKeysAreReadWhenTheNewOnesAreAbsent) {
-  const TableMetadata table = NewTable(2);
+  const TableModel table = NewTable(2);
   auto set = MustCommit(table, Json::array({Json{{"action", "set-properties"}, {"updated", {{"a", "1"}}}}}));
   EXPECT_EQ(set.metadata.properties.at("a"), "1");
   auto removed = MustCommit(

@@ -20,7 +20,7 @@ inline Json ThreeColumnSchema() {
 }
 
 // A table as a create request makes it: identity partition on id, sorted by id.
-inline TableMetadata NewTable(int format_version, int64_t now_ms = 1000) {
+inline TableModel NewTable(int format_version, int64_t now_ms = 1000) {
   Json body{{"name", "t"},
             {"schema", TwoColumnSchema()},
             {"partition-spec", Json::parse(R"({"spec-id": 0, "fields": [
@@ -64,14 +64,14 @@ inline CommitOptions Options(int64_t now_ms = 5000,
 }
 
 // Applies `updates` with no requirements and expects success.
-inline TableCommitOutcome MustCommit(const TableMetadata& base, const Json& updates,
+inline TableCommitOutcome MustCommit(const TableModel& base, const Json& updates,
                                      const CommitOptions& options = Options()) {
   auto outcome = ApplyTableCommit(&base, Json::array(), updates, options);
   EXPECT_TRUE(outcome.ok()) << outcome.status().ToString();
   return outcome.ok() ? *outcome : TableCommitOutcome{base, false};
 }
 
-inline ErrorCode CommitError(const TableMetadata& base, const Json& requirements, const Json& updates) {
+inline ErrorCode CommitError(const TableModel& base, const Json& requirements, const Json& updates) {
   auto outcome = ApplyTableCommit(&base, requirements, updates, Options());
   return outcome.ok() ? ErrorCode::kOk : outcome.status().code();
 }

@@ -83,7 +83,7 @@ int32_t NextIdIn(const std::vector<Json>& items, const char* key, int32_t first)
 
 class ViewBuilder {
  public:
-  ViewBuilder(ViewMetadata base, int64_t now_ms) : metadata_(std::move(base)), now_ms_(now_ms) {}
+  ViewBuilder(ViewModel base, int64_t now_ms) : metadata_(std::move(base)), now_ms_(now_ms) {}
 
   Status Apply(const Json& update);
   Result<int32_t> AddSchema(const Json& schema);
@@ -95,7 +95,7 @@ class ViewBuilder {
   Status ApplyShared(const std::string& action, const Json& update);
   void TrimVersions();
 
-  ViewMetadata metadata_;
+  ViewModel metadata_;
   const int64_t now_ms_;  // the server's clock: when the commit moves to a version it did not add
   bool changed_ = false;
   std::set<int32_t> added_version_ids_;
@@ -265,7 +265,7 @@ ViewCommitOutcome ViewBuilder::Finish() {
   return ViewCommitOutcome{std::move(metadata_), changed_};
 }
 
-Status CheckViewRequirements(const ViewMetadata& current, const Json& requirements) {
+Status CheckViewRequirements(const ViewModel& current, const Json& requirements) {
   if (requirements.is_null()) return Status::Ok();
   if (!requirements.is_array()) return BadRequest("requirements must be an array");
   for (const Json& requirement : requirements) {
@@ -297,16 +297,16 @@ Result<std::vector<Json>> ObjectList(const Json& json, const char* key) {
 
 }  // namespace
 
-const Json* ViewMetadata::FindVersion(int32_t version_id) const {
+const Json* ViewModel::FindVersion(int32_t version_id) const {
   for (const Json& version : versions) {
     if (version.at("version-id").get<int32_t>() == version_id) return &version;
   }
   return nullptr;
 }
 
-Result<ViewMetadata> ParseViewMetadata(const Json& json) {
+Result<ViewModel> ParseViewMetadata(const Json& json) {
   if (!json.is_object()) return BadRequest("view metadata must be an object");
-  ViewMetadata metadata;
+  ViewModel metadata;
   SERAC_ASSIGN_OR_RETURN(metadata.view_uuid, RequiredString(json, "view-uuid"));
   SERAC_ASSIGN_OR_RETURN(int64_t version, RequiredInt(json, "format-version"));
   if (version < 1 || version > kViewFormatVersionMax) return BadRequest("unsupported view format version");
@@ -341,7 +341,7 @@ Result<ViewMetadata> ParseViewMetadata(const Json& json) {
   return metadata;
 }
 
-Json ViewMetadataToJson(const ViewMetadata& metadata) {
+Json ViewMetadataToJson(const ViewModel& metadata) {
   Json out = metadata.extra_fields.is_object() ? metadata.extra_fields : Json::object();
   out["view-uuid"] = metadata.view_uuid;
   out["format-version"] = metadata.format_version;
@@ -377,10 +377,10 @@ Result<CreateViewRequest> ParseCreateViewRequest(const Json& body) {
   return request;
 }
 
-Result<ViewMetadata> NewViewMetadata(const CreateViewRequest& request, std::string_view location,
-                                     std::string_view view_uuid) {
+Result<ViewModel> NewViewMetadata(const CreateViewRequest& request, std::string_view location,
+                                  std::string_view view_uuid) {
   try {
-    ViewMetadata base;
+    ViewModel base;
     base.view_uuid = std::string(view_uuid);
     base.location = std::string(location);
     base.properties = request.properties;
@@ -397,7 +397,7 @@ Result<ViewMetadata> NewViewMetadata(const CreateViewRequest& request, std::stri
   }
 }
 
-Result<ViewCommitOutcome> ApplyViewCommit(const ViewMetadata& current, const Json& requirements,
+Result<ViewCommitOutcome> ApplyViewCommit(const ViewModel& current, const Json& requirements,
                                           const Json& updates, int64_t now_ms) {
   try {
     SERAC_RETURN_IF_ERROR(CheckViewRequirements(current, requirements));

@@ -18,7 +18,7 @@ Json ViewVersion(int64_t id, const std::string& sql, int64_t timestamp_ms = 100)
               {"default-namespace", {"ns"}}};
 }
 
-ViewMetadata NewView() {
+ViewModel NewView() {
   Json body{{"name", "v"},
             {"schema", testing::TwoColumnSchema()},
             {"view-version", ViewVersion(1, "select 1")},
@@ -31,7 +31,7 @@ ViewMetadata NewView() {
 }
 
 TEST(ViewTest, CreateSetsCurrentVersionAndLog) {
-  ViewMetadata view = NewView();
+  ViewModel view = NewView();
   EXPECT_EQ(view.view_uuid, "aaaa-bbbb");
   EXPECT_EQ(view.current_version_id, 1);
   ASSERT_EQ(view.versions.size(), 1u);
@@ -49,7 +49,7 @@ TEST(ViewTest, CreateSetsCurrentVersionAndLog) {
 // A version the commit adds is logged at its own time; going back to an older one is logged at
 // the server's time of the commit (the reference's rule).
 TEST(ViewTest, MovingBackToAnOlderVersionIsLoggedAtTheCommitTime) {
-  ViewMetadata view = NewView();
+  ViewModel view = NewView();
   Json second = ViewVersion(2, "select 2", 200);
   second["schema-id"] = 0;
   auto replaced =
@@ -67,7 +67,7 @@ TEST(ViewTest, MovingBackToAnOlderVersionIsLoggedAtTheCommitTime) {
 }
 
 TEST(ViewTest, ReplaceAddsVersionAndSchema) {
-  ViewMetadata view = NewView();
+  ViewModel view = NewView();
   Json requirements = Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", "AAAA-BBBB"}}});
   Json updates =
       Json::array({Json{{"action", "add-schema"}, {"schema", testing::ThreeColumnSchema()}},
@@ -87,7 +87,7 @@ TEST(ViewTest, ReplaceAddsVersionAndSchema) {
 }
 
 TEST(ViewTest, RequirementsAndErrors) {
-  ViewMetadata view = NewView();
+  ViewModel view = NewView();
   auto wrong_uuid = ApplyViewCommit(
       view, Json::array({Json{{"type", "assert-view-uuid"}, {"uuid", "other"}}}), Json::array(), kNowMs);
   EXPECT_EQ(wrong_uuid.status().code(), ErrorCode::kConflict);
@@ -128,7 +128,7 @@ TEST(ViewTest, RequirementsAndErrors) {
 }
 
 TEST(ViewTest, SharedUpdates) {
-  ViewMetadata view = NewView();
+  ViewModel view = NewView();
   auto outcome =
       ApplyViewCommit(view, Json::array(),
                       Json::array({Json{{"action", "set-location"}, {"location", "s3://b/elsewhere"}},
@@ -150,7 +150,7 @@ TEST(ViewTest, SharedUpdates) {
 }
 
 TEST(ViewTest, OldVersionsAreTrimmed) {
-  ViewMetadata view = NewView();
+  ViewModel view = NewView();
   view.properties["version.history.num-entries"] = "2";
   for (int i = 2; i <= 4; ++i) {
     Json version = ViewVersion(i, "select " + std::to_string(i), i * 100);
@@ -172,7 +172,7 @@ TEST(ViewTest, OldVersionsAreTrimmed) {
 
 // An add-view-version of `version` (on schema 0) and whether it was refused with kInvalidArgument,
 // leaving the view as it was, with `message` in the refusal.
-void ExpectVersionRefused(const ViewMetadata& view, Json version, const std::string& message) {
+void ExpectVersionRefused(const ViewModel& view, Json version, const std::string& message) {
   version["schema-id"] = 0;
   const Json before = ViewMetadataToJson(view);
   auto outcome =
@@ -188,7 +188,7 @@ void ExpectVersionRefused(const ViewMetadata& view, Json version, const std::str
 }
 
 TEST(ViewTest, VersionsNeedWhatTheReferenceParses) {
-  const ViewMetadata view = NewView();
+  const ViewModel view = NewView();
   const Json good = ViewVersion(2, "select 2", 200);
   for (const char* key : {"summary", "default-namespace", "representations", "timestamp-ms"}) {
     Json broken = good;
@@ -249,7 +249,7 @@ TEST(ViewTest, CreateChecksTheVersionToo) {
 }
 
 TEST(ViewTest, IdsBeyondInt32AndLegacyPropertyKeys) {
-  const ViewMetadata view = NewView();
+  const ViewModel view = NewView();
   // 2^32 - 1 read as int32 would be -1, "the version added in this commit".
   auto beyond = ApplyViewCommit(
       view, Json::array(),
