@@ -398,6 +398,10 @@ HandlerResult LoadTable(RequestContext& ctx);
 HandlerResult TableExists(RequestContext& ctx);
 HandlerResult DropTable(RequestContext& ctx);
 HandlerResult RegisterTable(RequestContext& ctx);
+// The start of RegisterTable and RegisterView: the body, its name and metadata-location, the name's
+// rules, and the caller's right to register an entity of `kind` under that name.
+HandlerResult ReadRegistration(RequestContext& ctx, meta::EntityKind kind, Json& body, std::string& name,
+                               std::string& metadata_location);
 HandlerResult ReportMetrics(RequestContext& ctx);
 HandlerResult RenameTable(RequestContext& ctx);
 HandlerResult RenameView(RequestContext& ctx);

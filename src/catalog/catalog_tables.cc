@@ -313,22 +313,29 @@ HandlerResult DropTable(RequestContext& ctx) {
   return SendNoContent(ctx);
 }
 
+HandlerResult ReadRegistration(RequestContext& ctx, meta::EntityKind kind, Json& body, std::string& name,
+                               std::string& metadata_location) {
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  auto parsed_name = RequiredString(body, "name");
+  auto parsed_location = RequiredString(body, "metadata-location");
+  if (!parsed_name.ok()) return BadRequest(parsed_name.status().message());
+  if (!parsed_location.ok()) return BadRequest(parsed_location.status().message());
+  name = std::move(parsed_name).value();
+  metadata_location = std::move(parsed_location).value();
+  ctx.path.name = name;
+  if (auto problem = EntityNameProblem(name)) return BadRequest(*problem);
+  return AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, kind, name);
+}
+
 HandlerResult RegisterTable(RequestContext& ctx) {
   Json body;
-  if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto name = RequiredString(body, "name");
-  auto location = RequiredString(body, "metadata-location");
-  if (!name.ok()) return BadRequest(name.status().message());
-  if (!location.ok()) return BadRequest(location.status().message());
+  std::string name;
+  std::string location;
+  if (auto error = ReadRegistration(ctx, meta::EntityKind::kTable, body, name, location)) return error;
   bool overwrite = false;
   if (auto it = body.find("overwrite"); it != body.end() && !it->is_null()) {
     if (!it->is_boolean()) return BadRequest("overwrite must be a boolean");
     overwrite = it->get<bool>();
-  }
-  ctx.path.name = *name;
-  if (auto problem = EntityNameProblem(*name)) return BadRequest(*problem);
-  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kTable, *name)) {
-    return error;
   }
   // Overwriting replaces whatever table holds the name: that is an update of it.
   const meta::EntityId id = ctx.Entity(meta::EntityKind::kTable);
@@ -336,20 +343,20 @@ HandlerResult RegisterTable(RequestContext& ctx) {
   if (overwrite && replaced.ok()) {
     if (auto error = AuthorizeEntity(ctx, actions::kUpdateTable, id, &*replaced)) return error;
   }
-  if (auto error = CheckNameAndNamespace(ctx, *name)) return error;
-  if (auto error = RequireInWarehouse(ctx, *location)) return error;
-  auto metadata = LoadTableMetadata(ctx.backend, *location);
+  if (auto error = CheckNameAndNamespace(ctx, name)) return error;
+  if (auto error = RequireInWarehouse(ctx, location)) return error;
+  auto metadata = LoadTableMetadata(ctx.backend, location);
   if (!metadata.ok()) {
-    return ErrorFromStatus(metadata.status(), BadRequest("metadata-location does not exist: " + *location));
+    return ErrorFromStatus(metadata.status(), BadRequest("metadata-location does not exist: " + location));
   }
   meta::EntityRecord record;
   record.warehouse = ctx.path.warehouse;
   record.levels = ctx.path.levels;
-  record.name = *name;
+  record.name = name;
   record.kind = meta::EntityKind::kTable;
   record.uuid = (*metadata)->table_uuid();
   record.location = (*metadata)->location();
-  record.metadata_location = *location;
+  record.metadata_location = location;
   record.created_ms = record.updated_ms = ToUnixMillis(Now());
   Status registered = ctx.catalog().RegisterEntity(record, overwrite);
   if (!registered.ok()) {
@@ -359,7 +366,7 @@ HandlerResult RegisterTable(RequestContext& ctx) {
   }
   const bool vend_write =
       WantsVendedCredentials(ctx.request) && IsEntityAllowed(ctx, actions::kUpdateTable, id, &record);
-  return SendTableResult(ctx, *location, **metadata, vend_write);
+  return SendTableResult(ctx, location, **metadata, vend_write);
 }
 
 HandlerResult ReportMetrics(RequestContext& ctx) {

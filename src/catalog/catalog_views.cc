@@ -163,31 +163,24 @@ HandlerResult DropView(RequestContext& ctx) {
 
 HandlerResult RegisterView(RequestContext& ctx) {
   Json body;
-  if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto name = RequiredString(body, "name");
-  auto location = RequiredString(body, "metadata-location");
-  if (!name.ok()) return BadRequest(name.status().message());
-  if (!location.ok()) return BadRequest(location.status().message());
-  ctx.path.name = *name;
-  if (auto problem = EntityNameProblem(*name)) return BadRequest(*problem);
-  if (auto error = AuthorizeInWarehouse(ctx, ctx.action, ctx.path.levels, meta::EntityKind::kView, *name)) {
-    return error;
-  }
+  std::string name;
+  std::string location;
+  if (auto error = ReadRegistration(ctx, meta::EntityKind::kView, body, name, location)) return error;
   if (auto error = RequireNamespace(ctx)) return error;
-  if (auto error = RequireInWarehouse(ctx, *location)) return error;
-  auto metadata = LoadViewMetadata(ctx.backend, *location);
+  if (auto error = RequireInWarehouse(ctx, location)) return error;
+  auto metadata = LoadViewMetadata(ctx.backend, location);
   if (!metadata.ok()) {
-    return ErrorFromStatus(metadata.status(), BadRequest("metadata-location does not exist: " + *location));
+    return ErrorFromStatus(metadata.status(), BadRequest("metadata-location does not exist: " + location));
   }
   // Its files stay where they are: the record's storage location is their directory.
-  const std::string directory = location->substr(0, location->rfind('/'));
-  Status registered = ctx.catalog().RegisterEntity(ViewRecord(ctx, **metadata, *location, directory), false);
+  const std::string directory = location.substr(0, location.rfind('/'));
+  Status registered = ctx.catalog().RegisterEntity(ViewRecord(ctx, **metadata, location, directory), false);
   if (!registered.ok()) {
     if (registered.code() == ErrorCode::kAlreadyExists)
       return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
     return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
-  return SendViewResult(ctx, *location, **metadata);
+  return SendViewResult(ctx, location, **metadata);
 }
 
 }  // namespace serac::catalog
