@@ -190,14 +190,6 @@ Status CheckRequestTime(const V2Parameters& params, WallTime now) {
   return Status::Ok();
 }
 
-Status CheckSessionToken(const V2Parameters& params, const Credentials& credentials) {
-  if (credentials.session_token.empty()) return Status::Ok();
-  if (!ConstantTimeEquals(params.session_token, credentials.session_token)) {
-    return Error(ErrorCode::kAccessDenied, "The provided token is malformed or otherwise invalid.");
-  }
-  return Status::Ok();
-}
-
 // "name:value\n" for every x-amz-* header (and, for presigned URLs, x-amz-* query parameter, which
 // is how botocore carries headers such as the security token), sorted, duplicates joined with ','.
 std::string CanonicalizedAmzHeaders(const http::Request& request, const std::vector<RawParam>& query,
@@ -309,7 +301,7 @@ Result<VerifiedRequest> VerifySignatureV2(const http::Request& request, const Ve
   SERAC_ASSIGN_OR_RETURN(V2Parameters params, ParseParameters(request, query));
   SERAC_RETURN_IF_ERROR(CheckRequestTime(params, options.now));
   SERAC_ASSIGN_OR_RETURN(Credentials credentials, lookup(params.access_key));
-  SERAC_RETURN_IF_ERROR(CheckSessionToken(params, credentials));
+  SERAC_RETURN_IF_ERROR(CheckSessionToken(params.session_token, credentials));
 
   std::string string_to_sign = BuildStringToSign(request, query, params, options.virtual_host_bucket);
   // Base64 is case-sensitive, so unlike SigV4's hex this is compared byte for byte.

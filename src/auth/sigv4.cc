@@ -69,6 +69,14 @@ std::vector<std::string_view> SplitList(std::string_view text) {
   return items;
 }
 
+Status CheckSessionToken(std::string_view presented, const Credentials& credentials) {
+  if (credentials.session_token.empty()) return Status::Ok();
+  if (!ConstantTimeEquals(presented, credentials.session_token)) {
+    return Error(ErrorCode::kAccessDenied, "The provided token is malformed or otherwise invalid.");
+  }
+  return Status::Ok();
+}
+
 }  // namespace internal
 
 namespace {
@@ -502,14 +510,6 @@ Status CheckSignedHeaders(const http::Request& request, const AuthParameters& pa
   return Status::Ok();
 }
 
-Status CheckSessionToken(const AuthParameters& params, const Credentials& credentials) {
-  if (credentials.session_token.empty()) return Status::Ok();
-  if (!ConstantTimeEquals(params.session_token, credentials.session_token)) {
-    return Error(ErrorCode::kAccessDenied, "The provided token is malformed or otherwise invalid.");
-  }
-  return Status::Ok();
-}
-
 struct PayloadClaim {
   PayloadMode mode = PayloadMode::kUnsigned;
   std::string line;  // the payload line of the canonical request ("" for kAbsent)
@@ -666,7 +666,7 @@ Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions
   SERAC_RETURN_IF_ERROR(CheckRequestTime(params, options.now));
   SERAC_RETURN_IF_ERROR(CheckSignedHeaders(request, params));
   SERAC_ASSIGN_OR_RETURN(Credentials credentials, lookup(params.scope.access_key));
-  SERAC_RETURN_IF_ERROR(CheckSessionToken(params, credentials));
+  SERAC_RETURN_IF_ERROR(internal::CheckSessionToken(params.session_token, credentials));
 
   VerifiedRequest verified;
   verified.access_key = params.scope.access_key;

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "auth/sigv4.h"
+#include "common/status.h"
 #include "http/http.h"
 
 namespace serac::auth::internal {
@@ -36,6 +38,10 @@ const std::string* FindHeader(const http::Request& request, std::string_view nam
 std::vector<std::string_view> FindHeaders(const http::Request& request, std::string_view name);
 
 bool IsLowerHex(std::string_view text, size_t length);
+
+// A temporary credential's session token must come with the request, exactly (constant time);
+// long-term credentials have none and need none.
+Status CheckSessionToken(std::string_view presented, const Credentials& credentials);
 
 // The non-empty, trimmed items of a comma-separated header value.
 std::vector<std::string_view> SplitList(std::string_view text);

@@ -16,6 +16,7 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "service/authenticate.h"
+#include "service/error_response.h"
 
 namespace serac::catalog {
 
@@ -229,18 +230,9 @@ Match FindRoute(const std::string& method, std::string_view path, PathParams& pa
 }
 
 void SendError(RequestContext& ctx, const IcebergError& error) {
-  if (ctx.response.started()) {
-    ctx.response.CloseAfterResponse();
-    return;
-  }
-  ctx.response.SetStatus(error.http_status);
-  if (ctx.request.method == "HEAD" || error.http_status == 304) {
-    (void)ctx.response.Send("");
-    return;
-  }
-  if (error.http_status == 411 || error.http_status == 413) ctx.response.CloseAfterResponse();
-  ctx.response.AddHeader("Content-Type", "application/json");
-  (void)ctx.response.Send(RenderErrorJson(error));
+  service::SendErrorResponse(ctx, error.http_status, [&] {
+    return http::ErrorDocument{"application/json", RenderErrorJson(error)};
+  });
 }
 
 IcebergError NotAuthorized(std::string message) {

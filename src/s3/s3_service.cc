@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "s3/s3_internal.h"
 #include "service/authenticate.h"
+#include "service/error_response.h"
 
 namespace serac::s3 {
 
@@ -222,20 +223,10 @@ std::optional<S3Error> Authenticate(RequestContext& ctx) {
 }
 
 void SendError(RequestContext& ctx, const S3Error& error) {
-  if (ctx.response.started()) {
-    // The head is out: the only honest signal left is to cut the connection.
-    ctx.response.CloseAfterResponse();
-    return;
-  }
-  ctx.response.SetStatus(error.http_status);
-  if (error.http_status == 304 || ctx.request.method == "HEAD") {
-    (void)ctx.response.Send("");
-    return;
-  }
-  ctx.response.AddHeader("Content-Type", "application/xml");
-  if (error.http_status == 411 || error.http_status == 413) ctx.response.CloseAfterResponse();
-  std::string body = RenderErrorXml(error, ctx.bucket, ctx.key, ctx.request.path, ctx.request.request_id);
-  (void)ctx.response.Send(body);
+  service::SendErrorResponse(ctx, error.http_status, [&] {
+    return http::ErrorDocument{"application/xml", RenderErrorXml(error, ctx.bucket, ctx.key, ctx.request.path,
+                                                                 ctx.request.request_id)};
+  });
 }
 
 // Object operations on a version other than "null" (the only one an unversioned bucket has) must not
