@@ -16,8 +16,10 @@ Run as a script to print the versions and loaded extensions (exit status 1 on fa
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import pathlib
+import shutil
 import sys
 import tempfile
 
@@ -61,7 +63,9 @@ def connect(database: str = ":memory:", **config: str) -> duckdb.DuckDBPyConnect
     settings = dict(OFFLINE_CONFIG)
     # A private, empty extension directory: nothing installed earlier under ~/.duckdb can be
     # picked up by accident, so what loads is exactly what the pip packages ship.
-    settings["extension_directory"] = tempfile.mkdtemp(prefix="duckdb-ext-")
+    extension_directory = tempfile.mkdtemp(prefix="duckdb-ext-")
+    atexit.register(shutil.rmtree, extension_directory, ignore_errors=True)
+    settings["extension_directory"] = extension_directory
     settings.update(config)
     con = duckdb.connect(database, config=settings)
     for name in EXTENSIONS:
