@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import itertools
+import atexit
 import os
 import shutil
 import tempfile
@@ -71,6 +72,8 @@ def make_spark_session(app_name: str = "serac-tests"):
     from pyspark.sql import SparkSession
 
     scratch = Path(tempfile.mkdtemp(prefix="serac-spark-"))
+    # Also at exit: the JVM may still write below spark.local.dir while it shuts down after stop().
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
     builder = (SparkSession.builder.master("local[2]").appName(app_name)
                .config("spark.jars", ",".join(str(jar) for jar in SPARK_JARS))
                .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
