@@ -14,9 +14,9 @@ by name; a PySpark of any other line makes the Spark tests skip."""
 
 from __future__ import annotations
 
+import atexit
 import importlib.metadata
 import itertools
-import atexit
 import os
 import shutil
 import tempfile
