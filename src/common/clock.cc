@@ -173,6 +173,11 @@ std::optional<WallTime> ParseAsctimeDate(std::string_view text) {
   return FromUtcFields(fields);
 }
 
+// Room for any date these write, whatever the year (snprintf truncates; FormattedLength says how
+// much of the buffer holds the text).
+constexpr int kFormattedDateBytesMax = 96;
+int FormattedLength(int written) { return written < 0 ? 0 : std::min(written, kFormattedDateBytesMax - 1); }
+
 }  // namespace
 
 WallTime Now() { return std::chrono::system_clock::now(); }
@@ -206,22 +211,24 @@ std::string FormatAmzDay(WallTime t) {
 
 std::string FormatIso8601(WallTime t) {
   // Every log line starts with one: each thread formats a second once and adds the milliseconds.
+  // The cache is plain bytes, not a std::string: a thread-local that allocates is freed by a
+  // destructor as its thread exits, and a leak check that runs meanwhile reports it.
   thread_local int64_t cached_second = std::numeric_limits<int64_t>::min();
-  thread_local std::string cached;  // "YYYY-MM-DDTHH:MM:SS."
+  thread_local char cached[kFormattedDateBytesMax];  // "YYYY-MM-DDTHH:MM:SS."
+  thread_local int cached_length = 0;
   const int64_t unix_millis = ToUnixMillis(t);
   const int64_t second = unix_millis >= 0 ? unix_millis / 1000 : -((-unix_millis + 999) / 1000);
   if (second != cached_second) {
     const struct tm& f = ToUtc(t).fields;
-    char buffer[96];
-    std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.", f.tm_year + 1900, f.tm_mon + 1,
-                  f.tm_mday, f.tm_hour, f.tm_min, f.tm_sec);
-    cached = buffer;
+    cached_length = FormattedLength(std::snprintf(cached, sizeof(cached), "%04d-%02d-%02dT%02d:%02d:%02d.",
+                                                  f.tm_year + 1900, f.tm_mon + 1, f.tm_mday, f.tm_hour,
+                                                  f.tm_min, f.tm_sec));
     cached_second = second;
   }
   const auto millis = static_cast<int>(unix_millis - second * 1000);
   std::string out;
-  out.reserve(cached.size() + 4);
-  out = cached;
+  out.reserve(static_cast<size_t>(cached_length) + 4);
+  out.assign(cached, static_cast<size_t>(cached_length));
   out += static_cast<char>('0' + millis / 100);
   out += static_cast<char>('0' + millis / 10 % 10);
   out += static_cast<char>('0' + millis % 10);
@@ -231,18 +238,19 @@ std::string FormatIso8601(WallTime t) {
 
 std::string FormatHttpDate(WallTime t) {
   // Every response carries a Date header with a resolution of one second: each thread formats
-  // a second once.
+  // a second once (into plain bytes, as FormatIso8601 explains).
   thread_local int64_t cached_second = std::numeric_limits<int64_t>::min();
-  thread_local std::string cached;
+  thread_local char cached[kFormattedDateBytesMax];
+  thread_local int cached_length = 0;
   const int64_t second = std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()).count();
-  if (second == cached_second) return cached;
-  const struct tm& f = ToUtc(t).fields;
-  char buffer[96];
-  std::snprintf(buffer, sizeof(buffer), "%s, %02d %s %04d %02d:%02d:%02d GMT", kShortDays[f.tm_wday],
-                f.tm_mday, kMonths[f.tm_mon], f.tm_year + 1900, f.tm_hour, f.tm_min, f.tm_sec);
-  cached = buffer;
-  cached_second = second;
-  return cached;
+  if (second != cached_second) {
+    const struct tm& f = ToUtc(t).fields;
+    cached_length = FormattedLength(
+        std::snprintf(cached, sizeof(cached), "%s, %02d %s %04d %02d:%02d:%02d GMT", kShortDays[f.tm_wday],
+                      f.tm_mday, kMonths[f.tm_mon], f.tm_year + 1900, f.tm_hour, f.tm_min, f.tm_sec));
+    cached_second = second;
+  }
+  return std::string(cached, static_cast<size_t>(cached_length));
 }
 
 std::optional<WallTime> ParseAmzDate(std::string_view text) {
