@@ -35,22 +35,21 @@ struct PreparedCommit {
 
 std::string DisplayName(const meta::EntityId& id) { return NamespaceDisplayName(id.levels) + "." + id.name; }
 
-HandlerResult ReadArray(const Json& body, const char* key, Json& out) {
+// Moves the member out of the parsed request: the body is not read again.
+HandlerResult TakeArray(Json& body, const char* key, Json& out) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return kHandled;
   if (!it->is_array()) return BadRequest(std::string(key) + " must be an array");
-  out = *it;
+  out = std::move(*it);
   return kHandled;
 }
 
-HandlerResult ReadChange(const Json& body, TableChange& change) {
+HandlerResult ReadChange(Json& body, TableChange& change) {
   Json requirements = Json::array();
   Json updates = Json::array();
-  if (auto error = ReadArray(body, "requirements", requirements)) return error;
-  if (auto error = ReadArray(body, "updates", updates)) return error;
-  auto changes =
-      iceberg::TableChanges::Parse(requirements.dump(-1, ' ', false, Json::error_handler_t::replace),
-                                   updates.dump(-1, ' ', false, Json::error_handler_t::replace));
+  if (auto error = TakeArray(body, "requirements", requirements)) return error;
+  if (auto error = TakeArray(body, "updates", updates)) return error;
+  auto changes = iceberg::TableChanges::FromJson(std::move(requirements), std::move(updates));
   if (!changes.ok()) return BadRequest(changes.status().message());
   change.changes = std::move(changes).value();
   return kHandled;
@@ -290,7 +289,7 @@ HandlerResult ParseTransaction(RequestContext& ctx, std::vector<TableChange>& ch
     return BadRequest("too many table changes (limits::kCatalogTablesPerTransactionMax = 100)");
   }
   std::set<std::pair<meta::NamespaceLevels, std::string>> seen;
-  for (const Json& item : *list) {
+  for (Json& item : *list) {
     if (!item.is_object()) return BadRequest("each table change must be an object");
     auto identifier = item.find("identifier");
     if (identifier == item.end()) return BadRequest("each table change needs an identifier");

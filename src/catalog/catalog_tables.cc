@@ -229,7 +229,7 @@ HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::stri
 HandlerResult CreateTable(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto request = iceberg::TableCreation::Parse(ctx.body);
+  auto request = iceberg::TableCreation::FromJson(body);
   if (!request.ok()) return BadRequest(request.status().message());
   const std::string& name = request->name();
   ctx.path.name = name;

@@ -58,7 +58,7 @@ HandlerResult ListViews(RequestContext& ctx) { return ListEntities(ctx, meta::En
 HandlerResult CreateView(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
-  auto request = iceberg::ViewCreation::Parse(ctx.body);
+  auto request = iceberg::ViewCreation::FromJson(body);
   if (!request.ok()) return BadRequest(request.status().message());
   const std::string& name = request->name();
   const std::optional<std::string>& requested_location = request->location();
@@ -119,15 +119,13 @@ HandlerResult ReplaceView(RequestContext& ctx) {
   const Json updates = list_or_empty("updates");
   if (!requirements.is_array() || !updates.is_array())
     return BadRequest("requirements and updates must be arrays");
-  const std::string requirements_text = requirements.dump(-1, ' ', false, Json::error_handler_t::replace);
-  const std::string updates_text = updates.dump(-1, ' ', false, Json::error_handler_t::replace);
   const meta::EntityId id = ctx.Entity(meta::EntityKind::kView);
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     auto entity = ctx.catalog().GetEntity(id);
     if (!entity.ok()) return ErrorFromStatus(entity.status(), NoSuchView(EntityDisplayName(ctx)));
     auto current = LoadViewMetadata(ctx.backend, entity->metadata_location);
     if (!current.ok()) return UnreadableMetadata(current.status());
-    auto applied = iceberg::CommitView(**current, requirements_text, updates_text, ToUnixMillis(Now()));
+    auto applied = iceberg::CommitView(**current, requirements, updates, ToUnixMillis(Now()));
     if (!applied.ok()) {
       // Unchanged: Java clients recognise "Requirement failed: ..." and add "Commit failed: ".
       if (applied.status().code() == ErrorCode::kConflict) {

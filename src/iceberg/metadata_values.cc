@@ -216,6 +216,10 @@ TableCreation::TableCreation(std::shared_ptr<const CreateTableRequest> request)
 
 Result<TableCreation> TableCreation::Parse(std::string_view body_json) {
   SERAC_ASSIGN_OR_RETURN(Json body, ParseJson(body_json));
+  return FromJson(body);
+}
+
+Result<TableCreation> TableCreation::FromJson(const Json& body) {
   SERAC_ASSIGN_OR_RETURN(CreateTableRequest request, ParseCreateTableRequest(body));
   return TableCreation(std::make_shared<const CreateTableRequest>(std::move(request)));
 }
@@ -234,9 +238,15 @@ Result<TableMetadata> TableCreation::NewMetadata(std::string_view location, std:
 TableChanges::TableChanges(std::shared_ptr<const TableChangesModel> model) : model_(std::move(model)) {}
 
 Result<TableChanges> TableChanges::Parse(std::string_view requirements_json, std::string_view updates_json) {
+  SERAC_ASSIGN_OR_RETURN(Json requirements, ParseJson(requirements_json));
+  SERAC_ASSIGN_OR_RETURN(Json updates, ParseJson(updates_json));
+  return FromJson(std::move(requirements), std::move(updates));
+}
+
+Result<TableChanges> TableChanges::FromJson(Json requirements, Json updates) {
   auto model = std::make_shared<TableChangesModel>();
-  SERAC_ASSIGN_OR_RETURN(model->requirements, ParseJson(requirements_json));
-  SERAC_ASSIGN_OR_RETURN(model->updates, ParseJson(updates_json));
+  model->requirements = std::move(requirements);
+  model->updates = std::move(updates);
   if (!model->requirements.is_array() || !model->updates.is_array()) {
     return Error(ErrorCode::kInvalidArgument, "requirements and updates must be arrays");
   }
@@ -283,6 +293,10 @@ ViewCreation::ViewCreation(std::shared_ptr<const CreateViewRequest> request) : r
 
 Result<ViewCreation> ViewCreation::Parse(std::string_view body_json) {
   SERAC_ASSIGN_OR_RETURN(Json body, ParseJson(body_json));
+  return FromJson(body);
+}
+
+Result<ViewCreation> ViewCreation::FromJson(const Json& body) {
   SERAC_ASSIGN_OR_RETURN(CreateViewRequest request, ParseCreateViewRequest(body));
   return ViewCreation(std::make_shared<const CreateViewRequest>(std::move(request)));
 }
@@ -298,6 +312,11 @@ Result<ViewCommitResult> CommitView(const ViewMetadata& current, std::string_vie
                                     std::string_view updates_json, int64_t now_ms) {
   SERAC_ASSIGN_OR_RETURN(Json requirements, ParseJson(requirements_json));
   SERAC_ASSIGN_OR_RETURN(Json updates, ParseJson(updates_json));
+  return CommitView(current, requirements, updates, now_ms);
+}
+
+Result<ViewCommitResult> CommitView(const ViewMetadata& current, const Json& requirements,
+                                    const Json& updates, int64_t now_ms) {
   SERAC_ASSIGN_OR_RETURN(ViewCommitOutcome outcome,
                          ApplyViewCommit(current.model(), requirements, updates, now_ms));
   if (!outcome.changed) return ViewCommitResult{current, false};

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -187,6 +188,8 @@ class TableMetadata {
 class TableCreation {
  public:
   static Result<TableCreation> Parse(std::string_view body_json);
+  // The same from a body the caller has already parsed (each request body is parsed once).
+  static Result<TableCreation> FromJson(const nlohmann::json& body);
 
   const std::string& name() const;
   const std::optional<std::string>& location() const;  // the client's wish; the catalog decides
@@ -207,6 +210,8 @@ class TableChanges {
  public:
   // Each a JSON array (the members of the request; absent members are "[]").
   static Result<TableChanges> Parse(std::string_view requirements_json, std::string_view updates_json);
+  // The same from arrays the caller has already parsed, moved in rather than copied.
+  static Result<TableChanges> FromJson(nlohmann::json requirements, nlohmann::json updates);
 
   // Whether a requirement says the table must not exist yet (finishing a stage-create).
   bool asserts_create() const;
@@ -255,6 +260,7 @@ class ViewMetadata {
 class ViewCreation {
  public:
   static Result<ViewCreation> Parse(std::string_view body_json);
+  static Result<ViewCreation> FromJson(const nlohmann::json& body);  // an already parsed body
 
   const std::string& name() const;
   const std::optional<std::string>& location() const;
@@ -274,5 +280,8 @@ struct ViewCommitResult {
 // Applies one view commit (requirements and updates, JSON arrays) at the server's time `now_ms`.
 Result<ViewCommitResult> CommitView(const ViewMetadata& current, std::string_view requirements_json,
                                     std::string_view updates_json, int64_t now_ms);
+// The same with the arrays already parsed.
+Result<ViewCommitResult> CommitView(const ViewMetadata& current, const nlohmann::json& requirements,
+                                    const nlohmann::json& updates, int64_t now_ms);
 
 }  // namespace serac::iceberg
