@@ -15,6 +15,8 @@
 namespace serac::auth::internal {
 namespace {
 
+using internal::FindParam;
+
 constexpr std::string_view kHeaderPrefix = "AWS ";
 constexpr std::string_view kMissingDate = "AWS authentication requires a valid Date or x-amz-date header";
 constexpr std::string_view kMixedMechanisms =
@@ -100,13 +102,6 @@ std::vector<RawParam> ParseQuery(std::string_view raw_query) {
     params.push_back(std::move(param));
   }
   return params;
-}
-
-const std::string* FindParam(const std::vector<RawParam>& params, std::string_view name) {
-  for (const RawParam& param : params) {
-    if (param.name == name) return &param.value;
-  }
-  return nullptr;
 }
 
 // Accepts RFC 7231 dates plus the "+0000" zone spelling of RFC 1123 used in AWS's own examples,

@@ -82,6 +82,7 @@ Status CheckSessionToken(std::string_view presented, const Credentials& credenti
 namespace {
 
 using internal::FindHeader;
+using internal::FindParam;
 
 constexpr std::string_view kEcdsaAlgorithm = "AWS4-ECDSA-P256-SHA256";
 constexpr std::string_view kTerminator = "aws4_request";
@@ -140,13 +141,6 @@ std::vector<QueryParam> DecodeQuery(std::string_view raw_query) {
     params.push_back(std::move(param));
   }
   return params;
-}
-
-const std::string* FindParam(const std::vector<QueryParam>& params, std::string_view name) {
-  for (const QueryParam& param : params) {
-    if (param.name == name) return &param.value;
-  }
-  return nullptr;
 }
 
 // ---------------------------------------------------------------------------------------------

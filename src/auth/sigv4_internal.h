@@ -46,4 +46,14 @@ Status CheckSessionToken(std::string_view presented, const Credentials& credenti
 // The non-empty, trimmed items of a comma-separated header value.
 std::vector<std::string_view> SplitList(std::string_view text);
 
+// The value of the first query parameter named `name`, or nullptr (SigV2 and SigV4 each parse the
+// query their own way: SigV2 keeps the raw names its string to sign needs).
+template <typename Param>
+const std::string* FindParam(const std::vector<Param>& params, std::string_view name) {
+  for (const Param& param : params) {
+    if (param.name == name) return &param.value;
+  }
+  return nullptr;
+}
+
 }  // namespace serac::auth::internal
