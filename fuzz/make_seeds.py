@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import os
+import struct
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -230,6 +231,135 @@ def dumps(obj):
     return json.dumps(obj, separators=(",", ":"))
 
 
+# --- Avro object container files, written by hand (the seeds must not need an Avro library) ---
+
+def avro_long(n):
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def avro_bytes(b):
+    b = b.encode() if isinstance(b, str) else b
+    return avro_long(len(b)) + b
+
+
+def avro_encode(schema, value, named):
+    """Encodes value as schema says; a union value is (branch, value), a record a list in field order."""
+    if isinstance(schema, str) and schema in named:
+        schema = named[schema]
+    if isinstance(schema, list):
+        branch, inner = value
+        return avro_long(branch) + avro_encode(schema[branch], inner, named)
+    kind = schema if isinstance(schema, str) else schema["type"]
+    if isinstance(schema, dict) and schema.get("name") and kind in ("record", "enum", "fixed"):
+        named[schema["name"]] = schema
+    if kind == "null":
+        return b""
+    if kind == "boolean":
+        return b"\x01" if value else b"\x00"
+    if kind in ("int", "long"):
+        return avro_long(value)
+    if kind == "double":
+        return struct.pack("<d", value)
+    if kind in ("string", "bytes"):
+        return avro_bytes(value)
+    if kind == "fixed":
+        return value
+    if kind == "enum":
+        return avro_long(value)
+    if kind == "record":
+        return b"".join(avro_encode(f["type"], v, named) for f, v in zip(schema["fields"], value))
+    if kind == "array":
+        body = b"".join(avro_encode(schema["items"], v, named) for v in value)
+        return (avro_long(len(value)) + body if value else b"") + b"\x00"
+    if kind == "map":
+        body = b"".join(avro_bytes(k) + avro_encode(schema["values"], v, named) for k, v in value)
+        return (avro_long(len(value)) + body if value else b"") + b"\x00"
+    raise ValueError(kind)
+
+
+def avro_file(schema, values, codec="null", metadata=None):
+    sync = hashlib.md5(json.dumps(schema).encode()).digest()
+    header = {"avro.schema": json.dumps(schema), "avro.codec": codec}
+    header.update(metadata or {})
+    out = b"Obj\x01" + avro_long(len(header))
+    for key, value in header.items():
+        out += avro_bytes(key) + avro_bytes(value)
+    out += b"\x00" + sync
+    block = b"".join(avro_encode(schema, v, {}) for v in values)
+    if codec == "deflate":
+        compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+        block = compressor.compress(block) + compressor.flush()
+    if values:
+        out += avro_long(len(values)) + avro_bytes(block) + sync
+    return out
+
+
+MANIFEST_ENTRY = {"type": "record", "name": "manifest_entry", "fields": [
+    {"name": "status", "type": "int", "field-id": 0},
+    {"name": "snapshot_id", "type": ["null", "long"], "default": None, "field-id": 1},
+    {"name": "sequence_number", "type": ["null", "long"], "default": None, "field-id": 3},
+    {"name": "data_file", "field-id": 2, "type": {"type": "record", "name": "r2", "fields": [
+        {"name": "content", "type": "int", "field-id": 134},
+        {"name": "file_path", "type": "string", "field-id": 100},
+        {"name": "file_format", "type": "string", "field-id": 101},
+        {"name": "partition", "field-id": 102, "type": {"type": "record", "name": "r102", "fields": [
+            {"name": "ts_day", "type": ["null", {"type": "int", "logicalType": "date"}], "default": None, "field-id": 1000}]}},
+        {"name": "record_count", "type": "long", "field-id": 103},
+        {"name": "file_size_in_bytes", "type": "long", "field-id": 104},
+        {"name": "column_sizes", "type": ["null", {"type": "array", "logicalType": "map", "items": {
+            "type": "record", "name": "k117_v118", "fields": [{"name": "key", "type": "int", "field-id": 117},
+                                                           {"name": "value", "type": "long", "field-id": 118}]}}],
+         "default": None, "field-id": 108},
+        {"name": "lower_bounds", "type": ["null", {"type": "array", "logicalType": "map", "items": {
+            "type": "record", "name": "k126_v127", "fields": [{"name": "key", "type": "int", "field-id": 126},
+                                                           {"name": "value", "type": "bytes", "field-id": 127}]}}],
+         "default": None, "field-id": 125},
+        {"name": "key_metadata", "type": ["null", "bytes"], "default": None, "field-id": 131}]}}]}
+
+MANIFEST_FILE = {"type": "record", "name": "manifest_file", "fields": [
+    {"name": "manifest_path", "type": "string", "field-id": 500},
+    {"name": "manifest_length", "type": "long", "field-id": 501},
+    {"name": "partition_spec_id", "type": "int", "field-id": 502},
+    {"name": "content", "type": "int", "field-id": 517},
+    {"name": "added_snapshot_id", "type": "long", "field-id": 503},
+    {"name": "partitions", "type": ["null", {"type": "array", "element-id": 508, "items": {
+        "type": "record", "name": "r508", "fields": [
+            {"name": "contains_null", "type": "boolean", "field-id": 509},
+            {"name": "lower_bound", "type": ["null", "bytes"], "default": None, "field-id": 510}]}}],
+     "default": None, "field-id": 507}]}
+
+KITCHEN_SINK = {"type": "record", "name": "a.Sink", "fields": [
+    {"name": "flag", "type": "boolean"}, {"name": "ratio", "type": "double"},
+    {"name": "color", "type": {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN"], "default": "RED"}},
+    {"name": "hash", "type": {"type": "fixed", "name": "Hash", "size": 4}},
+    {"name": "again", "type": "Hash"},
+    {"name": "props", "type": {"type": "map", "values": ["null", "string"], "key-id": 7, "value-id": 8}},
+    {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}}]}
+
+
+def avro_seeds():
+    entry = lambda i: [1, (1, 1000 + i), (0, None), [0, f"s3://lake/db/t2/data/ts_day=2026-01-0{i}/0000{i}.parquet", "PARQUET",
+                                                     [(1, 20454 + i)], 10 * i, 4096 + i, (1, [[1, 120], [2, 300]]),
+                                                     (1, [[1, b"\x01\x00\x00\x00\x00\x00\x00\x00"]]), (0, None)]]
+    meta = {"schema": dumps(SCHEMA), "partition-spec": dumps(SPEC["fields"]), "partition-spec-id": "0",
+            "format-version": "2", "content": "data"}
+    write("avro_fuzzer", "manifest_null", avro_file(MANIFEST_ENTRY, [entry(i) for i in range(1, 4)], "null", meta))
+    write("avro_fuzzer", "manifest_deflate", avro_file(MANIFEST_ENTRY, [entry(i) for i in range(1, 6)], "deflate", meta))
+    write("avro_fuzzer", "manifest_list", avro_file(MANIFEST_FILE, [
+        ["s3://lake/db/t2/metadata/m0.avro", 7021, 0, 0, 1002, (1, [[False, (1, b"\x12\x4f\x00\x00")]])],
+        ["s3://lake/db/t2/metadata/m1.avro", 6500, 0, 1, 1003, (0, None)]], "deflate",
+        {"snapshot-id": "1003", "parent-snapshot-id": "1002", "sequence-number": "3", "format-version": "2"}))
+    write("avro_fuzzer", "kitchen_sink", avro_file(KITCHEN_SINK, [
+        [True, 0.5, 1, b"abcd", b"wxyz", [("a", (1, "x")), ("b", (0, None))], b"\x01\x86"]], "null"))
+    write("avro_fuzzer", "empty", avro_file({"type": "array", "items": "long"}, []))
+
+
 def main():
     base = "/_iceberg/v1/lake"
     # --- iceberg_metadata_fuzzer ---
@@ -371,3 +501,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    avro_seeds()

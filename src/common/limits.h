@@ -143,6 +143,15 @@ inline constexpr uint64_t kIcebergPropertiesBytesMax =
 // statistics and the newest history entries.
 inline constexpr uint64_t kIcebergMetadataRewrittenBytesMax = 16 * kMiB;
 
+// Avro (manifests, manifest lists and any Avro file serac reads). Java's Avro writes blocks of
+// about 64 KB and Iceberg's schemas are a few levels deep; these bound what a hostile file can make
+// serac do.
+inline constexpr uint32_t kAvroSchemaDepthMax = 128;        // nested types in one Avro schema
+inline constexpr uint64_t kAvroHeaderBytesMax = 16 * kMiB;  // a file's header metadata, schema included
+inline constexpr uint64_t kAvroBlockBytesMax = 64 * kMiB;   // one block after decompression
+inline constexpr uint64_t kAvroFixedBytesMax = 1 * kMiB;    // the size of one Avro fixed type
+inline constexpr uint64_t kAvroEmptyItemsMax = 1000000;  // zero-byte values (nulls, empty records) per read
+
 // Iceberg REST catalog.
 inline constexpr uint32_t kCatalogCommitRetriesMax = 32;  // server-side retries of a commit that lost a race
 inline constexpr uint32_t kCatalogPageSizeMax = 1000;     // namespaces / tables / views / warehouses per page
