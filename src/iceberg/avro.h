@@ -125,6 +125,11 @@ struct Value {
   bool operator==(const Value&) const = default;
 };
 
+// The value in the Avro specification's JSON encoding (what avro-tools' tojson and fastavro's
+// json_writer write): bytes and fixed as strings of the code points 0-255, a union as null or
+// {"type name": value}, NaN and the infinities as strings. One line, no spaces.
+std::string ValueToJson(const Schema& schema, const Value& value);
+
 // Appends the binary encoding of `value` as `schema` says; kInvalidArgument when the value does not
 // have the schema's shape.
 Status Encode(const Schema& schema, const Value& value, std::string& out);
