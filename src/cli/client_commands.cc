@@ -3,7 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -308,6 +310,29 @@ void RegisterConfig(CLI::App& app, State& state) {
 
 }  // namespace
 
+Result<std::string> ReadInputFile(const std::string& path, uint64_t bytes_max, std::string_view limit_name,
+                                  std::string_view what) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) return Error(ErrorCode::kInvalidArgument, "cannot read " + std::string(what) + " " + path);
+    in = &file;
+  }
+  std::string bytes;
+  char chunk[64 * 1024];
+  while (*in) {
+    in->read(chunk, sizeof(chunk));
+    bytes.append(chunk, static_cast<size_t>(in->gcount()));
+    if (bytes.size() > bytes_max) {
+      return Error(ErrorCode::kLimitExceeded, std::string(what) + " " + path + " exceeds " +
+                                                  std::string(limit_name) + " (" + std::to_string(bytes_max) +
+                                                  " bytes)");
+    }
+  }
+  return bytes;
+}
+
 void Print(const std::string& text) {
   std::fputs(text.c_str(), stdout);
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
@@ -339,6 +364,7 @@ void ClientCommands::Register(CLI::App& app) {
   RegisterEntity(app, *state_, client::EntityKind::kView);
   RegisterConfig(app, *state_);
   RegisterIamCommands(app, *state_);
+  RegisterFileCommands(app, *state_);
 }
 
 std::optional<int> ClientCommands::RunSelected() {

@@ -2,8 +2,10 @@
 // client_commands.cc (catalog commands) and iam_commands.cc (user, key, policy) both use.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client/api_client.h"
@@ -48,7 +50,18 @@ struct CommandState {
   std::string description;
   std::vector<std::string> policies;
   bool json_output = false;  // --json: machine-readable output
+  // file show
+  bool schema_only = false;
+  uint64_t limit = 0;
 };
+
+// The bytes of FILE, or of standard input for "-", refused past `bytes_max` (`limit_name` names the
+// limit in the message, `what` the file: "policy file").
+Result<std::string> ReadInputFile(const std::string& path, uint64_t bytes_max, std::string_view limit_name,
+                                  std::string_view what);
+
+// Registers `serac file show` (file_commands.cc).
+void RegisterFileCommands(CLI::App& app, CommandState& state);
 
 // Prints `text` and a newline unless it ends with one.
 void Print(const std::string& text);

@@ -164,28 +164,10 @@ Status SetKeyEnabled(const State& state, bool enabled) {
 
 // --- policy ---
 
-// The policy document from FILE, or from standard input for "-".
-Result<std::string> ReadPolicyFile(const std::string& path) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (path != "-") {
-    file.open(path, std::ios::binary);
-    if (!file) return Error(ErrorCode::kInvalidArgument, "cannot read policy file " + path);
-    in = &file;
-  }
-  std::string text(limits::kPolicyDocumentBytesMax + 1, '\0');
-  in->read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in->gcount()));
-  if (text.size() > limits::kPolicyDocumentBytesMax) {
-    return Error(ErrorCode::kLimitExceeded, "policy file " + path +
-                                                " exceeds limits::kPolicyDocumentBytesMax (" +
-                                                std::to_string(limits::kPolicyDocumentBytesMax) + " bytes)");
-  }
-  return text;
-}
-
 Status CreatePolicy(const State& state) {
-  SERAC_ASSIGN_OR_RETURN(std::string document, ReadPolicyFile(state.file));
+  SERAC_ASSIGN_OR_RETURN(std::string document,
+                         ReadInputFile(state.file, limits::kPolicyDocumentBytesMax,
+                                       "limits::kPolicyDocumentBytesMax", "policy file"));
   SERAC_ASSIGN_OR_RETURN(Json reply, CallJson(state, client::PutPolicyRequest(state.name, document)));
   return Report(state, reply, "Policy " + state.name + " stored.");
 }

@@ -42,12 +42,14 @@ inline constexpr auto kHttpClientRequestTimeout =
     std::chrono::seconds(120);                                            // whole exchange, connect included
 inline constexpr uint64_t kHttpClientResponseHeaderBytesMax = 64 * kKiB;  // status line + response headers
 inline constexpr uint64_t kHttpClientResponseBodyBytesMax =
-    64 * kMiB;                                       // default cap on a buffered response body
-inline constexpr uint32_t kCliListPagesMax = 10000;  // pages one `serac ... list` follows
+    64 * kMiB;                                               // default cap on a buffered response body
+inline constexpr uint32_t kCliListPagesMax = 10000;          // pages one `serac ... list` follows
+inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;  // a file `serac file show` reads into memory
 // The S3 client (client/s3_client.h): bodies above the threshold go up as multipart uploads.
 inline constexpr uint64_t kS3ClientMultipartThresholdBytes = 16 * kMiB;
 inline constexpr uint64_t kS3ClientPartSizeBytes = 8 * kMiB;
 inline constexpr uint64_t kS3ClientObjectBytesMax = 1 * kGiB;  // one GetObject, held in memory
+inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;    // a file `serac file show` reads into memory
 // OAuth2 tokens the catalog client fetched are renewed this long before they expire.
 inline constexpr auto kOAuth2TokenRenewBefore = std::chrono::seconds(60);
 
