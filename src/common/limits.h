@@ -49,7 +49,6 @@ inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;  // a file `serac fi
 inline constexpr uint64_t kS3ClientMultipartThresholdBytes = 16 * kMiB;
 inline constexpr uint64_t kS3ClientPartSizeBytes = 8 * kMiB;
 inline constexpr uint64_t kS3ClientObjectBytesMax = 1 * kGiB;  // one GetObject, held in memory
-inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;    // a file `serac file show` reads into memory
 // OAuth2 tokens the catalog client fetched are renewed this long before they expire.
 inline constexpr auto kOAuth2TokenRenewBefore = std::chrono::seconds(60);
 
