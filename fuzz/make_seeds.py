@@ -358,6 +358,10 @@ def avro_seeds():
     write("avro_fuzzer", "kitchen_sink", avro_file(KITCHEN_SINK, [
         [True, 0.5, 1, b"abcd", b"wxyz", [("a", (1, "x")), ("b", (0, None))], b"\x01\x86"]], "null"))
     write("avro_fuzzer", "empty", avro_file({"type": "array", "items": "long"}, []))
+    # The manifest reader starts from the same manifests and manifest list.
+    for name in ("manifest_null", "manifest_deflate", "manifest_list"):
+        with open(os.path.join(CORPUS, "avro_fuzzer", name), "rb") as f:
+            write("manifest_fuzzer", name, f.read())
 
 
 def main():

@@ -52,6 +52,7 @@ struct CommandState {
   bool json_output = false;  // --json: machine-readable output
   // file show
   bool schema_only = false;
+  bool iceberg_view = false;  // file show --iceberg
   uint64_t limit = 0;
 };
 

@@ -56,6 +56,38 @@ inline Result<int64_t> ReadLong(std::string_view& bytes) {
   return Error(ErrorCode::kInvalidArgument, "Avro: a varint longer than 64 bits");
 }
 
+// The same without a Result: false on any problem (the caller then asks ReadLong for the message).
+// One-byte values, most field ids and counts, take the first branch.
+[[gnu::always_inline]] inline bool TryReadLong(std::string_view& bytes, int64_t& out) {
+  if (!bytes.empty()) {
+    const auto first = static_cast<uint8_t>(bytes[0]);
+    if (first < 0x80) {
+      bytes.remove_prefix(1);
+      out = static_cast<int64_t>(first >> 1) ^ -static_cast<int64_t>(first & 1);
+      return true;
+    }
+  }
+  uint64_t value = 0;
+  for (size_t i = 0; i < 10 && i < bytes.size(); ++i) {
+    const auto byte = static_cast<uint8_t>(bytes[i]);
+    if (i == 9 && byte > 1) return false;  // more than 64 bits
+    value |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+    if ((byte & 0x80) == 0) {
+      bytes.remove_prefix(i + 1);
+      out = static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+[[gnu::always_inline]] inline bool TryReadInt(std::string_view& bytes, int32_t& out) {
+  int64_t value;
+  if (!TryReadLong(bytes, value) || value < INT32_MIN || value > INT32_MAX) return false;
+  out = static_cast<int32_t>(value);
+  return true;
+}
+
 inline Result<int32_t> ReadInt(std::string_view& bytes) {
   SERAC_ASSIGN_OR_RETURN(int64_t value, ReadLong(bytes));
   if (value < INT32_MIN || value > INT32_MAX)
