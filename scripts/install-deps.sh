@@ -14,7 +14,7 @@ build_packages=(
   libboost1.81-dev libssl-dev nlohmann-json3-dev libpugixml-dev
   libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libsnappy-dev libroaring-dev libjemalloc-dev
   libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-  openssl
+  openssl python3 python3-pip unzip
 )
 test_packages=(
   python3 python3-venv python3-pip awscli rclone s3cmd wrk nginx-light curl
@@ -32,4 +32,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Apache Arrow C++ with Parquet. Debian 12 packages none, so the C++ libraries and headers that the
+# official pyarrow wheel ships are installed into a prefix of their own (CMake looks there when no
+# system Arrow is found; the binaries find the libraries by rpath). Pinned: one version, checked.
+ARROW_VERSION=26.0.1
+ARROW_SOVERSION=2600
+ARROW_PREFIX="${SERAC_ARROW_PREFIX:-/opt/serac/arrow-$ARROW_VERSION}"
+if [ ! -f "$ARROW_PREFIX/lib/libparquet.so.$ARROW_SOVERSION" ] || [ ! -f "$ARROW_PREFIX/include/parquet/api/writer.h" ]; then
+  wheel_dir="$(mktemp -d)"
+  trap 'rm -rf "$wheel_dir"' EXIT
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$wheel_dir" "pyarrow==$ARROW_VERSION"
+  unzip -q "$wheel_dir"/pyarrow-*.whl 'pyarrow/libarrow.so.*' 'pyarrow/libparquet.so.*' 'pyarrow/include/arrow/*' \
+    'pyarrow/include/parquet/*' -d "$wheel_dir/unpacked"
+  $SUDO mkdir -p "$ARROW_PREFIX/lib" "$ARROW_PREFIX/include"
+  $SUDO cp -a "$wheel_dir/unpacked/pyarrow/libarrow.so.$ARROW_SOVERSION" \
+    "$wheel_dir/unpacked/pyarrow/libparquet.so.$ARROW_SOVERSION" "$ARROW_PREFIX/lib/"
+  $SUDO cp -a "$wheel_dir/unpacked/pyarrow/include/arrow" "$wheel_dir/unpacked/pyarrow/include/parquet" \
+    "$ARROW_PREFIX/include/"
+  echo "$ARROW_VERSION" | $SUDO tee "$ARROW_PREFIX/VERSION" > /dev/null
 fi

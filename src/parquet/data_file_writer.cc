@@ -1,0 +1,575 @@
+// DataFileWriter: input files read by Arrow (Parquet, CSV, JSON lines) in batches, each batch
+// conformed to the table's schema by column name, split by partition, and appended to that
+// partition's open Parquet file, which rolls at the target size. Row groups are cut by the
+// uncompressed bytes buffered; a file's size is estimated from what was flushed and the compression
+// seen so far.
+#include <arrow/compute/api.h>
+#include <arrow/csv/api.h>
+#include <arrow/io/api.h>
+#include <arrow/json/api.h>
+#include <arrow/util/byte_size.h>
+#include <arrow/util/compression.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/properties.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/encoding.h"
+#include "common/random.h"
+#include "parquet/parquet_internal.h"
+
+namespace serac::parquet {
+
+namespace {
+
+// Arrow's output stream over a FileIO file. Closing it does not close the file: the writer does,
+// after the footer, to learn whether the file is durable.
+class FileSink final : public arrow::io::OutputStream {
+ public:
+  explicit FileSink(iceberg::OutputFile& file) : file_(file) {}
+  arrow::Status Close() override {
+    closed_ = true;
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return static_cast<int64_t>(file_.bytes_written()); }
+  arrow::Status Write(const void* data, int64_t nbytes) override {
+    Status written =
+        file_.Write(std::string_view(static_cast<const char*>(data), static_cast<size_t>(nbytes)));
+    if (!written.ok()) return arrow::Status::IOError(written.message());
+    return arrow::Status::OK();
+  }
+  using arrow::io::OutputStream::Write;
+
+ private:
+  iceberg::OutputFile& file_;
+  bool closed_ = false;
+};
+
+arrow::Compression::type CodecOf(const std::string& name) {
+  if (name == "snappy") return arrow::Compression::SNAPPY;
+  if (name == "gzip") return arrow::Compression::GZIP;
+  if (name == "lz4") return arrow::Compression::LZ4;
+  if (name == "brotli") return arrow::Compression::BROTLI;
+  if (name == "uncompressed") return arrow::Compression::UNCOMPRESSED;
+  return arrow::Compression::ZSTD;
+}
+
+// Counts the NaNs of float and double columns (struct children included) per field id.
+void CountNaNs(const arrow::Array& array, const arrow::Field& field, iceberg::ColumnCounts& counts) {
+  auto id_text =
+      field.metadata() != nullptr ? field.metadata()->Get("PARQUET:field_id") : arrow::Result<std::string>();
+  if (!id_text.ok()) return;
+  const int32_t id = std::stoi(*id_text);
+  int64_t nans = 0;
+  if (array.type_id() == arrow::Type::DOUBLE) {
+    const auto& values = static_cast<const arrow::DoubleArray&>(array);
+    for (int64_t i = 0; i < values.length(); ++i) nans += !values.IsNull(i) && std::isnan(values.Value(i));
+  } else if (array.type_id() == arrow::Type::FLOAT) {
+    const auto& values = static_cast<const arrow::FloatArray&>(array);
+    for (int64_t i = 0; i < values.length(); ++i) nans += !values.IsNull(i) && std::isnan(values.Value(i));
+  } else if (array.type_id() == arrow::Type::STRUCT) {
+    const auto& record = static_cast<const arrow::StructArray&>(array);
+    const auto& type = static_cast<const arrow::StructType&>(*field.type());
+    for (int i = 0; i < record.num_fields(); ++i) CountNaNs(*record.field(i), *type.field(i), counts);
+    return;
+  } else {
+    return;
+  }
+  for (auto& [counted_id, count] : counts) {
+    if (counted_id == id) {
+      count += nans;
+      return;
+    }
+  }
+  counts.emplace_back(id, nans);
+}
+
+// An all-null column whose type has required fields inside (a struct's required child): Arrow's
+// null array has nulls at every level, which the Parquet writer refuses for a required field even
+// under a null parent. The required levels are made valid (zeros, empty strings and lists, which no
+// reader sees under the null parent).
+void ClearRequiredNulls(arrow::ArrayData& data) {
+  const arrow::DataType& type = *data.type;
+  for (int i = 0; i < type.num_fields() && i < static_cast<int>(data.child_data.size()); ++i) {
+    auto child = std::make_shared<arrow::ArrayData>(*data.child_data[static_cast<size_t>(i)]);
+    if (!type.field(i)->nullable()) {
+      child->buffers[0] = nullptr;
+      child->null_count = 0;
+    }
+    ClearRequiredNulls(*child);
+    data.child_data[static_cast<size_t>(i)] = std::move(child);
+  }
+}
+
+// One Parquet file being written for one partition.
+struct OpenFile {
+  iceberg::PartitionTuple partition;
+  std::string location;
+  std::unique_ptr<iceberg::OutputFile> output;
+  std::shared_ptr<FileSink> sink;
+  std::unique_ptr<::parquet::arrow::FileWriter> writer;
+  iceberg::ColumnCounts nan_counts;
+  int64_t rows = 0;
+  int64_t group_bytes = 0;    // uncompressed Arrow bytes in the open row group
+  int64_t flushed_input = 0;  // uncompressed bytes of the row groups already flushed
+
+  // Bytes the file would have if it were closed now.
+  int64_t EstimatedSize() const {
+    const auto flushed = static_cast<int64_t>(output->bytes_written());
+    const double ratio =
+        flushed_input > 0 ? static_cast<double>(flushed) / static_cast<double>(flushed_input) : 1.0;
+    return flushed + static_cast<int64_t>(static_cast<double>(group_bytes) * ratio);
+  }
+};
+
+// A byte string that identifies a partition tuple (the key of the open files).
+std::string PartitionKey(const iceberg::PartitionTuple& tuple) {
+  std::string key;
+  for (const iceberg::Datum& value : tuple) {
+    key.push_back(static_cast<char>('a' + value.index()));
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>) {
+            key += std::to_string(v.size()) + ":" + v;
+          } else if constexpr (!std::is_same_v<T, std::monostate>) {
+            key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+          }
+        },
+        value);
+  }
+  return key;
+}
+
+}  // namespace
+
+struct DataFileWriter::State {
+  iceberg::Schema schema;
+  iceberg::PartitionSpec spec;
+  iceberg::Type partition_type;
+  std::vector<iceberg::Transform> transforms;
+  std::vector<int> source_columns;  // per partition field: its source's index in the Arrow schema
+  std::vector<const iceberg::Type*> source_types;
+  WriteOptions options;
+  iceberg::FileIO* io = nullptr;
+  std::string data_location;
+  std::string writer_id = RandomUuid();
+  uint64_t file_number = 0;
+  std::shared_ptr<arrow::Schema> arrow_schema;
+  std::shared_ptr<::parquet::WriterProperties> properties;
+  std::map<std::string, OpenFile> open;
+  std::vector<iceberg::DataFile> written;
+  std::vector<std::string> written_locations;
+  LoadProgress progress;
+
+  Result<OpenFile*> FileFor(const iceberg::PartitionTuple& partition) {
+    const std::string key = PartitionKey(partition);
+    auto it = open.find(key);
+    if (it != open.end()) return &it->second;
+    OpenFile file;
+    file.partition = partition;
+    const std::string partition_path = iceberg::PartitionPath(spec, partition_type, partition);
+    char number[16];
+    std::snprintf(number, sizeof(number), "%05llu", static_cast<unsigned long long>(++file_number));
+    file.location = data_location + "/" + (partition_path.empty() ? "" : partition_path + "/") + writer_id +
+                    "-" + number + ".parquet";
+    SERAC_ASSIGN_OR_RETURN(file.output, io->Create(file.location));
+    file.sink = std::make_shared<FileSink>(*file.output);
+    auto arrow_properties = ::parquet::ArrowWriterProperties::Builder().build();
+    auto writer = ::parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(), file.sink,
+                                                     properties, arrow_properties);
+    if (!writer.ok()) {
+      file.output->Abort();
+      return FromArrow(writer.status(), "opening " + file.location);
+    }
+    file.writer = std::move(writer).ValueUnsafe();
+    // The table schema in the footer, as Java writes it (readers without the catalog use it).
+    SERAC_RETURN_IF_ERROR(
+        FromArrow(file.writer->AddKeyValueMetadata(arrow_schema->metadata()), file.location));
+    return &open.emplace(key, std::move(file)).first->second;
+  }
+
+  Status Close(OpenFile& file) {
+    SERAC_RETURN_IF_ERROR(FromArrow(file.writer->Close(), "writing " + file.location));
+    const std::shared_ptr<::parquet::FileMetaData> footer = file.writer->metadata();
+    SERAC_ASSIGN_OR_RETURN(uint64_t size, file.output->Close());
+    iceberg::DataFile data = MetricsFromFooter(*footer, schema, options, file.nan_counts);
+    data.file_path = file.location;
+    data.file_format = "PARQUET";
+    data.partition = file.partition;
+    data.file_size_in_bytes = static_cast<int64_t>(size);
+    data.sort_order_id = 0;
+    written.push_back(std::move(data));
+    written_locations.push_back(file.location);
+    ++progress.files_written;
+    progress.bytes_written += size;
+    return Status::Ok();
+  }
+
+  // Writes a batch in slices small enough that row groups and files end near their sizes.
+  Status Write(const iceberg::PartitionTuple& partition, const std::shared_ptr<arrow::RecordBatch>& batch) {
+    int64_t batch_bytes = 0;
+    for (const auto& column : batch->columns()) batch_bytes += arrow::util::TotalBufferSize(*column->data());
+    const int64_t row_bytes = std::max<int64_t>(1, batch_bytes / std::max<int64_t>(1, batch->num_rows()));
+    const int64_t step_bytes = std::min(options.row_group_size_bytes, options.target_file_size_bytes) / 4;
+    const int64_t step_rows = std::max<int64_t>(1, step_bytes / row_bytes);
+    for (int64_t offset = 0; offset < batch->num_rows(); offset += step_rows) {
+      SERAC_ASSIGN_OR_RETURN(OpenFile * file, FileFor(partition));
+      const std::shared_ptr<arrow::RecordBatch> slice =
+          offset == 0 && step_rows >= batch->num_rows() ? batch : batch->Slice(offset, step_rows);
+      SERAC_RETURN_IF_ERROR(WriteSlice(*file, slice));
+    }
+    return Status::Ok();
+  }
+
+  Status WriteSlice(OpenFile& file, const std::shared_ptr<arrow::RecordBatch>& batch) {
+    SERAC_RETURN_IF_ERROR(FromArrow(file.writer->WriteRecordBatch(*batch), "writing " + file.location));
+    for (int i = 0; i < batch->num_columns(); ++i) {
+      CountNaNs(*batch->column(i), *arrow_schema->field(i), file.nan_counts);
+    }
+    int64_t batch_bytes = 0;
+    for (const auto& column : batch->columns()) batch_bytes += arrow::util::TotalBufferSize(*column->data());
+    file.rows += batch->num_rows();
+    file.group_bytes += batch_bytes;
+    if (file.group_bytes >= options.row_group_size_bytes) {
+      SERAC_RETURN_IF_ERROR(FromArrow(file.writer->NewBufferedRowGroup(), "writing " + file.location));
+      file.flushed_input += file.group_bytes;
+      file.group_bytes = 0;
+    }
+    if (file.EstimatedSize() >= options.target_file_size_bytes) {
+      SERAC_RETURN_IF_ERROR(Close(file));
+      open.erase(PartitionKey(file.partition));
+    }
+    return Status::Ok();
+  }
+
+  // The index in schema.fields of the c-th Arrow column (unknown columns have none).
+  int SchemaIndex(int c) const {
+    const std::string& name = arrow_schema->field(c)->name();
+    for (size_t i = 0; i < schema.fields.size(); ++i) {
+      if (schema.fields[i].name == name) return static_cast<int>(i);
+    }
+    return 0;
+  }
+
+  // "f79c3e09-677c-4bbd-a479-3f349cb785e7" as the uuid's 16 bytes.
+  static Result<std::shared_ptr<arrow::Array>> UuidsFromText(const arrow::StringArray& text,
+                                                             const std::string& path, int64_t first_row,
+                                                             const std::string& column) {
+    arrow::FixedSizeBinaryBuilder builder(arrow::fixed_size_binary(16));
+    for (int64_t row = 0; row < text.length(); ++row) {
+      if (text.IsNull(row)) {
+        SERAC_RETURN_IF_ERROR(FromArrow(builder.AppendNull(), path));
+        continue;
+      }
+      std::string hex(text.GetView(row));
+      std::erase(hex, '-');
+      std::optional<std::string> bytes = hex.size() == 32 ? HexDecode(hex) : std::nullopt;
+      if (!bytes) {
+        return Error(ErrorCode::kInvalidArgument, path + ": row " + std::to_string(first_row + row) +
+                                                      ", column " + column + ": \"" +
+                                                      std::string(text.GetView(row)) + "\" is not a uuid");
+      }
+      SERAC_RETURN_IF_ERROR(FromArrow(builder.Append(*bytes), path));
+    }
+    std::shared_ptr<arrow::Array> out;
+    SERAC_RETURN_IF_ERROR(FromArrow(builder.Finish(&out), path));
+    return out;
+  }
+
+  // The input batch with the table's columns, in the table's order and types. `first_row` is the
+  // batch's first row in the file (1-based in messages).
+  Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& input,
+                                                      const std::string& path, int64_t first_row) {
+    for (const auto& field : input.schema()->fields()) {
+      if (arrow_schema->GetFieldIndex(field->name()) < 0 && !schema.FindFieldByName(field->name())) {
+        return Error(ErrorCode::kInvalidArgument,
+                     path + ": column " + field->name() + " is not a column of the table");
+      }
+    }
+    arrow::ArrayVector columns;
+    for (int c = 0; c < arrow_schema->num_fields(); ++c) {
+      const auto& target = arrow_schema->field(c);
+      const int index = input.schema()->GetFieldIndex(target->name());
+      std::shared_ptr<arrow::Array> column;
+      if (index < 0) {
+        if (!target->nullable()) {
+          return Error(ErrorCode::kInvalidArgument,
+                       path + ": the table's required column " + target->name() + " is not in the file");
+        }
+        auto nulls = arrow::MakeArrayOfNull(target->type(), input.num_rows());
+        if (!nulls.ok()) return FromArrow(nulls.status(), path);
+        auto data = std::make_shared<arrow::ArrayData>(*(*nulls)->data());
+        ClearRequiredNulls(*data);
+        column = arrow::MakeArray(data);
+      } else {
+        column = input.column(index);
+        if (target->type()->id() == arrow::Type::FIXED_SIZE_BINARY &&
+            column->type_id() == arrow::Type::STRING &&
+            schema.fields[static_cast<size_t>(SchemaIndex(c))].type.id == iceberg::TypeId::kUuid) {
+          SERAC_ASSIGN_OR_RETURN(column, UuidsFromText(static_cast<const arrow::StringArray&>(*column), path,
+                                                       first_row, target->name()));
+        }
+        if (!column->type()->Equals(*target->type(), /*check_metadata=*/false)) {
+          auto cast = arrow::compute::Cast(*column, target->type(), arrow::compute::CastOptions::Safe());
+          if (!cast.ok()) {
+            // Find the row that does not fit, for the message.
+            for (int64_t row = 0; row < column->length(); ++row) {
+              auto one = arrow::compute::Cast(*column->Slice(row, 1), target->type(),
+                                              arrow::compute::CastOptions::Safe());
+              if (!one.ok()) {
+                return Error(ErrorCode::kInvalidArgument,
+                             path + ": row " + std::to_string(first_row + row) + ", column " +
+                                 target->name() + ": the value does not fit " + target->type()->ToString() +
+                                 " (" + one.status().message() + ")");
+              }
+            }
+            return FromArrow(cast.status(), path + ": column " + target->name());
+          }
+          column = *cast;
+        }
+        if (!target->nullable() && column->null_count() > 0) {
+          for (int64_t row = 0; row < column->length(); ++row) {
+            if (column->IsNull(row)) {
+              return Error(ErrorCode::kInvalidArgument, path + ": row " + std::to_string(first_row + row) +
+                                                            ", column " + target->name() +
+                                                            ": null in a required column");
+            }
+          }
+        }
+      }
+      columns.push_back(std::move(column));
+    }
+    return arrow::RecordBatch::Make(arrow_schema, input.num_rows(), std::move(columns));
+  }
+
+  Status Append(const std::shared_ptr<arrow::RecordBatch>& batch, const std::string& path,
+                int64_t first_row) {
+    if (batch->num_rows() == 0) return Status::Ok();
+    if (spec.fields.empty()) return Write({}, batch);
+    // Rows by partition, in the order partitions first appear.
+    std::map<std::string, std::pair<iceberg::PartitionTuple, arrow::Int64Builder>> groups;
+    std::vector<std::string> order;
+    iceberg::PartitionTuple tuple(spec.fields.size());
+    for (int64_t row = 0; row < batch->num_rows(); ++row) {
+      for (size_t f = 0; f < spec.fields.size(); ++f) {
+        SERAC_ASSIGN_OR_RETURN(iceberg::Datum source,
+                               DatumAt(*batch->column(source_columns[f]), row, *source_types[f]));
+        auto value = transforms[f].Apply(*source_types[f], source);
+        if (!value.ok()) {
+          return Error(ErrorCode::kInvalidArgument, path + ": row " + std::to_string(first_row + row) +
+                                                        ": partition " + spec.fields[f].name + ": " +
+                                                        value.status().message());
+        }
+        tuple[f] = std::move(value).value();
+      }
+      const std::string key = PartitionKey(tuple);
+      auto it = groups.find(key);
+      if (it == groups.end()) {
+        it = groups.emplace(key, std::make_pair(tuple, arrow::Int64Builder())).first;
+        order.push_back(key);
+      }
+      SERAC_RETURN_IF_ERROR(FromArrow(it->second.second.Append(row), path));
+    }
+    for (const std::string& key : order) {
+      auto& [partition, indices_builder] = groups.at(key);
+      std::shared_ptr<arrow::Array> indices;
+      SERAC_RETURN_IF_ERROR(FromArrow(indices_builder.Finish(&indices), path));
+      std::shared_ptr<arrow::RecordBatch> part = batch;
+      if (indices->length() != batch->num_rows()) {
+        auto taken = arrow::compute::Take(batch, indices);
+        if (!taken.ok()) return FromArrow(taken.status(), path);
+        part = taken->record_batch();
+      }
+      SERAC_RETURN_IF_ERROR(Write(partition, part));
+    }
+    return Status::Ok();
+  }
+};
+
+DataFileWriter::DataFileWriter(std::unique_ptr<State> state) : state_(std::move(state)) {}
+DataFileWriter::DataFileWriter(DataFileWriter&&) noexcept = default;
+DataFileWriter& DataFileWriter::operator=(DataFileWriter&&) noexcept = default;
+DataFileWriter::~DataFileWriter() {
+  if (state_ != nullptr) {
+    for (auto& [key, file] : state_->open) file.output->Abort();
+  }
+}
+
+const LoadProgress& DataFileWriter::progress() const { return state_->progress; }
+
+Result<DataFileWriter> DataFileWriter::Make(iceberg::Schema schema, iceberg::PartitionSpec spec,
+                                            WriteOptions options, iceberg::FileIO& io,
+                                            std::string data_location) {
+  auto state = std::make_unique<State>();
+  SERAC_ASSIGN_OR_RETURN(state->arrow_schema, ToArrowSchema(schema));
+  SERAC_ASSIGN_OR_RETURN(state->partition_type, iceberg::PartitionType(spec, schema));
+  for (const iceberg::PartitionField& field : spec.fields) {
+    SERAC_ASSIGN_OR_RETURN(iceberg::Transform transform, iceberg::Transform::Parse(field.transform));
+    const iceberg::NestedField* source =
+        field.source_ids.size() == 1 ? schema.FindField(field.source_ids[0]) : nullptr;
+    const int index = source != nullptr ? state->arrow_schema->GetFieldIndex(source->name) : -1;
+    if (index < 0 || schema.fields[static_cast<size_t>(index)].id != source->id) {
+      return Error(ErrorCode::kNotImplemented,
+                   "partition field " + field.name + ": only top-level source columns are supported");
+    }
+    state->transforms.push_back(transform);
+    state->source_columns.push_back(index);
+    state->source_types.push_back(&source->type);
+  }
+  ::parquet::WriterProperties::Builder builder;
+  builder.compression(CodecOf(options.compression_codec))
+      ->data_pagesize(options.page_size_bytes)
+      ->max_row_group_length(std::numeric_limits<int64_t>::max())
+      ->version(::parquet::ParquetVersion::PARQUET_2_6)
+      ->created_by("serac")
+      ->enable_store_decimal_as_integer()
+      ->enable_statistics();
+  if (options.compression_level) builder.compression_level(*options.compression_level);
+  state->properties = builder.build();
+  state->schema = std::move(schema);
+  state->spec = std::move(spec);
+  state->options = std::move(options);
+  state->io = &io;
+  while (!data_location.empty() && data_location.back() == '/') data_location.pop_back();
+  state->data_location = std::move(data_location);
+  // The transforms' source types point into the schema the state now owns.
+  for (size_t f = 0; f < state->spec.fields.size(); ++f) {
+    state->source_types[f] = &state->schema.FindField(state->spec.fields[f].source_ids[0])->type;
+  }
+  return DataFileWriter(std::move(state));
+}
+
+Status DataFileWriter::AppendFile(const std::string& path, InputFormat format) {
+  State& s = *state_;
+  auto opened = arrow::io::ReadableFile::Open(path);
+  if (!opened.ok()) return Error(ErrorCode::kNotFound, path + ": " + opened.status().message());
+  std::shared_ptr<arrow::io::ReadableFile> input = *opened;
+  auto size = input->GetSize();
+  if (size.ok()) s.progress.input_bytes += static_cast<uint64_t>(*size);
+
+  std::shared_ptr<arrow::RecordBatchReader> batches;
+  if (format == InputFormat::kParquet) {
+    std::unique_ptr<::parquet::arrow::FileReader> reader;
+    auto made = ::parquet::arrow::OpenFile(input, arrow::default_memory_pool());
+    if (!made.ok())
+      return Error(ErrorCode::kInvalidArgument,
+                   path + ": not a Parquet file (" + made.status().message() + ")");
+    reader = std::move(made).ValueUnsafe();
+    auto all = reader->GetRecordBatchReader();
+    if (!all.ok()) return FromArrow(all.status(), path);
+    // The reader reads through the FileReader, which must live as long: keep both together.
+    struct Owning final : arrow::RecordBatchReader {
+      std::unique_ptr<::parquet::arrow::FileReader> file;
+      std::unique_ptr<arrow::RecordBatchReader> inner;
+      std::shared_ptr<arrow::Schema> schema() const override { return inner->schema(); }
+      arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+        return inner->ReadNext(batch);
+      }
+    };
+    auto owning = std::make_shared<Owning>();
+    owning->file = std::move(reader);
+    owning->inner = std::move(all).ValueUnsafe();
+    batches = owning;
+  } else if (format == InputFormat::kCsv) {
+    auto read_options = arrow::csv::ReadOptions::Defaults();
+    auto parse_options = arrow::csv::ParseOptions::Defaults();
+    auto convert_options = arrow::csv::ConvertOptions::Defaults();
+    convert_options.strings_can_be_null = true;
+    for (const auto& field : s.arrow_schema->fields()) {
+      // Nested columns and uuids (text in CSV) are read as Arrow infers them and converted by Conform.
+      if (field->type()->id() != arrow::Type::STRUCT && field->type()->id() != arrow::Type::LIST &&
+          field->type()->id() != arrow::Type::MAP && field->type()->id() != arrow::Type::FIXED_SIZE_BINARY) {
+        convert_options.column_types[field->name()] = field->type();
+      }
+    }
+    auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), input, read_options,
+                                                    parse_options, convert_options);
+    if (!reader.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
+    batches = *reader;
+  } else {
+    auto read_options = arrow::json::ReadOptions::Defaults();
+    auto parse_options = arrow::json::ParseOptions::Defaults();
+    // Columns of the types Arrow's JSON reader converts itself; the others are read as inferred
+    // (strings) and converted by Conform. Columns the table lacks are reported by Conform too.
+    arrow::FieldVector readable;
+    for (const auto& field : s.arrow_schema->fields()) {
+      switch (field->type()->id()) {
+        case arrow::Type::BOOL:
+        case arrow::Type::INT32:
+        case arrow::Type::INT64:
+        case arrow::Type::FLOAT:
+        case arrow::Type::DOUBLE:
+        case arrow::Type::STRING:
+        case arrow::Type::TIMESTAMP:
+          readable.push_back(field);
+          break;
+        default:
+          break;
+      }
+    }
+    parse_options.explicit_schema = arrow::schema(readable);
+    parse_options.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
+    auto reader = arrow::json::StreamingReader::Make(input, read_options, parse_options);
+    if (!reader.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
+    batches = *reader;
+  }
+
+  int64_t rows = 0;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    const arrow::Status read = batches->ReadNext(&batch);
+    if (!read.ok()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   path + ": after row " + std::to_string(rows) + ": " + read.message());
+    }
+    if (batch == nullptr) break;
+    SERAC_ASSIGN_OR_RETURN(auto conformed, s.Conform(*batch, path, rows + 1));
+    SERAC_RETURN_IF_ERROR(s.Append(conformed, path, rows + 1));
+    rows += batch->num_rows();
+    s.progress.rows += static_cast<uint64_t>(batch->num_rows());
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<iceberg::DataFile>> DataFileWriter::Finish() {
+  State& s = *state_;
+  for (auto& [key, file] : s.open) SERAC_RETURN_IF_ERROR(s.Close(file));
+  s.open.clear();
+  return s.written;
+}
+
+void DataFileWriter::AbortAndDelete() {
+  State& s = *state_;
+  for (auto& [key, file] : s.open) file.output->Abort();
+  s.open.clear();
+  for (const std::string& location : s.written_locations) (void)s.io->Delete(location);
+  s.written.clear();
+  s.written_locations.clear();
+}
+
+Result<InputFormat> ParseInputFormat(std::string_view name) {
+  if (name == "parquet") return InputFormat::kParquet;
+  if (name == "csv") return InputFormat::kCsv;
+  if (name == "jsonl" || name == "json") return InputFormat::kJsonLines;
+  return Error(ErrorCode::kInvalidArgument,
+               "input format " + std::string(name) + " is not parquet, csv or jsonl");
+}
+
+Result<InputFormat> InputFormatOfPath(std::string_view path) {
+  for (auto [suffix, format] :
+       {std::pair{".parquet", InputFormat::kParquet}, std::pair{".csv", InputFormat::kCsv},
+        std::pair{".jsonl", InputFormat::kJsonLines}, std::pair{".ndjson", InputFormat::kJsonLines},
+        std::pair{".json", InputFormat::kJsonLines}}) {
+    if (path.ends_with(suffix)) return format;
+  }
+  return Error(
+      ErrorCode::kInvalidArgument,
+      std::string(path) + ": cannot tell the format from the name (.parquet, .csv, .jsonl); give --format");
+}
+
+}  // namespace serac::parquet

@@ -1,0 +1,103 @@
+// Parquet data files for Iceberg tables, through Apache Arrow C++ (every Parquet byte serac reads
+// or writes goes through it). A DataFileWriter turns rows into the table's own data files: Parquet
+// with `PARQUET:field_id` on every column and the table schema in the footer ("iceberg.schema"),
+// split by the table's partition spec, rolled at the target file size, compressed as the table's
+// properties say, and described by the iceberg::DataFile a manifest needs (partition, counts,
+// column sizes, value, null and NaN counts, lower and upper bounds truncated per the metrics
+// properties) taken from what the Parquet writer measured.
+//
+// Arrow's headers stay inside this module: callers see serac's types only.
+// Thread-safety: a DataFileWriter is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "iceberg/file_io.h"
+#include "iceberg/manifest.h"
+#include "iceberg/schema.h"
+#include "iceberg/table_metadata.h"
+
+namespace serac::parquet {
+
+// How much of a column's statistics a manifest keeps (write.metadata.metrics.*).
+struct MetricsMode {
+  enum class Kind : uint8_t { kNone, kCounts, kTruncate, kFull };
+  Kind kind = Kind::kTruncate;
+  int32_t length = 16;  // kTruncate: bounds of strings and binary cut to this many characters/bytes
+  static Result<MetricsMode> Parse(std::string_view text);  // "none", "counts", "truncate(16)", "full"
+};
+
+// What the table's properties say about writing data files, with Java Iceberg's defaults.
+struct WriteOptions {
+  int64_t target_file_size_bytes = 512LL * 1024 * 1024;  // write.target-file-size-bytes
+  std::string compression_codec = "zstd";                // write.parquet.compression-codec
+  std::optional<int32_t> compression_level;              // write.parquet.compression-level
+  int64_t row_group_size_bytes = 128LL * 1024 * 1024;    // write.parquet.row-group-size-bytes
+  int64_t page_size_bytes = 1024 * 1024;                 // write.parquet.page-size-bytes
+  MetricsMode default_metrics;                           // write.metadata.metrics.default
+  std::map<std::string, MetricsMode> column_metrics;     // write.metadata.metrics.column.<name>
+  // Without an explicit default, columns past this many get no metrics
+  // (write.metadata.metrics.max-inferred-column-defaults).
+  int32_t max_inferred_column_defaults = 100;
+  bool default_metrics_explicit = false;
+
+  // kInvalidArgument naming the property and its value when one cannot be read.
+  static Result<WriteOptions> FromTableProperties(const std::map<std::string, std::string>& properties);
+};
+
+enum class InputFormat : uint8_t { kParquet, kCsv, kJsonLines };
+Result<InputFormat> ParseInputFormat(std::string_view name);  // "parquet", "csv", "jsonl"
+// From a file name's extension (.parquet, .csv, .jsonl/.json/.ndjson); kInvalidArgument otherwise.
+Result<InputFormat> InputFormatOfPath(std::string_view path);
+
+// How far a writer has come (for a progress display).
+struct LoadProgress {
+  uint64_t rows = 0;
+  uint64_t input_bytes = 0;
+  uint64_t files_written = 0;
+  uint64_t bytes_written = 0;
+};
+
+class DataFileWriter {
+ public:
+  // Data files go under `data_location` ("<table location>/data"), partition directories below it
+  // as Java names them, each file "<partition path>/<uuid>.parquet".
+  static Result<DataFileWriter> Make(iceberg::Schema schema, iceberg::PartitionSpec spec,
+                                     WriteOptions options, iceberg::FileIO& io, std::string data_location);
+
+  // Appends every row of a local file, its columns matched to the table's by name and converted
+  // to the table's types (widening only); a value that does not fit stops the load with an error
+  // naming the file, the row and the column. Nothing appended is visible until Finish.
+  Status AppendFile(const std::string& path, InputFormat format);
+
+  // Closes every open file. The data files written, in the order they were closed.
+  Result<std::vector<iceberg::DataFile>> Finish();
+  // Removes every file written so far (a load that failed or whose commit was refused).
+  void AbortAndDelete();
+
+  const LoadProgress& progress() const;
+
+  struct State;
+  explicit DataFileWriter(std::unique_ptr<State> state);
+  DataFileWriter(DataFileWriter&&) noexcept;
+  DataFileWriter& operator=(DataFileWriter&&) noexcept;
+  ~DataFileWriter();
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// Reads a Parquet file's footer (the whole file in memory) and returns the iceberg::DataFile fields
+// its statistics give for `schema` (record count, column sizes, value and null counts, bounds as
+// `options` say). NaN counts are not in Parquet's statistics: the writer counts them itself.
+Result<iceberg::DataFile> MetricsOfParquetFile(std::string_view file, const iceberg::Schema& schema,
+                                               const WriteOptions& options);
+
+}  // namespace serac::parquet

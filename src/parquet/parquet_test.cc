@@ -1,0 +1,335 @@
+#include <arrow/api.h>
+#include <arrow/io/api.h>
+#include <gtest/gtest.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/file_reader.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "iceberg/file_io.h"
+#include "iceberg/partition.h"
+#include "parquet/parquet_files.h"
+
+namespace serac::parquet {
+namespace {
+
+#define ASSERT_OK(expr)                             \
+  do {                                              \
+    const Status status_ = (expr);                  \
+    ASSERT_TRUE(status_.ok()) << status_.message(); \
+  } while (0)
+
+iceberg::Schema TableSchema() {
+  auto schema = iceberg::ParseSchema(R"json({"type": "struct", "schema-id": 0, "fields": [
+      {"id": 1, "name": "id", "required": true, "type": "long"},
+      {"id": 2, "name": "name", "required": false, "type": "string"},
+      {"id": 3, "name": "score", "required": false, "type": "double"},
+      {"id": 4, "name": "price", "required": false, "type": "decimal(9, 2)"},
+      {"id": 5, "name": "big", "required": false, "type": "decimal(30, 4)"},
+      {"id": 6, "name": "day", "required": false, "type": "date"},
+      {"id": 7, "name": "ts", "required": false, "type": "timestamptz"},
+      {"id": 8, "name": "flag", "required": false, "type": "boolean"},
+      {"id": 9, "name": "small", "required": false, "type": "int"},
+      {"id": 10, "name": "tags", "required": false, "type": {"type": "list", "element-id": 11,
+                                                              "element": "string", "element-required": false}},
+      {"id": 12, "name": "point", "required": false, "type": {"type": "struct", "fields": [
+          {"id": 13, "name": "x", "required": true, "type": "float"}]}},
+      {"id": 14, "name": "attrs", "required": false, "type": {"type": "map", "key-id": 15, "key": "string",
+                                                               "value-id": 16, "value": "long",
+                                                               "value-required": false}},
+      {"id": 17, "name": "raw", "required": false, "type": "binary"},
+      {"id": 18, "name": "uid", "required": false, "type": "uuid"},
+      {"id": 19, "name": "nanos", "required": false, "type": "timestamp_ns"},
+      {"id": 20, "name": "t", "required": false, "type": "time"},
+      {"id": 21, "name": "f3", "required": false, "type": "fixed[3]"}]})json");
+  EXPECT_TRUE(schema.ok()) << schema.status().message();
+  return *schema;
+}
+
+class ParquetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("parquet-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    io_ = iceberg::MakeLocalFileIO();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Writes `table` as an input Parquet file (as a user's pyarrow would: no field ids).
+  std::string WriteInput(const std::shared_ptr<arrow::Table>& table, const std::string& name) {
+    const std::string path = (dir_ / name).string();
+    auto out = arrow::io::FileOutputStream::Open(path);
+    EXPECT_TRUE(out.ok());
+    EXPECT_TRUE(::parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), *out, 1 << 20).ok());
+    EXPECT_TRUE((*out)->Close().ok());
+    return path;
+  }
+
+  std::string WriteText(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::shared_ptr<arrow::Table> ReadOutput(const std::string& path) {
+    auto file = arrow::io::ReadableFile::Open(path);
+    EXPECT_TRUE(file.ok());
+    auto reader = ::parquet::arrow::OpenFile(*file, arrow::default_memory_pool());
+    EXPECT_TRUE(reader.ok());
+    auto table = (*reader)->ReadTable();
+    EXPECT_TRUE(table.ok());
+    return table.ok() ? *table : nullptr;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<iceberg::FileIO> io_;
+};
+
+std::shared_ptr<arrow::Table> SimpleRows(int64_t count, int64_t first = 0) {
+  arrow::Int64Builder ids;
+  arrow::StringBuilder names;
+  arrow::DoubleBuilder scores;
+  for (int64_t i = first; i < first + count; ++i) {
+    EXPECT_TRUE(ids.Append(i).ok());
+    if (i % 10 == 3) {
+      EXPECT_TRUE(names.AppendNull().ok());
+    } else {
+      EXPECT_TRUE(names.Append("name-" + std::to_string(i % 7)).ok());
+    }
+    EXPECT_TRUE(scores.Append(i % 5 == 0 ? std::nan("") : static_cast<double>(i) / 2).ok());
+  }
+  auto schema = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("name", arrow::utf8()),
+                               arrow::field("score", arrow::float64())});
+  return arrow::Table::Make(schema, {*ids.Finish(), *names.Finish(), *scores.Finish()});
+}
+
+const std::pair<int32_t, std::string>* Find(const iceberg::ColumnBounds& bounds, int32_t id) {
+  for (const auto& entry : bounds) {
+    if (entry.first == id) return &entry;
+  }
+  return nullptr;
+}
+
+int64_t Count(const iceberg::ColumnCounts& counts, int32_t id) {
+  for (const auto& [key, value] : counts) {
+    if (key == id) return value;
+  }
+  return -1;
+}
+
+TEST_F(ParquetTest, WritesFieldIdsSchemaAndTheMetricsAManifestNeeds) {
+  const std::string input = WriteInput(SimpleRows(100), "in.parquet");
+  auto writer = DataFileWriter::Make(TableSchema(), iceberg::PartitionSpec{}, WriteOptions{}, *io_,
+                                     (dir_ / "table/data").string());
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  ASSERT_OK(writer->AppendFile(input, InputFormat::kParquet));
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  ASSERT_EQ(files->size(), 1u);
+  const iceberg::DataFile& file = (*files)[0];
+  EXPECT_EQ(file.record_count, 100);
+  EXPECT_EQ(file.file_format, "PARQUET");
+  EXPECT_EQ(static_cast<uint64_t>(file.file_size_in_bytes), std::filesystem::file_size(file.file_path));
+  EXPECT_EQ(Count(file.value_counts, 1), 100);
+  EXPECT_EQ(Count(file.null_value_counts, 2), 10);
+  EXPECT_EQ(Count(file.null_value_counts, 4), 100);  // a column the input lacks: all null
+  EXPECT_EQ(Count(file.nan_value_counts, 3), 20);
+  EXPECT_GT(Count(file.column_sizes, 1), 0);
+  EXPECT_EQ(Find(file.lower_bounds, 1)->second, std::string("\0\0\0\0\0\0\0\0", 8));
+  EXPECT_EQ(Find(file.upper_bounds, 1)->second, std::string("\x63\0\0\0\0\0\0\0", 8));
+  EXPECT_EQ(Find(file.lower_bounds, 2)->second, "name-0");
+  EXPECT_EQ(Find(file.upper_bounds, 2)->second, "name-6");
+  EXPECT_EQ(Find(file.lower_bounds, 4), nullptr);  // no values, no bounds
+  ASSERT_FALSE(file.split_offsets.empty());
+  EXPECT_EQ(file.split_offsets[0], 4);
+
+  // The Parquet file carries every column's field id and the table schema.
+  auto reader = ::parquet::ParquetFileReader::OpenFile(file.file_path);
+  const ::parquet::SchemaDescriptor& schema = *reader->metadata()->schema();
+  std::vector<int32_t> ids;
+  for (int i = 0; i < schema.num_columns(); ++i) ids.push_back(schema.Column(i)->schema_node()->field_id());
+  EXPECT_EQ(ids, (std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 16, 17, 18, 19, 20, 21}));
+  auto metadata = reader->metadata()->key_value_metadata();
+  ASSERT_NE(metadata, nullptr);
+  EXPECT_TRUE(metadata->Contains("iceberg.schema"));
+  EXPECT_EQ(ReadOutput(file.file_path)->num_rows(), 100);
+}
+
+TEST_F(ParquetTest, PartitionsRowsAndNamesDirectoriesAsJava) {
+  iceberg::PartitionSpec spec;
+  spec.spec_id = 1;
+  spec.fields = {{{2}, 1000, "name", "identity"}, {{1}, 1001, "id_bucket", "bucket[2]"}};
+  auto writer = DataFileWriter::Make(TableSchema(), spec, WriteOptions{}, *io_, (dir_ / "t/data").string());
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  ASSERT_OK(writer->AppendFile(WriteInput(SimpleRows(70), "in.parquet"), InputFormat::kParquet));
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  int64_t rows = 0;
+  std::set<std::string> partitions;
+  for (const iceberg::DataFile& file : *files) {
+    rows += file.record_count;
+    ASSERT_EQ(file.partition.size(), 2u);
+    const std::string name =
+        iceberg::IsNull(file.partition[0]) ? "null" : std::get<std::string>(file.partition[0]);
+    const int32_t bucket = std::get<int32_t>(file.partition[1]);
+    partitions.insert(name + "/" + std::to_string(bucket));
+    EXPECT_NE(file.file_path.find("/t/data/name=" + name + "/id_bucket=" + std::to_string(bucket) + "/"),
+              std::string::npos)
+        << file.file_path;
+    // Every row of the file has the file's partition.
+    auto table = ReadOutput(file.file_path);
+    auto ids = std::static_pointer_cast<arrow::Int64Array>(table->GetColumnByName("id")->chunk(0));
+    iceberg::Type long_type;
+    long_type.id = iceberg::TypeId::kLong;
+    for (int64_t i = 0; i < ids->length(); ++i) {
+      auto b = iceberg::Transform::Parse("bucket[2]")->Apply(long_type, iceberg::Datum(ids->Value(i)));
+      EXPECT_EQ(std::get<int32_t>(*b), bucket);
+    }
+  }
+  EXPECT_EQ(rows, 70);
+  EXPECT_EQ(partitions.size(), files->size());  // one file per partition
+  EXPECT_EQ(files->size(), 16u);                // 7 names + null, 2 buckets
+}
+
+TEST_F(ParquetTest, RollsFilesAtTheTargetSize) {
+  WriteOptions options;
+  options.target_file_size_bytes = 64 * 1024;
+  options.row_group_size_bytes = 32 * 1024;
+  auto writer =
+      DataFileWriter::Make(TableSchema(), iceberg::PartitionSpec{}, options, *io_, (dir_ / "d").string());
+  ASSERT_TRUE(writer.ok());
+  auto rows = SimpleRows(200000);
+  // Several batches: the input is read in row groups.
+  auto out = arrow::io::FileOutputStream::Open((dir_ / "big.parquet").string());
+  ASSERT_TRUE(::parquet::arrow::WriteTable(*rows, arrow::default_memory_pool(), *out, 5000).ok());
+  ASSERT_TRUE((*out)->Close().ok());
+  ASSERT_OK(writer->AppendFile((dir_ / "big.parquet").string(), InputFormat::kParquet));
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok());
+  EXPECT_GT(files->size(), 3u);
+  int64_t total = 0;
+  for (const iceberg::DataFile& file : *files) {
+    total += file.record_count;
+    EXPECT_LT(file.file_size_in_bytes, 3 * options.target_file_size_bytes) << file.file_path;
+  }
+  EXPECT_EQ(total, 200000);
+}
+
+TEST_F(ParquetTest, CsvAndJsonLinesAreConvertedToTheTableTypes) {
+  const std::string csv =
+      WriteText("in.csv",
+                "id,name,price,day,flag,uid\n1,a,12.50,2024-05-01,true,f79c3e09-677c-4bbd-a479-3f349cb785e7\n"
+                "2,,0.01,,false,\n");
+  const std::string jsonl = WriteText("in.jsonl", R"({"id": 3, "name": "c", "small": 7}
+{"id": 4, "ts": "2024-05-01T10:00:00Z"}
+)");
+  auto writer = DataFileWriter::Make(TableSchema(), iceberg::PartitionSpec{}, WriteOptions{}, *io_,
+                                     (dir_ / "d").string());
+  ASSERT_TRUE(writer.ok());
+  ASSERT_OK(writer->AppendFile(csv, InputFormat::kCsv));
+  Status json = writer->AppendFile(jsonl, InputFormat::kJsonLines);
+  ASSERT_TRUE(json.ok()) << json.message();
+  EXPECT_EQ(writer->progress().rows, 4u);
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), 1u);
+  const iceberg::DataFile& file = (*files)[0];
+  EXPECT_EQ(file.record_count, 4);
+  // decimal(9, 2) is stored as INT32: the bounds are the unscaled values, big-endian.
+  EXPECT_EQ(Find(file.lower_bounds, 4)->second, std::string("\x01", 1));
+  EXPECT_EQ(Find(file.upper_bounds, 4)->second, std::string("\x04\xe2", 2));  // 1250
+  EXPECT_EQ(Count(file.null_value_counts, 2), 2);  // an empty CSV field, a missing JSON member
+  ASSERT_NE(Find(file.lower_bounds, 18), nullptr);
+  EXPECT_EQ(Find(file.lower_bounds, 18)->second,
+            std::string("\xf7\x9c\x3e\x09\x67\x7c\x4b\xbd\xa4\x79\x3f\x34\x9c\xb7\x85\xe7", 16));
+  auto table = ReadOutput(file.file_path);
+  EXPECT_EQ(table->GetColumnByName("price")->type()->ToString(), "decimal128(9, 2)");
+}
+
+TEST_F(ParquetTest, RowsThatDoNotFitNameTheFileRowAndColumn) {
+  auto writer = DataFileWriter::Make(TableSchema(), iceberg::PartitionSpec{}, WriteOptions{}, *io_,
+                                     (dir_ / "d").string());
+  ASSERT_TRUE(writer.ok());
+  // A required column with a null.
+  const std::string nulls = WriteText("nulls.csv", "id,name\n1,a\n,b\n");
+  Status status = writer->AppendFile(nulls, InputFormat::kCsv);
+  EXPECT_EQ(status.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("nulls.csv: row 2, column id"), std::string::npos) << status.message();
+  // A value too large for an int column.
+  arrow::Int64Builder ids, small;
+  ASSERT_TRUE(ids.AppendValues({1, 2, 3}).ok());
+  ASSERT_TRUE(small.AppendValues({1, 5000000000, 3}).ok());
+  auto table = arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("small", arrow::int64())}),
+      {*ids.Finish(), *small.Finish()});
+  status = writer->AppendFile(WriteInput(table, "wide.parquet"), InputFormat::kParquet);
+  EXPECT_NE(status.message().find("wide.parquet: row 2, column small"), std::string::npos)
+      << status.message();
+  // A column the table does not have.
+  status = writer->AppendFile(WriteText("extra.csv", "id,color\n1,red\n"), InputFormat::kCsv);
+  EXPECT_NE(status.message().find("extra.csv: column color is not a column of the table"), std::string::npos)
+      << status.message();
+  // Text that is not a uuid.
+  status = writer->AppendFile(WriteText("uuid.csv", "id,uid\n1,not-a-uuid\n"), InputFormat::kCsv);
+  EXPECT_NE(status.message().find("uuid.csv: row 1, column uid: \"not-a-uuid\" is not a uuid"),
+            std::string::npos)
+      << status.message();
+  // Not Parquet at all.
+  status = writer->AppendFile(WriteText("text.parquet", "hello"), InputFormat::kParquet);
+  EXPECT_NE(status.message().find("not a Parquet file"), std::string::npos) << status.message();
+  writer->AbortAndDelete();
+}
+
+TEST_F(ParquetTest, LongStringBoundsAreTruncatedAndTheUpperOneIncremented) {
+  arrow::Int64Builder ids;
+  arrow::StringBuilder names;
+  ASSERT_TRUE(ids.AppendValues({1, 2}).ok());
+  ASSERT_TRUE(names.Append("aaaaaaaaaaaaaaaaaaaaaaaaa").ok());
+  ASSERT_TRUE(names.Append("zzzzzzzzzzzzzzzzzzzzzzzzzzz").ok());
+  auto table = arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("name", arrow::utf8())}),
+      {*ids.Finish(), *names.Finish()});
+  auto options = WriteOptions::FromTableProperties({{"write.metadata.metrics.column.id", "counts"}});
+  ASSERT_TRUE(options.ok());
+  auto writer =
+      DataFileWriter::Make(TableSchema(), iceberg::PartitionSpec{}, *options, *io_, (dir_ / "d").string());
+  ASSERT_TRUE(writer.ok());
+  ASSERT_OK(writer->AppendFile(WriteInput(table, "in.parquet"), InputFormat::kParquet));
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok());
+  const iceberg::DataFile& file = (*files)[0];
+  EXPECT_EQ(Find(file.lower_bounds, 2)->second, std::string(16, 'a'));
+  EXPECT_EQ(Find(file.upper_bounds, 2)->second, std::string(15, 'z') + "{");
+  EXPECT_EQ(Find(file.lower_bounds, 1), nullptr);  // counts only
+  EXPECT_EQ(Count(file.value_counts, 1), 2);
+}
+
+TEST(ParquetOptions, TablePropertiesAreReadOrRefusedByName) {
+  auto options = WriteOptions::FromTableProperties({{"write.target-file-size-bytes", "1048576"},
+                                                    {"write.parquet.compression-codec", "SNAPPY"},
+                                                    {"write.metadata.metrics.default", "truncate(8)"}});
+  ASSERT_TRUE(options.ok());
+  EXPECT_EQ(options->target_file_size_bytes, 1048576);
+  EXPECT_EQ(options->compression_codec, "snappy");
+  EXPECT_EQ(options->default_metrics.length, 8);
+  auto bad = WriteOptions::FromTableProperties({{"write.parquet.compression-codec", "lzo"}});
+  EXPECT_NE(bad.status().message().find("write.parquet.compression-codec"), std::string::npos);
+  bad = WriteOptions::FromTableProperties({{"write.target-file-size-bytes", "-1"}});
+  EXPECT_NE(bad.status().message().find("write.target-file-size-bytes"), std::string::npos);
+  EXPECT_FALSE(MetricsMode::Parse("truncate(0)").ok());
+  EXPECT_EQ(MetricsMode::Parse("Full")->kind, MetricsMode::Kind::kFull);
+  EXPECT_NE(InputFormatOfPath("x/y.txt").status().message().find("give --format"), std::string::npos);
+  EXPECT_EQ(*InputFormatOfPath("x/y.jsonl"), InputFormat::kJsonLines);
+}
+
+}  // namespace
+}  // namespace serac::parquet
