@@ -298,6 +298,17 @@ void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
   create->add_option("--schema", state.schema, "Iceberg schema JSON")->required();
   create->add_option("--partition-spec", state.partition_spec, "Iceberg partition spec JSON");
   AddProperties(create, "--property", state, "Table property (repeatable)");
+  CLI::App* load =
+      AddLeaf(group, "load", "Write local Parquet, CSV or JSON-lines files into a table (one commit)", state,
+              LoadIntoTable);
+  load->add_option("WAREHOUSE", state.warehouse)->required();
+  load->add_option("NS", state.ns)->required();
+  load->add_option("TABLE", state.name)->required();
+  load->add_option("FILE", state.input_files, "Input files (.parquet, .csv, .jsonl)")->required();
+  load->add_flag("--create", state.create_table,
+                 "Create the table from the first file's columns if it does not exist");
+  load->add_option("--format", state.input_format, "parquet, csv or jsonl (default: from each file's name)");
+  load->add_option("--mode", state.load_mode, "append (default)");
 }
 
 void RegisterConfig(CLI::App& app, State& state) {

@@ -53,6 +53,11 @@ struct CommandState {
   // file show
   bool schema_only = false;
   bool iceberg_view = false;  // file show --iceberg
+  // table load
+  std::vector<std::string> input_files;
+  std::string input_format;  // empty: from each file's extension
+  std::string load_mode = "append";
+  bool create_table = false;
   uint64_t limit = 0;
 };
 
@@ -66,6 +71,9 @@ void RegisterFileCommands(CLI::App& app, CommandState& state);
 
 // Prints `text` and a newline unless it ends with one.
 void Print(const std::string& text);
+
+// `serac table load` (load_command.cc).
+Status LoadIntoTable(const CommandState& state);
 
 // A group such as `serac warehouse` whose subcommands accept the connection flags too.
 CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description,

@@ -103,8 +103,11 @@ Result<S3Client> S3Client::Make(S3ClientOptions options) {
 
 Result<PutObjectResult> S3Client::PutObject(std::string_view bucket, std::string_view key,
                                             std::string_view body, bool if_none_match_star) const {
-  if (body.size() > options_.multipart_threshold_bytes)
-    return PutMultipart(bucket, key, body, if_none_match_star);
+  if (body.size() > options_.multipart_threshold_bytes) {
+    S3Upload upload(*this, std::string(bucket), std::string(key), if_none_match_star);
+    SERAC_RETURN_IF_ERROR(upload.Write(body));
+    return upload.Close();
+  }
   Call call;
   call.method = "PUT";
   call.raw_path = ObjectPath(bucket, key);
@@ -115,76 +118,140 @@ Result<PutObjectResult> S3Client::PutObject(std::string_view bucket, std::string
   return PutObjectResult{HeaderOr(response, "ETag"), 0};
 }
 
-Result<PutObjectResult> S3Client::PutMultipart(std::string_view bucket, std::string_view key,
-                                               std::string_view body, bool if_none_match_star) const {
-  const S3Requests requests(options_);
-  const std::string path = ObjectPath(bucket, key);
-  Call create;
-  create.method = "POST";
-  create.raw_path = path;
-  create.raw_query = "uploads=";
-  SERAC_ASSIGN_OR_RETURN(http::ClientResponse created, requests.Send(create, false));
-  if (created.status != 200) return ErrorFromResponse(created, "CreateMultipartUpload " + std::string(key));
-  pugi::xml_document document;
-  std::string upload_id;
-  if (document.load_buffer(created.body.data(), created.body.size())) {
-    upload_id = document.child("InitiateMultipartUploadResult").child_value("UploadId");
-  }
-  if (upload_id.empty()) return Error(ErrorCode::kInternal, "CreateMultipartUpload answered no UploadId");
-  const std::string upload_query = "uploadId=" + UriEncode(upload_id, true);
+S3Upload::S3Upload(const S3Client& client, std::string bucket, std::string key, bool if_none_match_star)
+    : client_(&client),
+      bucket_(std::move(bucket)),
+      key_(std::move(key)),
+      if_none_match_star_(if_none_match_star) {}
 
-  // Whatever goes wrong from here, the upload is aborted so that its parts do not linger.
-  auto abort = [&](Status failure) -> Status {
-    Call abort_call;
-    abort_call.method = "DELETE";
-    abort_call.raw_path = path;
-    abort_call.raw_query = upload_query;
-    (void)requests.Send(abort_call, false);
-    return failure;
-  };
+S3Upload::S3Upload(S3Upload&& other) noexcept
+    : client_(other.client_),
+      bucket_(std::move(other.bucket_)),
+      key_(std::move(other.key_)),
+      if_none_match_star_(other.if_none_match_star_),
+      buffer_(std::move(other.buffer_)),
+      upload_id_(std::move(other.upload_id_)),
+      complete_xml_(std::move(other.complete_xml_)),
+      parts_(other.parts_),
+      written_(other.written_),
+      done_(other.done_) {
+  other.done_ = true;
+}
 
-  std::string complete_xml = "<CompleteMultipartUpload>";
-  uint32_t part_number = 0;
-  for (uint64_t offset = 0; offset < body.size(); offset += options_.part_size_bytes) {
-    ++part_number;
-    if (part_number > limits::kPartNumberMax) {
-      return abort(
-          Error(ErrorCode::kLimitExceeded, "object needs more than limits::kPartNumberMax (10000) parts"));
+S3Upload::~S3Upload() { Abort(); }
+
+void S3Upload::Abort() {
+  if (done_) return;
+  done_ = true;
+  buffer_.clear();
+  if (upload_id_.empty()) return;
+  // Whatever went wrong, the parts do not linger.
+  Call abort_call;
+  abort_call.method = "DELETE";
+  abort_call.raw_path = ObjectPath(bucket_, key_);
+  abort_call.raw_query = "uploadId=" + UriEncode(upload_id_, true);
+  (void)S3Requests(client_->options_).Send(abort_call, false);
+}
+
+Status S3Upload::SendPart(std::string_view bytes) {
+  const S3Requests requests(client_->options_);
+  const std::string path = ObjectPath(bucket_, key_);
+  if (upload_id_.empty()) {
+    Call create;
+    create.method = "POST";
+    create.raw_path = path;
+    create.raw_query = "uploads=";
+    SERAC_ASSIGN_OR_RETURN(http::ClientResponse created, requests.Send(create, false));
+    if (created.status != 200) return ErrorFromResponse(created, "CreateMultipartUpload " + key_);
+    pugi::xml_document document;
+    if (document.load_buffer(created.body.data(), created.body.size())) {
+      upload_id_ = document.child("InitiateMultipartUploadResult").child_value("UploadId");
     }
-    Call part;
-    part.method = "PUT";
-    part.raw_path = path;
-    part.raw_query = "partNumber=" + std::to_string(part_number) + "&" + upload_query;
-    part.body = std::string(body.substr(offset, options_.part_size_bytes));
-    Result<http::ClientResponse> sent = requests.Send(part, false);
-    if (!sent.ok()) return abort(sent.status());
-    if (sent->status != 200)
-      return abort(ErrorFromResponse(*sent, "UploadPart " + std::to_string(part_number)));
-    complete_xml += "<Part><PartNumber>" + std::to_string(part_number) + "</PartNumber><ETag>" +
-                    XmlEscape(HeaderOr(*sent, "ETag")) + "</ETag></Part>";
+    if (upload_id_.empty()) return Error(ErrorCode::kInternal, "CreateMultipartUpload answered no UploadId");
+    complete_xml_ = "<CompleteMultipartUpload>";
   }
-  complete_xml += "</CompleteMultipartUpload>";
+  if (++parts_ > limits::kPartNumberMax) {
+    return Error(ErrorCode::kLimitExceeded, "object needs more than limits::kPartNumberMax (10000) parts");
+  }
+  Call part;
+  part.method = "PUT";
+  part.raw_path = path;
+  part.raw_query = "partNumber=" + std::to_string(parts_) + "&uploadId=" + UriEncode(upload_id_, true);
+  part.body = std::string(bytes);
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse sent, requests.Send(part, false));
+  if (sent.status != 200) return ErrorFromResponse(sent, "UploadPart " + std::to_string(parts_));
+  complete_xml_ += "<Part><PartNumber>" + std::to_string(parts_) + "</PartNumber><ETag>" +
+                   XmlEscape(HeaderOr(sent, "ETag")) + "</ETag></Part>";
+  return Status::Ok();
+}
 
+Status S3Upload::Write(std::string_view bytes) {
+  if (done_) return Error(ErrorCode::kInternal, "write to a finished upload: " + key_);
+  buffer_.append(bytes);
+  written_ += bytes.size();
+  const uint64_t part_size = client_->options_.part_size_bytes;
+  // Parts start once the object is past the threshold; each part then leaves the buffer.
+  if (buffer_.size() > std::max(client_->options_.multipart_threshold_bytes, part_size)) {
+    size_t offset = 0;
+    while (buffer_.size() - offset >= part_size) {
+      Status sent = SendPart(std::string_view(buffer_).substr(offset, part_size));
+      if (!sent.ok()) {
+        Abort();
+        return sent;
+      }
+      offset += part_size;
+    }
+    buffer_.erase(0, offset);
+  }
+  return Status::Ok();
+}
+
+Result<PutObjectResult> S3Upload::Close() {
+  if (done_) return Error(ErrorCode::kInternal, "upload closed twice: " + key_);
+  const S3Requests requests(client_->options_);
+  const std::string path = ObjectPath(bucket_, key_);
+  if (upload_id_.empty()) {
+    done_ = true;
+    Call call;
+    call.method = "PUT";
+    call.raw_path = path;
+    call.body = std::move(buffer_);
+    if (if_none_match_star_) call.headers.push_back({"If-None-Match", "*"});
+    SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, requests.Send(call, true));
+    if (response.status != 200) return ErrorFromResponse(response, "PUT " + key_);
+    return PutObjectResult{HeaderOr(response, "ETag"), 0};
+  }
+  if (!buffer_.empty()) {
+    Status sent = SendPart(buffer_);
+    if (!sent.ok()) {
+      Abort();
+      return sent;
+    }
+    buffer_.clear();
+  }
   Call complete;
   complete.method = "POST";
   complete.raw_path = path;
-  complete.raw_query = upload_query;
-  complete.body = std::move(complete_xml);
-  if (if_none_match_star) complete.headers.push_back({"If-None-Match", "*"});
+  complete.raw_query = "uploadId=" + UriEncode(upload_id_, true);
+  complete.body = complete_xml_ + "</CompleteMultipartUpload>";
+  if (if_none_match_star_) complete.headers.push_back({"If-None-Match", "*"});
   Result<http::ClientResponse> completed = requests.Send(complete, true);
   if (!completed.ok()) {
     // The object may exist now; the upload is gone or will be aborted, never half visible.
-    if (completed.status().code() != ErrorCode::kOutcomeUnknown) return abort(completed.status());
+    if (completed.status().code() != ErrorCode::kOutcomeUnknown) Abort();
+    done_ = true;
     return completed.status();
   }
   // CompleteMultipartUpload may answer 200 with an error document after it started.
   pugi::xml_document result;
   const bool parsed = result.load_buffer(completed->body.data(), completed->body.size());
   if (completed->status != 200 || (parsed && result.child("Error"))) {
-    return abort(ErrorFromResponse(*completed, "CompleteMultipartUpload " + std::string(key)));
+    Abort();
+    return ErrorFromResponse(*completed, "CompleteMultipartUpload " + key_);
   }
+  done_ = true;
   std::string etag = parsed ? result.child("CompleteMultipartUploadResult").child_value("ETag") : "";
-  return PutObjectResult{etag, part_number};
+  return PutObjectResult{etag, parts_};
 }
 
 Result<std::string> S3Client::GetObject(std::string_view bucket, std::string_view key,

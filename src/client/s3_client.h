@@ -53,6 +53,38 @@ struct ListObjectsPage {
   std::string next_continuation_token;  // empty when this is the last page
 };
 
+class S3Client;
+
+// An object written as its bytes come (a table writer's data file): held in memory up to the
+// client's multipart threshold and PUT at Close, or, once larger, sent as a multipart upload one
+// part at a time, so memory stays at about one part whatever the object's size. Nothing is visible
+// before Close succeeds; an upload abandoned or failed is aborted. Used by one thread.
+class S3Upload {
+ public:
+  S3Upload(const S3Client& client, std::string bucket, std::string key, bool if_none_match_star);
+  S3Upload(S3Upload&&) noexcept;
+  ~S3Upload();  // aborts an upload that was not closed
+
+  Status Write(std::string_view bytes);
+  Result<PutObjectResult> Close();
+  void Abort();
+  uint64_t bytes_written() const { return written_; }
+
+ private:
+  Status SendPart(std::string_view bytes);
+
+  const S3Client* client_;
+  std::string bucket_;
+  std::string key_;
+  bool if_none_match_star_;
+  std::string buffer_;
+  std::string upload_id_;  // empty until the multipart upload starts
+  std::string complete_xml_;
+  uint32_t parts_ = 0;
+  uint64_t written_ = 0;
+  bool done_ = false;
+};
+
 class S3Client {
  public:
   // kInvalidArgument when the endpoint is not an http(s) URL, credentials are missing, or the part
@@ -83,9 +115,8 @@ class S3Client {
   const S3ClientOptions& options() const { return options_; }
 
  private:
+  friend class S3Upload;
   explicit S3Client(S3ClientOptions options) : options_(std::move(options)) {}
-  Result<PutObjectResult> PutMultipart(std::string_view bucket, std::string_view key, std::string_view body,
-                                       bool if_none_match_star) const;
 
   S3ClientOptions options_;
 };

@@ -45,6 +45,10 @@ inline constexpr uint64_t kHttpClientResponseBodyBytesMax =
     64 * kMiB;                                               // default cap on a buffered response body
 inline constexpr uint32_t kCliListPagesMax = 10000;          // pages one `serac ... list` follows
 inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;  // a file `serac file show` reads into memory
+// A manifest list a table writer reads whole (a snapshot of ~1 million manifests).
+inline constexpr uint64_t kManifestListBytesMax = 256 * kMiB;
+// Attempts of one table commit (a writer's append) before it gives up on a table that keeps changing.
+inline constexpr uint32_t kTableCommitAttemptsMax = 10;
 // The S3 client (client/s3_client.h): bodies above the threshold go up as multipart uploads.
 inline constexpr uint64_t kS3ClientMultipartThresholdBytes = 16 * kMiB;
 inline constexpr uint64_t kS3ClientPartSizeBytes = 8 * kMiB;

@@ -552,6 +552,156 @@ void DataFileWriter::AbortAndDelete() {
   s.written_locations.clear();
 }
 
+namespace {
+
+Result<iceberg::Type> FromArrowType(const arrow::DataType& type, int32_t& next_id,
+                                    const std::string& column) {
+  iceberg::Type out;
+  auto nested = [&](const std::shared_ptr<arrow::Field>& field) -> Result<iceberg::NestedField> {
+    iceberg::NestedField child;
+    child.id = next_id++;
+    child.name = field->name();
+    child.required = !field->nullable();
+    SERAC_ASSIGN_OR_RETURN(child.type, FromArrowType(*field->type(), next_id, column + "." + field->name()));
+    return child;
+  };
+  switch (type.id()) {
+    case arrow::Type::BOOL:
+      out.id = iceberg::TypeId::kBoolean;
+      break;
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::UINT8:
+    case arrow::Type::UINT16:
+      out.id = iceberg::TypeId::kInt;
+      break;
+    case arrow::Type::INT64:
+    case arrow::Type::UINT32:
+      out.id = iceberg::TypeId::kLong;
+      break;
+    case arrow::Type::HALF_FLOAT:
+    case arrow::Type::FLOAT:
+      out.id = iceberg::TypeId::kFloat;
+      break;
+    case arrow::Type::DOUBLE:
+      out.id = iceberg::TypeId::kDouble;
+      break;
+    case arrow::Type::DECIMAL128: {
+      const auto& decimal = static_cast<const arrow::Decimal128Type&>(type);
+      out.id = iceberg::TypeId::kDecimal;
+      out.precision = decimal.precision();
+      out.scale = decimal.scale();
+      break;
+    }
+    case arrow::Type::DATE32:
+    case arrow::Type::DATE64:
+      out.id = iceberg::TypeId::kDate;
+      break;
+    case arrow::Type::TIME32:
+    case arrow::Type::TIME64:
+      out.id = iceberg::TypeId::kTime;
+      break;
+    case arrow::Type::TIMESTAMP: {
+      const auto& timestamp = static_cast<const arrow::TimestampType&>(type);
+      const bool nanos = timestamp.unit() == arrow::TimeUnit::NANO;
+      const bool zoned = !timestamp.timezone().empty();
+      out.id = nanos ? (zoned ? iceberg::TypeId::kTimestampTzNs : iceberg::TypeId::kTimestampNs)
+                     : (zoned ? iceberg::TypeId::kTimestampTz : iceberg::TypeId::kTimestamp);
+      break;
+    }
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::STRING_VIEW:
+      out.id = iceberg::TypeId::kString;
+      break;
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::BINARY_VIEW:
+      out.id = iceberg::TypeId::kBinary;
+      break;
+    case arrow::Type::FIXED_SIZE_BINARY:
+      out.id = iceberg::TypeId::kFixed;
+      out.length = static_cast<const arrow::FixedSizeBinaryType&>(type).byte_width();
+      break;
+    case arrow::Type::STRUCT:
+      out.id = iceberg::TypeId::kStruct;
+      for (const auto& field : type.fields()) {
+        SERAC_ASSIGN_OR_RETURN(iceberg::NestedField child, nested(field));
+        out.fields.push_back(std::move(child));
+      }
+      break;
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST: {
+      out.id = iceberg::TypeId::kList;
+      SERAC_ASSIGN_OR_RETURN(iceberg::NestedField element, nested(type.field(0)));
+      element.name = "element";
+      out.fields.push_back(std::move(element));
+      break;
+    }
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(type);
+      out.id = iceberg::TypeId::kMap;
+      SERAC_ASSIGN_OR_RETURN(iceberg::NestedField key, nested(map.key_field()));
+      SERAC_ASSIGN_OR_RETURN(iceberg::NestedField value, nested(map.item_field()));
+      key.name = "key";
+      key.required = true;
+      value.name = "value";
+      out.fields.push_back(std::move(key));
+      out.fields.push_back(std::move(value));
+      break;
+    }
+    default:
+      return Error(ErrorCode::kInvalidArgument, "column " + column + ": " + type.ToString() +
+                                                    " has no Iceberg type to create the table with");
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format) {
+  auto opened = arrow::io::ReadableFile::Open(path);
+  if (!opened.ok()) return Error(ErrorCode::kNotFound, path + ": " + opened.status().message());
+  std::shared_ptr<arrow::Schema> schema;
+  if (format == InputFormat::kParquet) {
+    auto reader = ::parquet::arrow::OpenFile(*opened, arrow::default_memory_pool());
+    if (!reader.ok())
+      return Error(ErrorCode::kInvalidArgument,
+                   path + ": not a Parquet file (" + reader.status().message() + ")");
+    SERAC_RETURN_IF_ERROR(FromArrow((*reader)->GetSchema(&schema), path));
+  } else if (format == InputFormat::kCsv) {
+    auto convert = arrow::csv::ConvertOptions::Defaults();
+    convert.strings_can_be_null = true;
+    auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), *opened,
+                                                    arrow::csv::ReadOptions::Defaults(),
+                                                    arrow::csv::ParseOptions::Defaults(), convert);
+    if (!reader.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
+    schema = (*reader)->schema();
+  } else {
+    auto reader = arrow::json::StreamingReader::Make(*opened, arrow::json::ReadOptions::Defaults(),
+                                                     arrow::json::ParseOptions::Defaults());
+    if (!reader.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
+    schema = (*reader)->schema();
+  }
+  iceberg::Schema out;
+  int32_t next_id = 1;
+  // Top-level columns take the first ids, as Java numbers a new schema.
+  next_id += schema->num_fields();
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    const auto& field = schema->field(i);
+    iceberg::NestedField column;
+    column.id = i + 1;
+    column.name = field->name();
+    column.required = false;
+    auto type = FromArrowType(*field->type(), next_id, field->name());
+    if (!type.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + type.status().message());
+    column.type = std::move(type).value();
+    out.fields.push_back(std::move(column));
+  }
+  return out;
+}
+
 Result<InputFormat> ParseInputFormat(std::string_view name) {
   if (name == "parquet") return InputFormat::kParquet;
   if (name == "csv") return InputFormat::kCsv;

@@ -94,6 +94,11 @@ class DataFileWriter {
   std::unique_ptr<State> state_;
 };
 
+// The columns of a local input file as an Iceberg schema (all optional, ids from 1; the catalog
+// assigns its own at create): Arrow's types mapped to Iceberg's, kInvalidArgument naming a column
+// whose type has no Iceberg equivalent.
+Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format);
+
 // Reads a Parquet file's footer (the whole file in memory) and returns the iceberg::DataFile fields
 // its statistics give for `schema` (record count, column sizes, value and null counts, bounds as
 // `options` say). NaN counts are not in Parquet's statistics: the writer counts them itself.

@@ -1,0 +1,187 @@
+"""`serac table load`: local CSV, JSON-lines and Parquet files written by serac as the table's own
+Parquet data files (Avro manifests, manifest list, one append snapshot through the catalog) and read
+back by PyIceberg and DuckDB; partitioned tables; a bad row commits nothing and leaves no file;
+appends racing PyIceberg's lose nothing."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import DayTransform, IdentityTransform
+from pyiceberg.types import DateType, DoubleType, LongType, NestedField, StringType, TimestampType
+
+from catalog_util import CATALOG_BASE, catalog, catalog_api, warehouse  # noqa: F401
+from s3util import ACCESS_KEY, REGION, SECRET_KEY
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "catalog_tools"))
+import duckdb_offline  # noqa: E402
+
+SERAC = os.environ.get("SERAC_BIN", "build/serac")
+
+
+def load(server, warehouse, table, *files, extra=(), check=True):
+    env = dict(os.environ, SERAC_ENDPOINT=server.endpoint, SERAC_ACCESS_KEY=ACCESS_KEY, SERAC_SECRET_KEY=SECRET_KEY)
+    ns, name = table.split(".")
+    return subprocess.run([SERAC, "table", "load", warehouse, ns, name, *map(str, files), *extra], env=env,
+                          capture_output=True, text=True, timeout=120, check=check)
+
+
+def rows_of(table):
+    return sorted(table.scan().to_arrow().to_pylist(), key=lambda r: (r["id"], str(r)))
+
+
+def test_csv_and_jsonl_create_a_table_pyiceberg_and_duckdb_read(server, catalog, warehouse, tmp_path):
+    catalog.create_namespace("loads")
+    csv = tmp_path / "people.csv"
+    csv.write_text("id,name,score,born\n1,ann,1.5,1990-01-02\n2,bob,,1985-06-30\n3,,3.25,\n")
+    out = load(server, warehouse, "loads.people", csv, extra=["--create"])
+    assert "Loaded 3 rows into loads.people" in out.stdout, out.stdout + out.stderr
+    jsonl = tmp_path / "more.jsonl"
+    jsonl.write_text('{"id": 4, "name": "dan", "score": 4.0}\n{"id": 5, "born": "2001-02-03"}\n')
+    load(server, warehouse, "loads.people", jsonl)
+
+    table = catalog.load_table("loads.people")
+    assert [f.name for f in table.schema().fields] == ["id", "name", "score", "born"]
+    assert rows_of(table) == [
+        {"id": 1, "name": "ann", "score": 1.5, "born": datetime.date(1990, 1, 2)},
+        {"id": 2, "name": "bob", "score": None, "born": datetime.date(1985, 6, 30)},
+        {"id": 3, "name": None, "score": 3.25, "born": None},
+        {"id": 4, "name": "dan", "score": 4.0, "born": None},
+        {"id": 5, "name": None, "score": None, "born": datetime.date(2001, 2, 3)},
+    ]
+    snapshots = table.snapshots()
+    assert [s.summary.operation.value for s in snapshots] == ["append", "append"]
+    assert snapshots[-1].summary["total-records"] == "5"
+    assert snapshots[-1].sequence_number == 2
+    files = table.inspect.files().to_pylist()
+    assert sorted(f["record_count"] for f in files) == [2, 3]
+    # Column metrics the writer measured: PyIceberg prunes with them.
+    assert all(dict(f["null_value_counts"])[1] == 0 for f in files)
+    assert table.scan(row_filter="id >= 4").plan_files().__len__() == 1
+
+    duck = duckdb_offline.connect()
+    host_port = server.endpoint.split("://", 1)[1]
+    duck.execute(f"CREATE SECRET serac_s3 (TYPE s3, KEY_ID '{ACCESS_KEY}', SECRET '{SECRET_KEY}', REGION '{REGION}', "
+                 f"ENDPOINT '{host_port}', URL_STYLE 'path', USE_SSL false)")
+    duck.execute(f"ATTACH '{warehouse}' AS cat (TYPE iceberg, ENDPOINT '{server.endpoint}{CATALOG_BASE}', "
+                 f"AUTHORIZATION_TYPE 'sigv4', SIGV4_SERVICE 's3tables', SIGV4_REGION '{REGION}', SECRET serac_s3)")
+    got = duck.execute("SELECT id, name, score FROM cat.loads.people ORDER BY id").fetchall()
+    duck.close()
+    assert got == [(1, "ann", 1.5), (2, "bob", None), (3, None, 3.25), (4, "dan", 4.0), (5, None, None)]
+
+
+def test_parquet_into_a_partitioned_table(server, catalog, warehouse, tmp_path):
+    catalog.create_namespace("events")
+    schema = Schema(NestedField(1, "id", LongType(), required=True),
+                    NestedField(2, "kind", StringType(), required=False),
+                    NestedField(3, "ts", TimestampType(), required=False),
+                    NestedField(4, "value", DoubleType(), required=False))
+    spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="kind"),
+                         PartitionField(source_id=3, field_id=1001, transform=DayTransform(), name="ts_day"))
+    catalog.create_table("events.log", schema, partition_spec=spec)
+    base = datetime.datetime(2024, 5, 1, 10, 0)
+    rows = [{"id": i, "kind": ["click", "view"][i % 2], "ts": base + datetime.timedelta(hours=7 * i),
+             "value": float(i)} for i in range(40)]
+    # The input's own types (int32 ids) are widened to the table's.
+    arrow = pa.Table.from_pylist(rows, schema=pa.schema([("id", pa.int32()), ("kind", pa.string()),
+                                                          ("ts", pa.timestamp("us")), ("value", pa.float64())]))
+    pq.write_table(arrow, tmp_path / "events.parquet")
+    load(server, warehouse, "events.log", tmp_path / "events.parquet")
+
+    table = catalog.load_table("events.log")
+    assert [r["id"] for r in rows_of(table)] == list(range(40))
+    files = table.inspect.files().to_pylist()
+    partitions = {(f["partition"]["kind"], f["partition"]["ts_day"]) for f in files}
+    expected = {(r["kind"], r["ts"].date()) for r in rows}
+    assert {(k, d if isinstance(d, datetime.date) else datetime.date(1970, 1, 1) + datetime.timedelta(days=d))
+            for k, d in partitions} == expected
+    assert len(files) == len(expected)
+    assert all("/data/kind=" in f["file_path"] and "/ts_day=2024-05-" in f["file_path"] for f in files)
+    assert {r["id"] for r in table.scan(row_filter="kind == 'click'").to_arrow().to_pylist()} == set(range(0, 40, 2))
+
+
+def test_a_row_that_does_not_fit_commits_nothing(server, catalog, warehouse, s3, tmp_path):
+    catalog.create_namespace("strict")
+    schema = Schema(NestedField(1, "id", LongType(), required=True),
+                    NestedField(2, "day", DateType(), required=False))
+    table = catalog.create_table("strict.t", schema)
+    good = tmp_path / "good.csv"
+    good.write_text("id,day\n1,2024-01-01\n")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,day\n2,2024-01-02\n,2024-01-03\n")
+    out = load(server, warehouse, "strict.t", good, bad, check=False)
+    assert out.returncode != 0
+    assert "bad.csv: row 2, column id: null in a required column" in out.stderr, out.stderr
+    assert "nothing was committed" in out.stderr
+    table = catalog.load_table("strict.t")
+    assert table.current_snapshot() is None
+    bucket, prefix = table.location().split("://", 1)[1].split("/", 1)
+    listed = s3.list_objects_v2(Bucket=bucket, Prefix=prefix + "/data/").get("Contents", [])
+    assert listed == []  # the files written before the bad row were removed
+
+    unknown = tmp_path / "extra.csv"
+    unknown.write_text("id,color\n1,red\n")
+    out = load(server, warehouse, "strict.t", unknown, check=False)
+    assert "extra.csv: column color is not a column of the table" in out.stderr
+
+
+def test_loads_racing_pyiceberg_appends_lose_nothing(server, catalog, warehouse, tmp_path):
+    catalog.create_namespace("race")
+    schema = Schema(NestedField(1, "id", LongType(), required=False))
+    table = catalog.create_table("race.t", schema)
+    inputs = []
+    for n in range(4):
+        path = tmp_path / f"part{n}.csv"
+        path.write_text("id\n" + "".join(f"{1000 * n + i}\n" for i in range(50)))
+        inputs.append(path)
+    errors = []
+
+    def serac_loads():
+        try:
+            for path in inputs:
+                load(server, warehouse, "race.t", path)
+        except subprocess.CalledProcessError as e:  # pragma: no cover - reported below
+            errors.append(e.stderr)
+
+    thread = threading.Thread(target=serac_loads)
+    thread.start()
+    arrow_schema = pa.schema([("id", pa.int64())])
+    for n in range(4):
+        for attempt in range(20):
+            try:
+                catalog.load_table("race.t").append(pa.Table.from_pydict({"id": [10_000 + n]}, schema=arrow_schema))
+                break
+            except Exception:  # CommitFailedException: reload and try again
+                if attempt == 19:
+                    raise
+    thread.join()
+    assert errors == []
+    ids = sorted(r["id"] for r in catalog.load_table("race.t").scan().to_arrow().to_pylist())
+    assert ids == sorted([1000 * n + i for n in range(4) for i in range(50)] + [10_000 + n for n in range(4)])
+
+
+@pytest.mark.parametrize("format_version", ["1", "3"])
+def test_other_format_versions(server, catalog, warehouse, tmp_path, format_version):
+    catalog.create_namespace(f"v{format_version}")
+    schema = Schema(NestedField(1, "id", LongType(), required=False))
+    catalog.create_table(f"v{format_version}.t", schema, properties={"format-version": format_version})
+    data = tmp_path / "ids.csv"
+    data.write_text("id\n1\n2\n3\n")
+    load(server, warehouse, f"v{format_version}.t", data)
+    load(server, warehouse, f"v{format_version}.t", data)
+    table = catalog.load_table(f"v{format_version}.t")
+    assert sorted(r["id"] for r in table.scan().to_arrow().to_pylist()) == [1, 1, 2, 2, 3, 3]
+    if format_version == "3":
+        first, second = table.snapshots()
+        assert (first.first_row_id, second.first_row_id) == (0, 3)
+        assert table.metadata.next_row_id == 6
