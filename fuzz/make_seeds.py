@@ -364,6 +364,52 @@ def avro_seeds():
             write("manifest_fuzzer", name, f.read())
 
 
+def deletion_vector(positions):
+    """A deletion-vector-v1 blob: the portable 64-bit Roaring form of `positions` (array containers
+    only), framed by its big-endian length, magic and CRC-32."""
+    import struct
+    import zlib
+    by_key = {}
+    for p in sorted(positions):
+        by_key.setdefault(p >> 32, []).append(p & 0xFFFFFFFF)
+    body = struct.pack("<Q", len(by_key))
+    for key, lows in sorted(by_key.items()):
+        containers = {}
+        for low in lows:
+            containers.setdefault(low >> 16, []).append(low & 0xFFFF)
+        header = struct.pack("<II", 12346, len(containers))
+        descriptive = b"".join(struct.pack("<HH", high, len(values) - 1) for high, values in sorted(containers.items()))
+        offset = len(header) + len(descriptive) + 4 * len(containers)
+        offsets, payload = b"", b""
+        for high, values in sorted(containers.items()):
+            offsets += struct.pack("<I", offset + len(payload))
+            payload += b"".join(struct.pack("<H", v) for v in values)
+        body += struct.pack("<I", key) + header + descriptive + offsets + payload
+    vector = b"\xD1\xD3\x39\x64" + body
+    return struct.pack(">I", len(vector)) + vector + struct.pack(">I", zlib.crc32(vector))
+
+
+def puffin_file(blobs):
+    import struct
+    out, metadata = b"PFA1", []
+    for referenced, blob in blobs:
+        metadata.append({"type": "deletion-vector-v1", "fields": [2147483645], "snapshot-id": -1,
+                         "sequence-number": -1, "offset": len(out), "length": len(blob),
+                         "properties": {"referenced-data-file": referenced, "cardinality": "1"}})
+        out += blob
+    payload = json.dumps({"blobs": metadata, "properties": {"created-by": "seed"}}).encode()
+    return out + b"PFA1" + payload + struct.pack("<I", len(payload)) + b"\0\0\0\0" + b"PFA1"
+
+
+def puffin_seeds():
+    small = deletion_vector([3])
+    wide = deletion_vector([0, 1, 2, 70000, (1 << 32) + 5, 3 << 32])
+    write("puffin_fuzzer", "dv_small", small)
+    write("puffin_fuzzer", "dv_wide", wide)
+    write("puffin_fuzzer", "puffin_two_dvs", puffin_file([("s3://lake/db/t/data/a.parquet", small),
+                                                          ("s3://lake/db/t/data/b.parquet", wide)]))
+
+
 def main():
     base = "/_iceberg/v1/lake"
     # --- iceberg_metadata_fuzzer ---
@@ -506,3 +552,4 @@ def main():
 if __name__ == "__main__":
     main()
     avro_seeds()
+    puffin_seeds()

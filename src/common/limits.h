@@ -47,6 +47,8 @@ inline constexpr uint32_t kCliListPagesMax = 10000;          // pages one `serac
 inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;  // a file `serac file show` reads into memory
 // A manifest list a table writer reads whole (a snapshot of ~1 million manifests).
 inline constexpr uint64_t kManifestListBytesMax = 256 * kMiB;
+// The JSON footer of a Puffin file (deletion vectors, statistics) a reader accepts.
+inline constexpr uint64_t kPuffinFooterBytesMax = 16 * kMiB;
 // Attempts of one table commit (a writer's append) before it gives up on a table that keeps changing.
 inline constexpr uint32_t kTableCommitAttemptsMax = 10;
 // The S3 client (client/s3_client.h): bodies above the threshold go up as multipart uploads.
