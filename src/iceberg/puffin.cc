@@ -213,38 +213,49 @@ Result<std::vector<PuffinBlob>> ReadPuffinFooter(std::string_view file) {
   if (file.substr(footer_start, 4) != kPuffinMagic)
     return Invalid("the Puffin footer does not start with its magic");
   const Json payload = Json::parse(file.substr(footer_start + 4, payload_size), nullptr, false);
-  if (!payload.is_object() || !payload.contains("blobs") || !payload["blobs"].is_array()) {
+  auto listed = payload.is_object() ? payload.find("blobs") : payload.end();
+  if (!payload.is_object() || listed == payload.end() || !listed->is_array()) {
     return Invalid("the Puffin footer is not a FileMetadata object with blobs");
   }
   std::vector<PuffinBlob> blobs;
-  for (const Json& item : payload["blobs"]) {
+  for (const Json& item : *listed) {
     PuffinBlob blob;
-    if (!item.is_object() || !item.value("type", Json()).is_string() ||
-        !item.value("offset", Json()).is_number_integer() ||
-        !item.value("length", Json()).is_number_integer()) {
+    if (!item.is_object()) return Invalid("a Puffin blob is not an object");
+    // Members are looked up with find: a const Json's operator[] on a missing key is undefined.
+    auto member = [&](const char* key) -> const Json* {
+      auto it = item.find(key);
+      return it == item.end() ? nullptr : &*it;
+    };
+    const Json* type = member("type");
+    const Json* offset = member("offset");
+    const Json* length = member("length");
+    if (type == nullptr || !type->is_string() || offset == nullptr || !offset->is_number_integer() ||
+        length == nullptr || !length->is_number_integer()) {
       return Invalid("a Puffin blob needs type, offset and length");
     }
-    blob.type = item["type"].get<std::string>();
-    blob.offset = item["offset"].get<int64_t>();
-    blob.length = item["length"].get<int64_t>();
+    blob.type = type->get<std::string>();
+    blob.offset = offset->get<int64_t>();
+    blob.length = length->get<int64_t>();
     if (blob.offset < 4 || blob.length < 0 || static_cast<uint64_t>(blob.offset) > footer_start ||
         static_cast<uint64_t>(blob.length) > footer_start - static_cast<uint64_t>(blob.offset)) {
       return Invalid("a Puffin blob outside the file's blob area");
     }
-    if (auto fields = item.find("fields"); fields != item.end() && fields->is_array()) {
+    if (const Json* fields = member("fields"); fields != nullptr && fields->is_array()) {
       for (const Json& field : *fields) {
         if (field.is_number_integer()) blob.fields.push_back(field.get<int32_t>());
       }
     }
-    blob.snapshot_id =
-        item.value("snapshot-id", Json(-1)).is_number_integer() ? item["snapshot-id"].get<int64_t>() : -1;
-    blob.sequence_number = item.value("sequence-number", Json(-1)).is_number_integer()
-                               ? item["sequence-number"].get<int64_t>()
-                               : -1;
-    if (auto codec = item.find("compression-codec"); codec != item.end() && codec->is_string()) {
+    if (const Json* id = member("snapshot-id"); id != nullptr && id->is_number_integer()) {
+      blob.snapshot_id = id->get<int64_t>();
+    }
+    if (const Json* sequence = member("sequence-number");
+        sequence != nullptr && sequence->is_number_integer()) {
+      blob.sequence_number = sequence->get<int64_t>();
+    }
+    if (const Json* codec = member("compression-codec"); codec != nullptr && codec->is_string()) {
       blob.compression_codec = codec->get<std::string>();
     }
-    if (auto properties = item.find("properties"); properties != item.end() && properties->is_object()) {
+    if (const Json* properties = member("properties"); properties != nullptr && properties->is_object()) {
       for (const auto& [key, value] : properties->items()) {
         if (value.is_string()) blob.properties[key] = value.get<std::string>();
       }
