@@ -78,7 +78,8 @@ catalog = load_catalog("bench", **{
     "type": "rest", "uri": endpoint + "/_iceberg", "warehouse": warehouse, "rest.sigv4-enabled": "true",
     "rest.signing-name": "s3tables", "rest.signing-region": "us-east-1", "s3.endpoint": endpoint,
     "s3.access-key-id": user, "s3.secret-access-key": password, "s3.region": "us-east-1",
-    "s3.path-style-access": "true"})
+    "s3.path-style-access": "true", "client.access-key-id": user, "client.secret-access-key": password,
+    "client.region": "us-east-1"})
 data = pq.read_table(path)
 table = catalog.create_table("bench.pyiceberg", data.schema)
 start = time.monotonic()

@@ -694,7 +694,14 @@ Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format)
     column.id = i + 1;
     column.name = field->name();
     column.required = false;
-    auto type = FromArrowType(*field->type(), next_id, field->name());
+    std::shared_ptr<arrow::DataType> arrow_type = field->type();
+    // Text inputs have no declared precision: Arrow infers nanoseconds for any fraction, but a
+    // table's timestamps are microseconds unless a file says otherwise (nanoseconds need v3).
+    if (format != InputFormat::kParquet && arrow_type->id() == arrow::Type::TIMESTAMP) {
+      arrow_type = arrow::timestamp(arrow::TimeUnit::MICRO,
+                                    static_cast<const arrow::TimestampType&>(*arrow_type).timezone());
+    }
+    auto type = FromArrowType(*arrow_type, next_id, field->name());
     if (!type.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + type.status().message());
     column.type = std::move(type).value();
     out.fields.push_back(std::move(column));
