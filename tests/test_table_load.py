@@ -43,7 +43,8 @@ def rows_of(table):
 def test_csv_and_jsonl_create_a_table_pyiceberg_and_duckdb_read(server, catalog, warehouse, tmp_path):
     catalog.create_namespace("loads")
     csv = tmp_path / "people.csv"
-    csv.write_text("id,name,score,born\n1,ann,1.5,1990-01-02\n2,bob,,1985-06-30\n3,,3.25,\n")
+    csv.write_text("id,name,score,born,seen\n1,ann,1.5,1990-01-02,2024-05-01 10:00:00.123456\n"
+                   "2,bob,,1985-06-30,\n3,,3.25,,\n")
     out = load(server, warehouse, "loads.people", csv, extra=["--create"])
     assert "Loaded 3 rows into loads.people" in out.stdout, out.stdout + out.stderr
     jsonl = tmp_path / "more.jsonl"
@@ -51,13 +52,16 @@ def test_csv_and_jsonl_create_a_table_pyiceberg_and_duckdb_read(server, catalog,
     load(server, warehouse, "loads.people", jsonl)
 
     table = catalog.load_table("loads.people")
-    assert [f.name for f in table.schema().fields] == ["id", "name", "score", "born"]
+    assert [f.name for f in table.schema().fields] == ["id", "name", "score", "born", "seen"]
+    # A timestamp read from text is Iceberg's microsecond timestamp (nanoseconds would need v3).
+    assert str(table.schema().find_field("seen").field_type) == "timestamp"
+    seen = datetime.datetime(2024, 5, 1, 10, 0, 0, 123456)
     assert rows_of(table) == [
-        {"id": 1, "name": "ann", "score": 1.5, "born": datetime.date(1990, 1, 2)},
-        {"id": 2, "name": "bob", "score": None, "born": datetime.date(1985, 6, 30)},
-        {"id": 3, "name": None, "score": 3.25, "born": None},
-        {"id": 4, "name": "dan", "score": 4.0, "born": None},
-        {"id": 5, "name": None, "score": None, "born": datetime.date(2001, 2, 3)},
+        {"id": 1, "name": "ann", "score": 1.5, "born": datetime.date(1990, 1, 2), "seen": seen},
+        {"id": 2, "name": "bob", "score": None, "born": datetime.date(1985, 6, 30), "seen": None},
+        {"id": 3, "name": None, "score": 3.25, "born": None, "seen": None},
+        {"id": 4, "name": "dan", "score": 4.0, "born": None, "seen": None},
+        {"id": 5, "name": None, "score": None, "born": datetime.date(2001, 2, 3), "seen": None},
     ]
     snapshots = table.snapshots()
     assert [s.summary.operation.value for s in snapshots] == ["append", "append"]
