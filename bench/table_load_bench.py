@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import secrets
 import shutil
 import subprocess
@@ -57,16 +56,32 @@ def make_table(rows: int):
 
 
 def run_measured(argv: list[str], env: dict) -> tuple[float, float, int, str]:
-    """Runs a command; returns wall seconds, CPU seconds, peak RSS (KiB) and its output."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.monotonic()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True)
-    wall = time.monotonic() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv[:4])}: {done.stderr.strip()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss, done.stdout + done.stderr
+    """Runs a command; returns wall seconds, CPU seconds, peak RSS (KiB) and its output. The peak is
+    the child's own VmHWM, polled while it runs: getrusage's ru_maxrss would include this process's
+    resident set, which Linux carries into a child's peak across exec."""
+    with tempfile.TemporaryFile() as output:
+        actions = [(os.POSIX_SPAWN_DUP2, output.fileno(), 1), (os.POSIX_SPAWN_DUP2, output.fileno(), 2)]
+        start = time.monotonic()
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
+        peak_kib = 0
+        while True:
+            waited, status, usage = os.wait4(pid, os.WNOHANG)
+            if waited == pid:
+                break
+            try:
+                with open(f"/proc/{pid}/status") as proc_status:
+                    for line in proc_status:
+                        if line.startswith("VmHWM:"):
+                            peak_kib = max(peak_kib, int(line.split()[1]))
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.02)
+        wall = time.monotonic() - start
+        output.seek(0)
+        text = output.read().decode(errors="replace")
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(argv[:4])}: {text.strip()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, peak_kib, text
 
 
 PYICEBERG_APPEND = r"""
@@ -127,13 +142,14 @@ def main() -> int:
             wall, cpu, rss, out = run_measured(
                 [args.serac, "table", "load", warehouse, "bench", name, str(path), "--create"], env)
             rows.append((label, wall, cpu, rss, path.stat().st_size))
-        done = subprocess.run([args.python, "-c", PYICEBERG_APPEND, endpoint, serac.user, serac.password, warehouse,
-                               str(parquet_path)], capture_output=True, text=True)
-        if done.returncode != 0:
-            print(f"table_load_bench: PyIceberg append failed: {done.stderr[-2000:]}", file=sys.stderr)
+        try:
+            _, _, py_peak_kib, text = run_measured([args.python, "-c", PYICEBERG_APPEND, endpoint, serac.user,
+                                                    serac.password, warehouse, str(parquet_path)], dict(os.environ))
+        except RuntimeError as e:
+            print(f"table_load_bench: PyIceberg append failed: {e}", file=sys.stderr)
             return 1
-        wall, cpu, rss = (float(v) for v in done.stdout.split()[-3:])
-        rows.append(("PyIceberg table.append (reference)", wall, cpu, int(rss), raw_bytes))
+        wall, cpu, _ = (float(v) for v in text.split()[-3:])
+        rows.append(("PyIceberg table.append (reference)", wall, cpu, py_peak_kib, raw_bytes))
 
         reference_rate = args.rows / rows[-1][2] if rows[-1][2] else float("nan")
         print(f"\ntable load, {args.rows:,} rows x 10 columns ({raw_bytes / args.rows:.0f} bytes a row in Arrow), "
