@@ -335,14 +335,7 @@ struct Reader {
           if (raw && raw->size() == 16) return Datum(std::move(*raw));
         }
         if (type.logical_type == "decimal") {
-          // Minimal two's complement, as the single-value form keeps it.
-          size_t start = 0;
-          while (start + 1 < s.size() &&
-                 ((s[start] == '\0' && (static_cast<uint8_t>(s[start + 1]) & 0x80) == 0) ||
-                  (s[start] == '\xFF' && (static_cast<uint8_t>(s[start + 1]) & 0x80) != 0))) {
-            ++start;
-          }
-          return Datum(std::string(s.substr(start)));
+          return Datum(std::string(TrimTwosComplement(s)));  // as the single-value form keeps it
         }
         return Datum(std::string(s));
       }

@@ -119,9 +119,7 @@ Status AppendPartitionValue(std::string& out, const avro::Schema& type, const Da
       const auto size = static_cast<size_t>(type.fixed_size);
       if (type.logical_type == "decimal") {
         // A Datum holds a decimal in its minimal form (what every reader gives back).
-        const bool minimal =
-            !s->empty() && (s->size() == 1 || !(((*s)[0] == '\0' && ((*s)[1] & 0x80) == 0) ||
-                                                ((*s)[0] == '\xFF' && ((*s)[1] & 0x80) != 0)));
+        const bool minimal = !s->empty() && TrimTwosComplement(*s).size() == s->size();
         if (!minimal || s->size() > size) return wrong();
         // Sign-extend the unscaled value to the fixed size.
         const char fill = (static_cast<uint8_t>((*s)[0]) & 0x80) ? '\xFF' : '\0';

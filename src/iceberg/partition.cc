@@ -41,19 +41,10 @@ Result<Int128> UnscaledFromBytes(std::string_view bytes) {
 // The fewest bytes that hold `value` as two's complement (Java's BigInteger.toByteArray).
 std::string MinimalBytes(Int128 value) {
   std::string out;
-  for (int i = 15; i >= 0; --i)
+  for (int i = 15; i >= 0; --i) {
     out.push_back(static_cast<char>((static_cast<unsigned __int128>(value) >> (8 * i)) & 0xFF));
-  size_t start = 0;
-  while (start + 1 < out.size()) {
-    const auto first = static_cast<uint8_t>(out[start]);
-    const auto next = static_cast<uint8_t>(out[start + 1]);
-    if ((first == 0x00 && (next & 0x80) == 0) || (first == 0xFF && (next & 0x80) != 0)) {
-      ++start;
-    } else {
-      break;
-    }
   }
-  return out.substr(start);
+  return std::string(TrimTwosComplement(out));
 }
 
 std::string Int128ToString(Int128 value) {
@@ -655,6 +646,16 @@ Result<Datum> FromSingleValue(const Type& type, std::string_view bytes) {
 }
 
 std::string DatumToText(const Type& type, const Datum& value) { return HumanValue(type, value); }
+
+std::string_view TrimTwosComplement(std::string_view bytes) {
+  size_t start = 0;
+  while (start + 1 < bytes.size() &&
+         ((bytes[start] == '\0' && (static_cast<uint8_t>(bytes[start + 1]) & 0x80) == 0) ||
+          (bytes[start] == '\xFF' && (static_cast<uint8_t>(bytes[start + 1]) & 0x80) != 0))) {
+    ++start;
+  }
+  return bytes.substr(start);
+}
 
 bool IsNaN(const Datum& value) {
   if (const auto* f = std::get_if<float>(&value)) return std::isnan(*f);

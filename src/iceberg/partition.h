@@ -83,6 +83,10 @@ int CompareDatums(const Type& type, const Datum& a, const Datum& b);
 // base64; "null" for null.
 std::string DatumToText(const Type& type, const Datum& value);
 
+// A two's-complement big-endian integer without its redundant leading bytes (Java's
+// BigInteger.toByteArray): the form a Datum keeps a decimal in. Empty stays empty.
+std::string_view TrimTwosComplement(std::string_view big_endian);
+
 // Whether a float or double value is NaN (false for any other).
 bool IsNaN(const Datum& value);
 

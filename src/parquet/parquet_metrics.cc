@@ -130,13 +130,7 @@ std::optional<std::string> ToSingleValueForm(const std::string& encoded, ::parqu
       big = encoded;
     }
     if (big.empty()) return std::nullopt;
-    size_t start = 0;
-    while (start + 1 < big.size() &&
-           ((big[start] == '\0' && (static_cast<uint8_t>(big[start + 1]) & 0x80) == 0) ||
-            (big[start] == '\xFF' && (static_cast<uint8_t>(big[start + 1]) & 0x80) != 0))) {
-      ++start;
-    }
-    return big.substr(start);
+    return std::string(iceberg::TrimTwosComplement(big));
   }
   return encoded;
 }

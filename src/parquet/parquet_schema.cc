@@ -138,14 +138,8 @@ Result<iceberg::Datum> DatumAt(const arrow::Array& array, int64_t row, const ice
       // in its fewest bytes.
       const arrow::Decimal128 value(static_cast<const arrow::Decimal128Array&>(array).GetValue(row));
       const std::array<uint8_t, 16> little = value.ToBytes();
-      std::string big(little.rbegin(), little.rend());
-      size_t start = 0;
-      while (start + 1 < big.size() &&
-             ((big[start] == '\0' && (static_cast<uint8_t>(big[start + 1]) & 0x80) == 0) ||
-              (big[start] == '\xFF' && (static_cast<uint8_t>(big[start + 1]) & 0x80) != 0))) {
-        ++start;
-      }
-      return Datum(big.substr(start));
+      const std::string big(little.rbegin(), little.rend());
+      return Datum(std::string(iceberg::TrimTwosComplement(big)));
     }
     default:
       return Error(ErrorCode::kInvalidArgument, "a " + array.type()->ToString() + " column cannot hold the " +
