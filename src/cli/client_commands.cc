@@ -308,7 +308,24 @@ void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
   load->add_flag("--create", state.create_table,
                  "Create the table from the first file's columns if it does not exist");
   load->add_option("--format", state.input_format, "parquet, csv or jsonl (default: from each file's name)");
-  load->add_option("--mode", state.load_mode, "append (default)");
+  load->add_option("--mode", state.load_mode,
+                   "append (default), or overwrite: the files replace everything the table holds");
+  load->add_option("--partition-by", state.partition_by,
+                   "With --create: the new table's partitioning, e.g. \"day(ts), bucket(16, id)\"");
+  CLI::App* remove_rows = AddLeaf(
+      group, "delete-rows", "Delete the rows whose key columns equal a row of a local file (one commit)",
+      state, DeleteFromTable);
+  remove_rows->add_option("WAREHOUSE", state.warehouse)->required();
+  remove_rows->add_option("NS", state.ns)->required();
+  remove_rows->add_option("TABLE", state.name)->required();
+  remove_rows
+      ->add_option("--keys", state.keys_file,
+                   "Parquet, CSV or JSON-lines file whose columns are the key and whose rows are deleted")
+      ->required();
+  remove_rows->add_option("--format", state.input_format,
+                          "parquet, csv or jsonl (default: from the file's name)");
+  remove_rows->add_option("--as", state.delete_as,
+                          "dv (deletion vectors; format v3's default), position (v2's default) or equality");
 }
 
 void RegisterConfig(CLI::App& app, State& state) {

@@ -57,7 +57,11 @@ struct CommandState {
   std::vector<std::string> input_files;
   std::string input_format;  // empty: from each file's extension
   std::string load_mode = "append";
+  std::string partition_by;  // --partition-by, with --create
   bool create_table = false;
+  // table delete-rows
+  std::string keys_file;
+  std::string delete_as;  // dv, position or equality; empty: the format version's default
   uint64_t limit = 0;
 };
 
@@ -74,6 +78,8 @@ void Print(const std::string& text);
 
 // `serac table load` (load_command.cc).
 Status LoadIntoTable(const CommandState& state);
+// `serac table delete-rows` (delete_command.cc).
+Status DeleteFromTable(const CommandState& state);
 
 // A group such as `serac warehouse` whose subcommands accept the connection flags too.
 CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description,

@@ -41,6 +41,18 @@ class S3FileIO final : public iceberg::FileIO {
     return client_.GetObject(where.bucket, where.key);
   }
 
+  Result<std::string> ReadRange(const std::string& location, uint64_t offset, uint64_t length) override {
+    if (length == 0) return std::string();
+    SERAC_ASSIGN_OR_RETURN(S3Location where, ParseS3Location(location));
+    SERAC_ASSIGN_OR_RETURN(std::string bytes, client_.GetObject(where.bucket, where.key,
+                                                                std::make_pair(offset, offset + length - 1)));
+    if (bytes.size() != length) {
+      return Error(ErrorCode::kInvalidArgument,
+                   location + " ends before byte " + std::to_string(offset + length));
+    }
+    return bytes;
+  }
+
   Status Delete(const std::string& location) override {
     SERAC_ASSIGN_OR_RETURN(S3Location where, ParseS3Location(location));
     return client_.DeleteObject(where.bucket, where.key);

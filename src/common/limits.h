@@ -47,6 +47,10 @@ inline constexpr uint32_t kCliListPagesMax = 10000;          // pages one `serac
 inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;  // a file `serac file show` reads into memory
 // A manifest list a table writer reads whole (a snapshot of ~1 million manifests).
 inline constexpr uint64_t kManifestListBytesMax = 256 * kMiB;
+// A manifest a table writer reads whole (Java's default target is 8 MiB; one merged by hand can be larger).
+inline constexpr uint64_t kManifestBytesMax = 256 * kMiB;
+// A position or equality delete file a writer reads whole to merge or apply it.
+inline constexpr uint64_t kDeleteFileBytesMax = 1 * kGiB;
 // The JSON footer of a Puffin file (deletion vectors, statistics) a reader accepts.
 inline constexpr uint64_t kPuffinFooterBytesMax = 16 * kMiB;
 // Attempts of one table commit (a writer's append) before it gives up on a table that keeps changing.

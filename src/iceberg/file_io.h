@@ -34,6 +34,9 @@ class FileIO {
   // The whole file, refused past `bytes_max` (kInvalidArgument naming `limit_name`).
   virtual Result<std::string> ReadAll(const std::string& location, uint64_t bytes_max,
                                       std::string_view limit_name) = 0;
+  // `length` bytes from `offset` (a deletion vector's blob, a Parquet footer); kInvalidArgument
+  // when the file is shorter.
+  virtual Result<std::string> ReadRange(const std::string& location, uint64_t offset, uint64_t length) = 0;
   virtual Status Delete(const std::string& location) = 0;
 };
 

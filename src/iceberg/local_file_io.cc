@@ -123,6 +123,34 @@ class LocalFileIO final : public FileIO {
     return bytes;
   }
 
+  Result<std::string> ReadRange(const std::string& location, uint64_t offset, uint64_t length) override {
+    SERAC_ASSIGN_OR_RETURN(std::string path, LocalPath(location));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return Error(ErrorCode::kNotFound, "no such file: " + path);
+      return ErrnoError("open", path);
+    }
+    std::string bytes(static_cast<size_t>(length), '\0');
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n =
+          ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        ::close(fd);
+        return ErrnoError("read", path);
+      }
+      if (n == 0) {
+        ::close(fd);
+        return Error(ErrorCode::kInvalidArgument,
+                     path + " ends before byte " + std::to_string(offset + length));
+      }
+      done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    return bytes;
+  }
+
   Status Delete(const std::string& location) override {
     SERAC_ASSIGN_OR_RETURN(std::string path, LocalPath(location));
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink", path);

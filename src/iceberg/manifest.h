@@ -57,7 +57,19 @@ struct DataFile {
   std::optional<int64_t> first_row_id;              // v3 row lineage
   std::optional<int64_t> content_offset;            // DV: the blob's offset in the Puffin file
   std::optional<int64_t> content_size_in_bytes;     // DV: the blob's length
+  // The partition spec of `partition`: set by the reader from the manifest (not a manifest field;
+  // a writer writes the spec it was made for).
+  int32_t spec_id = 0;
 };
+
+// Whether a delete file is a v3 deletion vector (a blob in a Puffin file).
+inline bool IsDeletionVector(const DataFile& file) {
+  if (file.content != FileContent::kPositionDeletes || file.file_format.size() != 6) return false;
+  for (size_t i = 0; i < 6; ++i) {
+    if ((file.file_format[i] & ~0x20) != "PUFFIN"[i]) return false;  // any letter case, as Java reads it
+  }
+  return true;
+}
 
 // One manifest entry. Reading fills every field: inherited values are resolved (snapshot id and
 // sequence numbers of ADDED entries from the manifest, v3 first row ids from the manifest's).

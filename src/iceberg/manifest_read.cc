@@ -788,6 +788,7 @@ Result<bool> ManifestReader::Next(ManifestEntry& entry) {
   }
   --s.left_in_block;
   SERAC_RETURN_IF_ERROR(reader.ReadEntry(s.steps, s.block, entry));
+  entry.file.spec_id = s.header.partition_spec_id;
   if (s.inherit) Inherit(s.manifest, entry, s.next_row_id);
   return true;
 }

@@ -36,4 +36,19 @@ Result<iceberg::Datum> DatumAt(const arrow::Array& array, int64_t row, const ice
 iceberg::DataFile MetricsFromFooter(const ::parquet::FileMetaData& footer, const iceberg::Schema& schema,
                                     const WriteOptions& options, const iceberg::ColumnCounts& nan_counts);
 
+// A local input file's batches, as Arrow reads it: Parquet as written, CSV and JSON lines with the
+// columns `arrow_schema` has read as its types. `input_bytes` (optional) grows by the file's size.
+Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::string& path,
+                                                                   InputFormat format,
+                                                                   const arrow::Schema& arrow_schema,
+                                                                   uint64_t* input_bytes);
+
+// The batch with `arrow_schema`'s columns (the table's, from ToArrowSchema(schema)), in its order
+// and types; kInvalidArgument naming the file, row (`first_row` is the batch's first, 1-based) and
+// column of a value that does not fit, or a column the table lacks.
+Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatch& input,
+                                                         const std::shared_ptr<arrow::Schema>& arrow_schema,
+                                                         const iceberg::Schema& schema,
+                                                         const std::string& path, int64_t first_row);
+
 }  // namespace serac::parquet

@@ -1,0 +1,41 @@
+// The catalog seam of table writers: load a table, commit requirements and updates to it. The
+// same producer code commits through the REST client (client/rest_table_catalog.h: serac or any
+// Iceberg REST catalog) or inside the server (catalog/), and CommitSnapshot is the one commit loop
+// both use: prepare on the table as loaded, commit, prepare again after a lost race (with backoff,
+// at most limits::kTableCommitAttemptsMax times), and after an answer that was lost, look for the
+// snapshot before trying again, so that a change is never applied twice.
+// Thread-safety: implementations may be shared by threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "iceberg/snapshot_producer.h"
+#include "iceberg/table_metadata.h"
+
+namespace serac::iceberg {
+
+struct TableRef {
+  std::vector<std::string> namespace_levels;
+  std::string name;
+  std::string DisplayName() const;  // "a.b.table"
+};
+
+class TableCatalog {
+ public:
+  virtual ~TableCatalog() = default;
+  // kNotFound when the table does not exist.
+  virtual Result<TableMetadata> LoadTable(const TableRef& table) = 0;
+  // kConflict when a requirement fails (the table changed), kOutcomeUnknown when the answer was
+  // lost, kUnavailable when the catalog asks to be tried again later.
+  virtual Status CommitTable(const TableRef& table, const std::string& requirements_json,
+                             const std::string& updates_json) = 0;
+};
+
+// Commits the producer's change; the id of the snapshot that landed. The producer's unused files
+// are deleted unless the outcome stays unknown (kOutcomeUnknown: they may be referenced).
+Result<int64_t> CommitSnapshot(TableCatalog& catalog, const TableRef& table, SnapshotProducer& producer);
+
+}  // namespace serac::iceberg

@@ -1,0 +1,334 @@
+#include "parquet/row_deletes.h"
+
+#include <arrow/compute/api.h>
+#include <arrow/io/api.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/properties.h>
+
+#include <cstring>
+
+#include "parquet/parquet_internal.h"
+
+namespace serac::parquet {
+
+namespace {
+
+constexpr int32_t kDeleteFilePathFieldId = 2147483546;
+constexpr int32_t kDeletePositionFieldId = 2147483545;
+
+// Arrow's random-access file over a FileIO location whose size the manifest gives, read with
+// ranged reads (a footer, then only the column chunks asked for).
+class FileIOInput final : public arrow::io::RandomAccessFile {
+ public:
+  FileIOInput(iceberg::FileIO& io, std::string location, int64_t size)
+      : io_(io), location_(std::move(location)), size_(size) {}
+
+  arrow::Status Close() override {
+    closed_ = true;
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return position_; }
+  arrow::Status Seek(int64_t position) override {
+    position_ = position;
+    return arrow::Status::OK();
+  }
+  arrow::Result<int64_t> GetSize() override { return size_; }
+  arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(int64_t read, ReadAt(position_, nbytes, out));
+    position_ += read;
+    return read;
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
+    ARROW_ASSIGN_OR_RAISE(auto buffer, ReadAt(position_, nbytes));
+    position_ += buffer->size();
+    return buffer;
+  }
+  arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(auto buffer, ReadAt(position, nbytes));
+    std::memcpy(out, buffer->data(), static_cast<size_t>(buffer->size()));
+    return buffer->size();
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
+    if (position < 0 || nbytes < 0) return arrow::Status::Invalid("negative read of ", location_);
+    nbytes = std::max<int64_t>(0, std::min(nbytes, size_ - position));
+    Result<std::string> bytes =
+        io_.ReadRange(location_, static_cast<uint64_t>(position), static_cast<uint64_t>(nbytes));
+    if (!bytes.ok()) return arrow::Status::IOError(bytes.status().message());
+    return arrow::Buffer::FromString(std::move(bytes).value());
+  }
+
+ private:
+  iceberg::FileIO& io_;
+  std::string location_;
+  int64_t size_;
+  int64_t position_ = 0;
+  bool closed_ = false;
+};
+
+// Appends one value of a key to `key`: its kind, then its bytes (strings length-prefixed), so
+// that different keys never encode alike.
+Status AppendKeyValue(const arrow::Array& column, int64_t row, const iceberg::Type& type, std::string& key) {
+  SERAC_ASSIGN_OR_RETURN(iceberg::Datum value, DatumAt(column, row, type));
+  key.push_back(static_cast<char>('a' + value.index()));
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          const auto size = static_cast<uint32_t>(v.size());
+          key.append(reinterpret_cast<const char*>(&size), sizeof(size));
+          key += v;
+        } else if constexpr (!std::is_same_v<T, std::monostate>) {
+          key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+        }
+      },
+      value);
+  return Status::Ok();
+}
+
+std::optional<int32_t> FieldIdOf(const arrow::Field& field) {
+  if (field.metadata() == nullptr) return std::nullopt;
+  auto text = field.metadata()->Get("PARQUET:field_id");
+  if (!text.ok()) return std::nullopt;
+  try {
+    return std::stoi(*text);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+::parquet::Compression::type CompressionOf(const std::string& codec) {
+  if (codec == "snappy") return ::parquet::Compression::SNAPPY;
+  if (codec == "gzip") return ::parquet::Compression::GZIP;
+  if (codec == "uncompressed") return ::parquet::Compression::UNCOMPRESSED;
+  return ::parquet::Compression::ZSTD;
+}
+
+}  // namespace
+
+Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const iceberg::Schema& schema) {
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Schema> table_arrow, ToArrowSchema(schema));
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
+                         OpenInputBatches(path, format, *table_arrow, nullptr));
+  RowKeys keys;
+  std::shared_ptr<arrow::Schema> key_arrow;
+  int64_t rows = 0;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    const arrow::Status read = batches->ReadNext(&batch);
+    if (!read.ok()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   path + ": after row " + std::to_string(rows) + ": " + read.message());
+    }
+    if (batch == nullptr) break;
+    if (key_arrow == nullptr) {
+      for (const auto& field : batch->schema()->fields()) {
+        const iceberg::NestedField* column = schema.FindFieldByName(field->name());
+        bool top_level = false;
+        for (const iceberg::NestedField& top : schema.fields) top_level = top_level || column == &top;
+        if (column == nullptr || !top_level) {
+          return Error(ErrorCode::kInvalidArgument,
+                       path + ": column " + field->name() + " is not a column of the table");
+        }
+        if (!column->type.is_primitive()) {
+          return Error(ErrorCode::kInvalidArgument, path + ": column " + field->name() + " is a " +
+                                                        column->type.Name() + ", not a primitive key");
+        }
+        keys.key_schema_.fields.push_back(*column);
+      }
+      if (keys.key_schema_.fields.empty())
+        return Error(ErrorCode::kInvalidArgument, path + ": no key columns");
+      SERAC_ASSIGN_OR_RETURN(key_arrow, ToArrowSchema(keys.key_schema_));
+    }
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> conformed,
+                           ConformBatch(*batch, key_arrow, keys.key_schema_, path, rows + 1));
+    std::string key;
+    for (int64_t row = 0; row < conformed->num_rows(); ++row) {
+      key.clear();
+      for (int c = 0; c < conformed->num_columns(); ++c) {
+        SERAC_RETURN_IF_ERROR(AppendKeyValue(*conformed->column(c), row,
+                                             keys.key_schema_.fields[static_cast<size_t>(c)].type, key));
+      }
+      keys.keys_.insert(key);
+    }
+    rows += batch->num_rows();
+  }
+  if (keys.key_schema_.fields.empty()) return Error(ErrorCode::kInvalidArgument, path + ": no key rows");
+  return keys;
+}
+
+std::vector<int32_t> RowKeys::field_ids() const {
+  std::vector<int32_t> ids;
+  for (const iceberg::NestedField& field : key_schema_.fields) ids.push_back(field.id);
+  return ids;
+}
+
+Result<std::vector<int64_t>> RowKeys::FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file) const {
+  const std::string& path = data_file.file_path;
+  auto input = std::make_shared<FileIOInput>(io, path, data_file.file_size_in_bytes);
+  auto opened = ::parquet::arrow::OpenFile(input, arrow::default_memory_pool());
+  if (!opened.ok())
+    return Error(ErrorCode::kInvalidArgument,
+                 path + ": not a Parquet file (" + opened.status().message() + ")");
+  std::unique_ptr<::parquet::arrow::FileReader> reader = std::move(opened).ValueUnsafe();
+  std::shared_ptr<arrow::Schema> file_schema;
+  SERAC_RETURN_IF_ERROR(FromArrow(reader->GetSchema(&file_schema), path));
+
+  // The file's column of each key field: by field id, or by name in a file written without ids.
+  bool has_ids = false;
+  for (const auto& field : file_schema->fields()) has_ids = has_ids || FieldIdOf(*field).has_value();
+  const auto& schema_fields = reader->manifest().schema_fields;
+  std::vector<int> leaves;
+  std::vector<std::string> names;  // the file's names of the key columns, in key order
+  for (const iceberg::NestedField& key : key_schema_.fields) {
+    int found = -1;
+    for (int i = 0; i < file_schema->num_fields(); ++i) {
+      const auto& field = *file_schema->field(i);
+      if (has_ids ? FieldIdOf(field) == key.id : field.name() == key.name) found = i;
+    }
+    if (found < 0 || !schema_fields[static_cast<size_t>(found)].is_leaf()) {
+      return Error(ErrorCode::kInvalidArgument, path + ": the data file has no column " + key.name);
+    }
+    leaves.push_back(schema_fields[static_cast<size_t>(found)].column_index);
+    names.push_back(file_schema->field(found)->name());
+  }
+  std::vector<int> row_groups(static_cast<size_t>(reader->num_row_groups()));
+  for (size_t i = 0; i < row_groups.size(); ++i) row_groups[i] = static_cast<int>(i);
+  auto batches = reader->GetRecordBatchReader(row_groups, leaves);
+  if (!batches.ok()) return FromArrow(batches.status(), path);
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Schema> key_arrow, ToArrowSchema(key_schema_));
+
+  std::vector<int64_t> positions;
+  int64_t position = 0;
+  std::string key;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    SERAC_RETURN_IF_ERROR(FromArrow((*batches)->ReadNext(&batch), path));
+    if (batch == nullptr) break;
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    for (size_t k = 0; k < names.size(); ++k) {
+      std::shared_ptr<arrow::Array> column = batch->GetColumnByName(names[k]);
+      if (column == nullptr) return Error(ErrorCode::kInvalidArgument, path + ": no column " + names[k]);
+      const auto& type = key_arrow->field(static_cast<int>(k))->type();
+      if (!column->type()->Equals(*type, false)) {
+        auto cast = arrow::compute::Cast(*column, type, arrow::compute::CastOptions::Safe());
+        if (!cast.ok()) return FromArrow(cast.status(), path + ": column " + names[k]);
+        column = *cast;
+      }
+      columns.push_back(std::move(column));
+    }
+    for (int64_t row = 0; row < batch->num_rows(); ++row) {
+      key.clear();
+      for (size_t k = 0; k < columns.size(); ++k) {
+        SERAC_RETURN_IF_ERROR(AppendKeyValue(*columns[k], row, key_schema_.fields[k].type, key));
+      }
+      if (keys_.count(key)) positions.push_back(position + row);
+    }
+    position += batch->num_rows();
+  }
+  return positions;
+}
+
+Result<iceberg::DataFile> WritePositionDeletes(iceberg::FileIO& io, const std::string& location,
+                                               const iceberg::DataFile& data_file,
+                                               const std::vector<int64_t>& positions,
+                                               const WriteOptions& options) {
+  iceberg::Schema schema;
+  schema.fields.push_back(iceberg::NestedField{kDeleteFilePathFieldId, "file_path", true,
+                                               iceberg::Type{iceberg::TypeId::kString}, "", "", ""});
+  schema.fields.push_back(iceberg::NestedField{kDeletePositionFieldId, "pos", true,
+                                               iceberg::Type{iceberg::TypeId::kLong}, "", "", ""});
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Schema> arrow_schema, ToArrowSchema(schema));
+  arrow::StringBuilder paths;
+  arrow::Int64Builder rows;
+  for (int64_t position : positions) {
+    SERAC_RETURN_IF_ERROR(FromArrow(paths.Append(data_file.file_path), location));
+    SERAC_RETURN_IF_ERROR(FromArrow(rows.Append(position), location));
+  }
+  std::shared_ptr<arrow::Array> path_array;
+  std::shared_ptr<arrow::Array> position_array;
+  SERAC_RETURN_IF_ERROR(FromArrow(paths.Finish(&path_array), location));
+  SERAC_RETURN_IF_ERROR(FromArrow(rows.Finish(&position_array), location));
+  auto batch = arrow::RecordBatch::Make(arrow_schema, static_cast<int64_t>(positions.size()),
+                                        {path_array, position_array});
+
+  auto sink = arrow::io::BufferOutputStream::Create();
+  if (!sink.ok()) return FromArrow(sink.status(), location);
+  ::parquet::WriterProperties::Builder builder;
+  builder.compression(CompressionOf(options.compression_codec))->created_by("serac")->enable_statistics();
+  auto writer =
+      ::parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(), *sink, builder.build(),
+                                         ::parquet::ArrowWriterProperties::Builder().build());
+  if (!writer.ok()) return FromArrow(writer.status(), location);
+  SERAC_RETURN_IF_ERROR(FromArrow((*writer)->AddKeyValueMetadata(arrow_schema->metadata()), location));
+  SERAC_RETURN_IF_ERROR(FromArrow((*writer)->WriteRecordBatch(*batch), location));
+  SERAC_RETURN_IF_ERROR(FromArrow((*writer)->Close(), location));
+  const std::shared_ptr<::parquet::FileMetaData> footer = (*writer)->metadata();
+  auto buffer = (*sink)->Finish();
+  if (!buffer.ok()) return FromArrow(buffer.status(), location);
+
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<iceberg::OutputFile> out, io.Create(location));
+  Status written = out->Write((*buffer)->ToString());
+  if (!written.ok()) {
+    out->Abort();
+    return written;
+  }
+  SERAC_ASSIGN_OR_RETURN(uint64_t size, out->Close());
+
+  // Full bounds of file_path and pos, as Java keeps them for position deletes (readers use them to
+  // skip the file for other data files).
+  WriteOptions metrics = options;
+  metrics.default_metrics = MetricsMode{MetricsMode::Kind::kFull, 0};
+  metrics.default_metrics_explicit = true;
+  metrics.column_metrics.clear();
+  iceberg::DataFile deletes = MetricsFromFooter(*footer, schema, metrics, {});
+  deletes.content = iceberg::FileContent::kPositionDeletes;
+  deletes.file_path = location;
+  deletes.file_format = "PARQUET";
+  deletes.file_size_in_bytes = static_cast<int64_t>(size);
+  deletes.partition = data_file.partition;
+  deletes.spec_id = data_file.spec_id;
+  deletes.referenced_data_file = data_file.file_path;
+  return deletes;
+}
+
+Result<std::vector<iceberg::DataFile>> WriteEqualityDeletes(iceberg::FileIO& io, const std::string& key_path,
+                                                            InputFormat format, const RowKeys& keys,
+                                                            const iceberg::PartitionSpec& spec,
+                                                            const WriteOptions& options,
+                                                            const std::string& data_location) {
+  for (const iceberg::PartitionField& field : spec.fields) {
+    for (int32_t source : field.source_ids) {
+      if (keys.key_schema().FindField(source) == nullptr) {
+        return Error(
+            ErrorCode::kInvalidArgument,
+            "equality deletes of a partitioned table need the partition's source columns in the key: "
+            "partition field " +
+                field.name + " is not computed from a key column");
+      }
+    }
+  }
+  SERAC_ASSIGN_OR_RETURN(DataFileWriter writer,
+                         DataFileWriter::Make(keys.key_schema(), spec, options, io, data_location));
+  Status appended = writer.AppendFile(key_path, format);
+  if (!appended.ok()) {
+    writer.AbortAndDelete();
+    return appended;
+  }
+  Result<std::vector<iceberg::DataFile>> files = writer.Finish();
+  if (!files.ok()) {
+    writer.AbortAndDelete();
+    return files.status();
+  }
+  for (iceberg::DataFile& file : *files) {
+    file.content = iceberg::FileContent::kEqualityDeletes;
+    file.equality_ids = keys.field_ids();
+    file.spec_id = spec.spec_id;
+    file.sort_order_id.reset();
+  }
+  return files;
+}
+
+}  // namespace serac::parquet

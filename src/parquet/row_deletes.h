@@ -1,0 +1,61 @@
+// Deleting rows by key: the rows of a local key file (Parquet, CSV or JSON lines; its columns, matched
+// to the table's by name, are the key), found in a table's Parquet data files (read through FileIO,
+// only the key columns), and the delete files that remove them: position delete files
+// (`file_path`, `pos`, field ids 2147483546 and 2147483545, sorted, one per data file with its
+// partition and referenced_data_file) and equality delete files (the key columns with the table's
+// field ids, partitioned as the table is, equality_ids set). DVs are written by iceberg/table_files.h
+// from the positions found here.
+//
+// Keys compare as Iceberg's equality deletes do: value for value after conversion to the table's
+// types, null equal to null.
+// Thread-safety: RowKeys is immutable once read.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "common/status.h"
+#include "iceberg/file_io.h"
+#include "iceberg/manifest.h"
+#include "iceberg/schema.h"
+#include "parquet/parquet_files.h"
+
+namespace serac::parquet {
+
+class RowKeys {
+ public:
+  // kInvalidArgument naming the file, row and column for a value that does not fit the table's
+  // type, a column the table lacks, or a key column that is not a top-level primitive.
+  static Result<RowKeys> Read(const std::string& path, InputFormat format, const iceberg::Schema& schema);
+
+  // The key columns as the table has them (ids, types), in the key file's order.
+  const iceberg::Schema& key_schema() const { return key_schema_; }
+  std::vector<int32_t> field_ids() const;
+  size_t size() const { return keys_.size(); }
+
+  // The positions, ascending, of the rows of a Parquet data file whose key equals a key row.
+  Result<std::vector<int64_t>> FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file) const;
+
+ private:
+  iceberg::Schema key_schema_;
+  std::unordered_set<std::string> keys_;
+};
+
+// One position delete file at `location` for `positions` (ascending) of `data_file`.
+Result<iceberg::DataFile> WritePositionDeletes(iceberg::FileIO& io, const std::string& location,
+                                               const iceberg::DataFile& data_file,
+                                               const std::vector<int64_t>& positions,
+                                               const WriteOptions& options);
+
+// Equality delete files of the key file's rows under `data_location`, partitioned by `spec`, whose
+// source columns must all be key columns (kInvalidArgument naming the one that is not).
+Result<std::vector<iceberg::DataFile>> WriteEqualityDeletes(iceberg::FileIO& io, const std::string& key_path,
+                                                            InputFormat format, const RowKeys& keys,
+                                                            const iceberg::PartitionSpec& spec,
+                                                            const WriteOptions& options,
+                                                            const std::string& data_location);
+
+}  // namespace serac::parquet
