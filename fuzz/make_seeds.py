@@ -410,6 +410,40 @@ def puffin_seeds():
                                                           ("s3://lake/db/t/data/b.parquet", wide)]))
 
 
+def parquet_seeds():
+    """Small Parquet files as pyarrow writes them (pyarrow is imported here only: the other seeds
+    need nothing beyond the standard library): the fuzzer's table columns (id long, name string,
+    value double) with field ids, every codec, dictionary and plain pages, data page v2, nulls, a
+    narrower type, and columns it must skip (nested, unknown)."""
+    import io
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def ids(field, field_id):
+        return field.with_metadata({b"PARQUET:field_id": str(field_id).encode()})
+
+    schema = pa.schema([ids(pa.field("id", pa.int64(), nullable=False), 1), ids(pa.field("name", pa.string()), 2),
+                        ids(pa.field("value", pa.float64()), 3)])
+    rows = {"id": list(range(40)), "name": [None if i % 7 == 0 else f"n{i % 5}" for i in range(40)],
+            "value": [float("nan") if i == 3 else i / 4 for i in range(40)]}
+    table = pa.Table.from_pydict(rows, schema=schema)
+
+    def parquet(table, **options):
+        out = io.BytesIO()
+        pq.write_table(table, out, **options)
+        return out.getvalue()
+
+    write("parquet_fuzzer", "plain_none", parquet(table, compression="none", use_dictionary=False))
+    write("parquet_fuzzer", "dictionary_snappy", parquet(table, compression="snappy", row_group_size=16))
+    write("parquet_fuzzer", "zstd_page_v2", parquet(table, compression="zstd", data_page_version="2.0",
+                                                    data_page_size=64))
+    narrow = pa.Table.from_pydict({"id": pa.array(range(10), pa.int32()), "value": pa.array([1.5] * 10, pa.float32())})
+    write("parquet_fuzzer", "narrow_types_no_ids", parquet(narrow, compression="gzip"))
+    nested = pa.Table.from_pydict({"id": list(range(5)), "tags": [["a", "b"], [], None, ["c"], ["d"]],
+                                   "point": [{"x": 1.0, "y": 2.0}] * 5, "ts": pa.array(range(5), pa.timestamp("us"))})
+    write("parquet_fuzzer", "nested_and_extra", parquet(nested, compression="lz4"))
+
+
 def main():
     base = "/_iceberg/v1/lake"
     # --- iceberg_metadata_fuzzer ---
@@ -553,3 +587,4 @@ if __name__ == "__main__":
     main()
     avro_seeds()
     puffin_seeds()
+    parquet_seeds()

@@ -325,3 +325,45 @@ def test_trino_clickhouse_and_pyiceberg_read_serac_deletes(server, trino, trino_
             assert UNREADABLE[(kind, engine)] in outcome, (kind, engine, outcome)
         else:
             assert outcome == "right rows", (kind, engine, outcome)
+
+
+def test_load_from_objects_on_the_server(server, catalog, warehouse, s3, tmp_path):
+    s3.create_bucket(Bucket="incoming")
+    s3.put_object(Bucket="incoming", Key="drop/people.csv", Body=b"id,name\n1,ann\n2,bob\n")
+    buffer = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist([{"id": 3, "name": "cy"}]), buffer)
+    s3.put_object(Bucket="incoming", Key="drop/more.parquet", Body=buffer.getvalue())
+    catalog.create_namespace("remote")
+    out = serac(server, "table", "load", warehouse, "remote", "people", "s3://incoming/drop/people.csv",
+                "s3://incoming/drop/more.parquet", "--create")
+    assert "Loaded 3 rows into remote.people" in out.stdout, out.stdout
+    assert ids_by_pyiceberg(catalog, "remote.people") == [1, 2, 3]
+    missing = serac(server, "table", "load", warehouse, "remote", "people", "s3://incoming/nope.csv", check=False)
+    assert missing.returncode != 0 and "nothing was committed" in missing.stderr, missing.stderr
+
+
+def test_progress_on_a_terminal(server, catalog, warehouse, tmp_path):
+    import pty
+    rows = 3_000_000
+    path = tmp_path / "many.parquet"
+    pq.write_table(pa.table({"id": pa.array(range(rows), pa.int64())}), path, row_group_size=100_000)
+    catalog.create_namespace("progress")
+    env = dict(os.environ, SERAC_ENDPOINT=server.endpoint, SERAC_ACCESS_KEY=ACCESS_KEY, SERAC_SECRET_KEY=SECRET_KEY)
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([SERAC, "table", "load", warehouse, "progress", "t", str(path), "--create"], env=env,
+                            stdout=subprocess.PIPE, stderr=secondary, text=True)
+    os.close(secondary)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    out = proc.communicate(timeout=120)[0]
+    os.close(primary)
+    assert proc.returncode == 0, out
+    assert f"Loaded {rows} rows" in out
+    assert b"rows/s" in drawn and b"\r" in drawn, drawn[:500]

@@ -304,7 +304,9 @@ void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
   load->add_option("WAREHOUSE", state.warehouse)->required();
   load->add_option("NS", state.ns)->required();
   load->add_option("TABLE", state.name)->required();
-  load->add_option("FILE", state.input_files, "Input files (.parquet, .csv, .jsonl)")->required();
+  load->add_option("FILE", state.input_files,
+                   "Input files (.parquet, .csv, .jsonl), local or s3://BUCKET/KEY on the server")
+      ->required();
   load->add_flag("--create", state.create_table,
                  "Create the table from the first file's columns if it does not exist");
   load->add_option("--format", state.input_format, "parquet, csv or jsonl (default: from each file's name)");

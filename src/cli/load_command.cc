@@ -4,6 +4,8 @@
 // held. Nothing is committed unless every row fits; a commit that loses a race is prepared again on
 // the new table state (the data files are kept, only manifests are rewritten); a commit whose
 // answer was lost is looked for before it is tried again (iceberg::CommitSnapshot).
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -103,10 +105,14 @@ Status LoadIntoTable(const CommandState& state) {
   const client::TableIdentifier id{levels, state.name};
   SERAC_ASSIGN_OR_RETURN(std::unique_ptr<client::RestCatalog> catalog, ConnectCatalog(state));
 
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<iceberg::FileIO> io, ConnectStorage(state));
+  // Inputs named s3://bucket/key are objects on the server, read with ranged GETs.
+  auto through = [&](const std::string& path) { return path.rfind("s3://", 0) == 0 ? io.get() : nullptr; };
   Result<iceberg::TableMetadata> table = LoadTableMetadata(*catalog, id);
   if (!table.ok() && table.status().code() == ErrorCode::kNotFound && state.create_table) {
-    SERAC_ASSIGN_OR_RETURN(parquet::InputFormat format, FormatOf(state, state.input_files[0]));
-    SERAC_ASSIGN_OR_RETURN(iceberg::Schema schema, parquet::InferSchema(state.input_files[0], format));
+    const std::string& first = state.input_files[0];
+    SERAC_ASSIGN_OR_RETURN(parquet::InputFormat format, FormatOf(state, first));
+    SERAC_ASSIGN_OR_RETURN(iceberg::Schema schema, parquet::InferSchema(first, format, through(first)));
     client::TableCreation creation;
     creation.name = state.name;
     creation.schema_json = iceberg::SchemaToJson(schema);
@@ -124,19 +130,40 @@ Status LoadIntoTable(const CommandState& state) {
 
   SERAC_ASSIGN_OR_RETURN(parquet::WriteOptions options,
                          parquet::WriteOptions::FromTableProperties(table->properties()));
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<iceberg::FileIO> io, ConnectStorage(state));
   SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer,
                          parquet::DataFileWriter::Make(table->CurrentSchema(), table->DefaultSpec(), options,
                                                        *io, TableLocation(*table) + "/data"));
+  // On a terminal, a progress line redrawn at most five times a second; otherwise only the summary.
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  auto last_drawn = std::chrono::steady_clock::now();
+  if (terminal) {
+    writer.OnProgress([&](const parquet::LoadProgress& progress) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_drawn < std::chrono::milliseconds(200)) return;
+      last_drawn = now;
+      const double seconds = std::chrono::duration<double>(now - started).count();
+      std::fprintf(stderr, "\r%llu rows, %.1f MB read, %llu files written, %.0f rows/s   ",
+                   static_cast<unsigned long long>(progress.rows),
+                   static_cast<double>(progress.input_bytes) / 1e6,
+                   static_cast<unsigned long long>(progress.files_written),
+                   seconds > 0 ? static_cast<double>(progress.rows) / seconds : 0.0);
+      std::fflush(stderr);
+    });
+  }
+  auto end_progress_line = [&] {
+    if (terminal) std::fprintf(stderr, "\r\033[K");
+  };
   for (const std::string& path : state.input_files) {
     Result<parquet::InputFormat> format = FormatOf(state, path);
-    Status appended = format.ok() ? writer.AppendFile(path, *format) : format.status();
+    Status appended = format.ok() ? writer.AppendFile(path, *format, through(path)) : format.status();
     if (!appended.ok()) {
+      end_progress_line();
       writer.AbortAndDelete();
       return Error(appended.code(), appended.message() + " (nothing was committed)");
     }
   }
   Result<std::vector<iceberg::DataFile>> files = writer.Finish();
+  end_progress_line();
   if (!files.ok()) {
     writer.AbortAndDelete();
     return files.status();

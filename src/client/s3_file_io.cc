@@ -41,6 +41,12 @@ class S3FileIO final : public iceberg::FileIO {
     return client_.GetObject(where.bucket, where.key);
   }
 
+  Result<uint64_t> Size(const std::string& location) override {
+    SERAC_ASSIGN_OR_RETURN(S3Location where, ParseS3Location(location));
+    SERAC_ASSIGN_OR_RETURN(ObjectInfo info, client_.HeadObject(where.bucket, where.key));
+    return info.size;
+  }
+
   Result<std::string> ReadRange(const std::string& location, uint64_t offset, uint64_t length) override {
     if (length == 0) return std::string();
     SERAC_ASSIGN_OR_RETURN(S3Location where, ParseS3Location(location));

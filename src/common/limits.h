@@ -49,6 +49,9 @@ inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;  // a file `serac fi
 inline constexpr uint64_t kManifestListBytesMax = 256 * kMiB;
 // A manifest a table writer reads whole (Java's default target is 8 MiB; one merged by hand can be larger).
 inline constexpr uint64_t kManifestBytesMax = 256 * kMiB;
+// Memory all Parquet reads together may hold (Arrow's buffers for pages, column chunks and batches):
+// a file whose headers claim more fails with an error naming this limit.
+inline constexpr uint64_t kParquetReadMemoryBytesMax = 2 * kGiB;
 // A position or equality delete file a writer reads whole to merge or apply it.
 inline constexpr uint64_t kDeleteFileBytesMax = 1 * kGiB;
 // The JSON footer of a Puffin file (deletion vectors, statistics) a reader accepts.

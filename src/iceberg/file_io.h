@@ -34,6 +34,8 @@ class FileIO {
   // The whole file, refused past `bytes_max` (kInvalidArgument naming `limit_name`).
   virtual Result<std::string> ReadAll(const std::string& location, uint64_t bytes_max,
                                       std::string_view limit_name) = 0;
+  // The file's size in bytes; kNotFound when there is none.
+  virtual Result<uint64_t> Size(const std::string& location) = 0;
   // `length` bytes from `offset` (a deletion vector's blob, a Parquet footer); kInvalidArgument
   // when the file is shorter.
   virtual Result<std::string> ReadRange(const std::string& location, uint64_t offset, uint64_t length) = 0;

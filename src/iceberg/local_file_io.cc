@@ -123,6 +123,16 @@ class LocalFileIO final : public FileIO {
     return bytes;
   }
 
+  Result<uint64_t> Size(const std::string& location) override {
+    SERAC_ASSIGN_OR_RETURN(std::string path, LocalPath(location));
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) {
+      if (errno == ENOENT) return Error(ErrorCode::kNotFound, "no such file: " + path);
+      return ErrnoError("stat", path);
+    }
+    return static_cast<uint64_t>(info.st_size);
+  }
+
   Result<std::string> ReadRange(const std::string& location, uint64_t offset, uint64_t length) override {
     SERAC_ASSIGN_OR_RETURN(std::string path, LocalPath(location));
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -148,6 +148,7 @@ struct DataFileWriter::State {
   std::vector<iceberg::DataFile> written;
   std::vector<std::string> written_locations;
   LoadProgress progress;
+  std::function<void(const LoadProgress&)> on_progress;
 
   Result<OpenFile*> FileFor(const iceberg::PartitionTuple& partition) {
     const std::string key = PartitionKey(partition);
@@ -284,6 +285,9 @@ DataFileWriter::~DataFileWriter() {
 }
 
 const LoadProgress& DataFileWriter::progress() const { return state_->progress; }
+void DataFileWriter::OnProgress(std::function<void(const LoadProgress&)> callback) {
+  state_->on_progress = std::move(callback);
+}
 
 Result<DataFileWriter> DataFileWriter::Make(iceberg::Schema schema, iceberg::PartitionSpec spec,
                                             WriteOptions options, iceberg::FileIO& io,
@@ -327,10 +331,10 @@ Result<DataFileWriter> DataFileWriter::Make(iceberg::Schema schema, iceberg::Par
   return DataFileWriter(std::move(state));
 }
 
-Status DataFileWriter::AppendFile(const std::string& path, InputFormat format) {
+Status DataFileWriter::AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io) {
   State& s = *state_;
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
-                         OpenInputBatches(path, format, *s.arrow_schema, &s.progress.input_bytes));
+                         OpenInputBatches(path, format, *s.arrow_schema, &s.progress.input_bytes, io));
   int64_t rows = 0;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
@@ -344,6 +348,7 @@ Status DataFileWriter::AppendFile(const std::string& path, InputFormat format) {
     SERAC_RETURN_IF_ERROR(s.Append(conformed, path, rows + 1));
     rows += batch->num_rows();
     s.progress.rows += static_cast<uint64_t>(batch->num_rows());
+    if (s.on_progress) s.on_progress(s.progress);
   }
   return Status::Ok();
 }
@@ -472,26 +477,23 @@ Result<iceberg::Type> FromArrowType(const arrow::DataType& type, int32_t& next_i
 
 }  // namespace
 
-Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format) {
-  auto opened = arrow::io::ReadableFile::Open(path);
-  if (!opened.ok()) return Error(ErrorCode::kNotFound, path + ": " + opened.status().message());
+Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format, iceberg::FileIO* io) {
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> opened, OpenInput(path, io));
   std::shared_ptr<arrow::Schema> schema;
   if (format == InputFormat::kParquet) {
-    auto reader = ::parquet::arrow::OpenFile(*opened, arrow::default_memory_pool());
-    if (!reader.ok())
-      return Error(ErrorCode::kInvalidArgument,
-                   path + ": not a Parquet file (" + reader.status().message() + ")");
-    SERAC_RETURN_IF_ERROR(FromArrow((*reader)->GetSchema(&schema), path));
+    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<::parquet::arrow::FileReader> reader,
+                           OpenParquetReader(opened, path));
+    SERAC_RETURN_IF_ERROR(FromArrow(reader->GetSchema(&schema), path));
   } else if (format == InputFormat::kCsv) {
     auto convert = arrow::csv::ConvertOptions::Defaults();
     convert.strings_can_be_null = true;
-    auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), *opened,
+    auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), opened,
                                                     arrow::csv::ReadOptions::Defaults(),
                                                     arrow::csv::ParseOptions::Defaults(), convert);
     if (!reader.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
     schema = (*reader)->schema();
   } else {
-    auto reader = arrow::json::StreamingReader::Make(*opened, arrow::json::ReadOptions::Defaults(),
+    auto reader = arrow::json::StreamingReader::Make(opened, arrow::json::ReadOptions::Defaults(),
                                                      arrow::json::ParseOptions::Defaults());
     if (!reader.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
     schema = (*reader)->schema();

@@ -7,7 +7,10 @@
 #include <arrow/json/api.h>
 #include <parquet/arrow/reader.h>
 
+#include <mutex>
+
 #include "common/encoding.h"
+#include "common/limits.h"
 #include "parquet/parquet_internal.h"
 
 namespace serac::parquet {
@@ -135,24 +138,73 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
   return arrow::RecordBatch::Make(arrow_schema, input.num_rows(), std::move(columns));
 }
 
+namespace {
+
+std::mutex read_pool_mutex;
+std::unique_ptr<arrow::ProxyMemoryPool> read_pool_counter;
+std::unique_ptr<arrow::CappedMemoryPool> read_pool;
+
+}  // namespace
+
+void SetReadMemoryLimit(uint64_t bytes) {
+  std::lock_guard lock(read_pool_mutex);
+  read_pool_counter = std::make_unique<arrow::ProxyMemoryPool>(arrow::default_memory_pool());
+  read_pool = std::make_unique<arrow::CappedMemoryPool>(read_pool_counter.get(), static_cast<int64_t>(bytes));
+}
+
+arrow::MemoryPool* ReadMemoryPool() {
+  std::lock_guard lock(read_pool_mutex);
+  if (read_pool == nullptr) {
+    read_pool_counter = std::make_unique<arrow::ProxyMemoryPool>(arrow::default_memory_pool());
+    read_pool = std::make_unique<arrow::CappedMemoryPool>(
+        read_pool_counter.get(), static_cast<int64_t>(limits::kParquetReadMemoryBytesMax));
+  }
+  return read_pool.get();
+}
+
+Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
+    std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path) {
+  arrow::MemoryPool* pool = ReadMemoryPool();
+  ::parquet::arrow::FileReaderBuilder builder;
+  try {
+    const arrow::Status opened = builder.Open(std::move(input), ::parquet::ReaderProperties(pool));
+    if (!opened.ok()) {
+      return Error(ErrorCode::kInvalidArgument, path + ": not a Parquet file (" + opened.message() + ")");
+    }
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInvalidArgument, path + ": not a Parquet file (" + e.what() + ")");
+  }
+  std::unique_ptr<::parquet::arrow::FileReader> reader;
+  const arrow::Status built = builder.memory_pool(pool)->Build(&reader);
+  if (!built.ok())
+    return Error(ErrorCode::kInvalidArgument, path + ": not a Parquet file (" + built.message() + ")");
+  return reader;
+}
+
+Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(const std::string& path, iceberg::FileIO* io) {
+  if (io != nullptr) {
+    SERAC_ASSIGN_OR_RETURN(uint64_t size, io->Size(path));
+    return std::shared_ptr<arrow::io::RandomAccessFile>(
+        std::make_shared<FileIOInput>(*io, path, static_cast<int64_t>(size)));
+  }
+  auto opened = arrow::io::ReadableFile::Open(path);
+  if (!opened.ok()) return Error(ErrorCode::kNotFound, path + ": " + opened.status().message());
+  return std::shared_ptr<arrow::io::RandomAccessFile>(*opened);
+}
+
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::string& path,
                                                                    InputFormat format,
                                                                    const arrow::Schema& arrow_schema,
-                                                                   uint64_t* input_bytes) {
-  auto opened = arrow::io::ReadableFile::Open(path);
-  if (!opened.ok()) return Error(ErrorCode::kNotFound, path + ": " + opened.status().message());
-  std::shared_ptr<arrow::io::ReadableFile> input = *opened;
+                                                                   uint64_t* input_bytes,
+                                                                   iceberg::FileIO* io) {
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> input, OpenInput(path, io));
   auto size = input->GetSize();
   if (size.ok() && input_bytes != nullptr) *input_bytes += static_cast<uint64_t>(*size);
 
   std::shared_ptr<arrow::RecordBatchReader> batches;
   if (format == InputFormat::kParquet) {
-    std::unique_ptr<::parquet::arrow::FileReader> reader;
-    auto made = ::parquet::arrow::OpenFile(input, arrow::default_memory_pool());
-    if (!made.ok())
-      return Error(ErrorCode::kInvalidArgument,
-                   path + ": not a Parquet file (" + made.status().message() + ")");
-    reader = std::move(made).ValueUnsafe();
+    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<::parquet::arrow::FileReader> reader,
+                           OpenParquetReader(input, path));
     auto all = reader->GetRecordBatchReader();
     if (!all.ok()) return FromArrow(all.status(), path);
     // The reader reads through the FileReader, which must live as long: keep both together.

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -75,7 +76,8 @@ class DataFileWriter {
   // Appends every row of a local file, its columns matched to the table's by name and converted
   // to the table's types (widening only); a value that does not fit stops the load with an error
   // naming the file, the row and the column. Nothing appended is visible until Finish.
-  Status AppendFile(const std::string& path, InputFormat format);
+  // With `io`, `path` is a location read through it (an object on the server: "s3://bucket/key").
+  Status AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io = nullptr);
 
   // Closes every open file. The data files written, in the order they were closed.
   Result<std::vector<iceberg::DataFile>> Finish();
@@ -83,6 +85,8 @@ class DataFileWriter {
   void AbortAndDelete();
 
   const LoadProgress& progress() const;
+  // Called after every batch appended (a progress display; keep it cheap).
+  void OnProgress(std::function<void(const LoadProgress&)> callback);
 
   struct State;
   explicit DataFileWriter(std::unique_ptr<State> state);
@@ -94,15 +98,20 @@ class DataFileWriter {
   std::unique_ptr<State> state_;
 };
 
-// The columns of a local input file as an Iceberg schema (all optional, ids from 1; the catalog
-// assigns its own at create): Arrow's types mapped to Iceberg's, kInvalidArgument naming a column
-// whose type has no Iceberg equivalent.
-Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format);
+// The columns of an input file (local, or with `io` read through it) as an Iceberg schema (all optional, ids
+// from 1; the catalog assigns its own at create): Arrow's types mapped to Iceberg's, kInvalidArgument naming
+// a column whose type has no Iceberg equivalent.
+Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format,
+                                    iceberg::FileIO* io = nullptr);
 
 // Reads a Parquet file's footer (the whole file in memory) and returns the iceberg::DataFile fields
 // its statistics give for `schema` (record count, column sizes, value and null counts, bounds as
 // `options` say). NaN counts are not in Parquet's statistics: the writer counts them itself.
 Result<iceberg::DataFile> MetricsOfParquetFile(std::string_view file, const iceberg::Schema& schema,
                                                const WriteOptions& options);
+
+// Lowers (or raises) the memory all Parquet reads together may hold, limits::kParquetReadMemoryBytesMax
+// by default: the fuzz targets keep it under libFuzzer's malloc limit. Call before reading.
+void SetReadMemoryLimit(uint64_t bytes);
 
 }  // namespace serac::parquet

@@ -3,13 +3,18 @@
 #pragma once
 
 #include <arrow/api.h>
+#include <arrow/io/interfaces.h>
+#include <parquet/arrow/reader.h>
 #include <parquet/file_reader.h>
 #include <parquet/metadata.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include "common/status.h"
+#include "iceberg/file_io.h"
 #include "iceberg/partition.h"
 #include "iceberg/schema.h"
 #include "parquet/parquet_files.h"
@@ -36,12 +41,75 @@ Result<iceberg::Datum> DatumAt(const arrow::Array& array, int64_t row, const ice
 iceberg::DataFile MetricsFromFooter(const ::parquet::FileMetaData& footer, const iceberg::Schema& schema,
                                     const WriteOptions& options, const iceberg::ColumnCounts& nan_counts);
 
-// A local input file's batches, as Arrow reads it: Parquet as written, CSV and JSON lines with the
-// columns `arrow_schema` has read as its types. `input_bytes` (optional) grows by the file's size.
+// Arrow's random-access file over a FileIO location of a known size (a manifest's, or the
+// store's), read with ranged reads: a footer, then only the column chunks asked for.
+class FileIOInput final : public arrow::io::RandomAccessFile {
+ public:
+  FileIOInput(iceberg::FileIO& io, std::string location, int64_t size)
+      : io_(io), location_(std::move(location)), size_(size) {}
+
+  arrow::Status Close() override {
+    closed_ = true;
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return position_; }
+  arrow::Status Seek(int64_t position) override {
+    position_ = position;
+    return arrow::Status::OK();
+  }
+  arrow::Result<int64_t> GetSize() override { return size_; }
+  arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(int64_t read, ReadAt(position_, nbytes, out));
+    position_ += read;
+    return read;
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
+    ARROW_ASSIGN_OR_RAISE(auto buffer, ReadAt(position_, nbytes));
+    position_ += buffer->size();
+    return buffer;
+  }
+  arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(auto buffer, ReadAt(position, nbytes));
+    std::memcpy(out, buffer->data(), static_cast<size_t>(buffer->size()));
+    return buffer->size();
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
+    if (position < 0 || nbytes < 0) return arrow::Status::Invalid("negative read of ", location_);
+    nbytes = std::max<int64_t>(0, std::min(nbytes, size_ - position));
+    Result<std::string> bytes =
+        io_.ReadRange(location_, static_cast<uint64_t>(position), static_cast<uint64_t>(nbytes));
+    if (!bytes.ok()) return arrow::Status::IOError(bytes.status().message());
+    return arrow::Buffer::FromString(std::move(bytes).value());
+  }
+
+ private:
+  iceberg::FileIO& io_;
+  std::string location_;
+  int64_t size_;
+  int64_t position_ = 0;
+  bool closed_ = false;
+};
+
+// The pool every Parquet read allocates from: capped at limits::kParquetReadMemoryBytesMax (or what
+// SetReadMemoryLimit says), so a file whose headers lie about sizes fails with an error instead of
+// taking the memory it claims.
+arrow::MemoryPool* ReadMemoryPool();
+// A Parquet reader over `input` on that pool; kInvalidArgument naming `path` when it is not Parquet.
+Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
+    std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path);
+
+// A local file, or with `io` a location read through it.
+Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(const std::string& path, iceberg::FileIO* io);
+
+// An input file's batches (OpenInput's), as Arrow reads it: Parquet as written, CSV and JSON lines
+// with the columns `arrow_schema` has read as its types. `input_bytes` (optional) grows by the
+// file's size.
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::string& path,
                                                                    InputFormat format,
                                                                    const arrow::Schema& arrow_schema,
-                                                                   uint64_t* input_bytes);
+                                                                   uint64_t* input_bytes,
+                                                                   iceberg::FileIO* io = nullptr);
 
 // The batch with `arrow_schema`'s columns (the table's, from ToArrowSchema(schema)), in its order
 // and types; kInvalidArgument naming the file, row (`first_row` is the batch's first, 1-based) and

@@ -25,8 +25,14 @@ Status FromArrow(const arrow::Status& status, std::string_view context) {
   if (status.ok()) return Status::Ok();
   ErrorCode code = ErrorCode::kInvalidArgument;
   if (status.IsIOError()) code = ErrorCode::kIoError;
-  if (status.IsOutOfMemory()) code = ErrorCode::kInternal;
   if (status.IsNotImplemented()) code = ErrorCode::kNotImplemented;
+  if (status.IsOutOfMemory()) {
+    // The read pool's cap (or the machine) refused it: a file that needs more than
+    // limits::kParquetReadMemoryBytesMax, or whose headers claim so.
+    return Error(ErrorCode::kLimitExceeded,
+                 std::string(context) + ": " + status.message() +
+                     " (reading Parquet may hold at most limits::kParquetReadMemoryBytesMax)");
+  }
   return Error(code, std::string(context) + ": " + status.message());
 }
 

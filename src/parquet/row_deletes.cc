@@ -18,56 +18,6 @@ namespace {
 constexpr int32_t kDeleteFilePathFieldId = 2147483546;
 constexpr int32_t kDeletePositionFieldId = 2147483545;
 
-// Arrow's random-access file over a FileIO location whose size the manifest gives, read with
-// ranged reads (a footer, then only the column chunks asked for).
-class FileIOInput final : public arrow::io::RandomAccessFile {
- public:
-  FileIOInput(iceberg::FileIO& io, std::string location, int64_t size)
-      : io_(io), location_(std::move(location)), size_(size) {}
-
-  arrow::Status Close() override {
-    closed_ = true;
-    return arrow::Status::OK();
-  }
-  bool closed() const override { return closed_; }
-  arrow::Result<int64_t> Tell() const override { return position_; }
-  arrow::Status Seek(int64_t position) override {
-    position_ = position;
-    return arrow::Status::OK();
-  }
-  arrow::Result<int64_t> GetSize() override { return size_; }
-  arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
-    ARROW_ASSIGN_OR_RAISE(int64_t read, ReadAt(position_, nbytes, out));
-    position_ += read;
-    return read;
-  }
-  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
-    ARROW_ASSIGN_OR_RAISE(auto buffer, ReadAt(position_, nbytes));
-    position_ += buffer->size();
-    return buffer;
-  }
-  arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
-    ARROW_ASSIGN_OR_RAISE(auto buffer, ReadAt(position, nbytes));
-    std::memcpy(out, buffer->data(), static_cast<size_t>(buffer->size()));
-    return buffer->size();
-  }
-  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
-    if (position < 0 || nbytes < 0) return arrow::Status::Invalid("negative read of ", location_);
-    nbytes = std::max<int64_t>(0, std::min(nbytes, size_ - position));
-    Result<std::string> bytes =
-        io_.ReadRange(location_, static_cast<uint64_t>(position), static_cast<uint64_t>(nbytes));
-    if (!bytes.ok()) return arrow::Status::IOError(bytes.status().message());
-    return arrow::Buffer::FromString(std::move(bytes).value());
-  }
-
- private:
-  iceberg::FileIO& io_;
-  std::string location_;
-  int64_t size_;
-  int64_t position_ = 0;
-  bool closed_ = false;
-};
-
 // Appends one value of a key to `key`: its kind, then its bytes (strings length-prefixed), so
 // that different keys never encode alike.
 Status AppendKeyValue(const arrow::Array& column, int64_t row, const iceberg::Type& type, std::string& key) {
@@ -168,11 +118,8 @@ std::vector<int32_t> RowKeys::field_ids() const {
 Result<std::vector<int64_t>> RowKeys::FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file) const {
   const std::string& path = data_file.file_path;
   auto input = std::make_shared<FileIOInput>(io, path, data_file.file_size_in_bytes);
-  auto opened = ::parquet::arrow::OpenFile(input, arrow::default_memory_pool());
-  if (!opened.ok())
-    return Error(ErrorCode::kInvalidArgument,
-                 path + ": not a Parquet file (" + opened.status().message() + ")");
-  std::unique_ptr<::parquet::arrow::FileReader> reader = std::move(opened).ValueUnsafe();
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<::parquet::arrow::FileReader> reader,
+                         OpenParquetReader(input, path));
   std::shared_ptr<arrow::Schema> file_schema;
   SERAC_RETURN_IF_ERROR(FromArrow(reader->GetSchema(&file_schema), path));
 
