@@ -131,7 +131,8 @@ S3Upload::S3Upload(S3Upload&& other) noexcept
       if_none_match_star_(other.if_none_match_star_),
       buffer_(std::move(other.buffer_)),
       upload_id_(std::move(other.upload_id_)),
-      complete_xml_(std::move(other.complete_xml_)),
+      in_flight_(std::move(other.in_flight_)),
+      etags_(std::move(other.etags_)),
       parts_(other.parts_),
       written_(other.written_),
       done_(other.done_) {
@@ -144,6 +145,7 @@ void S3Upload::Abort() {
   if (done_) return;
   done_ = true;
   buffer_.clear();
+  (void)Settle(0);  // parts still uploading would land after the abort
   if (upload_id_.empty()) return;
   // Whatever went wrong, the parts do not linger.
   Call abort_call;
@@ -154,21 +156,19 @@ void S3Upload::Abort() {
 }
 
 Status S3Upload::SendPart(std::string_view bytes) {
-  const S3Requests requests(client_->options_);
   const std::string path = ObjectPath(bucket_, key_);
   if (upload_id_.empty()) {
     Call create;
     create.method = "POST";
     create.raw_path = path;
     create.raw_query = "uploads=";
-    SERAC_ASSIGN_OR_RETURN(http::ClientResponse created, requests.Send(create, false));
+    SERAC_ASSIGN_OR_RETURN(http::ClientResponse created, S3Requests(client_->options_).Send(create, false));
     if (created.status != 200) return ErrorFromResponse(created, "CreateMultipartUpload " + key_);
     pugi::xml_document document;
     if (document.load_buffer(created.body.data(), created.body.size())) {
       upload_id_ = document.child("InitiateMultipartUploadResult").child_value("UploadId");
     }
     if (upload_id_.empty()) return Error(ErrorCode::kInternal, "CreateMultipartUpload answered no UploadId");
-    complete_xml_ = "<CompleteMultipartUpload>";
   }
   if (++parts_ > limits::kPartNumberMax) {
     return Error(ErrorCode::kLimitExceeded, "object needs more than limits::kPartNumberMax (10000) parts");
@@ -178,11 +178,33 @@ Status S3Upload::SendPart(std::string_view bytes) {
   part.raw_path = path;
   part.raw_query = "partNumber=" + std::to_string(parts_) + "&uploadId=" + UriEncode(upload_id_, true);
   part.body = std::string(bytes);
-  SERAC_ASSIGN_OR_RETURN(http::ClientResponse sent, requests.Send(part, false));
-  if (sent.status != 200) return ErrorFromResponse(sent, "UploadPart " + std::to_string(parts_));
-  complete_xml_ += "<Part><PartNumber>" + std::to_string(parts_) + "</PartNumber><ETag>" +
-                   XmlEscape(HeaderOr(sent, "ETag")) + "</ETag></Part>";
-  return Status::Ok();
+  const uint32_t number = parts_;
+  // Each part goes on its own connection; the writer goes on with the next one meanwhile.
+  in_flight_.push_back(PartInFlight{
+      number,
+      std::async(std::launch::async,
+                 [options = client_->options_, part = std::move(part), number]() -> Result<std::string> {
+                   SERAC_ASSIGN_OR_RETURN(http::ClientResponse sent, S3Requests(options).Send(part, false));
+                   if (sent.status != 200)
+                     return ErrorFromResponse(sent, "UploadPart " + std::to_string(number));
+                   return HeaderOr(sent, "ETag");
+                 })});
+  return Settle(std::max<uint32_t>(1, client_->options_.parts_in_flight) - 1);
+}
+
+Status S3Upload::Settle(size_t keep) {
+  Status first = Status::Ok();
+  while (in_flight_.size() > keep) {
+    PartInFlight part = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    Result<std::string> etag = part.etag.get();
+    if (!etag.ok()) {
+      if (first.ok()) first = etag.status();
+      continue;
+    }
+    etags_[part.number] = std::move(etag).value();
+  }
+  return first;
 }
 
 Status S3Upload::Write(std::string_view bytes) {
@@ -229,11 +251,20 @@ Result<PutObjectResult> S3Upload::Close() {
     }
     buffer_.clear();
   }
+  if (Status settled = Settle(0); !settled.ok()) {
+    Abort();
+    return settled;
+  }
   Call complete;
   complete.method = "POST";
   complete.raw_path = path;
   complete.raw_query = "uploadId=" + UriEncode(upload_id_, true);
-  complete.body = complete_xml_ + "</CompleteMultipartUpload>";
+  complete.body = "<CompleteMultipartUpload>";
+  for (const auto& [number, etag] : etags_) {
+    complete.body += "<Part><PartNumber>" + std::to_string(number) + "</PartNumber><ETag>" + XmlEscape(etag) +
+                     "</ETag></Part>";
+  }
+  complete.body += "</CompleteMultipartUpload>";
   if (if_none_match_star_) complete.headers.push_back({"If-None-Match", "*"});
   Result<http::ClientResponse> completed = requests.Send(complete, true);
   if (!completed.ok()) {

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <future>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +30,7 @@ struct S3ClientOptions {
   // A body larger than this goes up as a multipart upload in parts of part_size_bytes.
   uint64_t multipart_threshold_bytes = limits::kS3ClientMultipartThresholdBytes;
   uint64_t part_size_bytes = limits::kS3ClientPartSizeBytes;
+  uint32_t parts_in_flight = limits::kS3ClientPartsInFlightMax;  // one S3Upload's concurrent UploadParts
 };
 
 // "s3://bucket/key" (also s3a:// and s3n://, as engines write them) → bucket and key.
@@ -56,9 +60,10 @@ struct ListObjectsPage {
 class S3Client;
 
 // An object written as its bytes come (a table writer's data file): held in memory up to the
-// client's multipart threshold and PUT at Close, or, once larger, sent as a multipart upload one
-// part at a time, so memory stays at about one part whatever the object's size. Nothing is visible
-// before Close succeeds; an upload abandoned or failed is aborted. Used by one thread.
+// client's multipart threshold and PUT at Close, or, once larger, sent as a multipart upload with
+// up to parts_in_flight parts uploading at once while the writer goes on, so memory stays at a few
+// parts whatever the object's size. Nothing is visible before Close succeeds; an upload abandoned
+// or failed is aborted (after the parts in flight have finished). Used by one thread.
 class S3Upload {
  public:
   S3Upload(const S3Client& client, std::string bucket, std::string key, bool if_none_match_star);
@@ -72,6 +77,13 @@ class S3Upload {
 
  private:
   Status SendPart(std::string_view bytes);
+  // Waits until at most `keep` parts are in flight; the first error of those waited for.
+  Status Settle(size_t keep);
+
+  struct PartInFlight {
+    uint32_t number = 0;
+    std::future<Result<std::string>> etag;
+  };
 
   const S3Client* client_;
   std::string bucket_;
@@ -79,7 +91,8 @@ class S3Upload {
   bool if_none_match_star_;
   std::string buffer_;
   std::string upload_id_;  // empty until the multipart upload starts
-  std::string complete_xml_;
+  std::deque<PartInFlight> in_flight_;
+  std::map<uint32_t, std::string> etags_;  // by part number
   uint32_t parts_ = 0;
   uint64_t written_ = 0;
   bool done_ = false;

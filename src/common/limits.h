@@ -61,6 +61,7 @@ inline constexpr uint32_t kTableCommitAttemptsMax = 10;
 // The S3 client (client/s3_client.h): bodies above the threshold go up as multipart uploads.
 inline constexpr uint64_t kS3ClientMultipartThresholdBytes = 16 * kMiB;
 inline constexpr uint64_t kS3ClientPartSizeBytes = 8 * kMiB;
+inline constexpr uint32_t kS3ClientPartsInFlightMax = 4;       // UploadParts of one object sent at once
 inline constexpr uint64_t kS3ClientObjectBytesMax = 1 * kGiB;  // one GetObject, held in memory
 // OAuth2 tokens the catalog client fetched are renewed this long before they expire.
 inline constexpr auto kOAuth2TokenRenewBefore = std::chrono::seconds(60);

@@ -332,6 +332,15 @@ Result<DataFileWriter> DataFileWriter::Make(iceberg::Schema schema, iceberg::Par
 }
 
 Status DataFileWriter::AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io) {
+  // Arrow's readers return errors, but the Parquet metadata they decode on the way can throw.
+  try {
+    return AppendFileUnguarded(path, format, io);
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInvalidArgument, path + ": " + e.what());
+  }
+}
+
+Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io) {
   State& s = *state_;
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
                          OpenInputBatches(path, format, *s.arrow_schema, &s.progress.input_bytes, io));
@@ -477,7 +486,10 @@ Result<iceberg::Type> FromArrowType(const arrow::DataType& type, int32_t& next_i
 
 }  // namespace
 
-Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format, iceberg::FileIO* io) {
+namespace {
+
+Result<iceberg::Schema> InferSchemaUnguarded(const std::string& path, InputFormat format,
+                                             iceberg::FileIO* io) {
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> opened, OpenInput(path, io));
   std::shared_ptr<arrow::Schema> schema;
   if (format == InputFormat::kParquet) {
@@ -521,6 +533,16 @@ Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format,
     out.fields.push_back(std::move(column));
   }
   return out;
+}
+
+}  // namespace
+
+Result<iceberg::Schema> InferSchema(const std::string& path, InputFormat format, iceberg::FileIO* io) {
+  try {
+    return InferSchemaUnguarded(path, format, io);
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInvalidArgument, path + ": " + e.what());
+  }
 }
 
 Result<InputFormat> ParseInputFormat(std::string_view name) {

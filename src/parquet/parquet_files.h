@@ -95,6 +95,8 @@ class DataFileWriter {
   ~DataFileWriter();
 
  private:
+  Status AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io);
+
   std::unique_ptr<State> state_;
 };
 

@@ -346,15 +346,16 @@ Result<iceberg::DataFile> MetricsOfParquetFile(std::string_view bytes, const ice
   auto buffer = std::make_shared<arrow::Buffer>(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                 static_cast<int64_t>(bytes.size()));
   auto input = std::make_shared<arrow::io::BufferReader>(buffer);
-  std::shared_ptr<::parquet::FileMetaData> footer;
+  // Arrow's footer accessors throw on a malformed footer (row group and column chunk metadata are
+  // decoded when first asked for), so the statistics are read inside the try too.
   try {
-    footer = ::parquet::ParquetFileReader::Open(input)->metadata();
+    std::shared_ptr<::parquet::FileMetaData> footer = ::parquet::ParquetFileReader::Open(input)->metadata();
+    iceberg::DataFile file = MetricsFromFooter(*footer, schema, options, {});
+    file.file_size_in_bytes = static_cast<int64_t>(bytes.size());
+    return file;
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInvalidArgument, std::string("not a Parquet file: ") + e.what());
   }
-  iceberg::DataFile file = MetricsFromFooter(*footer, schema, options, {});
-  file.file_size_in_bytes = static_cast<int64_t>(bytes.size());
-  return file;
 }
 
 }  // namespace serac::parquet

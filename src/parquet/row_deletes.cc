@@ -116,6 +116,17 @@ std::vector<int32_t> RowKeys::field_ids() const {
 }
 
 Result<std::vector<int64_t>> RowKeys::FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file) const {
+  // Arrow's metadata accessors throw on a malformed file; its readers return errors.
+  try {
+    return FindInFile(io, data_file);
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInvalidArgument,
+                 data_file.file_path + ": not a readable Parquet file (" + e.what() + ")");
+  }
+}
+
+Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io,
+                                                 const iceberg::DataFile& data_file) const {
   const std::string& path = data_file.file_path;
   auto input = std::make_shared<FileIOInput>(io, path, data_file.file_size_in_bytes);
   SERAC_ASSIGN_OR_RETURN(std::unique_ptr<::parquet::arrow::FileReader> reader,

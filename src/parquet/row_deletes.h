@@ -40,6 +40,8 @@ class RowKeys {
   Result<std::vector<int64_t>> FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file) const;
 
  private:
+  Result<std::vector<int64_t>> FindInFile(iceberg::FileIO& io, const iceberg::DataFile& data_file) const;
+
   iceberg::Schema key_schema_;
   std::unordered_set<std::string> keys_;
 };
