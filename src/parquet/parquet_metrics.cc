@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/encoding.h"
 #include "iceberg/partition.h"
 #include "parquet/parquet_internal.h"
 
@@ -163,11 +164,7 @@ void CollectNames(const std::vector<iceberg::NestedField>& fields, const std::st
 
 Result<MetricsMode> MetricsMode::Parse(std::string_view text) {
   MetricsMode mode;
-  const std::string lower = [&] {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-  }();
+  const std::string lower = AsciiLower(text);
   if (lower == "none") {
     mode.kind = Kind::kNone;
   } else if (lower == "counts") {
@@ -197,8 +194,7 @@ Result<WriteOptions> WriteOptions::FromTableProperties(const std::map<std::strin
     if (key == "write.target-file-size-bytes") {
       SERAC_ASSIGN_OR_RETURN(options.target_file_size_bytes, PositiveLong(key, value));
     } else if (key == "write.parquet.compression-codec") {
-      std::string codec = value;
-      for (char& c : codec) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string codec = AsciiLower(value);
       if (codec != "zstd" && codec != "snappy" && codec != "gzip" && codec != "lz4" && codec != "brotli" &&
           codec != "uncompressed") {
         return BadProperty(key, value, "not zstd, snappy, gzip, lz4, brotli or uncompressed");
