@@ -88,12 +88,9 @@ def ids_by_pyiceberg(catalog, name: str) -> list[int]:
 
 def ids_by_duckdb(server, warehouse, name: str) -> list[int]:
     duck = duckdb_offline.connect()
-    host_port = server.endpoint.split("://", 1)[1]
-    duck.execute(f"CREATE SECRET serac_s3 (TYPE s3, KEY_ID '{ACCESS_KEY}', SECRET '{SECRET_KEY}', REGION '{REGION}', "
-                 f"ENDPOINT '{host_port}', URL_STYLE 'path', USE_SSL false)")
-    duck.execute(f"ATTACH '{warehouse}' AS cat (TYPE iceberg, ENDPOINT '{server.endpoint}{CATALOG_BASE}', "
-                 f"AUTHORIZATION_TYPE 'sigv4', SIGV4_SERVICE 's3tables', SIGV4_REGION '{REGION}', SECRET serac_s3)")
     try:
+        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE, warehouse=warehouse,
+                                              access_key_id=ACCESS_KEY, secret_access_key=SECRET_KEY, region=REGION)
         return sorted(r[0] for r in duck.execute(f"SELECT id FROM cat.{name}").fetchall())
     finally:
         duck.close()

@@ -346,12 +346,7 @@ Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat 
                          OpenInputBatches(path, format, *s.arrow_schema, &s.progress.input_bytes, io));
   int64_t rows = 0;
   while (true) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    const arrow::Status read = batches->ReadNext(&batch);
-    if (!read.ok()) {
-      return Error(ErrorCode::kInvalidArgument,
-                   path + ": after row " + std::to_string(rows) + ": " + read.message());
-    }
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
     if (batch == nullptr) break;
     SERAC_ASSIGN_OR_RETURN(auto conformed, ConformBatch(*batch, s.arrow_schema, s.schema, path, rows + 1));
     SERAC_RETURN_IF_ERROR(s.Append(conformed, path, rows + 1));

@@ -267,4 +267,15 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::st
   return batches;
 }
 
+Result<std::shared_ptr<arrow::RecordBatch>> NextInputBatch(arrow::RecordBatchReader& batches,
+                                                           const std::string& path, int64_t rows_read) {
+  std::shared_ptr<arrow::RecordBatch> batch;
+  const arrow::Status read = batches.ReadNext(&batch);
+  if (!read.ok()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 path + ": after row " + std::to_string(rows_read) + ": " + read.message());
+  }
+  return batch;
+}
+
 }  // namespace serac::parquet

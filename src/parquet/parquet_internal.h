@@ -111,6 +111,11 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::st
                                                                    uint64_t* input_bytes,
                                                                    iceberg::FileIO* io = nullptr);
 
+// The next batch of an input file (nullptr at its end); a read error names the file and how many
+// rows were read before it.
+Result<std::shared_ptr<arrow::RecordBatch>> NextInputBatch(arrow::RecordBatchReader& batches,
+                                                           const std::string& path, int64_t rows_read);
+
 // The batch with `arrow_schema`'s columns (the table's, from ToArrowSchema(schema)), in its order
 // and types; kInvalidArgument naming the file, row (`first_row` is the batch's first, 1-based) and
 // column of a value that does not fit, or a column the table lacks.

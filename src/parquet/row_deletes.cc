@@ -66,12 +66,7 @@ Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const
   std::shared_ptr<arrow::Schema> key_arrow;
   int64_t rows = 0;
   while (true) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    const arrow::Status read = batches->ReadNext(&batch);
-    if (!read.ok()) {
-      return Error(ErrorCode::kInvalidArgument,
-                   path + ": after row " + std::to_string(rows) + ": " + read.message());
-    }
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
     if (batch == nullptr) break;
     if (key_arrow == nullptr) {
       for (const auto& field : batch->schema()->fields()) {
