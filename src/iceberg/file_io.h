@@ -42,6 +42,17 @@ class FileIO {
   virtual Status Delete(const std::string& location) = 0;
 };
 
+// A whole file written at once: created, written, closed (aborted on failure, so nothing is left
+// at the location). Its size.
+inline Result<uint64_t> WriteFile(FileIO& io, const std::string& location, std::string_view bytes) {
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> file, io.Create(location));
+  if (Status written = file->Write(bytes); !written.ok()) {
+    file->Abort();
+    return written;
+  }
+  return file->Close();
+}
+
 // Files on the local file system: "file:///abs/path" or "/abs/path". Written to a temporary name
 // beside the target, fsynced, then renamed, so a crash leaves no partial file at the location.
 std::unique_ptr<FileIO> MakeLocalFileIO();

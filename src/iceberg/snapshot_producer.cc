@@ -32,22 +32,12 @@ std::string MetadataDirectory(const TableMetadata& base) {
   return location + "/metadata";
 }
 
-Status WriteWhole(FileIO& io, const std::string& location, const std::string& bytes) {
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> file, io.Create(location));
-  Status written = file->Write(bytes);
-  if (!written.ok()) {
-    file->Abort();
-    return written;
-  }
-  return file->Close().status();
-}
-
 // Writes a finished manifest under the table's metadata directory and remembers it for CleanUp.
 Result<ManifestFile> StoreManifest(State& state, const TableMetadata& base, ManifestWriter& writer) {
   const std::string location =
       MetadataDirectory(base) + "/" + RandomUuid() + "-m" + std::to_string(state.written.size()) + ".avro";
   SERAC_ASSIGN_OR_RETURN(ManifestWriter::Written written, writer.Finish(location));
-  SERAC_RETURN_IF_ERROR(WriteWhole(state.io, location, written.bytes));
+  SERAC_RETURN_IF_ERROR(WriteFile(state.io, location, written.bytes).status());
   state.written.push_back(location);
   return std::move(written.manifest);
 }
@@ -635,7 +625,7 @@ Result<PreparedCommit> SnapshotProducer::Prepare(const TableMetadata& base, int6
   SERAC_ASSIGN_OR_RETURN(WrittenManifestList list, WriteManifestList(manifests, list_options));
   const std::string list_location = MetadataDirectory(base) + "/snap-" + std::to_string(s.snapshot_id) + "-" +
                                     std::to_string(s.attempt) + "-" + RandomUuid() + ".avro";
-  SERAC_RETURN_IF_ERROR(WriteWhole(s.io, list_location, list.bytes));
+  SERAC_RETURN_IF_ERROR(WriteFile(s.io, list_location, list.bytes).status());
   s.written.push_back(list_location);
 
   // The summary Java writes.

@@ -82,13 +82,7 @@ Result<std::vector<DataFile>> WriteDeletionVectors(FileIO& io, const std::string
     files.push_back(std::move(dv));
   }
   const std::string bytes = writer.Finish();
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out, io.Create(location));
-  Status written = out->Write(bytes);
-  if (!written.ok()) {
-    out->Abort();
-    return written;
-  }
-  SERAC_RETURN_IF_ERROR(out->Close().status());
+  SERAC_RETURN_IF_ERROR(WriteFile(io, location, bytes).status());
   for (DataFile& dv : files) dv.file_size_in_bytes = static_cast<int64_t>(bytes.size());
   return files;
 }

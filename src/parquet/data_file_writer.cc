@@ -49,15 +49,6 @@ class FileSink final : public arrow::io::OutputStream {
   bool closed_ = false;
 };
 
-arrow::Compression::type CodecOf(const std::string& name) {
-  if (name == "snappy") return arrow::Compression::SNAPPY;
-  if (name == "gzip") return arrow::Compression::GZIP;
-  if (name == "lz4") return arrow::Compression::LZ4;
-  if (name == "brotli") return arrow::Compression::BROTLI;
-  if (name == "uncompressed") return arrow::Compression::UNCOMPRESSED;
-  return arrow::Compression::ZSTD;
-}
-
 // Counts the NaNs of float and double columns (struct children included) per field id.
 void CountNaNs(const arrow::Array& array, const arrow::Field& field, iceberg::ColumnCounts& counts) {
   auto id_text =
@@ -129,6 +120,15 @@ std::string PartitionKey(const iceberg::PartitionTuple& tuple) {
 }
 
 }  // namespace
+
+arrow::Compression::type CodecOf(const std::string& name) {
+  if (name == "snappy") return arrow::Compression::SNAPPY;
+  if (name == "gzip") return arrow::Compression::GZIP;
+  if (name == "lz4") return arrow::Compression::LZ4;
+  if (name == "brotli") return arrow::Compression::BROTLI;
+  if (name == "uncompressed") return arrow::Compression::UNCOMPRESSED;
+  return arrow::Compression::ZSTD;
+}
 
 struct DataFileWriter::State {
   iceberg::Schema schema;

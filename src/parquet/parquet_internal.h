@@ -91,6 +91,10 @@ class FileIOInput final : public arrow::io::RandomAccessFile {
   bool closed_ = false;
 };
 
+// The Parquet codec of a write.parquet.compression-codec value (checked by WriteOptions; zstd
+// for anything else).
+arrow::Compression::type CodecOf(const std::string& name);
+
 // The pool every Parquet read allocates from: capped at limits::kParquetReadMemoryBytesMax (or what
 // SetReadMemoryLimit says), so a file whose headers lie about sizes fails with an error instead of
 // taking the memory it claims.

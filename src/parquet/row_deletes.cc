@@ -49,13 +49,6 @@ std::optional<int32_t> FieldIdOf(const arrow::Field& field) {
   }
 }
 
-::parquet::Compression::type CompressionOf(const std::string& codec) {
-  if (codec == "snappy") return ::parquet::Compression::SNAPPY;
-  if (codec == "gzip") return ::parquet::Compression::GZIP;
-  if (codec == "uncompressed") return ::parquet::Compression::UNCOMPRESSED;
-  return ::parquet::Compression::ZSTD;
-}
-
 }  // namespace
 
 Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const iceberg::Schema& schema) {
@@ -210,7 +203,7 @@ Result<iceberg::DataFile> WritePositionDeletes(iceberg::FileIO& io, const std::s
   auto sink = arrow::io::BufferOutputStream::Create();
   if (!sink.ok()) return FromArrow(sink.status(), location);
   ::parquet::WriterProperties::Builder builder;
-  builder.compression(CompressionOf(options.compression_codec))->created_by("serac")->enable_statistics();
+  builder.compression(CodecOf(options.compression_codec))->created_by("serac")->enable_statistics();
   auto writer =
       ::parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(), *sink, builder.build(),
                                          ::parquet::ArrowWriterProperties::Builder().build());
@@ -222,13 +215,7 @@ Result<iceberg::DataFile> WritePositionDeletes(iceberg::FileIO& io, const std::s
   auto buffer = (*sink)->Finish();
   if (!buffer.ok()) return FromArrow(buffer.status(), location);
 
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<iceberg::OutputFile> out, io.Create(location));
-  Status written = out->Write((*buffer)->ToString());
-  if (!written.ok()) {
-    out->Abort();
-    return written;
-  }
-  SERAC_ASSIGN_OR_RETURN(uint64_t size, out->Close());
+  SERAC_ASSIGN_OR_RETURN(uint64_t size, iceberg::WriteFile(io, location, (*buffer)->ToString()));
 
   // Full bounds of file_path and pos, as Java keeps them for position deletes (readers use them to
   // skip the file for other data files).
