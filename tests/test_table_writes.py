@@ -1,5 +1,5 @@
 """Tables whose deletes and overwrites serac writes itself (`serac table delete-rows`, `serac table
-load --mode overwrite`, `--partition-by`), read back by PyIceberg, DuckDB and Spark with the same
+load --mode overwrite` of everything or `--where` a filter matches, `--partition-by`), read back by PyIceberg, DuckDB and Spark with the same
 rows: position delete files (format v2), deletion vectors in Puffin files merged one per data file
 (v3), equality delete files (v2); a Spark-written table changed by serac and the reverse. Which
 engine reads which delete kind is in the README ("Delete files and the engines that read them")."""
@@ -61,11 +61,11 @@ def all_rows():
     return [{"id": i, "category": ["a", "b", "c"][i % 3], "value": i / 2} for i in range(ROWS)]
 
 
-def load_rows(server, warehouse, name: str, tmp_path, rows, extra=()):
+def load_rows(server, warehouse, name: str, tmp_path, rows, extra=(), check=True):
     ns, table = name.split(".")
     path = tmp_path / f"rows-{len(list(tmp_path.iterdir()))}.parquet"
     pq.write_table(pa.Table.from_pylist(rows), path)
-    return serac(server, "table", "load", warehouse, ns, table, path, *extra)
+    return serac(server, "table", "load", warehouse, ns, table, path, *extra, check=check)
 
 
 def fill(server, warehouse, name, tmp_path):
@@ -203,6 +203,43 @@ def test_overwrite_replaces_rows_and_delete_files(server, catalog, warehouse, tm
     assert summary["deleted-records"] == str(ROWS)
     assert summary["total-records"] == "5" and summary["total-delete-files"] == "0"
     assert ids_by_duckdb(server, warehouse, name) == [10_000 + i for i in range(5)]
+
+
+def test_overwrite_where_replaces_matching_partitions(server, catalog, warehouse, tmp_path):
+    """--where replaces the files all of whose rows match (here: partition b and its DV), refuses a
+    filter that would split a file and loaded rows outside the filter, and commits nothing then."""
+    name = "writes.where"
+    make_table(catalog, name, 3)
+    fill(server, warehouse, name, tmp_path)
+    delete_rows(server, warehouse, name, tmp_path, [1, 4], None)  # ids 1 and 4 are in partition b
+    fresh = [{"id": 20_000 + i, "category": "b", "value": 1.0} for i in range(3)]
+    out = load_rows(server, warehouse, name, tmp_path, fresh, extra=["--mode", "overwrite", "--where", "category = 'b'"])
+    assert "Replaced the matching rows with 3 rows" in out.stdout, out.stdout
+    expected = sorted([r["id"] for r in all_rows() if r["category"] != "b"] + [20_000, 20_001, 20_002])
+    assert ids_by_pyiceberg(catalog, name) == expected
+    assert ids_by_duckdb(server, warehouse, name) == expected
+    assert delete_files(catalog, name) == []  # the DV went with its data file
+    summary = catalog.load_table(name).current_snapshot().summary
+    assert summary.operation.value == "overwrite" and summary["deleted-data-files"] == "2", summary
+
+    before = catalog.load_table(name).current_snapshot().snapshot_id
+    partial = load_rows(server, warehouse, name, tmp_path, [{"id": 19_999, "category": "b", "value": 1.0}],
+                        extra=["--mode", "overwrite", "--where", "category = 'b' and id < 20001"], check=False)
+    assert partial.returncode != 0, partial.stdout
+    assert "Cannot delete file where some, but not all, rows match filter (category = 'b' AND id < 20001)" \
+        in partial.stderr and "nothing was committed" in partial.stderr, partial.stderr
+    outside = load_rows(server, warehouse, name, tmp_path, [{"id": 1, "category": "a", "value": 0.0}],
+                        extra=["--mode", "overwrite", "--where", "category = 'b'"], check=False)
+    assert outside.returncode != 0 and "do not match filter: category = 'b'" in outside.stderr, outside.stderr
+    for where, message in [("colour = 'b'", "no column colour"), ("category = ", "position 12"),
+                           ("id = 'x'", "cannot compare id (long)")]:
+        bad = load_rows(server, warehouse, name, tmp_path, fresh, extra=["--mode", "overwrite", "--where", where],
+                        check=False)
+        assert bad.returncode != 0 and message in bad.stderr, (where, bad.stderr)
+    append = load_rows(server, warehouse, name, tmp_path, fresh, extra=["--where", "category = 'b'"], check=False)
+    assert append.returncode != 0 and "--where applies to --mode overwrite" in append.stderr
+    assert catalog.load_table(name).current_snapshot().snapshot_id == before
+    assert ids_by_pyiceberg(catalog, name) == expected
 
 
 def test_create_with_partition_by(server, catalog, warehouse, tmp_path):

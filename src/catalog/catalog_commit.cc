@@ -65,12 +65,12 @@ void BackOff(uint32_t attempt) {
 
 // Reads the table's entry afresh, under its commit lock: another commit may have landed since the
 // change was authorised.
-HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool allow_create,
+HandlerResult LoadCurrent(Backend& backend, const TableChange& change, bool allow_create,
                           PreparedCommit& out) {
-  Result<meta::EntityRecord> entity = ctx.catalog().GetEntity(change.id);
+  Result<meta::EntityRecord> entity = backend.catalog().GetEntity(change.id);
   if (entity.ok()) {
     out.entity = std::move(entity).value();
-    auto metadata = LoadTableMetadata(ctx.backend, out.entity->metadata_location);
+    auto metadata = LoadTableMetadata(backend, out.entity->metadata_location);
     if (!metadata.ok()) {
       return MakeError(500, "InternalServerError",
                        "cannot read table metadata: " + metadata.status().message());
@@ -80,10 +80,10 @@ HandlerResult LoadCurrent(RequestContext& ctx, const TableChange& change, bool a
   }
   if (entity.status().code() != ErrorCode::kNotFound) return ErrorFromStatus(entity.status(), BadRequest(""));
   if (!allow_create || !change.changes->asserts_create()) return NoSuchTable(DisplayName(change.id));
-  auto ns = ctx.catalog().GetNamespace(change.id.warehouse, change.id.levels);
+  auto ns = backend.catalog().GetNamespace(change.id.warehouse, change.id.levels);
   if (!ns.ok()) return ErrorFromStatus(ns.status(), NoSuchNamespace(NamespaceDisplayName(change.id.levels)));
   // A view that took the name since the stage-create: the name is not ours to create.
-  return RequireNameFree(ctx, change.id);
+  return RequireNameFree(backend, change.id);
 }
 
 // Keeps the table's files in the warehouse bucket: a location elsewhere (a client's file:/ path,
@@ -97,10 +97,9 @@ void KeepLocationInWarehouse(const TableChange& change, PreparedCommit& prepared
 }
 
 // Applies the change to the current metadata and writes the next metadata file if it differs.
-HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow_create,
-                      PreparedCommit& out) {
+HandlerResult Prepare(Backend& backend, const TableChange& change, bool allow_create, PreparedCommit& out) {
   out = PreparedCommit{};
-  if (auto error = LoadCurrent(ctx, change, allow_create, out)) return error;
+  if (auto error = LoadCurrent(backend, change, allow_create, out)) return error;
   iceberg::CommitOptions options;
   options.now_ms = ToUnixMillis(Now());
   if (out.entity) options.previous_metadata_location = out.entity->metadata_location;
@@ -117,9 +116,9 @@ HandlerResult Prepare(RequestContext& ctx, const TableChange& change, bool allow
   if (!out.changed) return kHandled;
   KeepLocationInWarehouse(change, out);
   out.new_location = out.next->NewFileLocation(options.previous_metadata_location, RandomUuid());
-  if (auto error = RequireInWarehouse(ctx, out.new_location)) return error;
+  if (auto error = RequireInWarehouse(change.id.warehouse, out.new_location)) return error;
   out.next_json = std::make_shared<const TableText>(out.next->ToJsonPieces());
-  auto file = TableMetadataFileRecord(ctx.backend, out.new_location, *out.next_json);
+  auto file = TableMetadataFileRecord(backend, out.new_location, *out.next_json);
   if (!file.ok()) {
     out.new_location.clear();
     return ErrorFromStatus(file.status(), BadRequest(file.status().message()));
@@ -156,30 +155,23 @@ void AddToCommit(const TableChange& change, const PreparedCommit& prepared, meta
   }
 }
 
-void DiscardPrepared(RequestContext& ctx, const std::vector<PreparedCommit>& prepared) {
+void DiscardPrepared(Backend& backend, const std::vector<PreparedCommit>& prepared) {
   for (const PreparedCommit& commit : prepared) {
     if (!commit.changed || commit.new_location.empty()) continue;
-    DiscardMetadataFileRecord(ctx.backend, commit.new_file);
-    ForgetTableVersion(ctx.backend, commit.new_location);
+    DiscardMetadataFileRecord(backend, commit.new_file);
+    ForgetTableVersion(backend, commit.new_location);
   }
 }
-
-// What caching a new version pushed out of the caches: released once the commit has answered,
-// since freeing parsed documents is not the client's wait.
-struct ReleasedVersions {
-  std::vector<std::shared_ptr<const iceberg::TableMetadata>> tables;
-  std::vector<std::shared_ptr<const TableText>> texts;
-};
 
 // Caches the new version (parsed, and its text as the commit's pieces) under its new location
 // before the commit makes it visible: whoever then reads the table's row — the table's next
 // commit, the loads of clients whose commits lost — finds it ready. Only the commit makes the
 // location reachable; DiscardPrepared forgets it if the commit does not happen.
-void CacheNewVersion(RequestContext& ctx, PreparedCommit& prepared, ReleasedVersions& released) {
-  auto tables = ctx.backend.tables.Put(
-      prepared.new_location, std::make_shared<const iceberg::TableMetadata>(std::move(*prepared.next)),
-      ParsedMetadataBytes(prepared.new_file.size));
-  auto texts = CacheCommittedTableText(ctx.backend, prepared.new_location, prepared.next_json);
+void CacheNewVersion(Backend& backend, PreparedCommit& prepared, ReleasedVersions& released) {
+  auto tables = backend.tables.Put(prepared.new_location,
+                                   std::make_shared<const iceberg::TableMetadata>(std::move(*prepared.next)),
+                                   ParsedMetadataBytes(prepared.new_file.size));
+  auto texts = CacheCommittedTableText(backend, prepared.new_location, prepared.next_json);
   std::move(tables.begin(), tables.end(), std::back_inserter(released.tables));
   std::move(texts.begin(), texts.end(), std::back_inserter(released.texts));
 }
@@ -228,30 +220,28 @@ HandlerResult AuthorizeChange(RequestContext& ctx, const TableChange& change, bo
 
 }  // namespace
 
-HandlerResult CommitTable(RequestContext& ctx) {
-  Json body;
-  if (auto error = ParseJsonObject(ctx, body)) return error;
+HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table, iceberg::TableChanges changes,
+                                ReleasedVersions& released, CommittedTable& out) {
   TableChange change;
-  change.id = ctx.Entity(meta::EntityKind::kTable);
-  if (auto error = ReadChange(body, change)) return error;
-  if (auto error = AuthorizeChange(ctx, change, true)) return error;
+  change.id = table;
+  change.changes = std::move(changes);
   const std::string display = DisplayName(change.id);
-  ReleasedVersions released;  // declared before the lock: freed after it is let go and the answer sent
-  std::unique_lock<std::mutex> table_lock(ctx.backend.CommitLock(change.id));
+  std::unique_lock<std::mutex> table_lock(backend.CommitLock(change.id));
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
     std::vector<PreparedCommit> prepared(1);
-    PreparedCommit& table = prepared[0];
-    if (auto error = Prepare(ctx, change, true, table)) return error;
-    if (!table.changed) {
-      const std::string& location = table.entity->metadata_location;
-      AddCommitEtag(ctx, location);
-      return SendJsonAfterHead(
-          ctx, CommitResultHead(location),
-          *CachedTableText(ctx.backend, location, *table.current, iceberg::SnapshotSelection::kAll));
+    PreparedCommit& next = prepared[0];
+    if (auto error = Prepare(backend, change, true, next)) return error;
+    if (!next.changed) {
+      out.metadata_location = next.entity->metadata_location;
+      out.text =
+          CachedTableText(backend, out.metadata_location, *next.current, iceberg::SnapshotSelection::kAll);
+      out.metadata = next.current;
+      return kHandled;
     }
     meta::MetadataCommit commit;
-    AddToCommit(change, table, commit);
-    CacheNewVersion(ctx, table, released);
+    AddToCommit(change, next, commit);
+    out.text = next.next_json;
+    CacheNewVersion(backend, next, released);
     // Once the commit is visible the table's next commit may start from it, while this one waits
     // for its fsync before answering.
     bool visible = false;
@@ -259,21 +249,39 @@ HandlerResult CommitTable(RequestContext& ctx) {
       visible = true;
       table_lock.unlock();
     };
-    Status swapped = ctx.catalog().CommitMetadata(commit);
+    Status swapped = backend.catalog().CommitMetadata(commit);
     if (visible && !swapped.ok()) return StateUnknown(swapped);
     if (swapped.ok()) {
-      AddCommitEtag(ctx, table.new_location);
-      return SendJsonAfterHead(ctx, CommitResultHead(table.new_location), *table.next_json);
+      out.metadata_location = next.new_location;
+      out.metadata = backend.tables.Get(next.new_location);
+      return kHandled;
     }
-    DiscardPrepared(ctx, prepared);
+    DiscardPrepared(backend, prepared);
     // A name taken since the checks (by a table or a view) is final, not a race to retry.
-    if (swapped.code() == ErrorCode::kAlreadyExists) return NameTaken(ctx, change.id);
+    if (swapped.code() == ErrorCode::kAlreadyExists) return NameTaken(backend, change.id);
     if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, display);
     BackOff(attempt);
   }
   return MakeError(
       409, "CommitFailedException",
       "Commit failed for " + display + ": too many concurrent commits (limits::kCatalogCommitRetriesMax)");
+}
+
+HandlerResult CommitTable(RequestContext& ctx) {
+  Json body;
+  if (auto error = ParseJsonObject(ctx, body)) return error;
+  TableChange change;
+  change.id = ctx.Entity(meta::EntityKind::kTable);
+  if (auto error = ReadChange(body, change)) return error;
+  if (auto error = AuthorizeChange(ctx, change, true)) return error;
+  ReleasedVersions released;  // declared first: freed after the answer is sent
+  CommittedTable committed;
+  if (auto error =
+          CommitTableChange(ctx.backend, change.id, std::move(*change.changes), released, committed)) {
+    return error;
+  }
+  AddCommitEtag(ctx, committed.metadata_location);
+  return SendJsonAfterHead(ctx, CommitResultHead(committed.metadata_location), *committed.text);
 }
 
 namespace {
@@ -324,15 +332,15 @@ HandlerResult CommitTransaction(RequestContext& ctx) {
     std::vector<PreparedCommit> prepared(changes.size());
     meta::MetadataCommit commit;
     for (size_t i = 0; i < changes.size(); ++i) {
-      if (auto error = Prepare(ctx, changes[i], false, prepared[i])) {
-        DiscardPrepared(ctx, prepared);
+      if (auto error = Prepare(ctx.backend, changes[i], false, prepared[i])) {
+        DiscardPrepared(ctx.backend, prepared);
         return error;
       }
       if (prepared[i].changed) AddToCommit(changes[i], prepared[i], commit);
     }
     if (commit.new_files.empty()) return SendNoContent(ctx);
     for (PreparedCommit& table : prepared) {
-      if (table.changed) CacheNewVersion(ctx, table, released);
+      if (table.changed) CacheNewVersion(ctx.backend, table, released);
     }
     bool visible = false;
     commit.on_visible = [&] {  // as for one table: the next commits may start from this one
@@ -342,7 +350,7 @@ HandlerResult CommitTransaction(RequestContext& ctx) {
     Status swapped = ctx.catalog().CommitMetadata(commit);
     if (visible && !swapped.ok()) return StateUnknown(swapped);
     if (swapped.ok()) return SendNoContent(ctx);
-    DiscardPrepared(ctx, prepared);
+    DiscardPrepared(ctx.backend, prepared);
     if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, "in transaction");
     BackOff(attempt);
   }

@@ -410,13 +410,13 @@ std::string EntityDisplayName(const RequestContext& ctx);
 // "Table" or "View", as messages name them.
 const char* KindName(meta::EntityKind kind);
 // Which kind holds the name of `wanted` (its own kind first), if any.
-std::optional<meta::EntityKind> HolderKind(RequestContext& ctx, const meta::EntityId& wanted);
+std::optional<meta::EntityKind> HolderKind(Backend& backend, const meta::EntityId& wanted);
 // The 409 AlreadyExistsException for a taken name, worded as the reference server words it (Java
 // clients and the conformance kit compare the text): "<Kind> already exists: ns.name" when the
 // same kind holds it, "<Other kind> with same name already exists: ns.name" otherwise.
-IcebergError NameTaken(RequestContext& ctx, const meta::EntityId& wanted);
+IcebergError NameTaken(Backend& backend, const meta::EntityId& wanted);
 // NameTaken unless neither a table nor a view holds the name of `wanted`.
-HandlerResult RequireNameFree(RequestContext& ctx, const meta::EntityId& wanted);
+HandlerResult RequireNameFree(Backend& backend, const meta::EntityId& wanted);
 // Where a new table lives: the client's location when it lies inside the warehouse bucket (below
 // its root), else a fresh default location. Locations elsewhere (another bucket, file:/...) are
 // overridden rather than refused, as the REST spec allows: serac stores data only in its own
@@ -446,11 +446,31 @@ HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::stri
                               const iceberg::TableMetadata& metadata, bool vend_write,
                               iceberg::SnapshotSelection selection = iceberg::SnapshotSelection::kAll,
                               const std::string* etag = nullptr);
-// 400 unless `location` is an object location in the request's warehouse bucket.
+// 400 unless `location` is an object location in the warehouse bucket (the request's).
+HandlerResult RequireInWarehouse(std::string_view warehouse, const std::string& location);
 HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location);
 
 // catalog_commit.cc
+// What caching a new version pushed out of the caches: released once the commit has answered,
+// since freeing parsed documents is not the client's wait.
+struct ReleasedVersions {
+  std::vector<std::shared_ptr<const iceberg::TableMetadata>> tables;
+  std::vector<std::shared_ptr<const TableText>> texts;
+};
+// The table's metadata after a commit: the current file, its document as loads send it, parsed.
+struct CommittedTable {
+  std::string metadata_location;
+  std::shared_ptr<const TableText> text;
+  std::shared_ptr<const iceberg::TableMetadata> metadata;  // null when the cache let it go already
+};
+// Applies `changes` to the table (a commit that finishes a staged create creates it) under its
+// commit lock, retrying lost races with the requirements checked against the winner. The caller
+// has authorised it. Used by the REST route and by the server's own writers (in_process_tables.h).
+HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table, iceberg::TableChanges changes,
+                                ReleasedVersions& released, CommittedTable& out);
 HandlerResult CommitTable(RequestContext& ctx);
+// in_process_catalog.cc: CatalogService::InProcessTables.
+std::unique_ptr<iceberg::TableCatalog> MakeInProcessTableCatalog(Backend& backend, std::string warehouse);
 HandlerResult CommitTransaction(RequestContext& ctx);
 
 // catalog_views.cc

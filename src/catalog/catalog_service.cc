@@ -15,6 +15,7 @@
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "iceberg/table_catalog.h"
 #include "service/authenticate.h"
 #include "service/error_response.h"
 
@@ -46,6 +47,10 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
 }
 
 CatalogService::~CatalogService() = default;
+
+std::unique_ptr<iceberg::TableCatalog> CatalogService::InProcessTables(std::string warehouse) {
+  return MakeInProcessTableCatalog(impl_->backend, std::move(warehouse));
+}
 
 namespace {
 

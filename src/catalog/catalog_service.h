@@ -21,6 +21,9 @@
 namespace serac::auth {
 class IdentityService;
 }
+namespace serac::iceberg {
+class TableCatalog;
+}
 
 namespace serac::catalog {
 
@@ -44,6 +47,12 @@ class CatalogService {
   // Serves a request whose path starts with "/_iceberg".
   void Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
               http::RequestOutcome& outcome);
+
+  // The tables of `warehouse` for the server's own writers (table maintenance): loads, and commits
+  // on the REST routes' commit path with the same requirements, retries and caches, as the server
+  // itself, without a principal. Files go through catalog/in_process_tables.h's MakeObjectFileIO.
+  // Must not outlive the service.
+  std::unique_ptr<iceberg::TableCatalog> InProcessTables(std::string warehouse);
 
  private:
   struct Impl;

@@ -84,7 +84,8 @@ HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
     const meta::EntityId to{ctx.path.warehouse, to_levels, to_name, kind};
     return MakeError(409, "AlreadyExistsException",
                      "Cannot rename " + from_display + " to " + NamespaceDisplayName(to_levels) + "." +
-                         to_name + ". " + KindName(HolderKind(ctx, to).value_or(kind)) + " already exists");
+                         to_name + ". " + KindName(HolderKind(ctx.backend, to).value_or(kind)) +
+                         " already exists");
   }
   if (renamed.code() == ErrorCode::kNotFound && ctx.catalog().GetEntity(from).ok()) {
     return NoSuchNamespace(NamespaceDisplayName(to_levels));
@@ -100,20 +101,20 @@ std::string EntityDisplayName(const RequestContext& ctx) {
 
 const char* KindName(meta::EntityKind kind) { return kind == meta::EntityKind::kTable ? "Table" : "View"; }
 
-std::optional<meta::EntityKind> HolderKind(RequestContext& ctx, const meta::EntityId& wanted) {
+std::optional<meta::EntityKind> HolderKind(Backend& backend, const meta::EntityId& wanted) {
   for (meta::EntityKind kind :
        {wanted.kind,
         wanted.kind == meta::EntityKind::kTable ? meta::EntityKind::kView : meta::EntityKind::kTable}) {
     meta::EntityId id = wanted;
     id.kind = kind;
-    if (ctx.catalog().GetEntity(id).ok()) return kind;
+    if (backend.catalog().GetEntity(id).ok()) return kind;
   }
   return std::nullopt;
 }
 
-IcebergError NameTaken(RequestContext& ctx, const meta::EntityId& wanted) {
+IcebergError NameTaken(Backend& backend, const meta::EntityId& wanted) {
   const std::string display = NamespaceDisplayName(wanted.levels) + "." + wanted.name;
-  const meta::EntityKind holder = HolderKind(ctx, wanted).value_or(wanted.kind);
+  const meta::EntityKind holder = HolderKind(backend, wanted).value_or(wanted.kind);
   if (holder == wanted.kind) {
     return MakeError(409, "AlreadyExistsException",
                      std::string(KindName(holder)) + " already exists: " + display);
@@ -122,12 +123,12 @@ IcebergError NameTaken(RequestContext& ctx, const meta::EntityId& wanted) {
                    std::string(KindName(holder)) + " with same name already exists: " + display);
 }
 
-HandlerResult RequireNameFree(RequestContext& ctx, const meta::EntityId& wanted) {
+HandlerResult RequireNameFree(Backend& backend, const meta::EntityId& wanted) {
   for (meta::EntityKind kind : {meta::EntityKind::kTable, meta::EntityKind::kView}) {
     meta::EntityId id = wanted;
     id.kind = kind;
-    auto existing = ctx.catalog().GetEntity(id);
-    if (existing.ok()) return NameTaken(ctx, wanted);
+    auto existing = backend.catalog().GetEntity(id);
+    if (existing.ok()) return NameTaken(backend, wanted);
     if (existing.status().code() != ErrorCode::kNotFound)
       return ErrorFromStatus(existing.status(), BadRequest(""));
   }
@@ -180,13 +181,17 @@ std::string TableEtag(const std::string& metadata_location, iceberg::SnapshotSel
   return "\"" + Sha256Hex(metadata_location + mode).substr(0, 32) + "\"";
 }
 
-HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location) {
+HandlerResult RequireInWarehouse(std::string_view warehouse, const std::string& location) {
   auto parsed = ParseS3Location(location);
-  if (!parsed || parsed->bucket != ctx.path.warehouse || parsed->key.empty()) {
-    return BadRequest("metadata location must be inside the warehouse bucket " + ctx.path.warehouse + ": " +
-                      location);
+  if (!parsed || parsed->bucket != warehouse || parsed->key.empty()) {
+    return BadRequest("metadata location must be inside the warehouse bucket " + std::string(warehouse) +
+                      ": " + location);
   }
   return kHandled;
+}
+
+HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location) {
+  return RequireInWarehouse(ctx.path.warehouse, location);
 }
 
 namespace {
@@ -238,7 +243,7 @@ HandlerResult CreateTable(RequestContext& ctx) {
     return error;
   }
   if (auto error = CheckNameAndNamespace(ctx, name)) return error;
-  if (auto error = RequireNameFree(ctx, ctx.Entity(meta::EntityKind::kTable))) return error;
+  if (auto error = RequireNameFree(ctx.backend, ctx.Entity(meta::EntityKind::kTable))) return error;
   const std::string location =
       ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, name, request->location());
   auto metadata = request->NewMetadata(location, RandomUuid(), ToUnixMillis(Now()));
@@ -269,7 +274,7 @@ HandlerResult CreateTable(RequestContext& ctx) {
   if (!created.ok()) {
     DiscardMetadataFileRecord(ctx.backend, *file_record);
     if (created.code() == ErrorCode::kAlreadyExists)
-      return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
+      return NameTaken(ctx.backend, ctx.Entity(meta::EntityKind::kTable));
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   ctx.backend.tables.Put(file, std::make_shared<const iceberg::TableMetadata>(*metadata),
@@ -361,7 +366,7 @@ HandlerResult RegisterTable(RequestContext& ctx) {
   Status registered = ctx.catalog().RegisterEntity(record, overwrite);
   if (!registered.ok()) {
     if (registered.code() == ErrorCode::kAlreadyExists)
-      return NameTaken(ctx, ctx.Entity(meta::EntityKind::kTable));
+      return NameTaken(ctx.backend, ctx.Entity(meta::EntityKind::kTable));
     return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   const bool vend_write =

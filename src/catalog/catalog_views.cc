@@ -68,7 +68,7 @@ HandlerResult CreateView(RequestContext& ctx) {
     return error;
   }
   if (auto error = RequireNamespace(ctx)) return error;
-  if (auto error = RequireNameFree(ctx, ctx.Entity(meta::EntityKind::kView))) return error;
+  if (auto error = RequireNameFree(ctx.backend, ctx.Entity(meta::EntityKind::kView))) return error;
   // The view's location is kept as given (it names no files serac has to manage); its metadata
   // files live in the warehouse: below that location when it is there, else at a default place.
   const std::string storage =
@@ -85,7 +85,7 @@ HandlerResult CreateView(RequestContext& ctx) {
   if (!created.ok()) {
     DeleteMetadataFileQuietly(ctx.backend, file);
     if (created.code() == ErrorCode::kAlreadyExists)
-      return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
+      return NameTaken(ctx.backend, ctx.Entity(meta::EntityKind::kView));
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   ctx.backend.views.Put(file, std::make_shared<const iceberg::ViewMetadata>(*metadata),
@@ -175,7 +175,7 @@ HandlerResult RegisterView(RequestContext& ctx) {
   Status registered = ctx.catalog().RegisterEntity(ViewRecord(ctx, **metadata, location, directory), false);
   if (!registered.ok()) {
     if (registered.code() == ErrorCode::kAlreadyExists)
-      return NameTaken(ctx, ctx.Entity(meta::EntityKind::kView));
+      return NameTaken(ctx.backend, ctx.Entity(meta::EntityKind::kView));
     return ErrorFromStatus(registered, NoSuchNamespace(NamespaceDisplayName(ctx.path.levels)));
   }
   return SendViewResult(ctx, location, **metadata);

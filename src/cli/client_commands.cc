@@ -312,6 +312,9 @@ void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
   load->add_option("--format", state.input_format, "parquet, csv or jsonl (default: from each file's name)");
   load->add_option("--mode", state.load_mode,
                    "append (default), or overwrite: the files replace everything the table holds");
+  load->add_option("--where", state.where,
+                   "With --mode overwrite: replace only the rows matching this filter, whole files at a time "
+                   "(every loaded row must match it), e.g. \"day >= '2026-01-01' and kind in ('a', 'b')\"");
   load->add_option("--partition-by", state.partition_by,
                    "With --create: the new table's partitioning, e.g. \"day(ts), bucket(16, id)\"");
   CLI::App* remove_rows = AddLeaf(

@@ -57,6 +57,7 @@ struct CommandState {
   std::vector<std::string> input_files;
   std::string input_format;  // empty: from each file's extension
   std::string load_mode = "append";
+  std::string where;         // --where: with --mode overwrite, the rows replaced
   std::string partition_by;  // --partition-by, with --create
   bool create_table = false;
   // table delete-rows

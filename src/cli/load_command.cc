@@ -1,9 +1,10 @@
 // `serac table load WAREHOUSE NS TABLE FILE...`: local Parquet, CSV or JSON-lines files written as
 // the table's own Parquet data files (through S3 on the server) and committed as one snapshot
 // through the catalog: an append, or with --mode overwrite a replacement of everything the table
-// held. Nothing is committed unless every row fits; a commit that loses a race is prepared again on
-// the new table state (the data files are kept, only manifests are rewritten); a commit whose
-// answer was lost is looked for before it is tried again (iceberg::CommitSnapshot).
+// held (or, with --where, of the rows matching a filter, whole files at a time). Nothing is committed unless
+// every row fits; a commit that loses a race is prepared again on the new table state (the data files are
+// kept, only manifests are rewritten); a commit whose answer was lost is looked for before it is tried again
+// (iceberg::CommitSnapshot).
 #include <unistd.h>
 
 #include <chrono>
@@ -101,6 +102,12 @@ Status LoadIntoTable(const CommandState& state) {
   if (state.load_mode != "append" && state.load_mode != "overwrite") {
     return Error(ErrorCode::kInvalidArgument, "--mode is append or overwrite, not " + state.load_mode);
   }
+  const bool overwrite = state.load_mode == "overwrite";
+  std::optional<iceberg::Expression> where;
+  if (!state.where.empty()) {
+    if (!overwrite) return Error(ErrorCode::kInvalidArgument, "--where applies to --mode overwrite");
+    SERAC_ASSIGN_OR_RETURN(where, iceberg::ParseFilterText(state.where));
+  }
   SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, client::ParseNamespace(state.ns));
   const client::TableIdentifier id{levels, state.name};
   SERAC_ASSIGN_OR_RETURN(std::unique_ptr<client::RestCatalog> catalog, ConnectCatalog(state));
@@ -127,6 +134,7 @@ Status LoadIntoTable(const CommandState& state) {
                                                   " exists and is written with its own partition spec");
   }
   if (!table.ok()) return table.status();
+  if (where) SERAC_RETURN_IF_ERROR(iceberg::BindExpression(*where, table->CurrentSchema()).status());
 
   SERAC_ASSIGN_OR_RETURN(parquet::WriteOptions options,
                          parquet::WriteOptions::FromTableProperties(table->properties()));
@@ -168,11 +176,14 @@ Status LoadIntoTable(const CommandState& state) {
     writer.AbortAndDelete();
     return files.status();
   }
-  const bool overwrite = state.load_mode == "overwrite";
   iceberg::SnapshotProducer producer(
       *io, overwrite ? iceberg::ProducerKind::kOverwrite : iceberg::ProducerKind::kAppend);
   for (iceberg::DataFile& file : *files) producer.AddDataFile(std::move(file));
-  if (overwrite) producer.RemoveAllFiles();
+  if (where) {
+    producer.RemoveRowsMatching(*where, true);
+  } else if (overwrite) {
+    producer.RemoveAllFiles();
+  }
   client::RestTableCatalog table_catalog(*catalog);
   Result<int64_t> snapshot =
       iceberg::CommitSnapshot(table_catalog, iceberg::TableRef{levels, state.name}, producer);
@@ -185,7 +196,9 @@ Status LoadIntoTable(const CommandState& state) {
   char line[512];
   std::snprintf(line, sizeof(line),
                 "%s %llu rows into %s.%s: %llu data files, %llu bytes, snapshot %lld (%.1f s, %.0f rows/s)",
-                overwrite ? "Replaced the table's rows with" : "Loaded",
+                where       ? "Replaced the matching rows with"
+                : overwrite ? "Replaced the table's rows with"
+                            : "Loaded",
                 static_cast<unsigned long long>(progress.rows), state.ns.c_str(), state.name.c_str(),
                 static_cast<unsigned long long>(progress.files_written),
                 static_cast<unsigned long long>(progress.bytes_written), static_cast<long long>(*snapshot),

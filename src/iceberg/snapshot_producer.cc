@@ -117,11 +117,15 @@ struct Removals {
   std::vector<const DataFile*> dangling_dv_files;
   // Delete files whose data sequence number is below this apply to no live data file.
   int64_t drop_deletes_below = 0;
+  // RemoveRowsMatching: files all of whose rows match go; `filter_text` names it in errors.
+  const FileFilter* filter = nullptr;
+  std::string filter_text;
 };
 
 bool MarkedForRemoval(const ManifestEntry& entry, bool delete_manifest, const Removals& removals) {
   if (removals.all) return true;
   const DataFile& file = entry.file;
+  if (removals.filter && removals.filter->Evaluate(file) == FileMatch::kAll) return true;
   if (!delete_manifest) return removals.data_paths.count(file.file_path) > 0;
   if (removals.delete_keys.count(ContentFileKey(file)) > 0) return true;
   if (IsDeletionVector(file) && file.referenced_data_file &&
@@ -135,7 +139,7 @@ bool MarkedForRemoval(const ManifestEntry& entry, bool delete_manifest, const Re
 bool MayNeedRewrite(const ManifestFile& manifest, bool delete_manifest, const Removals& removals,
                     const std::map<int32_t, std::optional<Type>>& types) {
   if (!HasLiveFiles(manifest)) return false;
-  if (removals.all) return true;
+  if (removals.all || removals.filter) return true;
   auto any_may_hold = [&](const std::vector<const DataFile*>& files) {
     return std::any_of(files.begin(), files.end(), [&](const DataFile* file) {
       return MayHold(manifest, file->spec_id, file->partition, types);
@@ -163,7 +167,15 @@ Result<State::Rewrite> RewriteManifest(State& state, const TableMetadata& base, 
     SERAC_ASSIGN_OR_RETURN(bool more, reader.Next(entry));
     if (!more) break;
     if (entry.status == EntryStatus::kDeleted) continue;
-    any_marked = any_marked || MarkedForRemoval(entry, delete_manifest, removals);
+    const bool marked = MarkedForRemoval(entry, delete_manifest, removals);
+    // Delete files only some of whose rows match stay, as Java leaves them; data files cannot.
+    if (!marked && !delete_manifest && removals.filter &&
+        removals.filter->Evaluate(entry.file) == FileMatch::kSome) {
+      return Error(ErrorCode::kValidationFailed,
+                   "Cannot delete file where some, but not all, rows match filter " + removals.filter_text +
+                       ": " + entry.file.file_path);
+    }
+    any_marked = any_marked || marked;
     live.push_back(entry);
   }
   State::Rewrite rewrite;
@@ -348,7 +360,7 @@ std::string PartitionKey(const DataFile& file) {
 const char* OperationOf(ProducerKind kind, const State& state) {
   const bool adds_data = !state.added_data.empty();
   const bool adds_deletes = !state.added_deletes.empty();
-  const bool removes_data = !state.removed_data.empty() || state.remove_all;
+  const bool removes_data = !state.removed_data.empty() || state.remove_all || state.row_filter;
   switch (kind) {
     case ProducerKind::kAppend:
       return "append";
@@ -366,7 +378,8 @@ const char* OperationOf(ProducerKind kind, const State& state) {
 
 // What the kind allows, and what the format version allows.
 Status CheckChange(const State& state, int version) {
-  const bool removes = !state.removed_data.empty() || !state.removed_deletes.empty() || state.remove_all;
+  const bool removes =
+      !state.removed_data.empty() || !state.removed_deletes.empty() || state.remove_all || state.row_filter;
   switch (state.kind) {
     case ProducerKind::kAppend:
       if (removes || !state.added_deletes.empty()) return Invalid("an append only adds data files");
@@ -377,10 +390,10 @@ Status CheckChange(const State& state, int version) {
       }
       break;
     case ProducerKind::kRowDelta:
-      if (state.remove_all) return Invalid("a row delta removes files one by one");
+      if (state.remove_all || state.row_filter) return Invalid("a row delta removes files one by one");
       break;
     case ProducerKind::kReplaceFiles:
-      if (state.remove_all) return Invalid("a replace names the files it replaces");
+      if (state.remove_all || state.row_filter) return Invalid("a replace names the files it replaces");
       if (state.removed_data.empty() && !state.added_data.empty()) {
         return Invalid("a replace that adds data files must remove the data files they replace");
       }
@@ -480,6 +493,11 @@ void SnapshotProducer::AddDeleteFile(DataFile file) { state_->added_deletes.push
 void SnapshotProducer::RemoveDataFile(DataFile file) { state_->removed_data.push_back(std::move(file)); }
 void SnapshotProducer::RemoveDeleteFile(DataFile file) { state_->removed_deletes.push_back(std::move(file)); }
 void SnapshotProducer::RemoveAllFiles() { state_->remove_all = true; }
+
+void SnapshotProducer::RemoveRowsMatching(Expression filter, bool added_must_match) {
+  state_->row_filter = std::move(filter);
+  state_->added_must_match_filter = added_must_match;
+}
 void SnapshotProducer::KeepDataSequenceNumber(int64_t sequence_number) {
   state_->kept_data_sequence_number = sequence_number;
 }
@@ -554,6 +572,23 @@ Result<PreparedCommit> SnapshotProducer::Prepare(const TableMetadata& base, int6
   const auto types = PartitionTypes(base);
   Removals removals;
   removals.all = s.remove_all;
+  std::optional<FileFilter> filter;
+  if (s.row_filter) {
+    SERAC_ASSIGN_OR_RETURN(BoundExpression bound, BindExpression(*s.row_filter, base.CurrentSchema()));
+    filter.emplace(std::move(bound), base);
+    removals.filter = &*filter;
+    removals.filter_text = s.row_filter->ToString();
+    if (s.added_must_match_filter) {
+      for (DataFile file : s.added_data) {
+        file.spec_id = base.default_spec_id();
+        if (filter->Evaluate(file) != FileMatch::kAll && file.record_count > 0) {
+          return Error(ErrorCode::kValidationFailed,
+                       "Cannot append file with rows that do not match filter: " + removals.filter_text +
+                           ": " + file.file_path);
+        }
+      }
+    }
+  }
   for (const DataFile& file : s.removed_data) {
     removals.data_paths.insert(file.file_path);
     removals.data_files.push_back(&file);
@@ -565,9 +600,15 @@ Result<PreparedCommit> SnapshotProducer::Prepare(const TableMetadata& base, int6
     removals.delete_files.push_back(&file);
   }
   std::vector<DataFile> removed;
-  if (!removals.data_paths.empty() || removals.all) {
+  if (!removals.data_paths.empty() || removals.all || removals.filter) {
     SERAC_ASSIGN_OR_RETURN(data_manifests,
                            FilterManifests(s, base, data_manifests, false, removals, types, removed));
+  }
+  // The data files a row filter removed take their DVs with them, as files removed by name do.
+  const std::vector<DataFile> removed_by_filter = removals.filter ? removed : std::vector<DataFile>{};
+  for (const DataFile& file : removed_by_filter) {
+    if (removals.dangling_dv_data_paths.insert(file.file_path).second)
+      removals.dangling_dv_files.push_back(&file);
   }
   // Delete files older than every live data file apply to nothing any more (Java drops them too).
   removals.drop_deletes_below = base.last_sequence_number();

@@ -1,7 +1,8 @@
 // Snapshot producers: the commits that change a table's files, built as Java Iceberg's
 // MergingSnapshotProducer builds them, one class for the four kinds of change:
 //   append         data files added (operation "append");
-//   overwrite      data files removed (by file, or all of them: the row filter "true") and added
+//   overwrite      data files removed (by file, or by a row filter: the files all of whose rows
+//                  match it, refusing a file only some of whose rows may match) and added
 //                  ("overwrite", or "delete" when nothing is added);
 //   row delta      data files and delete files added (position deletes, equality deletes, v3
 //                  deletion vectors), delete files replaced ("append", "delete" or "overwrite" as
@@ -43,6 +44,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "iceberg/expression.h"
 #include "iceberg/file_io.h"
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
@@ -87,6 +89,14 @@ class SnapshotProducer {
   void RemoveDeleteFile(DataFile file);
   // Overwrite by the row filter "true": every live data and delete file goes.
   void RemoveAllFiles();
+  // Overwrite by a row filter, bound to the table's schema at each Prepare, as Java's
+  // overwriteByRowFilter: data files all of whose rows match go (decided by partition and column
+  // metrics, expression.h's FileFilter), and so do delete files all of whose rows match; a data
+  // file only some of whose rows may match fails the change with kValidationFailed ("Cannot
+  // delete file where some, but not all, rows match filter ..."). With `added_must_match`, every
+  // added data file must be shown to hold only matching rows (Java's
+  // validateAddedFilesMatchOverwriteFilter), so that the overwrite replaces exactly what it names.
+  void RemoveRowsMatching(Expression filter, bool added_must_match);
   // Replace files: the added data files keep this data sequence number (the highest of the files
   // they replace), so deletes committed after those files still apply to the rewritten rows.
   void KeepDataSequenceNumber(int64_t sequence_number);

@@ -25,6 +25,8 @@ struct SnapshotProducer::State {
   std::vector<DataFile> removed_data;
   std::vector<DataFile> removed_deletes;
   bool remove_all = false;
+  std::optional<Expression> row_filter;  // RemoveRowsMatching
+  bool added_must_match_filter = false;
   std::optional<int64_t> kept_data_sequence_number;
   bool validate_from_set = false;
   std::optional<int64_t> validate_from;

@@ -235,6 +235,65 @@ TEST_F(SnapshotProducerTest, OverwriteOfEverythingRemovesDataAndDeleteFiles) {
   EXPECT_EQ(summary.at("removed-delete-files"), "2");
 }
 
+TEST_F(SnapshotProducerTest, OverwriteByRowFilterRemovesWhatMatchesAndRefusesPartialFiles) {
+  auto catalog = NewTable(3, true);
+  Append(*catalog, {Data("x1", 10, "x"), Data("y1", 20, "y"), Data("y2", 30, "y")});
+  {
+    SnapshotProducer delta(*io_, ProducerKind::kRowDelta);
+    const TableFiles files = Files(*catalog);
+    for (const LiveFile& data : files.data)
+      if (data.file.file_path.find("/y1.") != std::string::npos) AddDv(delta, files, data, {1, 2});
+    ASSERT_TRUE(Commit(*catalog, delta).ok());
+  }
+  auto filter = ParseFilterText("category = 'y'");
+  ASSERT_TRUE(filter.ok());
+
+  // An added file that cannot be shown to match: refused when asked, before anything is removed.
+  {
+    SnapshotProducer overwrite(*io_, ProducerKind::kOverwrite);
+    overwrite.RemoveRowsMatching(*filter, true);
+    overwrite.AddDataFile(Data("x2", 5, "x"));
+    auto committed = Commit(*catalog, overwrite);
+    EXPECT_EQ(committed.status().code(), ErrorCode::kValidationFailed);
+    EXPECT_NE(committed.status().message().find("do not match filter: category = 'y'"), std::string::npos)
+        << committed.status().message();
+  }
+  SnapshotProducer overwrite(*io_, ProducerKind::kOverwrite);
+  overwrite.RemoveRowsMatching(*filter, true);
+  overwrite.AddDataFile(Data("y3", 7, "y"));
+  ASSERT_TRUE(Commit(*catalog, overwrite).ok());
+  const TableFiles files = Files(*catalog);
+  EXPECT_EQ(Paths(files.data), (std::vector<std::string>{"x1.parquet", "y3.parquet"}));
+  EXPECT_TRUE(files.deletes.empty());  // the DV of y1 went with it
+  auto summary = Summary(*catalog);
+  EXPECT_EQ(summary.at("operation"), "overwrite");
+  EXPECT_EQ(summary.at("deleted-data-files"), "2");
+  EXPECT_EQ(summary.at("removed-dvs"), "1");
+  EXPECT_EQ(summary.at("total-records"), "17");
+
+  // Partition values cannot tell which rows of x1 have id < 5 (no metrics): the file is refused.
+  SnapshotProducer partial(*io_, ProducerKind::kOverwrite);
+  partial.RemoveRowsMatching(*ParseFilterText("category = 'x' and id < 5"), false);
+  auto refused = Commit(*catalog, partial);
+  EXPECT_EQ(refused.status().code(), ErrorCode::kValidationFailed);
+  EXPECT_NE(refused.status().message().find("Cannot delete file where some, but not all, rows match filter "
+                                            "(category = 'x' AND id < 5): "),
+            std::string::npos)
+      << refused.status().message();
+  // A filter nothing matches is a delete of nothing; one naming no column of the table is refused.
+  SnapshotProducer nothing(*io_, ProducerKind::kOverwrite);
+  nothing.RemoveRowsMatching(*ParseFilterText("category = 'z'"), false);
+  ASSERT_TRUE(Commit(*catalog, nothing).ok());
+  EXPECT_EQ(Paths(Files(*catalog).data), (std::vector<std::string>{"x1.parquet", "y3.parquet"}));
+  SnapshotProducer unknown(*io_, ProducerKind::kOverwrite);
+  unknown.RemoveRowsMatching(*ParseFilterText("colour = 'z'"), false);
+  EXPECT_EQ(Commit(*catalog, unknown).status().code(), ErrorCode::kInvalidArgument);
+  // Only overwrites take a filter.
+  SnapshotProducer delta(*io_, ProducerKind::kRowDelta);
+  delta.RemoveRowsMatching(*filter, false);
+  EXPECT_EQ(Commit(*catalog, delta).status().code(), ErrorCode::kInvalidArgument);
+}
+
 TEST_F(SnapshotProducerTest, DeletionVectorsAreMergedOnePerDataFile) {
   auto catalog = NewTable(3);
   Append(*catalog, {Data("a", 100), Data("b", 100)});

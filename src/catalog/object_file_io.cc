@@ -1,0 +1,164 @@
+// iceberg::FileIO on the object path: what S3's PutObject and GetObject do for a request, done
+// for the server's own table writers without HTTP in between.
+#include "catalog/catalog_internal.h"
+#include "catalog/in_process_tables.h"
+#include "common/clock.h"
+#include "common/encoding.h"
+#include "common/hash.h"
+#include "common/limits.h"
+#include "objects/object_io.h"
+
+namespace serac::catalog {
+namespace {
+
+Result<S3Location> ObjectLocation(const std::string& location) {
+  auto parsed = ParseS3Location(location);
+  if (!parsed || parsed->bucket.empty() || parsed->key.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "not an s3:// object location: " + location);
+  }
+  return *parsed;
+}
+
+class ObjectOutputFile final : public iceberg::OutputFile {
+ public:
+  ObjectOutputFile(meta::MetaStore& meta, blob::BlobStore& blobs, S3Location target, std::string location)
+      : meta_(meta),
+        blobs_(blobs),
+        target_(std::move(target)),
+        location_(std::move(location)),
+        body_(std::make_unique<objects::ObjectBodyWriter>(blobs, limits::kInlineObjectBytesMax)),
+        md5_(Digest::Algorithm::kMd5),
+        crc_(ChecksumAlgorithm::kCrc64Nvme) {}
+
+  Status Write(std::string_view bytes) override {
+    if (!body_) return Error(ErrorCode::kInternal, "write to a closed file: " + location_);
+    SERAC_RETURN_IF_ERROR(body_->Append(bytes));
+    md5_.Update(bytes);
+    crc_.Update(bytes.data(), bytes.size());
+    return Status::Ok();
+  }
+
+  Result<uint64_t> Close() override {
+    if (!body_) return Error(ErrorCode::kInternal, "file closed twice: " + location_);
+    std::unique_ptr<objects::ObjectBodyWriter> body = std::move(body_);
+    meta::ObjectRecord record;
+    record.bucket = target_.bucket;
+    record.key = target_.key;
+    record.mtime_ms = ToUnixMillis(Now());
+    record.etag = HexEncode(md5_.Finish());
+    record.checksum = meta::ChecksumRecord{std::string(ChecksumAlgorithmName(ChecksumAlgorithm::kCrc64Nvme)),
+                                           Base64Encode(crc_.Finish()), "FULL_OBJECT"};
+    SERAC_RETURN_IF_ERROR(body->Finish(record));
+    meta::WriteCondition never_replace;
+    never_replace.if_none_match_any = true;
+    Status committed = objects::CommitObject(meta_, blobs_, record, never_replace);
+    if (committed.code() == ErrorCode::kPreconditionFailed) {
+      return Error(ErrorCode::kAlreadyExists, "file already exists: " + location_);
+    }
+    if (committed.code() == ErrorCode::kNotFound) {
+      return Error(ErrorCode::kNotFound,
+                   "no such bucket: " + target_.bucket + " (writing " + location_ + ")");
+    }
+    SERAC_RETURN_IF_ERROR(committed);
+    return record.size;
+  }
+
+  void Abort() override { body_.reset(); }  // an unfinished body writer discards its blob
+
+  uint64_t bytes_written() const override { return body_ ? body_->size() : 0; }
+
+ private:
+  meta::MetaStore& meta_;
+  blob::BlobStore& blobs_;
+  const S3Location target_;
+  const std::string location_;
+  std::unique_ptr<objects::ObjectBodyWriter> body_;  // null once closed or aborted
+  Digest md5_;
+  Checksummer crc_;
+};
+
+// Collects a range of an object in memory.
+class StringSink final : public objects::ObjectByteSink {
+ public:
+  explicit StringSink(std::string& out) : out_(out) {}
+  Status Begin(uint64_t length) override {
+    out_.reserve(static_cast<size_t>(length));
+    return Status::Ok();
+  }
+  Status Write(std::string_view bytes) override {
+    out_.append(bytes);
+    return Status::Ok();
+  }
+
+ private:
+  std::string& out_;
+};
+
+class ObjectFileIO final : public iceberg::FileIO {
+ public:
+  ObjectFileIO(meta::MetaStore& meta, blob::BlobStore& blobs) : meta_(meta), blobs_(blobs) {}
+
+  Result<std::unique_ptr<iceberg::OutputFile>> Create(const std::string& location) override {
+    SERAC_ASSIGN_OR_RETURN(S3Location target, ObjectLocation(location));
+    return std::unique_ptr<iceberg::OutputFile>(
+        std::make_unique<ObjectOutputFile>(meta_, blobs_, std::move(target), location));
+  }
+
+  Result<std::string> ReadAll(const std::string& location, uint64_t bytes_max,
+                              std::string_view limit_name) override {
+    SERAC_ASSIGN_OR_RETURN(meta::ObjectRecord object, Find(location));
+    if (object.size > bytes_max) {
+      return Error(ErrorCode::kInvalidArgument, location + " is " + std::to_string(object.size) +
+                                                    " bytes, more than " + std::string(limit_name) + " (" +
+                                                    std::to_string(bytes_max) + " bytes)");
+    }
+    return objects::ReadObjectBytes(blobs_, std::move(object));
+  }
+
+  Result<uint64_t> Size(const std::string& location) override {
+    SERAC_ASSIGN_OR_RETURN(meta::ObjectRecord object, Find(location));
+    return object.size;
+  }
+
+  Result<std::string> ReadRange(const std::string& location, uint64_t offset, uint64_t length) override {
+    SERAC_ASSIGN_OR_RETURN(meta::ObjectRecord object, Find(location));
+    if (offset > object.size || length > object.size - offset) {
+      return Error(ErrorCode::kInvalidArgument, location + " is " + std::to_string(object.size) +
+                                                    " bytes, shorter than the range " +
+                                                    std::to_string(offset) + "+" + std::to_string(length));
+    }
+    std::string bytes;
+    if (length == 0) return bytes;
+    StringSink sink(bytes);
+    SERAC_RETURN_IF_ERROR(objects::ReadObjectRange(blobs_, object, offset, length, sink));
+    return bytes;
+  }
+
+  Status Delete(const std::string& location) override {
+    SERAC_ASSIGN_OR_RETURN(S3Location target, ObjectLocation(location));
+    Status deleted = meta_.DeleteObject(target.bucket, target.key, {});
+    if (deleted.code() == ErrorCode::kNotFound) return Status::Ok();  // as S3's DELETE: already gone
+    return deleted;
+  }
+
+ private:
+  Result<meta::ObjectRecord> Find(const std::string& location) {
+    SERAC_ASSIGN_OR_RETURN(S3Location target, ObjectLocation(location));
+    auto object = meta_.GetObject(target.bucket, target.key);
+    if (!object.ok() && object.status().code() == ErrorCode::kNotFound) {
+      return Error(ErrorCode::kNotFound, "no such file: " + location);
+    }
+    return object;
+  }
+
+  meta::MetaStore& meta_;
+  blob::BlobStore& blobs_;
+};
+
+}  // namespace
+
+std::unique_ptr<iceberg::FileIO> MakeObjectFileIO(meta::MetaStore& meta, blob::BlobStore& blobs) {
+  return std::make_unique<ObjectFileIO>(meta, blobs);
+}
+
+}  // namespace serac::catalog
