@@ -444,6 +444,31 @@ def parquet_seeds():
     write("parquet_fuzzer", "nested_and_extra", parquet(nested, compression="lz4"))
 
 
+def expression_seeds():
+    """Filters as users type them ('t', any first byte but 'j') and as the REST spec's JSON ('j')."""
+    texts = {
+        "text_compare": "id >= 10 and (s in ('a', 'it''s') or not ts is null) and s like 'ab%'",
+        "text_types": "ts < '2026-03-01T01:02:03.5+01:00' or day = '2026-03-01' or d = 12.300 or "
+                      "u = '6f0b6c8c-0000-4000-8000-000000000001' or b = 'cafe' or ok = true or t > '12:00:01' "
+                      "or ns >= '2026-01-01 00:00:00.123456789' or f is not nan or n not in (1, -2)",
+        "text_quoted": '"weird ""name""" != 1 or not (id <> 2 and id == 3) or s not like \'x\\%%\'',
+    }
+    for name, text in texts.items():
+        write("expression_fuzzer", name, "t" + text)
+    expressions = {
+        "json_nested": {"type": "and", "left": {"type": "gt-eq", "term": "id", "value": 10},
+                        "right": {"type": "or", "left": {"type": "in", "term": {"type": "reference", "term": "s"},
+                                                         "values": ["a", {"type": "literal", "value": "b"}]},
+                                  "right": {"type": "not", "child": {"type": "is-null", "term": "ts"}}}},
+        "json_spark": {"type": "and", "left": {"type": "not-null", "term": "day"},
+                       "right": {"type": "lt-eq", "term": "day", "value": "2026-03-01"}},
+        "json_constants": {"type": "or", "left": True, "right": {"type": "literal", "value": False}},
+        "json_prefix": {"type": "not-starts-with", "term": "s", "value": "ab"},
+    }
+    for name, expression in expressions.items():
+        write("expression_fuzzer", name, "j" + dumps(expression))
+
+
 def main():
     base = "/_iceberg/v1/lake"
     # --- iceberg_metadata_fuzzer ---
@@ -588,3 +613,4 @@ if __name__ == "__main__":
     avro_seeds()
     puffin_seeds()
     parquet_seeds()
+    expression_seeds()
