@@ -114,6 +114,34 @@ def test_parquet_into_a_partitioned_table(server, catalog, warehouse, tmp_path):
     assert {r["id"] for r in table.scan(row_filter="kind == 'click'").to_arrow().to_pylist()} == set(range(0, 40, 2))
 
 
+def test_a_sorted_table_gets_sorted_files(server, catalog, warehouse, tmp_path):
+    """The table's sort order (kind ascending, then value descending with nulls last) orders the
+    rows of every data file it writes, and the files name the order."""
+    from pyiceberg.table.sorting import NullOrder, SortDirection, SortField, SortOrder
+    catalog.create_namespace("sorted")
+    schema = Schema(NestedField(1, "id", LongType(), required=True),
+                    NestedField(2, "kind", StringType(), required=False),
+                    NestedField(3, "value", DoubleType(), required=False))
+    order = SortOrder(SortField(source_id=2, transform=IdentityTransform()),
+                      SortField(source_id=3, transform=IdentityTransform(), direction=SortDirection.DESC,
+                                null_order=NullOrder.NULLS_LAST))
+    catalog.create_table("sorted.t", schema, sort_order=order)
+    rows = [{"id": i, "kind": ["b", "a", "c"][(i * 7) % 3], "value": None if i % 11 == 0 else float((i * 37) % 101)}
+            for i in range(3000)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "in.parquet")
+    load(server, warehouse, "sorted.t", tmp_path / "in.parquet")
+    table = catalog.load_table("sorted.t")
+    assert table.sort_order().order_id == 1
+    files = table.inspect.files().to_pylist()
+    assert files and all(f["sort_order_id"] == 1 for f in files), files
+    for f in files:
+        with table.io.new_input(f["file_path"]).open() as stream:
+            got = pq.read_table(pa.BufferReader(stream.read())).to_pylist()
+        keys = [(r["kind"], r["value"] is None, -(r["value"] or 0)) for r in got]
+        assert keys == sorted(keys), f["file_path"]
+    assert [r["id"] for r in rows_of(table)] == list(range(3000))
+
+
 def test_a_row_that_does_not_fit_commits_nothing(server, catalog, warehouse, s3, tmp_path):
     catalog.create_namespace("strict")
     schema = Schema(NestedField(1, "id", LongType(), required=True),

@@ -130,6 +130,29 @@ arrow::Compression::type CodecOf(const std::string& name) {
   return arrow::Compression::ZSTD;
 }
 
+// One field of the sort order: a top-level column, its transform, direction and null order.
+struct SortKey {
+  int column = 0;
+  const iceberg::Type* source_type = nullptr;
+  iceberg::Transform transform = *iceberg::Transform::Parse("identity");
+  iceberg::Type result_type;
+  bool descending = false;
+  bool nulls_first = true;
+};
+
+// A partition's rows waiting to be sorted.
+struct SortBuffer {
+  iceberg::PartitionTuple partition;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  int64_t bytes = 0;
+};
+
+int64_t BatchBytes(const arrow::RecordBatch& batch) {
+  int64_t bytes = 0;
+  for (const auto& column : batch.columns()) bytes += arrow::util::TotalBufferSize(*column->data());
+  return bytes;
+}
+
 struct DataFileWriter::State {
   iceberg::Schema schema;
   iceberg::PartitionSpec spec;
@@ -149,6 +172,9 @@ struct DataFileWriter::State {
   std::vector<std::string> written_locations;
   LoadProgress progress;
   std::function<void(const LoadProgress&)> on_progress;
+  std::vector<SortKey> sort_keys;  // empty: files are written as rows come
+  std::map<std::string, SortBuffer> sort_buffers;
+  int64_t sort_buffered_bytes = 0;
 
   Result<OpenFile*> FileFor(const iceberg::PartitionTuple& partition) {
     const std::string key = PartitionKey(partition);
@@ -186,7 +212,7 @@ struct DataFileWriter::State {
     data.file_format = "PARQUET";
     data.partition = file.partition;
     data.file_size_in_bytes = static_cast<int64_t>(size);
-    data.sort_order_id = 0;
+    data.sort_order_id = sort_keys.empty() ? 0 : options.sort_order.order_id;
     written.push_back(std::move(data));
     written_locations.push_back(file.location);
     ++progress.files_written;
@@ -194,10 +220,95 @@ struct DataFileWriter::State {
     return Status::Ok();
   }
 
-  // Writes a batch in slices small enough that row groups and files end near their sizes.
+  // A partition's rows: written now, or buffered to be sorted first.
   Status Write(const iceberg::PartitionTuple& partition, const std::shared_ptr<arrow::RecordBatch>& batch) {
-    int64_t batch_bytes = 0;
-    for (const auto& column : batch->columns()) batch_bytes += arrow::util::TotalBufferSize(*column->data());
+    if (sort_keys.empty()) return WriteRows(partition, batch);
+    const std::string key = PartitionKey(partition);
+    SortBuffer& buffer = sort_buffers[key];
+    buffer.partition = partition;
+    buffer.batches.push_back(batch);
+    const int64_t bytes = BatchBytes(*batch);
+    buffer.bytes += bytes;
+    sort_buffered_bytes += bytes;
+    while (sort_buffered_bytes >= options.sort_buffer_bytes && !sort_buffers.empty()) {
+      auto largest =
+          std::max_element(sort_buffers.begin(), sort_buffers.end(),
+                           [](const auto& a, const auto& b) { return a.second.bytes < b.second.bytes; });
+      SERAC_RETURN_IF_ERROR(FlushSorted(largest->first));
+    }
+    return Status::Ok();
+  }
+
+  // Sorts a partition's buffered rows by the sort order and writes them as files of their own (a
+  // later run of the same partition starts a new file, so every file stays sorted).
+  Status FlushSorted(std::string key) {  // a copy: the buffer named by it goes
+    auto found = sort_buffers.find(key);
+    if (found == sort_buffers.end()) return Status::Ok();
+    SortBuffer buffer = std::move(found->second);
+    sort_buffers.erase(found);
+    sort_buffered_bytes -= buffer.bytes;
+    auto table = arrow::Table::FromRecordBatches(arrow_schema, buffer.batches);
+    if (!table.ok()) return FromArrow(table.status(), "sorting rows");
+    buffer.batches.clear();
+    auto combined = (*table)->CombineChunksToBatch();
+    if (!combined.ok()) return FromArrow(combined.status(), "sorting rows");
+    const std::shared_ptr<arrow::RecordBatch>& rows = *combined;
+    const int64_t count = rows->num_rows();
+    std::vector<std::vector<iceberg::Datum>> keys(sort_keys.size());
+    for (size_t k = 0; k < sort_keys.size(); ++k) {
+      const SortKey& sort = sort_keys[k];
+      keys[k].reserve(static_cast<size_t>(count));
+      for (int64_t row = 0; row < count; ++row) {
+        SERAC_ASSIGN_OR_RETURN(iceberg::Datum value,
+                               DatumAt(*rows->column(sort.column), row, *sort.source_type));
+        auto transformed = sort.transform.Apply(*sort.source_type, value);
+        keys[k].push_back(transformed.ok() ? std::move(transformed).value() : iceberg::Datum());
+      }
+    }
+    std::vector<int64_t> order(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) order[static_cast<size_t>(i)] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      for (size_t k = 0; k < sort_keys.size(); ++k) {
+        const iceberg::Datum& x = keys[k][static_cast<size_t>(a)];
+        const iceberg::Datum& y = keys[k][static_cast<size_t>(b)];
+        const bool x_null = iceberg::IsNull(x);
+        const bool y_null = iceberg::IsNull(y);
+        if (x_null || y_null) {
+          if (x_null == y_null) continue;
+          return x_null == sort_keys[k].nulls_first;
+        }
+        int c = iceberg::CompareDatums(sort_keys[k].result_type, x, y);
+        if (sort_keys[k].descending) c = -c;
+        if (c != 0) return c < 0;
+      }
+      return false;
+    });
+    keys.clear();
+    arrow::Int64Builder indices_builder;
+    SERAC_RETURN_IF_ERROR(FromArrow(indices_builder.AppendValues(order), "sorting rows"));
+    order.clear();
+    std::shared_ptr<arrow::Array> indices;
+    SERAC_RETURN_IF_ERROR(FromArrow(indices_builder.Finish(&indices), "sorting rows"));
+    auto sorted = arrow::compute::Take(rows, indices);
+    if (!sorted.ok()) return FromArrow(sorted.status(), "sorting rows");
+    SERAC_RETURN_IF_ERROR(WriteRows(buffer.partition, sorted->record_batch()));
+    auto open_file = open.find(key);
+    if (open_file != open.end()) {
+      SERAC_RETURN_IF_ERROR(Close(open_file->second));
+      open.erase(open_file);
+    }
+    return Status::Ok();
+  }
+
+  Status FlushAllSorted() {
+    while (!sort_buffers.empty()) SERAC_RETURN_IF_ERROR(FlushSorted(sort_buffers.begin()->first));
+    return Status::Ok();
+  }
+
+  // Writes a batch in slices small enough that row groups and files end near their sizes.
+  Status WriteRows(const iceberg::PartitionTuple& partition,
+                   const std::shared_ptr<arrow::RecordBatch>& batch) {
+    const int64_t batch_bytes = BatchBytes(*batch);
     const int64_t row_bytes = std::max<int64_t>(1, batch_bytes / std::max<int64_t>(1, batch->num_rows()));
     const int64_t step_bytes = std::min(options.row_group_size_bytes, options.target_file_size_bytes) / 4;
     const int64_t step_rows = std::max<int64_t>(1, step_bytes / row_bytes);
@@ -215,8 +326,7 @@ struct DataFileWriter::State {
     for (int i = 0; i < batch->num_columns(); ++i) {
       CountNaNs(*batch->column(i), *arrow_schema->field(i), file.nan_counts);
     }
-    int64_t batch_bytes = 0;
-    for (const auto& column : batch->columns()) batch_bytes += arrow::util::TotalBufferSize(*column->data());
+    const int64_t batch_bytes = BatchBytes(*batch);
     file.rows += batch->num_rows();
     file.group_bytes += batch_bytes;
     if (file.group_bytes >= options.row_group_size_bytes) {
@@ -328,6 +438,30 @@ Result<DataFileWriter> DataFileWriter::Make(iceberg::Schema schema, iceberg::Par
   for (size_t f = 0; f < state->spec.fields.size(); ++f) {
     state->source_types[f] = &state->schema.FindField(state->spec.fields[f].source_ids[0])->type;
   }
+  if (state->options.sort_order.order_id != 0) {
+    if (state->options.sort_buffer_bytes <= 0) {
+      return Error(ErrorCode::kInvalidArgument, "the sort buffer must hold at least one byte");
+    }
+    for (const iceberg::SortField& field : state->options.sort_order.fields) {
+      SERAC_ASSIGN_OR_RETURN(iceberg::Transform transform, iceberg::Transform::Parse(field.transform));
+      const iceberg::NestedField* source =
+          field.source_ids.size() == 1 ? state->schema.FindField(field.source_ids[0]) : nullptr;
+      const int index = source != nullptr ? state->arrow_schema->GetFieldIndex(source->name) : -1;
+      if (index < 0 || state->schema.fields[static_cast<size_t>(index)].id != source->id) {
+        return Error(ErrorCode::kNotImplemented, "sort order " +
+                                                     std::to_string(state->options.sort_order.order_id) +
+                                                     ": only top-level source columns are supported");
+      }
+      SortKey key;
+      key.column = index;
+      key.source_type = &source->type;
+      key.transform = transform;
+      SERAC_ASSIGN_OR_RETURN(key.result_type, transform.ResultType(source->type));
+      key.descending = field.direction == iceberg::SortDirection::kDescending;
+      key.nulls_first = field.null_order == iceberg::NullOrder::kNullsFirst;
+      state->sort_keys.push_back(std::move(key));
+    }
+  }
   return DataFileWriter(std::move(state));
 }
 
@@ -359,6 +493,7 @@ Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat 
 
 Result<std::vector<iceberg::DataFile>> DataFileWriter::Finish() {
   State& s = *state_;
+  SERAC_RETURN_IF_ERROR(s.FlushAllSorted());
   for (auto& [key, file] : s.open) SERAC_RETURN_IF_ERROR(s.Close(file));
   s.open.clear();
   return s.written;
@@ -366,6 +501,8 @@ Result<std::vector<iceberg::DataFile>> DataFileWriter::Finish() {
 
 void DataFileWriter::AbortAndDelete() {
   State& s = *state_;
+  s.sort_buffers.clear();
+  s.sort_buffered_bytes = 0;
   for (auto& [key, file] : s.open) file.output->Abort();
   s.open.clear();
   for (const std::string& location : s.written_locations) (void)s.io->Delete(location);

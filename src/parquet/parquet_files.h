@@ -48,6 +48,13 @@ struct WriteOptions {
   // (write.metadata.metrics.max-inferred-column-defaults).
   int32_t max_inferred_column_defaults = 100;
   bool default_metrics_explicit = false;
+  // The table's sort order (order id 0 or no fields: unsorted). Each data file's rows are sorted
+  // by it, as Java's writers sort within a task: rows are buffered per partition, and when all
+  // buffers together hold sort_buffer_bytes (uncompressed Arrow bytes) the largest is sorted and
+  // written as files of its own, so memory stays bounded whatever the input's size. The files name
+  // the order (sort_order_id).
+  iceberg::SortOrder sort_order;
+  int64_t sort_buffer_bytes = 128LL * 1024 * 1024;
 
   // kInvalidArgument naming the property and its value when one cannot be read.
   static Result<WriteOptions> FromTableProperties(const std::map<std::string, std::string>& properties);

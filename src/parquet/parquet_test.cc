@@ -1,4 +1,5 @@
 #include <arrow/api.h>
+#include <arrow/compute/api.h>
 #include <arrow/io/api.h>
 #include <gtest/gtest.h>
 #include <parquet/arrow/reader.h>
@@ -222,6 +223,68 @@ TEST_F(ParquetTest, RollsFilesAtTheTargetSize) {
     EXPECT_LT(file.file_size_in_bytes, 3 * options.target_file_size_bytes) << file.file_path;
   }
   EXPECT_EQ(total, 200000);
+}
+
+TEST_F(ParquetTest, SortedTablesGetSortedFilesWithinTheBufferBudget) {
+  WriteOptions options;
+  options.sort_order.order_id = 3;
+  // name descending with nulls last, then id ascending.
+  options.sort_order.fields = {
+      {{2}, "identity", iceberg::SortDirection::kDescending, iceberg::NullOrder::kNullsLast},
+      {{1}, "identity", iceberg::SortDirection::kAscending, iceberg::NullOrder::kNullsFirst}};
+  options.sort_buffer_bytes = 256 * 1024;  // several runs for 100,000 rows
+  iceberg::PartitionSpec spec;
+  spec.fields = {{{1}, 1000, "id_bucket", "bucket[2]"}};
+  auto writer = DataFileWriter::Make(TableSchema(), spec, options, *io_, (dir_ / "d").string());
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  // Rows in an order far from sorted, read in several batches.
+  auto rows = SimpleRows(100000);
+  arrow::Int64Builder shuffle;
+  for (int64_t i = 0; i < rows->num_rows(); ++i)
+    ASSERT_TRUE(shuffle.Append((i * 7919) % rows->num_rows()).ok());
+  auto shuffled = arrow::compute::Take(rows, *shuffle.Finish());
+  ASSERT_TRUE(shuffled.ok());
+  auto out = arrow::io::FileOutputStream::Open((dir_ / "in.parquet").string());
+  ASSERT_TRUE(
+      ::parquet::arrow::WriteTable(*shuffled->table(), arrow::default_memory_pool(), *out, 4000).ok());
+  ASSERT_TRUE((*out)->Close().ok());
+  ASSERT_OK(writer->AppendFile((dir_ / "in.parquet").string(), InputFormat::kParquet));
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_GT(files->size(), 2u);  // more than one run per partition
+  std::set<int64_t> ids;
+  for (const iceberg::DataFile& file : *files) {
+    EXPECT_EQ(file.sort_order_id, 3);
+    auto table = ReadOutput(file.file_path);
+    ASSERT_TRUE(table);
+    auto combined = table->CombineChunksToBatch();
+    ASSERT_TRUE(combined.ok());
+    auto id = std::static_pointer_cast<arrow::Int64Array>((*combined)->GetColumnByName("id"));
+    auto name = std::static_pointer_cast<arrow::StringArray>((*combined)->GetColumnByName("name"));
+    for (int64_t i = 0; i < id->length(); ++i) {
+      ids.insert(id->Value(i));
+      if (i == 0) continue;
+      const bool previous_null = name->IsNull(i - 1);
+      const bool this_null = name->IsNull(i);
+      ASSERT_FALSE(previous_null && !this_null) << file.file_path << " row " << i;  // nulls last
+      if (previous_null || this_null) continue;
+      const int c = name->GetView(i - 1).compare(name->GetView(i));
+      ASSERT_GE(c, 0) << file.file_path << " row " << i;  // descending
+      if (c == 0) {
+        ASSERT_LT(id->Value(i - 1), id->Value(i)) << file.file_path << " row " << i;
+      }
+    }
+  }
+  EXPECT_EQ(ids.size(), 100000u);
+
+  // Sorting by a nested column is refused by name.
+  WriteOptions nested;
+  nested.sort_order.order_id = 1;
+  nested.sort_order.fields = {
+      {{13}, "identity", iceberg::SortDirection::kAscending, iceberg::NullOrder::kNullsFirst}};
+  auto refused =
+      DataFileWriter::Make(TableSchema(), iceberg::PartitionSpec{}, nested, *io_, (dir_ / "n").string());
+  EXPECT_EQ(refused.status().code(), ErrorCode::kNotImplemented);
 }
 
 TEST_F(ParquetTest, CsvAndJsonLinesAreConvertedToTheTableTypes) {
