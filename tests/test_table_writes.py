@@ -1,7 +1,7 @@
 """Tables whose deletes and overwrites serac writes itself (`serac table delete-rows`, `serac table
 load --mode overwrite` of everything or `--where` a filter matches, `--partition-by`), read back by PyIceberg, DuckDB and Spark with the same
 rows: position delete files (format v2), deletion vectors in Puffin files merged one per data file
-(v3), equality delete files (v2); a Spark-written table changed by serac and the reverse. Which
+(v3), equality delete files (v2); Spark- and DuckDB-written tables changed by serac and the reverse. Which
 engine reads which delete kind is in the README ("Delete files and the engines that read them")."""
 
 from __future__ import annotations
@@ -92,6 +92,17 @@ def ids_by_duckdb(server, warehouse, name: str) -> list[int]:
         duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE, warehouse=warehouse,
                                               access_key_id=ACCESS_KEY, secret_access_key=SECRET_KEY, region=REGION)
         return sorted(r[0] for r in duck.execute(f"SELECT id FROM cat.{name}").fetchall())
+    finally:
+        duck.close()
+
+
+def duckdb_execute(server, warehouse, *statements: str) -> None:
+    duck = duckdb_offline.connect()
+    try:
+        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE, warehouse=warehouse,
+                                              access_key_id=ACCESS_KEY, secret_access_key=SECRET_KEY, region=REGION)
+        for statement in statements:
+            duck.execute(statement)
     finally:
         duck.close()
 
@@ -305,6 +316,32 @@ def test_spark_and_serac_write_one_table(server, catalog, warehouse, tmp_path, s
     if format_version == 3:
         referenced = [d["referenced_data_file"] for d in delete_files(catalog, name)]
         assert len(referenced) == len(set(referenced)), referenced
+
+
+@pytest.mark.parametrize("format_version", [2, 3])
+def test_duckdb_and_serac_write_one_table(server, catalog, warehouse, tmp_path, format_version):
+    """DuckDB's manifests and lists are read and rewritten by serac's producers (an append, a row
+    delta), and DuckDB appends on top of serac's snapshots; nothing is lost either way."""
+    name = f"writes.duck{format_version}"
+    if ("writes",) not in catalog.list_namespaces():
+        catalog.create_namespace("writes")
+    schema = Schema(NestedField(1, "id", LongType(), required=False),
+                    NestedField(2, "category", StringType(), required=False),
+                    NestedField(3, "value", DoubleType(), required=False))
+    catalog.create_table(name, schema, properties={"format-version": str(format_version)})
+    duckdb_execute(server, warehouse,
+                   f"INSERT INTO cat.{name} SELECT i, 'd', i / 2 FROM range(0, 50) t(i)",
+                   f"INSERT INTO cat.{name} SELECT i, 'd', i / 2 FROM range(50, 100) t(i)")
+    load_rows(server, warehouse, name, tmp_path, [{"id": i, "category": "s", "value": 0.5} for i in range(100, 200)])
+    delete_rows(server, warehouse, name, tmp_path, [1, 99, 150], None)
+    duckdb_execute(server, warehouse, f"INSERT INTO cat.{name} SELECT i, 'd', 0 FROM range(200, 210) t(i)")
+    expected = [i for i in range(210) if i not in (1, 99, 150)]
+    assert ids_by_pyiceberg(catalog, name) == expected
+    assert ids_by_duckdb(server, warehouse, name) == expected
+    table = catalog.load_table(name)
+    assert [s.summary.operation.value for s in table.snapshots()] == ["append", "append", "append", "delete", "append"]
+    kinds = {f["content"] for f in delete_files(catalog, name)}
+    assert kinds == {1}, kinds  # position deletes (v2) or DVs (v3), for DuckDB's data files too
 
 
 def ids_by_clickhouse(server, warehouse, name: str, tmp_path) -> list[int]:
