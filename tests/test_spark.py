@@ -12,11 +12,14 @@ scripts/install-spark.sh; nothing is downloaded at run time."""
 from __future__ import annotations
 
 import datetime
+import os
+import subprocess
 import threading
 
 import pytest
 
 from catalog_util import catalog_api, list_keys, split_s3_location, warehouse  # noqa: F401
+from s3util import ACCESS_KEY, SECRET_KEY
 from spark_util import add_oauth2_catalog, add_sigv4_catalog, requires_spark, rows, spark  # noqa: F401
 
 pytestmark = [requires_spark, pytest.mark.timeout(300)]
@@ -264,6 +267,46 @@ def test_merge_on_read_dml(spark, cat, catalog_api, warehouse, format_version):
 
 
 # --- Schema and partition evolution ---------------------------------------------------------------
+
+
+def serac_cli(server, *args) -> str:
+    env = dict(os.environ, SERAC_ENDPOINT=server.endpoint, SERAC_ACCESS_KEY=ACCESS_KEY, SERAC_SECRET_KEY=SECRET_KEY)
+    out = subprocess.run([os.environ.get("SERAC_BIN", "build/serac"), *map(str, args)], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+@pytest.mark.parametrize("format_version", FORMAT_VERSIONS)
+def test_deletes_serac_wrote_and_spark_extends(spark, cat, server, warehouse, tmp_path, format_version):
+    """serac loads rows and deletes some (position delete files on v2, DVs on v3); Spark reads
+    without them, deletes more itself, and serac deletes again on top (v3: merged into Spark's DV)."""
+    table = f"{cat}.db.serac_deletes"
+    spark.sql(f"CREATE TABLE {table} (id BIGINT, category STRING) USING iceberg PARTITIONED BY (category) "
+              f"TBLPROPERTIES ('format-version'='{format_version}', {MERGE_ON_READ})")
+    rows_csv = tmp_path / "rows.csv"
+    rows_csv.write_text("id,category\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(100)))
+    serac_cli(server, "table", "load", warehouse, "db", "serac_deletes", rows_csv)
+
+    def serac_delete(ids):
+        keys = tmp_path / f"keys-{ids[0]}.csv"
+        keys.write_text("id\n" + "".join(f"{i}\n" for i in ids))
+        serac_cli(server, "table", "delete-rows", warehouse, "db", "serac_deletes", "--keys", keys)
+
+    def ids():
+        spark.sql(f"REFRESH TABLE {table}")
+        return sorted(row[0] for row in spark.sql(f"SELECT id FROM {table}").collect())
+
+    serac_delete([3, 4])
+    assert ids() == [i for i in range(100) if i not in (3, 4)]
+    spark.sql(f"DELETE FROM {table} WHERE id IN (5, 6)")
+    serac_delete([7, 9])
+    assert ids() == [i for i in range(100) if i not in (3, 4, 5, 6, 7, 9)]
+    formats = {row[0] for row in spark.sql(f"SELECT file_format FROM {table}.delete_files").collect()}
+    assert formats == ({"PUFFIN"} if format_version == 3 else {"PARQUET"}), formats
+    if format_version == 3:  # one DV per data file: serac merged its deletes into Spark's DVs
+        referenced = [row[0] for row in spark.sql(f"SELECT referenced_data_file FROM {table}.delete_files").collect()]
+        assert len(referenced) == len(set(referenced)) == 2, referenced
 
 
 def test_alter_table_schema_and_partition_evolution(spark, cat, catalog_api, warehouse):
