@@ -279,14 +279,18 @@ def serac_cli(server, *args) -> str:
 
 @pytest.mark.parametrize("format_version", FORMAT_VERSIONS)
 def test_deletes_serac_wrote_and_spark_extends(spark, cat, server, warehouse, tmp_path, format_version):
-    """serac loads rows and deletes some (position delete files on v2, DVs on v3); Spark reads
-    without them, deletes more itself, and serac deletes again on top (v3: merged into Spark's DV)."""
+    """serac loads rows in two commits and packs them (`serac table compact`, a replace-files commit),
+    then deletes some (position delete files on v2, DVs on v3); Spark reads without them, deletes
+    more itself, and serac deletes again on top (v3: merged into Spark's DV)."""
     table = f"{cat}.db.serac_deletes"
     spark.sql(f"CREATE TABLE {table} (id BIGINT, category STRING) USING iceberg PARTITIONED BY (category) "
               f"TBLPROPERTIES ('format-version'='{format_version}', {MERGE_ON_READ})")
-    rows_csv = tmp_path / "rows.csv"
-    rows_csv.write_text("id,category\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(100)))
-    serac_cli(server, "table", "load", warehouse, "db", "serac_deletes", rows_csv)
+    for first in (0, 50):
+        rows_csv = tmp_path / f"rows-{first}.csv"
+        rows_csv.write_text("id,category\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(first, first + 50)))
+        serac_cli(server, "table", "load", warehouse, "db", "serac_deletes", rows_csv)
+    assert "into 2 files" in serac_cli(server, "table", "compact", warehouse, "db", "serac_deletes")
+    assert spark.sql(f"SELECT count(*) FROM {table}.files").collect()[0][0] == 2
 
     def serac_delete(ids):
         keys = tmp_path / f"keys-{ids[0]}.csv"

@@ -366,15 +366,22 @@ UNREADABLE = {("dv", "trino"): "Unexpected PUFFIN file format",
 
 
 @pytest.mark.timeout(600)
-def test_trino_clickhouse_and_pyiceberg_read_serac_deletes(server, trino, trino_warehouse, tmp_path):
+def test_trino_clickhouse_duckdb_and_pyiceberg_read_serac_deletes(server, trino, trino_warehouse, tmp_path):
     pyice = load_pyiceberg_catalog(server.endpoint, trino_warehouse)
-    cases = {"position": (2, [3, 301]), "dv": (3, [3, 301]), "equality": (2, None)}
+    # "compacted": a replace-files commit (`serac table compact`) packs each partition's two files
+    # into one, then position deletes go into the packed files.
+    cases = {"position": (2, [3, 301]), "dv": (3, [3, 301]), "equality": (2, None), "compacted": (2, [3, 301])}
     outcomes = {}
     for kind, (version, ids) in cases.items():
         name = f"engines.{kind}"
         make_table(pyice, name, version)
         fill(server, trino_warehouse, name, tmp_path)
-        if ids is None:
+        if kind == "compacted":
+            out = serac(server, "table", "compact", trino_warehouse, "engines", kind)
+            assert "Compacted engines.compacted: 6 files (" in out.stdout and "into 3 files" in out.stdout, out.stdout
+            assert pyice.load_table(name).current_snapshot().summary.operation.value == "replace"
+            delete_rows(server, trino_warehouse, name, tmp_path, ids, "position")
+        elif ids is None:
             keys = tmp_path / "eq.csv"
             keys.write_text("id,category\n1,b\n4,b\n")
             serac(server, "table", "delete-rows", trino_warehouse, "engines", kind, "--keys", keys, "--as", kind)
@@ -384,7 +391,8 @@ def test_trino_clickhouse_and_pyiceberg_read_serac_deletes(server, trino, trino_
         expected = [i for i in range(ROWS) if i not in ids]
         readers = {"trino": lambda: sorted(r[0] for r in trino.query(f"SELECT id FROM iceberg.{name}")),
                    "clickhouse": lambda: ids_by_clickhouse(server, trino_warehouse, name, tmp_path),
-                   "pyiceberg": lambda: ids_by_pyiceberg(pyice, name)}
+                   "pyiceberg": lambda: ids_by_pyiceberg(pyice, name),
+                   "duckdb": lambda: ids_by_duckdb(server, trino_warehouse, name)}
         for engine, read in readers.items():
             try:
                 got = read()

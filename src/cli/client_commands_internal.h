@@ -63,6 +63,9 @@ struct CommandState {
   // table delete-rows
   std::string keys_file;
   std::string delete_as;  // dv, position or equality; empty: the format version's default
+  // table compact
+  int64_t small_file_bytes = 0;  // 0: three quarters of write.target-file-size-bytes
+  int32_t min_input_files = 2;
   uint64_t limit = 0;
 };
 
@@ -81,6 +84,8 @@ void Print(const std::string& text);
 Status LoadIntoTable(const CommandState& state);
 // `serac table delete-rows` (delete_command.cc).
 Status DeleteFromTable(const CommandState& state);
+// `serac table compact` (compact_command.cc).
+Status CompactTable(const CommandState& state);
 
 // A group such as `serac warehouse` whose subcommands accept the connection flags too.
 CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& description,

@@ -12,6 +12,7 @@
 
 #include "common/clock.h"
 #include "iceberg/iceberg.h"
+#include "iceberg/memory_table_catalog.h"
 #include "iceberg/snapshot_producer_internal.h"
 #include "iceberg/table_catalog.h"
 #include "iceberg/table_files.h"
@@ -21,29 +22,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-// A catalog of one table, in memory.
-class MemoryCatalog final : public TableCatalog {
- public:
-  explicit MemoryCatalog(TableMetadata metadata) : metadata_(std::move(metadata)) {}
-  Result<TableMetadata> LoadTable(const TableRef&) override { return metadata_; }
-  Status CommitTable(const TableRef&, const std::string& requirements, const std::string& updates) override {
-    SERAC_ASSIGN_OR_RETURN(TableChanges changes, TableChanges::Parse(requirements, updates));
-    CommitOptions options;
-    options.now_ms = ToUnixMillis(Now()) + ++clock_ms_;
-    options.previous_metadata_location = "file:///previous.metadata.json";
-    SERAC_ASSIGN_OR_RETURN(TableCommitResult result, iceberg::CommitTable(&metadata_, changes, options));
-    metadata_ = std::move(result.metadata);
-    ++commits_;
-    return Status::Ok();
-  }
-  const TableMetadata& metadata() const { return metadata_; }
-  int commits() const { return commits_; }
-
- private:
-  TableMetadata metadata_;
-  int64_t clock_ms_ = 0;
-  int commits_ = 0;
-};
+using MemoryCatalog = MemoryTableCatalog;
 
 class SnapshotProducerTest : public ::testing::Test {
  protected:

@@ -1,0 +1,48 @@
+// Compaction by bin-packing, as Java's RewriteDataFiles with the binpack strategy: the small data
+// files of each partition are read and written again as files of the table's target size (sorted
+// by its sort order, when it has one), and swapped in by one replace-files commit that keeps the
+// highest data sequence number of what it replaces, so deletes committed meanwhile or later still
+// apply to the rewritten rows, and which fails (nothing changed) when a file it replaces was
+// removed or got new deletes meanwhile. It runs over the writers' seams (iceberg/file_io.h,
+// iceberg/table_catalog.h): from the command line over S3 and REST, in the server over its own
+// object and commit paths.
+//
+// Files some delete file may apply to are left as they are (their deletes are not applied here),
+// and so are files of other partition specs than the default one; a table whose schema has
+// evolved is refused, since its older files may name columns that have been renamed since.
+// Thread-safety: one call at a time per table; the seams are shared.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "iceberg/file_io.h"
+#include "iceberg/table_catalog.h"
+
+namespace serac::maintenance {
+
+struct RewriteOptions {
+  // A data file below this many bytes is small; 0: three quarters of write.target-file-size-bytes
+  // (Java's min-file-size-bytes default).
+  int64_t small_file_bytes = 0;
+  // A partition is rewritten when it has at least this many small files (Java's min-input-files is
+  // 5; two small files already make one fewer).
+  int32_t min_input_files = 2;
+};
+
+struct RewriteResult {
+  int64_t snapshot_id = 0;  // 0: nothing was rewritten, nothing committed
+  int64_t files_rewritten = 0;
+  int64_t files_written = 0;
+  int64_t bytes_read = 0;  // sizes of the files rewritten
+  int64_t bytes_written = 0;
+  int64_t rows = 0;
+  int64_t partitions = 0;
+  int64_t files_skipped_for_deletes = 0;
+};
+
+Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::FileIO& io,
+                                       const iceberg::TableRef& table, const RewriteOptions& options = {});
+
+}  // namespace serac::maintenance

@@ -1,0 +1,172 @@
+// Bin-pack compaction against a table in memory with real Parquet files in a temporary directory:
+// small files of a partition become one, files some delete may apply to stay, the data sequence
+// number is kept, and a file removed meanwhile makes the commit fail with nothing changed.
+#include "maintenance/rewrite_data_files.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "iceberg/memory_table_catalog.h"
+#include "iceberg/snapshot_producer.h"
+#include "iceberg/table_files.h"
+#include "parquet/parquet_files.h"
+
+namespace serac::maintenance {
+namespace {
+
+using Json = nlohmann::json;
+
+class RewriteDataFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "rewrite_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    io_ = iceberg::MakeLocalFileIO();
+    Json body = {{"name", "t"},
+                 {"schema", Json::parse(R"({"type": "struct", "schema-id": 0, "fields": [
+                     {"id": 1, "name": "id", "required": true, "type": "long"},
+                     {"id": 2, "name": "category", "required": false, "type": "string"}]})")},
+                 {"partition-spec", Json::parse(R"({"spec-id": 0, "fields": [
+                     {"source-id": 2, "field-id": 1000, "name": "category", "transform": "identity"}]})")},
+                 {"write-order", Json::parse(R"({"order-id": 1, "fields": [
+                     {"source-id": 1, "transform": "identity", "direction": "desc", "null-order": "nulls-last"}]})")},
+                 {"properties", {{"format-version", "2"}}}};
+    auto creation = iceberg::TableCreation::FromJson(body);
+    ASSERT_TRUE(creation.ok()) << creation.status().ToString();
+    auto metadata = creation->NewMetadata("file://" + dir_ + "/t", "6f0b6c8c-0000-4000-8000-000000000002",
+                                          1'700'000'000'000);
+    ASSERT_TRUE(metadata.ok()) << metadata.status().ToString();
+    catalog_ = std::make_unique<iceberg::MemoryTableCatalog>(std::move(metadata).value());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // One append of rows [first, first + count), categories alternating a and b: one file each.
+  void Load(int64_t first, int64_t count) {
+    const std::string csv = dir_ + "/in-" + std::to_string(first) + ".csv";
+    std::ofstream out(csv);
+    out << "id,category\n";
+    for (int64_t id = first; id < first + count; ++id) out << id << "," << (id % 2 ? "b" : "a") << "\n";
+    out.close();
+    const iceberg::TableMetadata& table = catalog_->metadata();
+    auto options = parquet::WriteOptions::FromTableProperties(table.properties());
+    ASSERT_TRUE(options.ok());
+    auto writer = parquet::DataFileWriter::Make(table.CurrentSchema(), table.DefaultSpec(), *options, *io_,
+                                                dir_ + "/t/data");
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE(writer->AppendFile(csv, parquet::InputFormat::kCsv).ok());
+    auto files = writer->Finish();
+    ASSERT_TRUE(files.ok());
+    iceberg::SnapshotProducer append(*io_, iceberg::ProducerKind::kAppend);
+    for (iceberg::DataFile& file : *files) append.AddDataFile(std::move(file));
+    ASSERT_TRUE(iceberg::CommitSnapshot(*catalog_, kTable, append).ok());
+  }
+
+  iceberg::TableFiles Files() {
+    auto files = iceberg::ReadTableFiles(*io_, catalog_->metadata().CurrentSnapshot());
+    EXPECT_TRUE(files.ok()) << files.status().ToString();
+    return files.ok() ? std::move(files).value() : iceberg::TableFiles{};
+  }
+
+  std::map<std::string, int> FilesPerCategory() {
+    std::map<std::string, int> count;
+    for (const iceberg::LiveFile& live : Files().data) ++count[std::get<std::string>(live.file.partition[0])];
+    return count;
+  }
+
+  const iceberg::TableRef kTable{{"db"}, "t"};
+  std::string dir_;
+  std::unique_ptr<iceberg::FileIO> io_;
+  std::unique_ptr<iceberg::MemoryTableCatalog> catalog_;
+};
+
+TEST_F(RewriteDataFilesTest, SmallFilesOfAPartitionBecomeOneKeepingSequenceNumbersAndDeletes) {
+  for (int64_t load = 0; load < 3; ++load) Load(load * 100, 100);
+  EXPECT_EQ(FilesPerCategory(), (std::map<std::string, int>{{"a", 3}, {"b", 3}}));
+  // A position delete file for one of b's files: that file is not rewritten.
+  const iceberg::TableFiles before = Files();
+  const iceberg::LiveFile* with_deletes = nullptr;
+  for (const iceberg::LiveFile& live : before.data)
+    if (std::get<std::string>(live.file.partition[0]) == "b") with_deletes = &live;
+  ASSERT_NE(with_deletes, nullptr);
+  iceberg::DataFile deletes;
+  deletes.content = iceberg::FileContent::kPositionDeletes;
+  deletes.file_path = dir_ + "/t/data/deletes.parquet";
+  deletes.record_count = 1;
+  deletes.file_size_in_bytes = 10;
+  deletes.partition = with_deletes->file.partition;
+  deletes.referenced_data_file = with_deletes->file.file_path;
+  iceberg::SnapshotProducer delta(*io_, iceberg::ProducerKind::kRowDelta);
+  delta.AddDeleteFile(deletes);
+  ASSERT_TRUE(iceberg::CommitSnapshot(*catalog_, kTable, delta).ok());
+  const int64_t highest_data_sequence = 3;  // the third load
+
+  auto result = RewriteDataFiles(*catalog_, *io_, kTable);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->files_rewritten, 5);
+  EXPECT_EQ(result->files_written, 2);
+  EXPECT_EQ(result->partitions, 2);
+  EXPECT_EQ(result->files_skipped_for_deletes, 1);
+  EXPECT_EQ(result->rows, 250);
+  EXPECT_EQ(FilesPerCategory(), (std::map<std::string, int>{{"a", 1}, {"b", 2}}));
+  const auto summary = catalog_->metadata().CurrentSnapshot()->summary;
+  EXPECT_EQ(summary.at("operation"), "replace");
+  EXPECT_EQ(summary.at("total-records"), "300");
+  EXPECT_EQ(summary.at("total-delete-files"), "1");  // the delete file still applies to its file
+  for (const iceberg::LiveFile& live : Files().data) {
+    if (live.file.file_path == with_deletes->file.file_path) continue;
+    EXPECT_EQ(live.sequence_number, highest_data_sequence) << live.file.file_path;
+    EXPECT_EQ(live.file.sort_order_id, 1);
+  }
+  // Nothing small is left to pack: a second run commits nothing.
+  auto again = RewriteDataFiles(*catalog_, *io_, kTable);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->snapshot_id, 0);
+  EXPECT_EQ(again->files_rewritten, 0);
+}
+
+// A catalog that lets another writer remove a file between the compaction's load and its commit.
+class RemovingCatalog final : public iceberg::TableCatalog {
+ public:
+  RemovingCatalog(iceberg::MemoryTableCatalog& inner, iceberg::FileIO& io) : inner_(inner), io_(io) {}
+  Result<iceberg::TableMetadata> LoadTable(const iceberg::TableRef& table) override {
+    return inner_.LoadTable(table);
+  }
+  Status CommitTable(const iceberg::TableRef& table, const std::string& requirements,
+                     const std::string& updates) override {
+    if (!removed_) {
+      removed_ = true;
+      auto files = iceberg::ReadTableFiles(io_, inner_.metadata().CurrentSnapshot());
+      if (!files.ok()) return files.status();
+      iceberg::SnapshotProducer overwrite(io_, iceberg::ProducerKind::kOverwrite);
+      overwrite.RemoveDataFile(files->data.front().file);
+      SERAC_RETURN_IF_ERROR(iceberg::CommitSnapshot(inner_, table, overwrite).status());
+    }
+    return inner_.CommitTable(table, requirements, updates);
+  }
+
+ private:
+  iceberg::MemoryTableCatalog& inner_;
+  iceberg::FileIO& io_;
+  bool removed_ = false;
+};
+
+TEST_F(RewriteDataFilesTest, AFileRemovedMeanwhileFailsTheRewriteAndLeavesNoFiles) {
+  for (int64_t load = 0; load < 2; ++load) Load(load * 10, 10);
+  const size_t files_on_disk = std::distance(std::filesystem::recursive_directory_iterator(dir_ + "/t/data"),
+                                             std::filesystem::recursive_directory_iterator());
+  RemovingCatalog racing(*catalog_, *io_);
+  auto result = RewriteDataFiles(racing, *io_, kTable);
+  EXPECT_EQ(result.status().code(), ErrorCode::kValidationFailed) << result.status().ToString();
+  EXPECT_EQ(catalog_->metadata().CurrentSnapshot()->summary.at("operation"), "delete");  // the other writer's
+  EXPECT_EQ(std::distance(std::filesystem::recursive_directory_iterator(dir_ + "/t/data"),
+                          std::filesystem::recursive_directory_iterator()),
+            static_cast<std::ptrdiff_t>(files_on_disk));  // the rewritten files were deleted again
+}
+
+}  // namespace
+}  // namespace serac::maintenance
