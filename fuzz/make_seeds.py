@@ -469,6 +469,33 @@ def expression_seeds():
         write("expression_fuzzer", name, "j" + dumps(expression))
 
 
+def sync_config_seeds():
+    """OLake's files as its documentation writes them: 's' source.json, 'd' destination.json, 't' streams.json."""
+    source = {"host": "postgres", "port": 5432, "database": "shop", "username": "olake", "password": "p",
+              "jdbc_url_params": {"application_name": "olake"}, "ssl": {"mode": "require", "server_ca": "PEM"},
+              "update_method": {"replication_slot": "olake_slot", "publication": "olake_pub", "initial_wait_time": 120},
+              "max_threads": 4, "schemas": ["public"], "ssh_config": {"host": "bastion"}}
+    write("sync_config_fuzzer", "source", "s" + dumps(source))
+    destination = {"type": "ICEBERG", "writer": {
+        "catalog_type": "rest", "rest_catalog_url": "http://localhost:9000/_iceberg", "iceberg_s3_path": "lake",
+        "iceberg_db": "shop", "rest_signing_v_4": True, "rest_signing_name": "s3tables", "s3_endpoint": "localhost:9000",
+        "s3_use_ssl": False, "aws_access_key": "a", "aws_secret_key": "b", "arrow_writes": True}}
+    write("sync_config_fuzzer", "destination_sigv4", "d" + dumps(destination))
+    oauth = {"type": "ICEBERG", "writer": {"catalog_type": "polaris", "rest_catalog_url": "https://c/api/catalog",
+                                           "iceberg_s3_path": "w", "credential": "id:secret", "scope": "PRINCIPAL_ROLE:ALL"}}
+    write("sync_config_fuzzer", "destination_oauth2", "d" + dumps(oauth))
+    streams = {"selected_streams": {"public": [{"stream_name": "orders", "partition_regex": "/{created_at, day}",
+                                                "normalization": True, "append_mode": False, "update_type": "dv",
+                                                "selected_columns": {"columns": ["id"], "sync_new_columns": True}}]},
+               "streams": [{"stream": {"name": "orders", "namespace": "public",
+                                       "type_schema": {"properties": {"id": {"type": ["integer"]},
+                                                                      "amount": {"type": ["number", "null"]}}},
+                                       "supported_sync_modes": ["full_refresh", "cdc"],
+                                       "source_defined_primary_key": ["id"], "available_cursor_fields": ["id"],
+                                       "sync_mode": "cdc", "destination_database": "shop"}}]}
+    write("sync_config_fuzzer", "streams", "t" + dumps(streams))
+
+
 def main():
     base = "/_iceberg/v1/lake"
     # --- iceberg_metadata_fuzzer ---
@@ -614,3 +641,4 @@ if __name__ == "__main__":
     puffin_seeds()
     parquet_seeds()
     expression_seeds()
+    sync_config_seeds()

@@ -20,6 +20,7 @@ test_packages=(
   python3 python3-venv python3-pip awscli rclone s3cmd wrk nginx-light curl
   clang-format clang-tidy
   clang-16 libclang-rt-16-dev   # libFuzzer and the sanitizers (scripts/fuzz.sh)
+  postgresql-15                 # the source `serac sync` tests replicate (tests/pg_util.py)
 )
 
 missing=()

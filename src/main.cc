@@ -1,6 +1,6 @@
 // serac's command line. Each subcommand parses its flags here and hands a plain options struct to
 // the module that runs it: `server` here, the client subcommands (warehouse, namespace, table, view,
-// config, user, key, policy) through cli::ClientCommands.
+// config, user, key, policy) through cli::ClientCommands, `serac sync` through sync::SyncCommands.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "server/server_command.h"
+#include "sync/sync_command.h"
 
 namespace {
 
@@ -85,6 +86,8 @@ int main(int argc, char** argv) {
   CLI::App* server = AddServerCommand(app, server_options);
   serac::cli::ClientCommands client_commands;
   client_commands.Register(app);
+  serac::sync::SyncCommands sync_commands;
+  sync_commands.Register(app);
 
   try {
     app.parse(argc, argv);
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
   serac::log::SetLevel(kLogLevels.at(log_level));
   if (server->parsed()) return serac::server::RunServer(server_options);
   if (std::optional<int> exit_code = client_commands.RunSelected()) return *exit_code;
+  if (std::optional<int> exit_code = sync_commands.RunSelected()) return *exit_code;
   std::fputs(app.help().c_str(), stderr);
   return 2;
 }

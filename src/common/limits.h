@@ -42,9 +42,10 @@ inline constexpr auto kHttpClientRequestTimeout =
     std::chrono::seconds(120);                                            // whole exchange, connect included
 inline constexpr uint64_t kHttpClientResponseHeaderBytesMax = 64 * kKiB;  // status line + response headers
 inline constexpr uint64_t kHttpClientResponseBodyBytesMax =
-    64 * kMiB;                                               // default cap on a buffered response body
-inline constexpr uint32_t kCliListPagesMax = 10000;          // pages one `serac ... list` follows
-inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;  // a file `serac file show` reads into memory
+    64 * kMiB;                                                  // default cap on a buffered response body
+inline constexpr uint32_t kCliListPagesMax = 10000;             // pages one `serac ... list` follows
+inline constexpr uint64_t kCliShownFileBytesMax = 1 * kGiB;     // a file `serac file show` reads into memory
+inline constexpr uint64_t kSyncConfigFileBytesMax = 64 * kMiB;  // source.json, destination.json, streams.json
 // A manifest list a table writer reads whole (a snapshot of ~1 million manifests).
 inline constexpr uint64_t kManifestListBytesMax = 256 * kMiB;
 // A manifest a table writer reads whole (Java's default target is 8 MiB; one merged by hand can be larger).

@@ -1,0 +1,347 @@
+// libpq connections, `check` and `discover`. Connection parameters go to PQconnectdbParams as
+// keyword/value pairs (no conninfo string to quote, and no password in any message); PEM texts of
+// the ssl block go to private files for the connection's start and are removed after it.
+#include "sync/postgres.h"
+
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace serac::sync {
+namespace {
+
+// Files holding the ssl block's certificates while a connection starts.
+class CertificateFiles {
+ public:
+  ~CertificateFiles() {
+    if (!dir_.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir_, ignored);
+    }
+  }
+  Result<std::string> Write(const std::string& name, const std::string& pem) {
+    if (dir_.empty()) {
+      std::string pattern = (std::filesystem::temp_directory_path() / "serac-pg-XXXXXX").string();
+      if (::mkdtemp(pattern.data()) == nullptr)
+        return Error(ErrorCode::kIoError, "cannot create a temporary directory");
+      dir_ = pattern;  // mkdtemp makes it 0700
+    }
+    const std::string path = dir_ + "/" + name;
+    std::ofstream out(path, std::ios::binary);
+    out << pem;
+    if (!out) return Error(ErrorCode::kIoError, "cannot write " + path);
+    std::filesystem::permissions(path,
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    return path;
+  }
+
+ private:
+  std::string dir_;
+};
+
+std::string Trimmed(const char* message) {
+  std::string text = message ? message : "";
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string QuoteIdentifier(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// OLake's type name of a PostgreSQL type (types/data_types.go), for streams.json.
+std::string OlakeType(const std::string& type_name, const std::string& category) {
+  static const std::map<std::string, std::string> kTypes = {{"int2", "integer_small"},
+                                                            {"int4", "integer_small"},
+                                                            {"int8", "integer"},
+                                                            {"float4", "number_small"},
+                                                            {"float8", "number"},
+                                                            {"numeric", "number"},
+                                                            {"bool", "boolean"},
+                                                            {"timestamp", "timestamp_micro"},
+                                                            {"timestamptz", "timestamp_micro"},
+                                                            {"date", "timestamp"},
+                                                            {"oid", "integer"},
+                                                            {"money", "number"}};
+  if (category == "A") return "array";
+  auto it = kTypes.find(type_name);
+  return it != kTypes.end() ? it->second : "string";
+}
+
+bool CursorCandidate(const std::string& type_name) {
+  static const std::set<std::string> kOrdered = {"int2",    "int4", "int8",      "float4",      "float8",
+                                                 "numeric", "date", "timestamp", "timestamptz", "oid"};
+  return kOrdered.count(type_name) > 0;
+}
+
+}  // namespace
+
+struct PgConnection::Impl {
+  PGconn* connection = nullptr;
+  ~Impl() {
+    if (connection) PQfinish(connection);
+  }
+};
+
+PgConnection::PgConnection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PgConnection::PgConnection(PgConnection&&) noexcept = default;
+PgConnection& PgConnection::operator=(PgConnection&&) noexcept = default;
+PgConnection::~PgConnection() = default;
+
+Result<PgConnection> PgConnection::Connect(const PostgresSource& source) {
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"host", source.host},        {"port", std::to_string(source.port)},
+      {"dbname", source.database},  {"user", source.username},
+      {"sslmode", source.ssl_mode}, {"application_name", "serac-sync"},
+      {"connect_timeout", "30"},    {"client_encoding", "UTF8"}};
+  if (!source.password.empty()) params.emplace_back("password", source.password);
+  CertificateFiles certificates;
+  for (const auto& [keyword, pem, file] : {std::tuple<const char*, const std::string&, const char*>{
+                                               "sslrootcert", source.ssl_root_cert, "ca.pem"},
+                                           {"sslcert", source.ssl_client_cert, "client.pem"},
+                                           {"sslkey", source.ssl_client_key, "client.key"}}) {
+    if (pem.empty()) continue;
+    SERAC_ASSIGN_OR_RETURN(std::string path, certificates.Write(file, pem));
+    params.emplace_back(keyword, path);
+  }
+  for (const auto& [key, value] : source.connection_params) {
+    // A parameter given twice keeps the one of jdbc_url_params.
+    auto existing = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == key; });
+    if (existing != params.end()) {
+      existing->second = value;
+    } else {
+      params.emplace_back(key, value);
+    }
+  }
+  std::vector<const char*> keywords;
+  std::vector<const char*> values;
+  for (const auto& [key, value] : params) {
+    keywords.push_back(key.c_str());
+    values.push_back(value.c_str());
+  }
+  keywords.push_back(nullptr);
+  values.push_back(nullptr);
+  auto impl = std::make_unique<Impl>();
+  impl->connection = PQconnectdbParams(keywords.data(), values.data(), 0);
+  if (impl->connection == nullptr)
+    return Error(ErrorCode::kUnavailable, "libpq could not allocate a connection");
+  if (PQstatus(impl->connection) != CONNECTION_OK) {
+    return Error(ErrorCode::kUnavailable, "cannot connect to PostgreSQL at " + source.host + ":" +
+                                              std::to_string(source.port) + "/" + source.database + ": " +
+                                              Trimmed(PQerrorMessage(impl->connection)));
+  }
+  return PgConnection(std::move(impl));
+}
+
+int PgConnection::server_version() const { return PQserverVersion(impl_->connection); }
+
+Result<PgRows> PgConnection::Query(const std::string& sql,
+                                   const std::vector<std::optional<std::string>>& params) {
+  std::vector<const char*> values;
+  for (const auto& param : params) values.push_back(param ? param->c_str() : nullptr);
+  PGresult* result = PQexecParams(impl_->connection, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                  values.data(), nullptr, nullptr, 0);
+  const ExecStatusType status = PQresultStatus(result);
+  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+    std::string message = Trimmed(PQresultErrorMessage(result));
+    PQclear(result);
+    if (PQstatus(impl_->connection) != CONNECTION_OK) return Error(ErrorCode::kUnavailable, message);
+    return Error(ErrorCode::kInvalidArgument, message);
+  }
+  PgRows rows;
+  const int fields = PQnfields(result);
+  for (int f = 0; f < fields; ++f) rows.columns.emplace_back(PQfname(result, f));
+  const int count = PQntuples(result);
+  rows.rows.reserve(static_cast<size_t>(count));
+  for (int r = 0; r < count; ++r) {
+    auto& row = rows.rows.emplace_back();
+    for (int f = 0; f < fields; ++f) {
+      if (PQgetisnull(result, r, f)) {
+        row.emplace_back(std::nullopt);
+      } else {
+        row.emplace_back(
+            std::string(PQgetvalue(result, r, f), static_cast<size_t>(PQgetlength(result, r, f))));
+      }
+    }
+  }
+  PQclear(result);
+  return rows;
+}
+
+Result<std::vector<std::string>> CheckSource(const PostgresSource& source) {
+  SERAC_ASSIGN_OR_RETURN(PgConnection connection, PgConnection::Connect(source));
+  std::vector<std::string> facts;
+  const int version = connection.server_version();
+  facts.push_back("PostgreSQL " + std::to_string(version / 10000) + "." + std::to_string(version % 10000) +
+                  " at " + source.host + ":" + std::to_string(source.port) + "/" + source.database + " as " +
+                  source.username);
+  if (version < 100000) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "PostgreSQL " + std::to_string(version / 10000) +
+                     " has no pgoutput logical replication: version 10 or later is needed");
+  }
+  if (!source.replication) {
+    facts.push_back("no update_method: full_refresh and incremental streams only");
+    return facts;
+  }
+  const PostgresSource::Replication& replication = *source.replication;
+  SERAC_ASSIGN_OR_RETURN(PgRows wal, connection.Query("SELECT current_setting('wal_level')"));
+  const std::string wal_level = wal.rows.at(0).at(0).value_or("");
+  if (wal_level != "logical") {
+    return Error(
+        ErrorCode::kInvalidArgument,
+        "wal_level is " + wal_level + ": CDC needs wal_level = logical (postgresql.conf, then a restart)");
+  }
+  facts.push_back("wal_level = logical");
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows role,
+      connection.Query("SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user"));
+  if (role.rows.empty() || role.rows[0][0].value_or("f") != "t") {
+    return Error(
+        ErrorCode::kInvalidArgument,
+        "user " + source.username + " may not replicate: ALTER ROLE ... REPLICATION (or use a superuser)");
+  }
+  facts.push_back("user " + source.username + " may replicate");
+  SERAC_ASSIGN_OR_RETURN(PgRows slot,
+                         connection.Query("SELECT plugin, database, confirmed_flush_lsn::text FROM "
+                                          "pg_replication_slots WHERE slot_name = $1",
+                                          {replication.slot}));
+  if (slot.rows.empty()) {
+    facts.push_back("replication slot " + replication.slot + ": absent, created by the first sync");
+  } else {
+    const std::string plugin = slot.rows[0][0].value_or("");
+    if (plugin != "pgoutput") {
+      return Error(ErrorCode::kInvalidArgument,
+                   "replication slot " + replication.slot + " uses the " + plugin +
+                       " plugin: serac decodes pgoutput (drop it or name another slot)");
+    }
+    if (slot.rows[0][1].value_or("") != source.database) {
+      return Error(ErrorCode::kInvalidArgument, "replication slot " + replication.slot +
+                                                    " belongs to database " + slot.rows[0][1].value_or("?") +
+                                                    ", not " + source.database);
+    }
+    facts.push_back("replication slot " + replication.slot + " (pgoutput) at " +
+                    slot.rows[0][2].value_or("?"));
+  }
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows publication,
+      connection.Query("SELECT p.puballtables, (SELECT count(*) FROM pg_publication_tables t WHERE "
+                       "t.pubname = p.pubname) FROM pg_publication p WHERE p.pubname = $1",
+                       {replication.publication}));
+  if (publication.rows.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "publication " + replication.publication + " does not exist: CREATE PUBLICATION " +
+                     QuoteIdentifier(replication.publication) + " FOR TABLE ...");
+  }
+  facts.push_back("publication " + replication.publication + ": " +
+                  (publication.rows[0][0].value_or("f") == "t"
+                       ? std::string("all tables")
+                       : publication.rows[0][1].value_or("0") + " tables"));
+  return facts;
+}
+
+Result<StreamCatalog> DiscoverStreams(const PostgresSource& source, const StreamCatalog* previous) {
+  SERAC_ASSIGN_OR_RETURN(PgConnection connection, PgConnection::Connect(source));
+  // The schemas of source.json (none: every user schema) as a text array literal.
+  std::string schemas = "{";
+  for (size_t i = 0; i < source.schemas.size(); ++i) {
+    schemas += i ? ",\"" : "\"";
+    for (char c : source.schemas[i]) {
+      if (c == '"' || c == '\\') schemas += '\\';
+      schemas += c;
+    }
+    schemas += '"';
+  }
+  schemas += "}";
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows columns,
+      connection.Query(
+          "SELECT n.nspname, c.relname, a.attname, t.typname, t.typcategory, a.attnotnull "
+          "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+          "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
+          "JOIN pg_type t ON t.oid = a.atttypid "
+          "WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition "
+          "AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%' "
+          "AND (cardinality($1::text[]) = 0 OR n.nspname = ANY($1::text[])) "
+          "ORDER BY n.nspname, c.relname, a.attnum",
+          {schemas}));
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows keys,
+      connection.Query("SELECT n.nspname, c.relname, a.attname FROM pg_index i "
+                       "JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                       "JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position) ON true "
+                       "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum "
+                       "WHERE i.indisprimary ORDER BY n.nspname, c.relname, k.position"));
+  StreamCatalog catalog;
+  std::map<std::string, size_t> index;
+  for (const auto& row : columns.rows) {
+    const std::string ns = row[0].value_or("");
+    const std::string table = row[1].value_or("");
+    const std::string id = ns + "." + table;
+    auto it = index.find(id);
+    if (it == index.end()) {
+      Stream stream;
+      stream.name = table;
+      stream.namespace_name = ns;
+      stream.supported_sync_modes = {SyncMode::kFullRefresh};
+      it = index.emplace(id, catalog.streams.size()).first;
+      catalog.streams.push_back(std::move(stream));
+    }
+    Stream& stream = catalog.streams[it->second];
+    StreamColumn column;
+    column.name = row[2].value_or("");
+    const std::string type_name = row[3].value_or("");
+    column.types = {OlakeType(type_name, row[4].value_or(""))};
+    if (row[5].value_or("f") != "t") column.types.push_back("null");
+    if (CursorCandidate(type_name)) stream.cursor_fields.push_back(column.name);
+    stream.columns.push_back(std::move(column));
+  }
+  for (const auto& row : keys.rows) {
+    auto it = index.find(row[0].value_or("") + "." + row[1].value_or(""));
+    if (it != index.end()) catalog.streams[it->second].primary_key.push_back(row[2].value_or(""));
+  }
+  for (Stream& stream : catalog.streams) {
+    if (!stream.cursor_fields.empty()) stream.supported_sync_modes.push_back(SyncMode::kIncremental);
+    if (source.replication) {
+      stream.supported_sync_modes.push_back(SyncMode::kCdc);
+      stream.supported_sync_modes.push_back(SyncMode::kStrictCdc);
+    }
+    // OLake's default: CDC when supported, else incremental needs a cursor chosen: full refresh.
+    stream.sync_mode = source.replication ? SyncMode::kCdc : SyncMode::kFullRefresh;
+  }
+  if (previous == nullptr) {
+    for (const Stream& stream : catalog.streams) {
+      StreamSelection selection;
+      selection.namespace_name = stream.namespace_name;
+      selection.stream_name = stream.name;
+      selection.normalization = true;
+      catalog.selected.push_back(std::move(selection));
+    }
+    return catalog;
+  }
+  for (Stream& stream : catalog.streams) {
+    if (const Stream* old = previous->Find(stream.namespace_name, stream.name)) {
+      stream.sync_mode = old->sync_mode;
+      stream.cursor_field = old->cursor_field;
+      stream.destination_database = old->destination_database;
+      stream.destination_table = old->destination_table;
+    }
+  }
+  for (const StreamSelection& selection : previous->selected) {
+    if (catalog.Find(selection.namespace_name, selection.stream_name)) catalog.selected.push_back(selection);
+  }
+  return catalog;
+}
+
+}  // namespace serac::sync

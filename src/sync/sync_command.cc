@@ -1,0 +1,167 @@
+// The `serac sync` subcommands over config.h, postgres.h and the REST catalog client.
+#include "sync/sync_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "client/rest_catalog.h"
+#include "sync/config.h"
+#include "sync/postgres.h"
+
+namespace serac::sync {
+
+struct SyncCommandState {
+  std::string config_path;
+  std::string destination_path;
+  std::string streams_path;
+  bool destination_spec = false;
+  std::function<Status()> action;  // the chosen subcommand
+};
+
+namespace {
+
+void PrintNotices(const std::vector<ConfigNotice>& notices) {
+  for (const ConfigNotice& notice : notices)
+    std::fprintf(stderr, "serac sync: %s\n", notice.ToString().c_str());
+}
+
+Result<PostgresSource> LoadSource(const std::string& path) {
+  SERAC_ASSIGN_OR_RETURN(std::string text, ReadConfigFile(path));
+  std::vector<ConfigNotice> notices;
+  auto source = ParseSourceConfig(text, path, notices);
+  PrintNotices(notices);
+  return source;
+}
+
+Result<IcebergDestination> LoadDestination(const std::string& path) {
+  SERAC_ASSIGN_OR_RETURN(std::string text, ReadConfigFile(path));
+  std::vector<ConfigNotice> notices;
+  auto destination = ParseDestinationConfig(text, path, notices);
+  PrintNotices(notices);
+  return destination;
+}
+
+client::RestCatalogOptions CatalogOptions(const IcebergDestination& destination) {
+  client::RestCatalogOptions options;
+  options.uri = destination.catalog_uri;
+  options.warehouse = destination.warehouse;
+  options.region = destination.signing_region;
+  options.signing_name = destination.signing_name;
+  switch (destination.auth) {
+    case IcebergDestination::Auth::kSigV4:
+      options.auth = client::RestCatalogOptions::Auth::kSigV4;
+      options.access_key = destination.access_key;
+      options.secret_key = destination.secret_key;
+      options.session_token = destination.session_token;
+      break;
+    case IcebergDestination::Auth::kOAuth2: {
+      options.auth = client::RestCatalogOptions::Auth::kOAuth2;
+      const size_t colon = destination.credential.find(':');
+      options.access_key = destination.credential.substr(0, colon);
+      options.secret_key = destination.credential.substr(colon + 1);
+      options.oauth2_server_uri = destination.oauth2_uri;
+      options.oauth2_scope = destination.oauth2_scope;
+      break;
+    }
+    case IcebergDestination::Auth::kToken:
+      options.auth = client::RestCatalogOptions::Auth::kBearer;
+      options.bearer_token = destination.token;
+      break;
+    case IcebergDestination::Auth::kNone:
+      options.auth = client::RestCatalogOptions::Auth::kNone;
+      break;
+  }
+  return options;
+}
+
+Status Check(const SyncCommandState& state) {
+  if (state.config_path.empty() == state.destination_path.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "check takes either --config source.json or --destination destination.json");
+  }
+  if (!state.config_path.empty()) {
+    SERAC_ASSIGN_OR_RETURN(PostgresSource source, LoadSource(state.config_path));
+    SERAC_ASSIGN_OR_RETURN(std::vector<std::string> facts, CheckSource(source));
+    for (const std::string& fact : facts) std::printf("%s\n", fact.c_str());
+    std::printf("source: ok\n");
+    return Status::Ok();
+  }
+  SERAC_ASSIGN_OR_RETURN(IcebergDestination destination, LoadDestination(state.destination_path));
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<client::RestCatalog> catalog,
+                         client::RestCatalog::Connect(CatalogOptions(destination)));
+  std::printf("catalog %s, warehouse %s: reachable\n", destination.catalog_uri.c_str(),
+              destination.warehouse.c_str());
+  if (!destination.default_namespace.empty()) {
+    SERAC_ASSIGN_OR_RETURN(bool exists, catalog->NamespaceExists({destination.default_namespace}));
+    std::printf("namespace %s: %s\n", destination.default_namespace.c_str(),
+                exists ? "exists" : "absent, created by the first sync");
+  }
+  std::printf("destination: ok\n");
+  return Status::Ok();
+}
+
+Status Discover(const SyncCommandState& state) {
+  SERAC_ASSIGN_OR_RETURN(PostgresSource source, LoadSource(state.config_path));
+  std::string output = state.streams_path;
+  if (output.empty()) {
+    output = (std::filesystem::path(state.config_path).parent_path() / "streams.json").string();
+  }
+  std::optional<StreamCatalog> previous;
+  if (std::filesystem::exists(output)) {
+    SERAC_ASSIGN_OR_RETURN(std::string text, ReadConfigFile(output));
+    std::vector<ConfigNotice> notices;
+    SERAC_ASSIGN_OR_RETURN(previous, ParseStreams(text, output, notices));
+    PrintNotices(notices);
+  }
+  SERAC_ASSIGN_OR_RETURN(StreamCatalog catalog, DiscoverStreams(source, previous ? &*previous : nullptr));
+  SERAC_RETURN_IF_ERROR(WriteConfigFile(output, StreamsToJson(catalog) + "\n"));
+  std::printf("%zu streams (%zu selected) written to %s\n", catalog.streams.size(), catalog.selected.size(),
+              output.c_str());
+  return Status::Ok();
+}
+
+}  // namespace
+
+SyncCommands::SyncCommands() : state_(std::make_unique<SyncCommandState>()) {}
+SyncCommands::~SyncCommands() = default;
+
+void SyncCommands::Register(CLI::App& app) {
+  CLI::App* sync =
+      app.add_subcommand("sync", "Replicate PostgreSQL into Iceberg tables (OLake's configuration files)");
+  sync->require_subcommand(1);
+  SyncCommandState& state = *state_;
+  CLI::App* spec = sync->add_subcommand("spec", "Print the JSON Schema of source.json (or destination.json)");
+  spec->add_flag("--destination", state.destination_spec, "The schema of destination.json");
+  spec->callback([&state] {
+    state.action = [&state] {
+      std::printf("%s\n", (state.destination_spec ? DestinationSpecJson() : SourceSpecJson()).c_str());
+      return Status::Ok();
+    };
+  });
+  CLI::App* check =
+      sync->add_subcommand("check", "Connect to the source or the destination and say what was found");
+  check->add_option("--config", state.config_path, "source.json");
+  check->add_option("--destination", state.destination_path, "destination.json");
+  check->callback([&state] { state.action = [&state] { return Check(state); }; });
+  CLI::App* discover = sync->add_subcommand("discover", "Write the source's tables as streams.json");
+  discover->add_option("--config", state.config_path, "source.json")->required();
+  discover->add_option(
+      "--streams,--catalog", state.streams_path,
+      "streams.json to write, merged with its selections when it exists (default: beside source.json)");
+  discover->callback([&state] { state.action = [&state] { return Discover(state); }; });
+}
+
+std::optional<int> SyncCommands::RunSelected() {
+  if (!state_->action) return std::nullopt;
+  Status status = state_->action();
+  if (!status.ok()) {
+    std::fprintf(stderr, "serac sync: %s\n", status.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace serac::sync
