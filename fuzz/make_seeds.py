@@ -469,6 +469,41 @@ def expression_seeds():
         write("expression_fuzzer", name, "j" + dumps(expression))
 
 
+def pgoutput_seeds():
+    """pgoutput messages as PostgreSQL 15 sends them, each prefixed by its length (two bytes); the
+    first byte picks the protocol version (byte % 4 + 1)."""
+    import struct
+
+    def frame(*messages):
+        return b"".join(struct.pack(">H", len(m)) + m for m in messages)
+
+    def text(value):
+        return b"t" + struct.pack(">i", len(value)) + value
+
+    begin = b"B" + struct.pack(">QqI", 0x16B374D848, 123456789, 741)
+    relation = (b"R" + struct.pack(">I", 16384) + b"public\0orders\0" + b"f" + struct.pack(">h", 2) +
+                b"\x01id\0" + struct.pack(">Ii", 20, -1) + b"\x00note\0" + struct.pack(">Ii", 25, -1))
+    insert = b"I" + struct.pack(">I", 16384) + b"N" + struct.pack(">h", 2) + text(b"1") + text(b"one")
+    update = (b"U" + struct.pack(">I", 16384) + b"O" + struct.pack(">h", 2) + text(b"1") + text(b"one") +
+              b"N" + struct.pack(">h", 2) + text(b"1") + b"u")
+    delete = b"D" + struct.pack(">I", 16384) + b"K" + struct.pack(">h", 1) + text(b"1")
+    truncate = b"T" + struct.pack(">IbI", 1, 3, 16384)
+    commit = b"C" + struct.pack(">bQQq", 0, 0x16B374D848, 0x16B374D878, 123456790)
+    xlog = b"w" + struct.pack(">QQq", 0x16B374D848, 0x16B374D878, 1) + insert
+    keepalive = b"k" + struct.pack(">Qqb", 0x16B374D878, 2, 1)
+    write("pgoutput_fuzzer", "transaction_v1", b"\x00" + frame(begin, relation, insert, update, delete, truncate, commit))
+    write("pgoutput_fuzzer", "copy_frames", b"\x00" + frame(xlog, keepalive))
+    stream_insert = b"I" + struct.pack(">II", 900, 16384) + b"N" + struct.pack(">h", 1) + text(b"7")
+    write("pgoutput_fuzzer", "stream_v2", b"\x01" + frame(b"S" + struct.pack(">Ib", 900, 1), stream_insert, b"E",
+                                                          b"c" + struct.pack(">IbQQq", 900, 0, 10, 20, 30),
+                                                          b"A" + struct.pack(">II", 901, 901)))
+    write("pgoutput_fuzzer", "two_phase_v3", b"\x02" + frame(b"b" + struct.pack(">QQqI", 1, 2, 3, 900) + b"gid\0",
+                                                             b"P" + struct.pack(">bQQqI", 0, 1, 2, 3, 900) + b"gid\0",
+                                                             b"r" + struct.pack(">bQQqqI", 0, 1, 2, 3, 4, 900) + b"gid\0"))
+    write("pgoutput_fuzzer", "abort_v4", b"\x03" + frame(b"S" + struct.pack(">Ib", 5, 1), b"E",
+                                                         b"A" + struct.pack(">IIQq", 5, 5, 55, 66)))
+
+
 def sync_config_seeds():
     """OLake's files as its documentation writes them: 's' source.json, 'd' destination.json, 't' streams.json."""
     source = {"host": "postgres", "port": 5432, "database": "shop", "username": "olake", "password": "p",
@@ -642,3 +677,4 @@ if __name__ == "__main__":
     parquet_seeds()
     expression_seeds()
     sync_config_seeds()
+    pgoutput_seeds()

@@ -15,6 +15,7 @@ from pg_util import postgres  # noqa: F401
 from s3util import ACCESS_KEY, SECRET_KEY
 
 SERAC = os.environ.get("SERAC_BIN", "build/serac")
+SYNC_TEST = str(Path(SERAC).resolve().parent / "src" / "sync" / "sync_test")
 
 
 def sync(*args, check=True):
@@ -141,3 +142,12 @@ def test_discover_writes_and_merges_streams(postgres, tmp_path):  # noqa: F811
     assert names == ["orders"]
     assert all(s["stream"]["sync_mode"] == "full_refresh"
                for s in json.loads((tmp_path / "narrow-streams.json").read_text())["streams"])
+
+
+def test_pgoutput_decoder_reads_a_real_stream(postgres):  # noqa: F811
+    """The C++ decoder on the messages PostgreSQL 15's pgoutput emits: every change kind, TOAST,
+    key updates, REPLICA IDENTITY FULL, TRUNCATE, an enum's type, a large transaction streamed."""
+    env = dict(os.environ, SERAC_TEST_PG=f"{postgres.host}:{postgres.port}")
+    out = subprocess.run([SYNC_TEST, "--gtest_filter=PgoutputFromPostgres.*"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0 and "[  PASSED  ] 2 tests" in out.stdout, out.stdout[-4000:]

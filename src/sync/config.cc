@@ -458,7 +458,8 @@ Status WriteConfigFile(const std::string& path, const std::string& text) {
   Status written = file_io::WriteAll(fd, text, temporary);
   if (written.ok() && ::fsync(fd) != 0) written = file_io::ErrnoError("fsync", temporary);
   ::close(fd);
-  if (written.ok() && ::rename(temporary.c_str(), path.c_str()) != 0) written = file_io::ErrnoError("rename", path);
+  if (written.ok() && ::rename(temporary.c_str(), path.c_str()) != 0)
+    written = file_io::ErrnoError("rename", path);
   if (!written.ok()) {
     ::unlink(temporary.c_str());
     return written;
