@@ -147,8 +147,10 @@ def test_discover_writes_and_merges_streams(postgres, tmp_path):  # noqa: F811
 def test_pgoutput_decoder_reads_a_real_stream(postgres):  # noqa: F811
     """The C++ decoder on the messages PostgreSQL 15's pgoutput emits: every change kind, TOAST,
     key updates, REPLICA IDENTITY FULL, TRUNCATE, an enum's type, a large transaction streamed; and
-    the type mapping on the catalog entries of real columns (domains, enums, arrays, numerics)."""
+    the type mapping on the catalog entries of real columns (domains, enums, arrays, numerics); the
+    replication connection: a slot's exported snapshot and its stream meet with the row committed
+    between them seen once, and an acknowledgement becomes the slot's confirmed_flush_lsn."""
     env = dict(os.environ, SERAC_TEST_PG=f"{postgres.host}:{postgres.port}")
-    out = subprocess.run([SYNC_TEST, "--gtest_filter=PgoutputFromPostgres.*:TypeMappingTest.ColumnsOfARealPostgres"], env=env, capture_output=True,
+    out = subprocess.run([SYNC_TEST, "--gtest_filter=PgoutputFromPostgres.*:TypeMappingTest.ColumnsOfARealPostgres:ReplicationFromPostgres.*"], env=env, capture_output=True,
                          text=True, timeout=300)
-    assert out.returncode == 0 and "[  PASSED  ] 3 tests" in out.stdout, out.stdout[-4000:]
+    assert out.returncode == 0 and "[  PASSED  ] 4 tests" in out.stdout, out.stdout[-4000:]

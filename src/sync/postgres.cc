@@ -13,6 +13,8 @@
 #include <map>
 #include <set>
 
+#include "sync/postgres_internal.h"
+
 namespace serac::sync {
 namespace {
 
@@ -99,12 +101,13 @@ PgConnection::PgConnection(PgConnection&&) noexcept = default;
 PgConnection& PgConnection::operator=(PgConnection&&) noexcept = default;
 PgConnection::~PgConnection() = default;
 
-Result<PgConnection> PgConnection::Connect(const PostgresSource& source) {
+Result<pg_conn*> OpenLibpqConnection(const PostgresSource& source, bool replication) {
   std::vector<std::pair<std::string, std::string>> params = {
       {"host", source.host},        {"port", std::to_string(source.port)},
       {"dbname", source.database},  {"user", source.username},
       {"sslmode", source.ssl_mode}, {"application_name", "serac-sync"},
       {"connect_timeout", "30"},    {"client_encoding", "UTF8"}};
+  if (replication) params.emplace_back("replication", "database");
   if (!source.password.empty()) params.emplace_back("password", source.password);
   CertificateFiles certificates;
   for (const auto& [keyword, pem, file] : {std::tuple<const char*, const std::string&, const char*>{
@@ -132,15 +135,21 @@ Result<PgConnection> PgConnection::Connect(const PostgresSource& source) {
   }
   keywords.push_back(nullptr);
   values.push_back(nullptr);
-  auto impl = std::make_unique<Impl>();
-  impl->connection = PQconnectdbParams(keywords.data(), values.data(), 0);
-  if (impl->connection == nullptr)
-    return Error(ErrorCode::kUnavailable, "libpq could not allocate a connection");
-  if (PQstatus(impl->connection) != CONNECTION_OK) {
-    return Error(ErrorCode::kUnavailable, "cannot connect to PostgreSQL at " + source.host + ":" +
-                                              std::to_string(source.port) + "/" + source.database + ": " +
-                                              Trimmed(PQerrorMessage(impl->connection)));
+  PGconn* connection = PQconnectdbParams(keywords.data(), values.data(), 0);
+  if (connection == nullptr) return Error(ErrorCode::kUnavailable, "libpq could not allocate a connection");
+  if (PQstatus(connection) != CONNECTION_OK) {
+    Status failed = Error(ErrorCode::kUnavailable, "cannot connect to PostgreSQL at " + source.host + ":" +
+                                                       std::to_string(source.port) + "/" + source.database +
+                                                       ": " + Trimmed(PQerrorMessage(connection)));
+    PQfinish(connection);
+    return failed;
   }
+  return connection;
+}
+
+Result<PgConnection> PgConnection::Connect(const PostgresSource& source) {
+  auto impl = std::make_unique<Impl>();
+  SERAC_ASSIGN_OR_RETURN(impl->connection, OpenLibpqConnection(source, false));
   return PgConnection(std::move(impl));
 }
 
