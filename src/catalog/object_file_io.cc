@@ -77,23 +77,6 @@ class ObjectOutputFile final : public iceberg::OutputFile {
   Checksummer crc_;
 };
 
-// Collects a range of an object in memory.
-class StringSink final : public objects::ObjectByteSink {
- public:
-  explicit StringSink(std::string& out) : out_(out) {}
-  Status Begin(uint64_t length) override {
-    out_.reserve(static_cast<size_t>(length));
-    return Status::Ok();
-  }
-  Status Write(std::string_view bytes) override {
-    out_.append(bytes);
-    return Status::Ok();
-  }
-
- private:
-  std::string& out_;
-};
-
 class ObjectFileIO final : public iceberg::FileIO {
  public:
   ObjectFileIO(meta::MetaStore& meta, blob::BlobStore& blobs) : meta_(meta), blobs_(blobs) {}
@@ -127,11 +110,7 @@ class ObjectFileIO final : public iceberg::FileIO {
                                                     " bytes, shorter than the range " +
                                                     std::to_string(offset) + "+" + std::to_string(length));
     }
-    std::string bytes;
-    if (length == 0) return bytes;
-    StringSink sink(bytes);
-    SERAC_RETURN_IF_ERROR(objects::ReadObjectRange(blobs_, object, offset, length, sink));
-    return bytes;
+    return objects::ReadObjectRangeBytes(blobs_, object, offset, length);
   }
 
   Status Delete(const std::string& location) override {

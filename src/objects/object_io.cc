@@ -130,11 +130,18 @@ class StringSink final : public ObjectByteSink {
 
 }  // namespace
 
+Result<std::string> ReadObjectRangeBytes(blob::BlobStore& blobs, const meta::ObjectRecord& object,
+                                         uint64_t first, uint64_t length) {
+  std::string bytes;
+  if (length == 0) return bytes;
+  StringSink sink(bytes);
+  SERAC_RETURN_IF_ERROR(ReadObjectRange(blobs, object, first, length, sink));
+  return bytes;
+}
+
 Result<std::string> ReadObjectBytes(blob::BlobStore& blobs, meta::ObjectRecord object) {
   if (object.segments.empty()) return std::move(object.inline_data);
-  std::string bytes;
-  StringSink sink(bytes);
-  SERAC_RETURN_IF_ERROR(ReadObjectRange(blobs, object, 0, object.size, sink));
+  SERAC_ASSIGN_OR_RETURN(std::string bytes, ReadObjectRangeBytes(blobs, object, 0, object.size));
   if (bytes.size() != object.size) {
     return Error(ErrorCode::kIoError, "object " + object.key + " has " + std::to_string(bytes.size()) +
                                           " bytes in its blobs, its index entry says " +

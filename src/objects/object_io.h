@@ -80,6 +80,10 @@ class ObjectByteSink {
 Status ReadObjectRange(blob::BlobStore& blobs, const meta::ObjectRecord& object, uint64_t first,
                        uint64_t length, ObjectByteSink& sink);
 
+// `length` bytes of `object` from byte `first` (both within the object), in memory.
+Result<std::string> ReadObjectRangeBytes(blob::BlobStore& blobs, const meta::ObjectRecord& object,
+                                         uint64_t first, uint64_t length);
+
 // The bytes of `object` (as the index returned it: inline, in segments, or in pieces whose shared
 // texts the index filled in).
 Result<std::string> ReadObjectBytes(blob::BlobStore& blobs, meta::ObjectRecord object);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "sync/postgres.h"
+#include "sync/test_postgres_internal.h"
 
 namespace serac::sync::pgoutput {
 namespace {
@@ -224,13 +225,9 @@ TEST(PgoutputTest, CopyBothFramesAndLsns) {
 class PgoutputFromPostgres : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* target = std::getenv("SERAC_TEST_PG");
-    if (target == nullptr) GTEST_SKIP() << "SERAC_TEST_PG is not set (tests/test_sync.py sets it)";
-    const std::string host_port = target;
-    source_.host = host_port.substr(0, host_port.find(':'));
-    source_.port = std::stoi(host_port.substr(host_port.find(':') + 1));
-    source_.username = "postgres";
-    source_.database = "postgres";
+    std::optional<PostgresSource> found = TestPostgres();
+    if (!found) GTEST_SKIP() << "SERAC_TEST_PG is not set (tests/test_sync.py sets it)";
+    source_ = *found;
     auto admin = PgConnection::Connect(source_);
     ASSERT_TRUE(admin.ok()) << admin.status().ToString();
     ASSERT_TRUE(admin->Query("DROP DATABASE IF EXISTS pgoutput_live WITH (FORCE)").ok());

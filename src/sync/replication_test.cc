@@ -10,19 +10,15 @@
 #include <thread>
 
 #include "sync/postgres.h"
+#include "sync/test_postgres_internal.h"
 
 namespace serac::sync {
 namespace {
 
 TEST(ReplicationFromPostgres, SnapshotAndStreamMeetExactly) {
-  const char* target = std::getenv("SERAC_TEST_PG");
-  if (target == nullptr) GTEST_SKIP() << "SERAC_TEST_PG is not set (tests/test_sync.py sets it)";
-  const std::string host_port = target;
-  PostgresSource source;
-  source.host = host_port.substr(0, host_port.find(':'));
-  source.port = std::stoi(host_port.substr(host_port.find(':') + 1));
-  source.username = "postgres";
-  source.database = "postgres";
+  std::optional<PostgresSource> found = TestPostgres();
+  if (!found) GTEST_SKIP() << "SERAC_TEST_PG is not set (tests/test_sync.py sets it)";
+  const PostgresSource source = *found;
   auto writer = PgConnection::Connect(source);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   for (const char* sql :

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "sync/postgres.h"
+#include "sync/test_postgres_internal.h"
 
 namespace serac::sync {
 namespace {
@@ -52,14 +53,9 @@ TEST(TypeMappingTest, ExactWhereIcebergHasTheTypeAndWholeTextElsewhere) {
 }
 
 TEST(TypeMappingTest, ColumnsOfARealPostgres) {
-  const char* target = std::getenv("SERAC_TEST_PG");
-  if (target == nullptr) GTEST_SKIP() << "SERAC_TEST_PG is not set (tests/test_sync.py sets it)";
-  const std::string host_port = target;
-  PostgresSource source;
-  source.host = host_port.substr(0, host_port.find(':'));
-  source.port = std::stoi(host_port.substr(host_port.find(':') + 1));
-  source.username = "postgres";
-  source.database = "postgres";
+  std::optional<PostgresSource> found = TestPostgres();
+  if (!found) GTEST_SKIP() << "SERAC_TEST_PG is not set (tests/test_sync.py sets it)";
+  const PostgresSource source = *found;
   auto connection = PgConnection::Connect(source);
   ASSERT_TRUE(connection.ok()) << connection.status().ToString();
   for (const char* sql :
