@@ -383,8 +383,7 @@ Result<IcebergDestination> ParseDestinationConfig(std::string_view json, const s
     destination.catalog_uri.pop_back();
   destination.warehouse = writer.String("iceberg_s3_path");
   destination.default_namespace = writer.String("iceberg_db");
-  destination.signing_name =
-      writer.String("rest_signing_name", catalog_type == "s3tables" ? "s3tables" : "s3tables");
+  destination.signing_name = writer.String("rest_signing_name", "s3tables");
   destination.signing_region = writer.String("rest_signing_region", writer.String("aws_region", "us-east-1"));
   destination.token = writer.String("token");
   destination.oauth2_uri = writer.String("oauth2_uri");
