@@ -15,18 +15,12 @@ namespace {
 
 Status Invalid(const std::string& message) { return Error(ErrorCode::kInvalidArgument, message); }
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The field at `dotted` compared without letter case; nullptr when none or more than one match.
 const NestedField* FindFieldIgnoringCase(const std::vector<NestedField>& fields, std::string_view dotted) {
   const NestedField* found = nullptr;
   for (const NestedField& field : fields) {
-    const std::string name = Lower(field.name);
-    const std::string wanted = Lower(dotted);
+    const std::string name = AsciiLower(field.name);
+    const std::string wanted = AsciiLower(dotted);
     const NestedField* match = nullptr;
     if (wanted == name) {
       match = &field;
@@ -59,16 +53,6 @@ bool Digits(std::string_view text, size_t& pos, size_t count, int64_t& out) {
   }
   pos += count;
   return true;
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date.
-int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day) {
-  year -= month <= 2;
-  const int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const int64_t year_of_era = year - era * 400;
-  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * 146097 + day_of_era - 719468;
 }
 
 bool ParseDate(std::string_view text, size_t& pos, int64_t& days) {
@@ -234,8 +218,8 @@ Result<Datum> Convert(const ExprLiteral& literal, const NestedField& field, cons
   switch (type.id) {
     case TypeId::kBoolean:
       if (literal.kind == Kind::kBoolean ||
-          (string && (Lower(literal.text) == "true" || Lower(literal.text) == "false"))) {
-        return Datum(Lower(literal.text) == "true");
+          (string && (AsciiLower(literal.text) == "true" || AsciiLower(literal.text) == "false"))) {
+        return Datum(AsciiLower(literal.text) == "true");
       }
       return refuse();
     case TypeId::kInt:

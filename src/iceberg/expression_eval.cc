@@ -47,14 +47,6 @@ void LowerUpper(const Type& type, ColumnFacts& facts, Datum value) {
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day) {
-  year -= month <= 2;
-  const int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const int64_t year_of_era = year - era * 400;
-  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  return era * 146097 + year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year - 719468;
-}
-
 // The source values a year, month, day or hour partition value stands for, as a closed range in
 // the source's own unit (days for dates, micro- or nanoseconds for timestamps); nullopt when the
 // range does not fit.

@@ -2,6 +2,7 @@
 // text form users type, and written back as text for messages.
 #include <cctype>
 
+#include "common/encoding.h"
 #include "common/json_reads.h"
 #include "common/limits.h"
 #include "iceberg/expression.h"
@@ -49,12 +50,6 @@ bool IsUnary(ExprOp op) {
 }
 bool IsSet(ExprOp op) { return op == ExprOp::kIn || op == ExprOp::kNotIn; }
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string QuotedColumn(const std::string& name) {
   bool plain = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
@@ -85,7 +80,7 @@ Result<ExprLiteral> LiteralFromJson(const Json& json) {
   const Json* value = &json;
   if (json.is_object()) {
     auto type = json.find("type");
-    if (type == json.end() || !type->is_string() || Lower(type->get<std::string>()) != "literal") {
+    if (type == json.end() || !type->is_string() || AsciiLower(type->get<std::string>()) != "literal") {
       return Invalid("Cannot parse type as a literal: " + json.dump());
     }
     auto inner = json.find("value");
@@ -117,7 +112,7 @@ Result<Expression> FromJson(const Json& json) {
   if (json.is_boolean()) return Expression{json.get<bool>() ? ExprOp::kTrue : ExprOp::kFalse, {}, {}, {}};
   if (!json.is_object()) return Invalid("Cannot parse expression from non-object: " + json.dump());
   SERAC_ASSIGN_OR_RETURN(std::string type, RequiredString(json, "type"));
-  const std::string lowered = Lower(type);
+  const std::string lowered = AsciiLower(type);
   if (lowered == "literal") {
     auto value = json.find("value");
     if (value == json.end() || !value->is_boolean())

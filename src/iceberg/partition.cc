@@ -657,6 +657,14 @@ std::string_view TrimTwosComplement(std::string_view bytes) {
   return bytes.substr(start);
 }
 
+int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day) {
+  year -= month <= 2;
+  const int64_t era = (year >= 0 ? year : year - 399) / 400;
+  const int64_t year_of_era = year - era * 400;
+  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  return era * 146097 + year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year - 719468;
+}
+
 bool IsNaN(const Datum& value) {
   if (const auto* f = std::get_if<float>(&value)) return std::isnan(*f);
   if (const auto* d = std::get_if<double>(&value)) return std::isnan(*d);

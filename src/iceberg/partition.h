@@ -87,6 +87,10 @@ std::string DatumToText(const Type& type, const Datum& value);
 // BigInteger.toByteArray): the form a Datum keeps a decimal in. Empty stays empty.
 std::string_view TrimTwosComplement(std::string_view big_endian);
 
+// Days since 1970-01-01 of a proleptic Gregorian date (month 1-12); what date values and the
+// day transform count.
+int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day);
+
 // Whether a float or double value is NaN (false for any other).
 bool IsNaN(const Datum& value);
 

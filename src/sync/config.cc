@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 
+#include "common/encoding.h"
 #include "common/file_io.h"
 #include "common/json_reads.h"
 #include "common/limits.h"
@@ -355,18 +356,14 @@ Result<IcebergDestination> ParseDestinationConfig(std::string_view json, const s
                                                   std::vector<ConfigNotice>& notices) {
   SERAC_ASSIGN_OR_RETURN(Json document, ParseDocument(json, file));
   SERAC_ASSIGN_OR_RETURN(Fields top, Fields::Of(document, file, "", kDestinationFields, notices));
-  std::string type = top.String("type");
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (type != "ICEBERG") {
+  if (AsciiLower(top.String("type")) != "iceberg") {
     return FieldError(file, "type",
                       "serac sync writes Iceberg tables: \"ICEBERG\", not \"" + top.String("type") + "\"");
   }
   SERAC_ASSIGN_OR_RETURN(Fields writer,
                          Fields::Of(*top.Object("writer"), file, "writer", kWriterFields, notices));
   IcebergDestination destination;
-  std::string catalog_type = writer.String("catalog_type", "rest");
-  std::transform(catalog_type.begin(), catalog_type.end(), catalog_type.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+  const std::string catalog_type = AsciiLower(writer.String("catalog_type", "rest"));
   if (std::find(std::begin(kRestPresets), std::end(kRestPresets), catalog_type) == std::end(kRestPresets)) {
     return FieldError(file, "writer.catalog_type",
                       "\"" + catalog_type +
@@ -402,8 +399,7 @@ Result<IcebergDestination> ParseDestinationConfig(std::string_view json, const s
   }
   // The catalog's authentication, as OLake chooses it: an explicit rest_auth_type, else SigV4 when
   // asked, else OAuth2 with a credential, else a token, else none.
-  std::string auth = writer.String("rest_auth_type");
-  std::transform(auth.begin(), auth.end(), auth.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string auth = AsciiLower(writer.String("rest_auth_type"));
   if (auth.empty()) {
     auth = writer.Boolean("rest_signing_v_4", false) || catalog_type == "s3tables" ? "sigv4"
            : !destination.credential.empty()                                       ? "oauth2"

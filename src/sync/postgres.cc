@@ -47,12 +47,6 @@ class CertificateFiles {
   std::string dir_;
 };
 
-std::string Trimmed(const char* message) {
-  std::string text = message ? message : "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
 std::string QuoteIdentifier(const std::string& name) {
   std::string out = "\"";
   for (char c : name) {
@@ -101,6 +95,12 @@ PgConnection::PgConnection(PgConnection&&) noexcept = default;
 PgConnection& PgConnection::operator=(PgConnection&&) noexcept = default;
 PgConnection::~PgConnection() = default;
 
+std::string TrimmedMessage(const char* message) {
+  std::string text = message ? message : "";
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
 Result<pg_conn*> OpenLibpqConnection(const PostgresSource& source, bool replication) {
   std::vector<std::pair<std::string, std::string>> params = {
       {"host", source.host},        {"port", std::to_string(source.port)},
@@ -140,7 +140,7 @@ Result<pg_conn*> OpenLibpqConnection(const PostgresSource& source, bool replicat
   if (PQstatus(connection) != CONNECTION_OK) {
     Status failed = Error(ErrorCode::kUnavailable, "cannot connect to PostgreSQL at " + source.host + ":" +
                                                        std::to_string(source.port) + "/" + source.database +
-                                                       ": " + Trimmed(PQerrorMessage(connection)));
+                                                       ": " + TrimmedMessage(PQerrorMessage(connection)));
     PQfinish(connection);
     return failed;
   }
@@ -163,7 +163,7 @@ Result<PgRows> PgConnection::Query(const std::string& sql,
                                   values.data(), nullptr, nullptr, 0);
   const ExecStatusType status = PQresultStatus(result);
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-    std::string message = Trimmed(PQresultErrorMessage(result));
+    std::string message = TrimmedMessage(PQresultErrorMessage(result));
     PQclear(result);
     if (PQstatus(impl_->connection) != CONNECTION_OK) return Error(ErrorCode::kUnavailable, message);
     return Error(ErrorCode::kInvalidArgument, message);

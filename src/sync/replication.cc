@@ -14,12 +14,6 @@
 namespace serac::sync {
 namespace {
 
-std::string Trimmed(const char* message) {
-  std::string text = message ? message : "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
 // Microseconds since 2000-01-01, the protocol's clock.
 int64_t PostgresNow() {
   const auto since_unix = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -50,7 +44,7 @@ struct ReplicationStream::Impl {
     PGresult* result = PQexec(connection, command.c_str());
     const ExecStatusType status = PQresultStatus(result);
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      std::string message = Trimmed(PQresultErrorMessage(result));
+      std::string message = TrimmedMessage(PQresultErrorMessage(result));
       PQclear(result);
       return Error(
           PQstatus(connection) == CONNECTION_OK ? ErrorCode::kInvalidArgument : ErrorCode::kUnavailable,
@@ -74,7 +68,8 @@ struct ReplicationStream::Impl {
   Status Send(const std::string& frame) {
     if (PQputCopyData(connection, frame.data(), static_cast<int>(frame.size())) != 1 ||
         PQflush(connection) != 0) {
-      return Error(ErrorCode::kUnavailable, "replication stream: " + Trimmed(PQerrorMessage(connection)));
+      return Error(ErrorCode::kUnavailable,
+                   "replication stream: " + TrimmedMessage(PQerrorMessage(connection)));
     }
     return Status::Ok();
   }
@@ -133,7 +128,7 @@ Status ReplicationStream::Start(const std::string& slot, pgoutput::Lsn from, con
   command += ")";
   PGresult* result = PQexec(impl_->connection, command.c_str());
   const ExecStatusType status = PQresultStatus(result);
-  std::string message = Trimmed(PQresultErrorMessage(result));
+  std::string message = TrimmedMessage(PQresultErrorMessage(result));
   PQclear(result);
   if (status != PGRES_COPY_BOTH) return Error(ErrorCode::kInvalidArgument, "START_REPLICATION: " + message);
   impl_->streaming = true;
@@ -166,7 +161,7 @@ Result<std::optional<ReplicationStream::Frame>> ReplicationStream::Next(std::chr
     }
     if (length < -1) {
       return Error(ErrorCode::kUnavailable,
-                   "replication stream: " + Trimmed(PQerrorMessage(impl_->connection)));
+                   "replication stream: " + TrimmedMessage(PQerrorMessage(impl_->connection)));
     }
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return std::optional<Frame>();
@@ -175,7 +170,7 @@ Result<std::optional<ReplicationStream::Frame>> ReplicationStream::Next(std::chr
     ::poll(&wait, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
     if (PQconsumeInput(impl_->connection) != 1) {
       return Error(ErrorCode::kUnavailable,
-                   "replication stream: " + Trimmed(PQerrorMessage(impl_->connection)));
+                   "replication stream: " + TrimmedMessage(PQerrorMessage(impl_->connection)));
     }
   }
 }
