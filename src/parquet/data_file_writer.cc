@@ -220,9 +220,17 @@ struct DataFileWriter::State {
     return Status::Ok();
   }
 
+  // Where AppendRows asked to be told its rows went (unsorted writers only), and for the batch being
+  // written, each of its rows' index among the rows given (nullptr: the same).
+  std::vector<RowPlacement>* placements = nullptr;
+  const std::vector<int64_t>* placement_rows = nullptr;
+
   // A partition's rows: written now, or buffered to be sorted first.
   Status Write(const iceberg::PartitionTuple& partition, const std::shared_ptr<arrow::RecordBatch>& batch) {
     if (sort_keys.empty()) return WriteRows(partition, batch);
+    if (placements != nullptr) {
+      return Error(ErrorCode::kInternal, "row placements are not known before sorted rows are written");
+    }
     const std::string key = PartitionKey(partition);
     SortBuffer& buffer = sort_buffers[key];
     buffer.partition = partition;
@@ -316,6 +324,14 @@ struct DataFileWriter::State {
       SERAC_ASSIGN_OR_RETURN(OpenFile * file, FileFor(partition));
       const std::shared_ptr<arrow::RecordBatch> slice =
           offset == 0 && step_rows >= batch->num_rows() ? batch : batch->Slice(offset, step_rows);
+      if (placements != nullptr) {
+        for (int64_t k = 0; k < slice->num_rows(); ++k) {
+          const int64_t row = offset + k;
+          const size_t given = static_cast<size_t>(
+              placement_rows != nullptr ? (*placement_rows)[static_cast<size_t>(row)] : row);
+          (*placements)[given] = RowPlacement{file->location, file->rows + k};
+        }
+      }
       SERAC_RETURN_IF_ERROR(WriteSlice(*file, slice));
     }
     return Status::Ok();
@@ -374,12 +390,18 @@ struct DataFileWriter::State {
       std::shared_ptr<arrow::Array> indices;
       SERAC_RETURN_IF_ERROR(FromArrow(indices_builder.Finish(&indices), path));
       std::shared_ptr<arrow::RecordBatch> part = batch;
+      std::vector<int64_t> part_rows;
       if (indices->length() != batch->num_rows()) {
         auto taken = arrow::compute::Take(batch, indices);
         if (!taken.ok()) return FromArrow(taken.status(), path);
         part = taken->record_batch();
+        const auto& index_values = static_cast<const arrow::Int64Array&>(*indices);
+        part_rows.assign(index_values.raw_values(), index_values.raw_values() + index_values.length());
       }
-      SERAC_RETURN_IF_ERROR(Write(partition, part));
+      placement_rows = part_rows.empty() ? nullptr : &part_rows;
+      Status written = Write(partition, part);
+      placement_rows = nullptr;
+      SERAC_RETURN_IF_ERROR(written);
     }
     return Status::Ok();
   }
@@ -488,6 +510,33 @@ Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat 
     s.progress.rows += static_cast<uint64_t>(batch->num_rows());
     if (s.on_progress) s.on_progress(s.progress);
   }
+  return Status::Ok();
+}
+
+Status DataFileWriter::AppendRows(const std::vector<Row>& rows, const std::string& context, int64_t first_row,
+                                  std::vector<RowPlacement>* placements) {
+  State& s = *state_;
+  if (rows.empty()) return Status::Ok();
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch,
+                         RowsToBatch(rows, s.arrow_schema, s.schema, context, first_row));
+  if (placements != nullptr) {
+    if (!s.sort_keys.empty()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "where rows go is known only for a writer without a sort order");
+    }
+    placements->assign(rows.size(), RowPlacement{});
+  }
+  s.placements = placements;
+  Status appended;
+  try {
+    appended = s.Append(batch, context, first_row);
+  } catch (const std::exception& e) {
+    appended = Error(ErrorCode::kInvalidArgument, context + ": " + e.what());
+  }
+  s.placements = nullptr;
+  SERAC_RETURN_IF_ERROR(appended);
+  s.progress.rows += rows.size();
+  if (s.on_progress) s.on_progress(s.progress);
   return Status::Ok();
 }
 

@@ -22,6 +22,7 @@
 #include "common/status.h"
 #include "iceberg/file_io.h"
 #include "iceberg/manifest.h"
+#include "iceberg/partition.h"
 #include "iceberg/schema.h"
 #include "iceberg/table_metadata.h"
 
@@ -65,6 +66,22 @@ Result<InputFormat> ParseInputFormat(std::string_view name);  // "parquet", "csv
 // From a file name's extension (.parquet, .csv, .jsonl/.json/.ndjson); kInvalidArgument otherwise.
 Result<InputFormat> InputFormatOfPath(std::string_view path);
 
+// One value of a row given to DataFileWriter::AppendRows, of its column's Iceberg type: a Datum as
+// iceberg/partition.h holds one (null as monostate), or for a list column its elements (each a
+// Datum of the element type; a null list is a null `datum` without elements).
+struct RowValue {
+  iceberg::Datum datum;
+  std::optional<std::vector<iceberg::Datum>> elements;
+};
+// A row: one value per top-level column of the writer's schema, in the schema's order.
+using Row = std::vector<RowValue>;
+
+// Where AppendRows put a row: the data file (by location) and the row's position in it.
+struct RowPlacement {
+  std::string location;
+  int64_t position = 0;
+};
+
 // How far a writer has come (for a progress display).
 struct LoadProgress {
   uint64_t rows = 0;
@@ -85,6 +102,13 @@ class DataFileWriter {
   // naming the file, the row and the column. Nothing appended is visible until Finish.
   // With `io`, `path` is a location read through it (an object on the server: "s3://bucket/key").
   Status AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io = nullptr);
+
+  // Appends rows given value by value (serac sync). kInvalidArgument naming `context`, the row
+  // (`first_row` is the first's number) and the column of a value whose kind does not fit the
+  // column's type. With `placements` (only for a writer without a sort order, whose rows are
+  // written in the order they come), where each row went, in the order of `rows`.
+  Status AppendRows(const std::vector<Row>& rows, const std::string& context, int64_t first_row,
+                    std::vector<RowPlacement>* placements = nullptr);
 
   // Closes every open file. The data files written, in the order they were closed.
   Result<std::vector<iceberg::DataFile>> Finish();

@@ -128,4 +128,12 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
                                                          const iceberg::Schema& schema,
                                                          const std::string& path, int64_t first_row);
 
+// Rows given value by value as a batch with `arrow_schema`'s columns (the table's, from
+// ToArrowSchema(schema)); kInvalidArgument naming `context`, the row and the column of a value of
+// the wrong kind.
+Result<std::shared_ptr<arrow::RecordBatch>> RowsToBatch(const std::vector<Row>& rows,
+                                                        const std::shared_ptr<arrow::Schema>& arrow_schema,
+                                                        const iceberg::Schema& schema,
+                                                        const std::string& context, int64_t first_row);
+
 }  // namespace serac::parquet

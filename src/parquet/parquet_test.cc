@@ -201,6 +201,56 @@ TEST_F(ParquetTest, PartitionsRowsAndNamesDirectoriesAsJava) {
   EXPECT_EQ(files->size(), 16u);                // 7 names + null, 2 buckets
 }
 
+// Rows given value by value land in the partitions' files, and each row's placement names the file
+// and the position a reader finds it at.
+TEST_F(ParquetTest, RowsGivenByValueAreWrittenWhereThePlacementsSay) {
+  iceberg::PartitionSpec spec;
+  spec.spec_id = 1;
+  spec.fields = {{{2}, 1000, "name", "identity"}};
+  auto writer = DataFileWriter::Make(TableSchema(), spec, WriteOptions{}, *io_, (dir_ / "r/data").string());
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  const size_t columns = TableSchema().fields.size();
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 50; ++i) {
+    Row row(columns);
+    row[0].datum = iceberg::Datum(i);
+    if (i % 5 != 0) row[1].datum = iceberg::Datum(std::string(i % 2 ? "odd" : "even"));
+    row[2].datum = iceberg::Datum(static_cast<double>(i) / 4);
+    row[3].datum = iceberg::Datum(std::string("\xff\x38"));  // -200 unscaled: -2.00
+    row[9].elements = std::vector<iceberg::Datum>{iceberg::Datum(std::string("t")), iceberg::Datum()};
+    rows.push_back(std::move(row));
+  }
+  std::vector<RowPlacement> placements;
+  ASSERT_OK(writer->AppendRows(rows, "rows", 1, &placements));
+  ASSERT_EQ(placements.size(), rows.size());
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_EQ(files->size(), 3u);  // odd, even, null
+  std::map<std::string, std::shared_ptr<arrow::Table>> tables;
+  for (const iceberg::DataFile& file : *files) tables[file.file_path] = ReadOutput(file.file_path);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(tables.count(placements[i].location), 1u) << placements[i].location;
+    auto ids = std::static_pointer_cast<arrow::Int64Array>(
+        tables[placements[i].location]->GetColumnByName("id")->chunk(0));
+    ASSERT_LT(placements[i].position, ids->length());
+    EXPECT_EQ(ids->Value(placements[i].position), static_cast<int64_t>(i));
+  }
+  auto prices = tables.begin()->second->GetColumnByName("price")->chunk(0);
+  EXPECT_EQ(prices->GetScalar(0).ValueOrDie()->ToString(), "-2.00");
+  auto tags = tables.begin()->second->GetColumnByName("tags")->chunk(0);
+  EXPECT_EQ(tags->GetScalar(0).ValueOrDie()->ToString(), "list<element: string>[t, null]");
+  // A value of the wrong kind names the row and the column.
+  auto again = DataFileWriter::Make(TableSchema(), iceberg::PartitionSpec{}, WriteOptions{}, *io_,
+                                    (dir_ / "w/data").string());
+  ASSERT_TRUE(again.ok());
+  Row wrong(columns);
+  wrong[0].datum = iceberg::Datum(std::string("x"));
+  Status refused = again->AppendRows({wrong}, "changes", 7);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("changes: row 7: column id"), std::string::npos) << refused.message();
+  again->AbortAndDelete();
+}
+
 TEST_F(ParquetTest, RollsFilesAtTheTargetSize) {
   WriteOptions options;
   options.target_file_size_bytes = 64 * 1024;

@@ -47,6 +47,8 @@ class CertificateFiles {
   std::string dir_;
 };
 
+}  // namespace
+
 std::string QuoteIdentifier(const std::string& name) {
   std::string out = "\"";
   for (char c : name) {
@@ -55,6 +57,8 @@ std::string QuoteIdentifier(const std::string& name) {
   }
   return out + "\"";
 }
+
+namespace {
 
 // OLake's type name of a PostgreSQL type (types/data_types.go), for streams.json.
 std::string OlakeType(const std::string& type_name, const std::string& category) {
@@ -103,10 +107,19 @@ std::string TrimmedMessage(const char* message) {
 
 Result<pg_conn*> OpenLibpqConnection(const PostgresSource& source, bool replication) {
   std::vector<std::pair<std::string, std::string>> params = {
-      {"host", source.host},        {"port", std::to_string(source.port)},
-      {"dbname", source.database},  {"user", source.username},
-      {"sslmode", source.ssl_mode}, {"application_name", "serac-sync"},
-      {"connect_timeout", "30"},    {"client_encoding", "UTF8"}};
+      {"host", source.host},
+      {"port", std::to_string(source.port)},
+      {"dbname", source.database},
+      {"user", source.username},
+      {"sslmode", source.ssl_mode},
+      {"application_name", "serac-sync"},
+      {"connect_timeout", "30"},
+      {"client_encoding", "UTF8"},
+      // Values as pg_values.h reads them, whatever the server's or the role's defaults: timestamps
+      // in UTC and ISO form, floats with every digit, bytea in hex, money without a locale's marks.
+      {"options",
+       "-c TimeZone=UTC -c DateStyle=ISO,YMD -c IntervalStyle=postgres -c extra_float_digits=3 "
+       "-c bytea_output=hex -c lc_monetary=C"}};
   if (replication) params.emplace_back("replication", "database");
   if (!source.password.empty()) params.emplace_back("password", source.password);
   CertificateFiles certificates;
@@ -186,6 +199,43 @@ Result<PgRows> PgConnection::Query(const std::string& sql,
   }
   PQclear(result);
   return rows;
+}
+
+Status PgConnection::CopyOut(const std::string& copy_statement,
+                             const std::function<Status(std::string_view)>& on_row) {
+  PGconn* connection = impl_->connection;
+  PGresult* started = PQexec(connection, copy_statement.c_str());
+  if (PQresultStatus(started) != PGRES_COPY_OUT) {
+    std::string message = TrimmedMessage(PQresultErrorMessage(started));
+    PQclear(started);
+    if (PQstatus(connection) != CONNECTION_OK) return Error(ErrorCode::kUnavailable, message);
+    return Error(ErrorCode::kInvalidArgument, message);
+  }
+  PQclear(started);
+  Status outcome = Status::Ok();
+  while (true) {
+    char* buffer = nullptr;
+    const int length = PQgetCopyData(connection, &buffer, 0);
+    if (length == -1) break;  // the copy is done; its result follows
+    if (length < 0) {
+      return Error(ErrorCode::kUnavailable, "COPY: " + TrimmedMessage(PQerrorMessage(connection)));
+    }
+    if (outcome.ok()) {
+      std::string_view line(buffer, static_cast<size_t>(length));
+      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+      outcome = on_row(line);
+      // The rest of the copy is read and dropped: the connection stays usable.
+    }
+    PQfreemem(buffer);
+  }
+  PGresult* finished = PQgetResult(connection);
+  const bool copied = PQresultStatus(finished) == PGRES_COMMAND_OK;
+  std::string message = copied ? "" : TrimmedMessage(PQresultErrorMessage(finished));
+  PQclear(finished);
+  while ((finished = PQgetResult(connection)) != nullptr) PQclear(finished);
+  SERAC_RETURN_IF_ERROR(outcome);
+  if (!copied) return Error(ErrorCode::kUnavailable, "COPY: " + message);
+  return Status::Ok();
 }
 
 Result<std::vector<std::string>> CheckSource(const PostgresSource& source) {
@@ -351,6 +401,59 @@ Result<StreamCatalog> DiscoverStreams(const PostgresSource& source, const Stream
     if (catalog.Find(selection.namespace_name, selection.stream_name)) catalog.selected.push_back(selection);
   }
   return catalog;
+}
+
+std::string SourceTable::QualifiedName() const {
+  return QuoteIdentifier(namespace_name) + "." + QuoteIdentifier(name);
+}
+
+Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& namespace_name,
+                                  const std::string& name) {
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows found,
+      connection.Query(
+          "SELECT c.oid, c.relpages FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+          "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')",
+          {namespace_name, name}));
+  if (found.rows.empty()) {
+    return Error(ErrorCode::kNotFound,
+                 "table " + namespace_name + "." + name + " does not exist in the source");
+  }
+  SourceTable table;
+  table.namespace_name = namespace_name;
+  table.name = name;
+  table.oid = static_cast<uint32_t>(std::stoul(found.rows[0][0].value_or("0")));
+  table.pages = std::stoll(found.rows[0][1].value_or("0"));
+  // A domain's or an array's element type comes with it: what type_mapping.h needs.
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows columns,
+      connection.Query("SELECT a.attname, t.typname, t.typtype, t.typcategory, a.atttypmod, a.attnotnull, "
+                       "coalesce(e.typname, b.typname, ''), coalesce(e.typtype, b.typtype, 'b') "
+                       "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+                       "LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A' "
+                       "LEFT JOIN pg_type b ON b.oid = t.typbasetype AND t.typtype = 'd' "
+                       "WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+                       {std::to_string(table.oid)}));
+  for (const auto& row : columns.rows) {
+    SourceColumn column;
+    column.name = row[0].value_or("");
+    column.type.name = row[1].value_or("");
+    column.type.type_kind = row[2].value_or("b").front();
+    column.type.category = row[3].value_or("U").front();
+    column.type.type_modifier = std::stoi(row[4].value_or("-1"));
+    column.not_null = row[5].value_or("f") == "t";
+    column.type.element_name = row[6].value_or("");
+    column.type.element_kind = row[7].value_or("b").empty() ? 'b' : row[7]->front();
+    table.columns.push_back(std::move(column));
+  }
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows key,
+      connection.Query("SELECT a.attname FROM pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, n) "
+                       "JOIN pg_attribute a ON a.attnum = k.attnum "
+                       "WHERE i.indrelid = $1 AND i.indisprimary AND a.attrelid = $1 ORDER BY k.n",
+                       {std::to_string(table.oid)}));
+  for (const auto& row : key.rows) table.primary_key.push_back(row[0].value_or(""));
+  return table;
 }
 
 }  // namespace serac::sync

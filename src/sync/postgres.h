@@ -5,13 +5,16 @@
 // Thread-safety: a PgConnection is used by one thread; the free functions open their own.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
 #include "sync/config.h"
+#include "sync/type_mapping.h"
 
 namespace serac::sync {
 
@@ -32,6 +35,9 @@ class PgConnection {
 
   // One statement with $1, $2, ... parameters given as text.
   Result<PgRows> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
+  // COPY (query) TO STDOUT in text format: `on_row` gets each row's line without its newline, as
+  // it arrives (memory holds one row). An error from `on_row` ends the copy and is returned.
+  Status CopyOut(const std::string& copy_statement, const std::function<Status(std::string_view)>& on_row);
   int server_version() const;  // e.g. 150018
 
  private:
@@ -39,6 +45,28 @@ class PgConnection {
   explicit PgConnection(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// "name" with its quotes doubled, as an SQL identifier.
+std::string QuoteIdentifier(const std::string& name);
+
+// A table of the source as a stream reads it: its columns in attribute order and its primary key.
+struct SourceColumn {
+  std::string name;
+  PgType type;
+  bool not_null = false;
+};
+struct SourceTable {
+  std::string namespace_name;
+  std::string name;
+  uint32_t oid = 0;
+  std::vector<SourceColumn> columns;
+  std::vector<std::string> primary_key;  // in the key's order; empty without one
+  int64_t pages = 0;                     // pg_class.relpages: how a full load cuts it into chunks
+  std::string QualifiedName() const;     // "schema"."table", quoted
+};
+// kNotFound naming the table when it does not exist.
+Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& namespace_name,
+                                  const std::string& name);
 
 // What `check` says of a source: one line per fact; kInvalidArgument (naming the setting) for a
 // source that cannot be replicated as configured.

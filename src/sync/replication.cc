@@ -34,6 +34,7 @@ bool IsIdentifier(const std::string& name) {
 struct ReplicationStream::Impl {
   PGconn* connection = nullptr;
   pgoutput::Lsn acknowledged = 0;
+  pgoutput::Lsn server_wal_end = 0;
   bool streaming = false;
   ~Impl() {
     if (connection) PQfinish(connection);
@@ -94,13 +95,15 @@ Result<pgoutput::Lsn> ReplicationStream::CurrentPosition() {
   return pgoutput::ParseLsn(*rows.rows[0][2]);
 }
 
-Result<ReplicationStream::CreatedSlot> ReplicationStream::CreateSlot(const std::string& name) {
+Result<ReplicationStream::CreatedSlot> ReplicationStream::CreateSlot(const std::string& name,
+                                                                     bool temporary) {
   if (!IsIdentifier(name)) {
     return Error(ErrorCode::kInvalidArgument,
                  "replication slot names are letters, digits and _ (at most 63): " + name);
   }
-  SERAC_ASSIGN_OR_RETURN(PgRows rows, impl_->Command("CREATE_REPLICATION_SLOT " + name +
-                                                     " LOGICAL pgoutput (SNAPSHOT 'export')"));
+  SERAC_ASSIGN_OR_RETURN(PgRows rows,
+                         impl_->Command("CREATE_REPLICATION_SLOT " + name + (temporary ? " TEMPORARY" : "") +
+                                        " LOGICAL pgoutput (SNAPSHOT 'export')"));
   if (rows.rows.empty() || rows.rows[0].size() < 3 || !rows.rows[0][1] || !rows.rows[0][2]) {
     return Error(ErrorCode::kInvalidArgument, "CREATE_REPLICATION_SLOT: no consistent point or snapshot");
   }
@@ -147,12 +150,14 @@ Result<std::optional<ReplicationStream::Frame>> ReplicationStream::Next(std::chr
       PQfreemem(buffer);
       SERAC_ASSIGN_OR_RETURN(auto frame, pgoutput::DecodeCopyData(bytes));
       if (auto* keepalive = std::get_if<pgoutput::Keepalive>(&frame)) {
+        impl_->server_wal_end = std::max(impl_->server_wal_end, keepalive->wal_end);
         if (keepalive->reply_requested) {
           SERAC_RETURN_IF_ERROR(Acknowledge(impl_->acknowledged));
         }
         continue;
       }
       const auto& data = std::get<pgoutput::XLogData>(frame);
+      impl_->server_wal_end = std::max(impl_->server_wal_end, data.wal_end);
       return std::optional<Frame>(Frame{data.wal_start, data.wal_end, std::string(data.payload)});
     }
     if (length == -1) {
@@ -181,7 +186,13 @@ Status ReplicationStream::Acknowledge(pgoutput::Lsn flushed) {
   return impl_->Send(pgoutput::StandbyStatusUpdate(position, position, position, PostgresNow(), false));
 }
 
+Status ReplicationStream::RequestKeepalive() {
+  const pgoutput::Lsn position = impl_->acknowledged;
+  return impl_->Send(pgoutput::StandbyStatusUpdate(position, position, position, PostgresNow(), true));
+}
+
 pgoutput::Lsn ReplicationStream::acknowledged() const { return impl_->acknowledged; }
+pgoutput::Lsn ReplicationStream::server_wal_end() const { return impl_->server_wal_end; }
 
 Status BeginWithSnapshot(PgConnection& connection, const std::string& snapshot_name) {
   for (char c : snapshot_name) {

@@ -32,8 +32,9 @@ class ReplicationStream {
     pgoutput::Lsn consistent_point = 0;  // streaming from here follows the snapshot exactly
     std::string snapshot_name;           // for SET TRANSACTION SNAPSHOT, until this connection's next command
   };
-  // CREATE_REPLICATION_SLOT name LOGICAL pgoutput (SNAPSHOT 'export').
-  Result<CreatedSlot> CreateSlot(const std::string& name);
+  // CREATE_REPLICATION_SLOT name [TEMPORARY] LOGICAL pgoutput (SNAPSHOT 'export'). A temporary
+  // slot goes with this connection: it serves only for its snapshot (a table loaded later).
+  Result<CreatedSlot> CreateSlot(const std::string& name, bool temporary = false);
 
   struct StartOptions {
     int protocol_version = 2;
@@ -58,6 +59,12 @@ class ReplicationStream {
   // and the next session resumes there. Positions never move back.
   Status Acknowledge(pgoutput::Lsn flushed);
   pgoutput::Lsn acknowledged() const;
+  // Asks the server for a keepalive now (a status update with the reply flag): how a client that
+  // has seen nothing for a while learns how far the server has read (server_wal_end).
+  Status RequestKeepalive();
+  // How far the server has sent WAL (keepalives and XLogData say): with nothing open, everything
+  // before it has been seen.
+  pgoutput::Lsn server_wal_end() const;
 
  private:
   struct Impl;

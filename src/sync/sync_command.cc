@@ -10,6 +10,7 @@
 #include "client/rest_catalog.h"
 #include "sync/config.h"
 #include "sync/postgres.h"
+#include "sync/sync_run.h"
 
 namespace serac::sync {
 
@@ -18,6 +19,7 @@ struct SyncCommandState {
   std::string destination_path;
   std::string streams_path;
   bool destination_spec = false;
+  SyncRunOptions run;              // `serac sync` itself
   std::function<Status()> action;  // the chosen subcommand
 };
 
@@ -131,8 +133,28 @@ SyncCommands::~SyncCommands() = default;
 void SyncCommands::Register(CLI::App& app) {
   CLI::App* sync =
       app.add_subcommand("sync", "Replicate PostgreSQL into Iceberg tables (OLake's configuration files)");
-  sync->require_subcommand(1);
+  sync->require_subcommand(0, 1);
   SyncCommandState& state = *state_;
+  // `serac sync --config ... --streams ... --destination ... --state ...`: a run.
+  sync->add_option("--config", state.run.source_path, "source.json");
+  sync->add_option("--streams,--catalog", state.run.streams_path, "streams.json (selected_streams)");
+  sync->add_option("--destination", state.run.destination_path, "destination.json");
+  sync->add_option("--state", state.run.state_path, "state.json, kept current (stats.json beside it)");
+  sync->add_flag("--follow", state.run.follow, "Keep streaming changes until interrupted");
+  sync->callback([&state, sync] {
+    if (state.action) return;  // a subcommand was chosen
+    state.action = [&state] {
+      for (const auto& [value, flag] :
+           {std::pair<const std::string&, const char*>{state.run.source_path, "--config"},
+            {state.run.streams_path, "--streams"},
+            {state.run.destination_path, "--destination"},
+            {state.run.state_path, "--state"}}) {
+        if (value.empty()) return Error(ErrorCode::kInvalidArgument, std::string("a run needs ") + flag);
+      }
+      return RunSync(state.run);
+    };
+    (void)sync;
+  });
   CLI::App* spec = sync->add_subcommand("spec", "Print the JSON Schema of source.json (or destination.json)");
   spec->add_flag("--destination", state.destination_spec, "The schema of destination.json");
   spec->callback([&state] {

@@ -1,0 +1,520 @@
+// One run of `serac sync`: the destination reached, the tables opened, full loads read in parallel
+// chunks under one snapshot, then the slot's changes applied and acknowledged after each commit.
+#include "sync/sync_run.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "client/rest_catalog.h"
+#include "client/rest_table_catalog.h"
+#include "client/s3_client.h"
+#include "client/s3_file_io.h"
+#include "sync/config.h"
+#include "sync/pg_values.h"
+#include "sync/postgres.h"
+#include "sync/replication.h"
+#include "sync/table_sink.h"
+
+namespace serac::sync {
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void RequestStop(int) { g_stop.store(true); }
+
+using Clock = std::chrono::steady_clock;
+
+void Log(const std::string& line) {
+  std::fprintf(stderr, "serac sync: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+struct Destination {
+  std::unique_ptr<client::RestCatalog> rest;
+  std::unique_ptr<client::RestTableCatalog> catalog;
+  std::unique_ptr<iceberg::FileIO> io;
+};
+
+Result<Destination> ConnectDestination(const IcebergDestination& config) {
+  client::RestCatalogOptions options;
+  options.uri = config.catalog_uri;
+  options.warehouse = config.warehouse;
+  options.region = config.signing_region;
+  options.signing_name = config.signing_name;
+  switch (config.auth) {
+    case IcebergDestination::Auth::kSigV4:
+      options.auth = client::RestCatalogOptions::Auth::kSigV4;
+      options.access_key = config.access_key;
+      options.secret_key = config.secret_key;
+      options.session_token = config.session_token;
+      break;
+    case IcebergDestination::Auth::kOAuth2: {
+      options.auth = client::RestCatalogOptions::Auth::kOAuth2;
+      const size_t colon = config.credential.find(':');
+      options.access_key = config.credential.substr(0, colon);
+      options.secret_key = colon == std::string::npos ? "" : config.credential.substr(colon + 1);
+      options.oauth2_server_uri = config.oauth2_uri;
+      options.oauth2_scope = config.oauth2_scope;
+      break;
+    }
+    case IcebergDestination::Auth::kToken:
+      options.auth = client::RestCatalogOptions::Auth::kBearer;
+      options.bearer_token = config.token;
+      break;
+    case IcebergDestination::Auth::kNone:
+      options.auth = client::RestCatalogOptions::Auth::kNone;
+      break;
+  }
+  Destination destination;
+  SERAC_ASSIGN_OR_RETURN(destination.rest, client::RestCatalog::Connect(std::move(options)));
+  destination.catalog = std::make_unique<client::RestTableCatalog>(*destination.rest);
+  client::S3ClientOptions s3;
+  s3.endpoint = config.s3_endpoint;
+  if (s3.endpoint.find("://") == std::string::npos) {
+    s3.endpoint = (config.s3_use_ssl ? "https://" : "http://") + s3.endpoint;
+  }
+  s3.access_key = config.access_key;
+  s3.secret_key = config.secret_key;
+  s3.session_token = config.session_token;
+  s3.region = config.s3_region;
+  SERAC_ASSIGN_OR_RETURN(client::S3Client s3_client, client::S3Client::Make(std::move(s3)));
+  destination.io = client::MakeS3FileIO(std::move(s3_client));
+  return destination;
+}
+
+struct StreamRun {
+  const Stream* stream = nullptr;
+  const StreamSelection* selection = nullptr;
+  std::unique_ptr<TableSink> sink;
+  uint64_t loaded_rows = 0;
+};
+
+// The ctid ranges a full load reads a table in: [first page, end page), the last one open.
+std::vector<std::string> ChunkConditions(int64_t pages) {
+  std::vector<std::string> conditions;
+  if (pages <= kSyncChunkPages) return {""};
+  for (int64_t start = 0; start < pages; start += kSyncChunkPages) {
+    std::string condition = " WHERE ";
+    if (start > 0) condition += "ctid >= '(" + std::to_string(start) + ",0)'::tid";
+    if (start + kSyncChunkPages < pages) {
+      condition += std::string(start > 0 ? " AND " : "") + "ctid < '(" +
+                   std::to_string(start + kSyncChunkPages) + ",0)'::tid";
+    }
+    conditions.push_back(condition);
+  }
+  return conditions;
+}
+
+// Reads every table of `runs` under the snapshot the readers' connections hold and commits each
+// table's files in one commit that replaces what it had, at `lsn`.
+Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& readers, pgoutput::Lsn lsn,
+                  bool mark_loaded) {
+  for (StreamRun* run : runs) {
+    TableSink& sink = *run->sink;
+    const auto started = Clock::now();
+    std::string columns;
+    for (const std::string& column : sink.load_columns()) {
+      columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(column);
+    }
+    const std::vector<std::string> chunks = ChunkConditions(sink.source().pages);
+    std::atomic<size_t> next_chunk{0};
+    std::atomic<uint64_t> rows{0};
+    std::mutex mutex;
+    Status failure = Status::Ok();
+    std::vector<iceberg::DataFile> files;
+    std::vector<parquet::DataFileWriter> writers;
+    auto read = [&](PgConnection& connection) {
+      Result<parquet::DataFileWriter> made = sink.NewLoadWriter();
+      if (!made.ok()) {
+        std::lock_guard lock(mutex);
+        failure = made.status();
+        return;
+      }
+      parquet::DataFileWriter writer = std::move(made).value();
+      std::vector<parquet::Row> batch;
+      SourceTexts texts;
+      Status status = Status::Ok();
+      while (status.ok()) {
+        const size_t chunk = next_chunk.fetch_add(1);
+        if (chunk >= chunks.size()) break;
+        {
+          std::lock_guard lock(mutex);
+          if (!failure.ok()) break;
+        }
+        const std::string copy = "COPY (SELECT " + columns + " FROM " + sink.source().QualifiedName() +
+                                 chunks[chunk] + ") TO STDOUT";
+        status = connection.CopyOut(copy, [&](std::string_view line) -> Status {
+          SERAC_RETURN_IF_ERROR(SplitCopyLine(line, texts));
+          SERAC_ASSIGN_OR_RETURN(parquet::Row row, sink.LoadRow(texts));
+          batch.push_back(std::move(row));
+          if (batch.size() >= kSyncLoadBatchRows) {
+            SERAC_RETURN_IF_ERROR(writer.AppendRows(batch, sink.name(), 1));
+            rows += batch.size();
+            batch.clear();
+          }
+          return Status::Ok();
+        });
+        if (status.ok() && !batch.empty()) {
+          status = writer.AppendRows(batch, sink.name(), 1);
+          rows += batch.size();
+          batch.clear();
+        }
+      }
+      Result<std::vector<iceberg::DataFile>> written =
+          status.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(status);
+      std::lock_guard lock(mutex);
+      if (!written.ok()) {
+        if (failure.ok()) failure = written.status();
+      } else {
+        for (iceberg::DataFile& file : *written) files.push_back(std::move(file));
+      }
+      writers.push_back(std::move(writer));
+    };
+    std::vector<std::thread> threads;
+    const size_t thread_count = std::min(readers.size(), chunks.size());
+    for (size_t t = 1; t < thread_count; ++t) threads.emplace_back(read, std::ref(readers[t]));
+    read(readers[0]);
+    for (std::thread& thread : threads) thread.join();
+    if (!failure.ok()) {
+      for (parquet::DataFileWriter& writer : writers) writer.AbortAndDelete();
+      return failure;
+    }
+    Status committed = sink.CommitLoad(std::move(files), lsn, mark_loaded);
+    if (!committed.ok()) {
+      if (committed.code() != ErrorCode::kOutcomeUnknown) {
+        for (parquet::DataFileWriter& writer : writers) writer.AbortAndDelete();
+      }
+      return committed;
+    }
+    run->loaded_rows = rows.load();
+    const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    char line[256];
+    std::snprintf(line, sizeof(line), "%s: loaded %llu rows in %.1f s (%.0f rows/s)", sink.name().c_str(),
+                  static_cast<unsigned long long>(rows.load()), seconds,
+                  seconds > 0 ? static_cast<double>(rows.load()) / seconds : 0.0);
+    Log(line);
+  }
+  return Status::Ok();
+}
+
+// Opens `count` reader connections that see `snapshot_name` (empty: a fresh snapshot of their own,
+// all taken by one exporting transaction so that every reader sees the same rows).
+Result<std::vector<PgConnection>> OpenReaders(const PostgresSource& source, const std::string& snapshot_name,
+                                              int32_t count) {
+  std::vector<PgConnection> readers;
+  for (int32_t i = 0; i < std::max<int32_t>(1, count); ++i) {
+    SERAC_ASSIGN_OR_RETURN(PgConnection connection, PgConnection::Connect(source));
+    if (!snapshot_name.empty()) SERAC_RETURN_IF_ERROR(BeginWithSnapshot(connection, snapshot_name));
+    readers.push_back(std::move(connection));
+  }
+  return readers;
+}
+
+Status WriteState(const std::string& path, const std::vector<StreamRun>& runs, pgoutput::Lsn lsn,
+                  const std::string& slot) {
+  nlohmann::json state;
+  state["type"] = "GLOBAL";
+  nlohmann::json streams = nlohmann::json::array();
+  nlohmann::json global_streams = nlohmann::json::array();
+  for (const StreamRun& run : runs) {
+    nlohmann::json entry;
+    entry["stream"] = run.stream->name;
+    entry["namespace"] = run.stream->namespace_name;
+    entry["sync_mode"] = std::string(SyncModeName(run.stream->sync_mode));
+    entry["state"] = {{"chunks", nlohmann::json::array()},
+                      {"loaded", run.sink->committed().loaded},
+                      {"lsn", pgoutput::LsnToText(run.sink->committed().lsn)}};
+    streams.push_back(std::move(entry));
+    global_streams.push_back(run.stream->Id());
+  }
+  state["global"] = {{"state", {{"lsn", pgoutput::LsnToText(lsn)}, {"slot", slot}}},
+                     {"streams", global_streams}};
+  state["streams"] = std::move(streams);
+  return WriteConfigFile(path, state.dump(2) + "\n");
+}
+
+Status WriteStats(const std::string& state_path, uint64_t records, double seconds, const std::string& phase) {
+  const size_t slash = state_path.find_last_of('/');
+  const std::string path = (slash == std::string::npos ? "" : state_path.substr(0, slash + 1)) + "stats.json";
+  nlohmann::json stats;
+  stats["Synced Records"] = records;
+  stats["Seconds Elapsed"] = static_cast<int64_t>(seconds);
+  char speed[64];
+  std::snprintf(speed, sizeof(speed), "%.2f rps", seconds > 0 ? static_cast<double>(records) / seconds : 0.0);
+  stats["Speed"] = speed;
+  stats["Running Threads"] = 1;
+  stats["Phase"] = phase;
+  return WriteConfigFile(path, stats.dump(2) + "\n");
+}
+
+Result<bool> SlotExists(PgConnection& connection, const std::string& slot) {
+  SERAC_ASSIGN_OR_RETURN(PgRows rows,
+                         connection.Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = $1", {slot}));
+  return !rows.rows.empty();
+}
+
+// Applies the slot's changes to the tables of `runs` until the source's position at start (or,
+// following, until asked to stop), acknowledging after each flush.
+Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, std::vector<StreamRun>& runs,
+                     const std::string& state_path, bool follow, const Clock::time_point run_started) {
+  const PostgresSource::Replication& replication = *source.replication;
+  SERAC_ASSIGN_OR_RETURN(pgoutput::Lsn target, stream.CurrentPosition());
+  ReplicationStream::StartOptions start;
+  start.protocol_version = 1;
+  start.publication = replication.publication;
+  start.streaming = false;
+  SERAC_RETURN_IF_ERROR(stream.Start(replication.slot, 0, start));
+  SERAC_ASSIGN_OR_RETURN(PgConnection lookup, PgConnection::Connect(source));
+  std::map<std::string, TableSink*> by_name;
+  for (StreamRun& run : runs) {
+    if (run.stream->sync_mode != SyncMode::kCdc && run.stream->sync_mode != SyncMode::kStrictCdc) continue;
+    run.sink->SetLookupConnection(&lookup);
+    by_name[run.sink->source().namespace_name + "." + run.sink->source().name] = run.sink.get();
+  }
+  std::map<uint32_t, TableSink*> relations;
+  pgoutput::Decoder decoder(start.protocol_version);
+  bool in_transaction = false;
+  pgoutput::Lsn transaction_lsn = 0;  // the open transaction's commit record
+  pgoutput::Lsn applied_end = 0;      // the end of the last transaction received whole
+  uint64_t changes = 0;
+  uint64_t pending_changes = 0;
+  auto first_pending = Clock::now();
+  auto last_keepalive_request = Clock::now();
+
+  auto flush = [&](pgoutput::Lsn lsn) -> Status {
+    for (StreamRun& run : runs) {
+      if (run.sink->has_pending()) SERAC_RETURN_IF_ERROR(run.sink->Flush(lsn));
+    }
+    if (lsn > stream.acknowledged()) SERAC_RETURN_IF_ERROR(stream.Acknowledge(lsn));
+    pending_changes = 0;
+    SERAC_RETURN_IF_ERROR(WriteState(state_path, runs, stream.acknowledged(), replication.slot));
+    const double seconds = std::chrono::duration<double>(Clock::now() - run_started).count();
+    return WriteStats(state_path, changes, seconds, "cdc");
+  };
+  auto pending_bytes = [&] {
+    uint64_t bytes = 0;
+    for (StreamRun& run : runs) bytes += run.sink->pending_bytes();
+    return bytes;
+  };
+
+  Log("streaming changes from slot " + replication.slot + " up to " + pgoutput::LsnToText(target) +
+      (follow ? " and on" : ""));
+  while (true) {
+    if (g_stop.load()) break;
+    SERAC_ASSIGN_OR_RETURN(std::optional<ReplicationStream::Frame> frame,
+                           stream.Next(std::chrono::milliseconds(200)));
+    if (!frame) {
+      if (!in_transaction && pending_changes > 0) SERAC_RETURN_IF_ERROR(flush(applied_end));
+      if (!in_transaction) {
+        const pgoutput::Lsn seen = std::max(applied_end, stream.server_wal_end());
+        if (!follow && seen >= target) break;
+        // Idle: everything sent so far is applied; ask where the server is.
+        if (Clock::now() - last_keepalive_request > std::chrono::milliseconds(200)) {
+          if (seen > stream.acknowledged() && pending_changes == 0)
+            SERAC_RETURN_IF_ERROR(stream.Acknowledge(seen));
+          SERAC_RETURN_IF_ERROR(stream.RequestKeepalive());
+          last_keepalive_request = Clock::now();
+        }
+      }
+      continue;
+    }
+    SERAC_ASSIGN_OR_RETURN(pgoutput::Message message, decoder.Decode(frame->payload));
+    auto sink_of = [&](uint32_t relation) -> TableSink* {
+      auto found = relations.find(relation);
+      if (found == relations.end() || found->second == nullptr) return nullptr;
+      return found->second->Holds(transaction_lsn) ? nullptr : found->second;
+    };
+    if (auto* begin = std::get_if<pgoutput::Begin>(&message.body)) {
+      in_transaction = true;
+      transaction_lsn = begin->final_lsn;
+    } else if (auto* commit = std::get_if<pgoutput::Commit>(&message.body)) {
+      in_transaction = false;
+      applied_end = commit->end_lsn;
+      if (pending_changes == 0) {
+        first_pending = Clock::now();
+      }
+      const bool due = pending_bytes() >= kSyncFlushBytesMax ||
+                       Clock::now() - first_pending >= std::chrono::milliseconds(kSyncFlushIntervalMs) ||
+                       (!follow && applied_end >= target);
+      if (pending_changes > 0 && due) SERAC_RETURN_IF_ERROR(flush(applied_end));
+    } else if (auto* relation = std::get_if<pgoutput::Relation>(&message.body)) {
+      auto found = by_name.find(relation->namespace_name + "." + relation->name);
+      TableSink* sink = found == by_name.end() ? nullptr : found->second;
+      relations[relation->oid] = sink;
+      if (sink != nullptr) SERAC_RETURN_IF_ERROR(sink->SetRelation(*relation));
+    } else if (auto* insert = std::get_if<pgoutput::Insert>(&message.body)) {
+      if (TableSink* sink = sink_of(insert->relation)) {
+        SERAC_RETURN_IF_ERROR(sink->Insert(insert->row));
+        ++pending_changes;
+        ++changes;
+      }
+    } else if (auto* update = std::get_if<pgoutput::Update>(&message.body)) {
+      if (TableSink* sink = sink_of(update->relation)) {
+        SERAC_RETURN_IF_ERROR(sink->Update(*update));
+        ++pending_changes;
+        ++changes;
+      }
+    } else if (auto* deleted = std::get_if<pgoutput::Delete>(&message.body)) {
+      if (TableSink* sink = sink_of(deleted->relation)) {
+        SERAC_RETURN_IF_ERROR(sink->Delete(*deleted));
+        ++pending_changes;
+        ++changes;
+      }
+    } else if (auto* truncate = std::get_if<pgoutput::Truncate>(&message.body)) {
+      for (uint32_t relation : truncate->relations) {
+        if (TableSink* sink = sink_of(relation)) {
+          // Changes before the TRUNCATE in this transaction are committed first; the position
+          // stays before the transaction until its commit, so a replay truncates again.
+          SERAC_RETURN_IF_ERROR(sink->Truncate(sink->committed().lsn));
+          ++changes;
+        }
+      }
+    }
+    // A transaction too large to hold is committed in parts; its end is recorded only with its
+    // commit, so a restart applies it again whole (upserts and deletes by key repeat harmlessly).
+    if (in_transaction && pending_bytes() >= kSyncFlushBytesMax) {
+      for (StreamRun& run : runs) {
+        if (run.sink->has_pending()) SERAC_RETURN_IF_ERROR(run.sink->Flush(run.sink->committed().lsn));
+      }
+    }
+  }
+  if (!in_transaction) SERAC_RETURN_IF_ERROR(flush(std::max(applied_end, stream.server_wal_end())));
+  char line[256];
+  std::snprintf(line, sizeof(line), "applied %llu changes; slot %s acknowledged at %s",
+                static_cast<unsigned long long>(changes), replication.slot.c_str(),
+                pgoutput::LsnToText(stream.acknowledged()).c_str());
+  Log(line);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunSync(const SyncRunOptions& options) {
+  const auto run_started = Clock::now();
+  std::vector<ConfigNotice> notices;
+  SERAC_ASSIGN_OR_RETURN(std::string source_text, ReadConfigFile(options.source_path));
+  SERAC_ASSIGN_OR_RETURN(PostgresSource source, ParseSourceConfig(source_text, options.source_path, notices));
+  SERAC_ASSIGN_OR_RETURN(std::string destination_text, ReadConfigFile(options.destination_path));
+  SERAC_ASSIGN_OR_RETURN(IcebergDestination destination,
+                         ParseDestinationConfig(destination_text, options.destination_path, notices));
+  SERAC_ASSIGN_OR_RETURN(std::string streams_text, ReadConfigFile(options.streams_path));
+  SERAC_ASSIGN_OR_RETURN(StreamCatalog catalog, ParseStreams(streams_text, options.streams_path, notices));
+  for (const ConfigNotice& notice : notices) Log(notice.ToString());
+
+  std::vector<StreamRun> runs;
+  for (const StreamSelection& selection : catalog.selected) {
+    const Stream* stream = catalog.Find(selection.namespace_name, selection.stream_name);
+    if (stream == nullptr) {
+      return Error(ErrorCode::kInvalidArgument,
+                   options.streams_path + ": selected_streams: " + selection.namespace_name + "." +
+                       selection.stream_name + " is not among its streams (run serac sync discover)");
+    }
+    if (stream->sync_mode == SyncMode::kIncremental) {
+      return Error(ErrorCode::kNotImplemented, options.streams_path + ": " + stream->Id() +
+                                                   ": sync_mode incremental is not supported yet (use cdc "
+                                                   "or full_refresh)");
+    }
+    if ((stream->sync_mode == SyncMode::kCdc || stream->sync_mode == SyncMode::kStrictCdc) &&
+        !source.replication) {
+      return Error(ErrorCode::kInvalidArgument, options.source_path + ": update_method: " + stream->Id() +
+                                                    " is synced by " +
+                                                    std::string(SyncModeName(stream->sync_mode)) +
+                                                    ", which needs a replication slot and a publication");
+    }
+    StreamRun run;
+    run.stream = stream;
+    run.selection = &selection;
+    runs.push_back(std::move(run));
+  }
+  if (runs.empty())
+    return Error(ErrorCode::kInvalidArgument, options.streams_path + ": no stream is selected");
+
+  SERAC_ASSIGN_OR_RETURN(Destination target, ConnectDestination(destination));
+  SERAC_ASSIGN_OR_RETURN(PgConnection meta, PgConnection::Connect(source));
+  SinkTargets sink_targets{target.rest.get(), target.catalog.get(), target.io.get()};
+  for (StreamRun& run : runs) {
+    SERAC_ASSIGN_OR_RETURN(SourceTable table,
+                           DescribeTable(meta, run.stream->namespace_name, run.stream->name));
+    iceberg::TableRef ref;
+    std::string database = run.stream->destination_database;
+    if (database.empty()) database = destination.default_namespace;
+    if (database.empty()) database = run.stream->namespace_name;
+    ref.namespace_levels = {database};
+    ref.name = run.stream->destination_table.empty() ? run.stream->name : run.stream->destination_table;
+    SERAC_ASSIGN_OR_RETURN(run.sink,
+                           TableSink::Open(sink_targets, table, run.selection->selected_columns, ref));
+  }
+
+  std::signal(SIGINT, RequestStop);
+  std::signal(SIGTERM, RequestStop);
+
+  // full_refresh: each run loads the table again under one snapshot.
+  std::vector<StreamRun*> refresh;
+  for (StreamRun& run : runs) {
+    if (run.stream->sync_mode == SyncMode::kFullRefresh) refresh.push_back(&run);
+  }
+  if (!refresh.empty()) {
+    SERAC_ASSIGN_OR_RETURN(PgConnection exporter, PgConnection::Connect(source));
+    SERAC_RETURN_IF_ERROR(exporter.Query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status());
+    SERAC_ASSIGN_OR_RETURN(PgRows exported, exporter.Query("SELECT pg_export_snapshot()"));
+    SERAC_ASSIGN_OR_RETURN(std::vector<PgConnection> readers,
+                           OpenReaders(source, exported.rows.at(0).at(0).value_or(""), source.max_threads));
+    SERAC_RETURN_IF_ERROR(LoadTables(refresh, readers, 0, true));
+  }
+
+  std::vector<StreamRun*> changing;
+  for (StreamRun& run : runs) {
+    if (run.stream->sync_mode == SyncMode::kCdc || run.stream->sync_mode == SyncMode::kStrictCdc) {
+      changing.push_back(&run);
+    }
+  }
+  if (changing.empty()) {
+    SERAC_RETURN_IF_ERROR(WriteState(options.state_path, runs, 0, ""));
+    uint64_t rows = 0;
+    for (const StreamRun& run : runs) rows += run.loaded_rows;
+    return WriteStats(options.state_path, rows,
+                      std::chrono::duration<double>(Clock::now() - run_started).count(), "done");
+  }
+  const PostgresSource::Replication& replication = *source.replication;
+  SERAC_ASSIGN_OR_RETURN(ReplicationStream stream, ReplicationStream::Connect(source));
+  SERAC_ASSIGN_OR_RETURN(bool slot_exists, SlotExists(meta, replication.slot));
+  std::vector<StreamRun*> to_load;
+  if (!slot_exists) {
+    // A new slot: every cdc table is loaded under its snapshot (whatever the table held was
+    // written from a slot that is gone), strict_cdc tables start at its consistent point.
+    SERAC_ASSIGN_OR_RETURN(ReplicationStream::CreatedSlot slot, stream.CreateSlot(replication.slot));
+    Log("created replication slot " + replication.slot + " at " + pgoutput::LsnToText(slot.consistent_point));
+    for (StreamRun* run : changing) {
+      if (run->stream->sync_mode == SyncMode::kCdc) to_load.push_back(run);
+    }
+    SERAC_ASSIGN_OR_RETURN(std::vector<PgConnection> readers,
+                           OpenReaders(source, slot.snapshot_name, source.max_threads));
+    SERAC_RETURN_IF_ERROR(LoadTables(to_load, readers, slot.consistent_point, true));
+  } else {
+    for (StreamRun* run : changing) {
+      if (run->stream->sync_mode == SyncMode::kCdc && !run->sink->committed().loaded) to_load.push_back(run);
+    }
+    if (!to_load.empty()) {
+      // Tables added since the slot was made, or whose load did not finish: loaded under a
+      // temporary slot's snapshot; the main slot's changes before its point are skipped for them.
+      SERAC_ASSIGN_OR_RETURN(ReplicationStream exporter, ReplicationStream::Connect(source));
+      const std::string temporary = replication.slot.substr(0, 40) + "_load_" + std::to_string(::getpid());
+      SERAC_ASSIGN_OR_RETURN(ReplicationStream::CreatedSlot slot, exporter.CreateSlot(temporary, true));
+      SERAC_ASSIGN_OR_RETURN(std::vector<PgConnection> readers,
+                             OpenReaders(source, slot.snapshot_name, source.max_threads));
+      SERAC_RETURN_IF_ERROR(LoadTables(to_load, readers, slot.consistent_point, true));
+    }
+  }
+  SERAC_RETURN_IF_ERROR(WriteState(options.state_path, runs, stream.acknowledged(), replication.slot));
+  return StreamChanges(source, stream, runs, options.state_path, options.follow, run_started);
+}
+
+}  // namespace serac::sync

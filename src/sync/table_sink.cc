@@ -1,0 +1,495 @@
+// TableSink: the table's columns from the source's, changes kept per key until a flush, and the
+// commits that carry the sink's position in their summaries.
+#include "sync/table_sink.h"
+
+#include <algorithm>
+
+#include "sync/pg_values.h"
+#include "sync/type_mapping.h"
+
+namespace serac::sync {
+namespace {
+
+// The position a table's snapshots record: the newest snapshot of main's history that a sync
+// commit wrote (maintenance commits in between carry none).
+TableSink::Position PositionOf(const iceberg::TableMetadata& table) {
+  TableSink::Position position;
+  std::optional<iceberg::Snapshot> snapshot = table.CurrentSnapshot();
+  while (snapshot) {
+    auto lsn = snapshot->summary.find(kSummaryLsn);
+    if (lsn != snapshot->summary.end()) {
+      Result<pgoutput::Lsn> parsed = pgoutput::ParseLsn(lsn->second);
+      if (parsed.ok()) position.lsn = *parsed;
+      auto loaded = snapshot->summary.find(kSummaryLoaded);
+      position.loaded = loaded != snapshot->summary.end() && loaded->second == "true";
+      return position;
+    }
+    if (!snapshot->parent_snapshot_id) break;
+    snapshot = table.FindSnapshot(*snapshot->parent_snapshot_id);
+  }
+  return position;
+}
+
+// Appends `key`'s texts with their lengths, so that different keys never give the same bytes.
+void AppendKeyPart(std::string& bytes, const std::optional<std::string>& text) {
+  if (!text) {
+    bytes += '\xff';
+    return;
+  }
+  const uint32_t length = static_cast<uint32_t>(text->size());
+  bytes.append(reinterpret_cast<const char*>(&length), sizeof(length));
+  bytes += *text;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TableSink>> TableSink::Open(
+    const SinkTargets& targets, const SourceTable& source,
+    const std::optional<std::vector<std::string>>& selected_columns, iceberg::TableRef ref) {
+  std::unique_ptr<TableSink> sink(new TableSink());
+  sink->targets_ = targets;
+  sink->source_ = source;
+  sink->ref_ = std::move(ref);
+  const std::string display = sink->ref_.DisplayName();
+  auto selected = [&](const std::string& column) {
+    if (!selected_columns) return true;
+    if (std::find(source.primary_key.begin(), source.primary_key.end(), column) != source.primary_key.end()) {
+      return true;  // the key is always written: changes are applied by it
+    }
+    return std::find(selected_columns->begin(), selected_columns->end(), column) != selected_columns->end();
+  };
+
+  Result<iceberg::TableMetadata> table = targets.catalog->LoadTable(sink->ref_);
+  if (!table.ok() && table.status().code() == ErrorCode::kNotFound) {
+    SERAC_ASSIGN_OR_RETURN(bool namespace_exists, targets.rest->NamespaceExists(sink->ref_.namespace_levels));
+    if (!namespace_exists) {
+      Status created = targets.rest->CreateNamespace(sink->ref_.namespace_levels);
+      if (!created.ok() && created.code() != ErrorCode::kAlreadyExists) return created;
+    }
+    iceberg::Schema schema;
+    int32_t next_id = 1;
+    // Nested types take ids after the top-level columns'.
+    int32_t nested_id = static_cast<int32_t>(source.columns.size()) + 1;
+    for (const SourceColumn& column : source.columns) {
+      if (!selected(column.name)) continue;
+      Result<MappedType> mapped = IcebergTypeFor(column.type);
+      if (!mapped.ok()) {
+        return Error(mapped.status().code(), source.namespace_name + "." + source.name + ": column " +
+                                                 column.name + ": " + mapped.status().message());
+      }
+      iceberg::NestedField field;
+      field.id = next_id++;
+      field.name = column.name;
+      field.type = mapped->type;
+      for (iceberg::NestedField& child : field.type.fields) child.id = nested_id++;
+      const bool is_key = std::find(source.primary_key.begin(), source.primary_key.end(), column.name) !=
+                          source.primary_key.end();
+      field.required = is_key;
+      if (is_key) schema.identifier_field_ids.push_back(field.id);
+      schema.fields.push_back(std::move(field));
+    }
+    client::TableCreation creation;
+    creation.name = sink->ref_.name;
+    creation.schema_json = iceberg::SchemaToJson(schema);
+    creation.properties["format-version"] = "2";
+    creation.properties["serac.sync.source"] = source.namespace_name + "." + source.name;
+    Result<client::LoadedTable> made = targets.rest->CreateTable(sink->ref_.namespace_levels, creation);
+    if (!made.ok() && made.status().code() != ErrorCode::kAlreadyExists) {
+      return Error(made.status().code(), "creating " + display + ": " + made.status().message());
+    }
+    table = targets.catalog->LoadTable(sink->ref_);
+  }
+  if (!table.ok()) return Error(table.status().code(), display + ": " + table.status().message());
+  if (table->format_version() < 2) {
+    return Error(ErrorCode::kInvalidArgument, display +
+                                                  " is a format v1 table: changes need row-level "
+                                                  "deletes (v2 or later)");
+  }
+  if (!table->DefaultSpec().fields.empty()) {
+    return Error(ErrorCode::kNotImplemented, display +
+                                                 " is partitioned: serac sync writes unpartitioned tables "
+                                                 "for now");
+  }
+  sink->schema_ = table->CurrentSchema();
+  sink->committed_ = PositionOf(*table);
+  SERAC_ASSIGN_OR_RETURN(sink->options_, parquet::WriteOptions::FromTableProperties(table->properties()));
+  sink->options_.sort_order = iceberg::SortOrder();  // rows are written as they come
+  std::string location = table->location();
+  while (!location.empty() && location.back() == '/') location.pop_back();
+  sink->data_location_ = location + "/data";
+
+  auto field_index = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < sink->schema_.fields.size(); ++i) {
+      if (sink->schema_.fields[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (const SourceColumn& column : source.columns) {
+    if (!selected(column.name)) continue;
+    const int index = field_index(column.name);
+    if (index < 0) {
+      return Error(ErrorCode::kNotImplemented,
+                   display + " has no column " + column.name + " (the source's " + source.namespace_name +
+                       "." + source.name + " has; adding columns to an existing table is not done yet)");
+    }
+    sink->load_columns_.push_back(column.name);
+    sink->load_fields_.push_back(index);
+  }
+  // The key: the primary key's columns, or (without one) every primitive column, which REPLICA
+  // IDENTITY FULL sends whole with each update and delete.
+  sink->has_key_ = !source.primary_key.empty();
+  if (sink->has_key_) {
+    for (const std::string& name : source.primary_key) {
+      const int index = field_index(name);
+      if (index < 0) return Error(ErrorCode::kInvalidArgument, display + " has no key column " + name);
+      sink->key_fields_.push_back(index);
+    }
+  } else {
+    for (int index : sink->load_fields_) {
+      if (sink->schema_.fields[static_cast<size_t>(index)].type.is_primitive())
+        sink->key_fields_.push_back(index);
+    }
+  }
+  for (int index : sink->key_fields_) {
+    iceberg::NestedField field = sink->schema_.fields[static_cast<size_t>(index)];
+    sink->key_schema_.fields.push_back(std::move(field));
+  }
+  return sink;
+}
+
+Result<parquet::DataFileWriter> TableSink::NewLoadWriter() const {
+  return parquet::DataFileWriter::Make(schema_, iceberg::PartitionSpec(), options_, *targets_.io,
+                                       data_location_);
+}
+
+Result<parquet::Row> TableSink::LoadRow(const SourceTexts& texts) const {
+  if (texts.size() != load_fields_.size()) {
+    return Error(ErrorCode::kInvalidArgument, name() + ": a row of " + std::to_string(texts.size()) +
+                                                  " values for " + std::to_string(load_fields_.size()) +
+                                                  " columns");
+  }
+  parquet::Row row(schema_.fields.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const iceberg::NestedField& field = schema_.fields[static_cast<size_t>(load_fields_[i])];
+    std::optional<std::string_view> text;
+    if (texts[i]) text = *texts[i];
+    Result<parquet::RowValue> value = ValueFromText(text, field.type);
+    if (!value.ok()) {
+      return Error(value.status().code(), source_.namespace_name + "." + source_.name + ": column " +
+                                              field.name + ": " + value.status().message());
+    }
+    row[static_cast<size_t>(load_fields_[i])] = std::move(value).value();
+  }
+  return row;
+}
+
+Status TableSink::Commit(std::vector<iceberg::DataFile> data, std::vector<iceberg::DataFile> deletes,
+                         pgoutput::Lsn lsn, bool remove_all) {
+  std::map<std::string, std::string> summary = {{kSummaryLsn, pgoutput::LsnToText(lsn)},
+                                                {kSummaryLoaded, committed_.loaded ? "true" : "false"}};
+  iceberg::SnapshotProducer producer(*targets_.io,
+                                     remove_all        ? iceberg::ProducerKind::kOverwrite
+                                     : deletes.empty() ? iceberg::ProducerKind::kAppend
+                                                       : iceberg::ProducerKind::kRowDelta,
+                                     std::move(summary));
+  std::vector<std::string> written;
+  for (iceberg::DataFile& file : data) {
+    written.push_back(file.file_path);
+    producer.AddDataFile(std::move(file));
+  }
+  for (iceberg::DataFile& file : deletes) {
+    written.push_back(file.file_path);
+    producer.AddDeleteFile(std::move(file));
+  }
+  if (remove_all) producer.RemoveAllFiles();
+  Result<int64_t> snapshot = iceberg::CommitSnapshot(*targets_.catalog, ref_, producer);
+  if (!snapshot.ok()) {
+    if (snapshot.status().code() != ErrorCode::kOutcomeUnknown) {
+      for (const std::string& location : written) (void)targets_.io->Delete(location);
+    }
+    return Error(snapshot.status().code(), "committing to " + name() + ": " + snapshot.status().message());
+  }
+  committed_.lsn = std::max(committed_.lsn, lsn);
+  return Status::Ok();
+}
+
+Status TableSink::CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn lsn, bool mark_loaded) {
+  const bool was_loaded = committed_.loaded;
+  committed_.loaded = mark_loaded;
+  committed_.lsn = 0;  // the load replaces the table: its position is the load's
+  Status committed = Commit(std::move(files), {}, lsn, true);
+  if (!committed.ok()) committed_.loaded = was_loaded;
+  return committed;
+}
+
+Status TableSink::SetRelation(const pgoutput::Relation& relation) {
+  relation_fields_.assign(relation.columns.size(), -1);
+  for (size_t c = 0; c < relation.columns.size(); ++c) {
+    for (size_t i = 0; i < load_columns_.size(); ++i) {
+      if (load_columns_[i] == relation.columns[c].name) relation_fields_[c] = load_fields_[i];
+    }
+  }
+  for (int key : key_fields_) {
+    if (std::find(relation_fields_.begin(), relation_fields_.end(), key) == relation_fields_.end()) {
+      return Error(ErrorCode::kNotImplemented, name() + ": the source no longer has column " +
+                                                   schema_.fields[static_cast<size_t>(key)].name +
+                                                   " (source schema changes are not followed yet)");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::string> TableSink::KeyOf(const pgoutput::Tuple& tuple,
+                                     std::vector<std::optional<std::string>>& key) const {
+  if (tuple.size() != relation_fields_.size()) {
+    return Error(ErrorCode::kInvalidArgument, name() + ": a change of " + std::to_string(tuple.size()) +
+                                                  " columns for a relation of " +
+                                                  std::to_string(relation_fields_.size()));
+  }
+  key.assign(key_fields_.size(), std::nullopt);
+  std::string bytes;
+  for (size_t k = 0; k < key_fields_.size(); ++k) {
+    for (size_t c = 0; c < tuple.size(); ++c) {
+      if (relation_fields_[c] != key_fields_[k]) continue;
+      const pgoutput::Value& value = tuple[c];
+      if (value.kind == pgoutput::Value::Kind::kUnchangedToast ||
+          value.kind == pgoutput::Value::Kind::kBinary) {
+        return Error(ErrorCode::kInvalidArgument,
+                     name() + ": key column " + schema_.fields[static_cast<size_t>(key_fields_[k])].name +
+                         " came without its text value");
+      }
+      if (value.kind == pgoutput::Value::Kind::kText) key[k] = value.bytes;
+    }
+    AppendKeyPart(bytes, key[k]);
+  }
+  return bytes;
+}
+
+Status TableSink::Upsert(const pgoutput::Tuple& tuple) {
+  Entry entry;
+  SERAC_ASSIGN_OR_RETURN(std::string key, KeyOf(tuple, entry.key));
+  entry.row.emplace(schema_.fields.size());
+  entry.unchanged.assign(schema_.fields.size(), false);
+  bool any_unchanged = false;
+  for (size_t c = 0; c < tuple.size(); ++c) {
+    const int field = relation_fields_[c];
+    if (field < 0) continue;
+    const pgoutput::Value& value = tuple[c];
+    switch (value.kind) {
+      case pgoutput::Value::Kind::kText:
+        (*entry.row)[static_cast<size_t>(field)] = value.bytes;
+        pending_bytes_ += value.bytes.size();
+        break;
+      case pgoutput::Value::Kind::kUnchangedToast:
+        entry.unchanged[static_cast<size_t>(field)] = true;
+        any_unchanged = true;
+        break;
+      case pgoutput::Value::Kind::kBinary:
+        return Error(ErrorCode::kInvalidArgument, name() + ": a value in binary form (text was asked for)");
+      case pgoutput::Value::Kind::kNull:
+        break;
+    }
+  }
+  pending_bytes_ += 64;
+  if (!has_key_) {
+    // Without a key every insert is a row of its own.
+    entries_.push_back(std::move(entry));
+    return Status::Ok();
+  }
+  auto found = pending_.find(key);
+  if (found != pending_.end()) {
+    Entry& earlier = entries_[found->second];
+    // Values not sent (unchanged TOAST) are the earlier version's.
+    if (any_unchanged && earlier.row) {
+      for (size_t f = 0; f < entry.unchanged.size(); ++f) {
+        if (!entry.unchanged[f]) continue;
+        (*entry.row)[f] = (*earlier.row)[f];
+        entry.unchanged[f] = earlier.unchanged[f];
+      }
+    }
+    earlier.row = std::move(entry.row);
+    earlier.unchanged = std::move(entry.unchanged);
+    return Status::Ok();
+  }
+  pending_.emplace(std::move(key), entries_.size());
+  entries_.push_back(std::move(entry));
+  return Status::Ok();
+}
+
+Status TableSink::RemoveKey(const pgoutput::Tuple& key_tuple) {
+  Entry entry;
+  SERAC_ASSIGN_OR_RETURN(std::string key, KeyOf(key_tuple, entry.key));
+  pending_bytes_ += 64;
+  if (!has_key_) {
+    // Earlier inserts of this flush must be committed first: an equality delete reaches only rows
+    // of earlier commits.
+    if (!entries_.empty()) SERAC_RETURN_IF_ERROR(Flush(committed_.lsn));
+    entries_.push_back(std::move(entry));
+    return Status::Ok();
+  }
+  auto found = pending_.find(key);
+  if (found != pending_.end()) {
+    entries_[found->second].row.reset();
+    return Status::Ok();
+  }
+  pending_.emplace(std::move(key), entries_.size());
+  entries_.push_back(std::move(entry));
+  return Status::Ok();
+}
+
+Status TableSink::Insert(const pgoutput::Tuple& row) { return Upsert(row); }
+
+Status TableSink::Update(const pgoutput::Update& update) {
+  if (!has_key_) {
+    if (!update.old_row) {
+      return Error(ErrorCode::kInvalidArgument,
+                   name() + ": an update of a table without a primary key needs REPLICA IDENTITY FULL on " +
+                       source_.namespace_name + "." + source_.name);
+    }
+    SERAC_RETURN_IF_ERROR(RemoveKey(*update.old_row));
+    return Upsert(update.row);
+  }
+  // The key changed: the old key's row goes.
+  if (update.old_key || update.old_row) {
+    const pgoutput::Tuple& old = update.old_key ? *update.old_key : *update.old_row;
+    std::vector<std::optional<std::string>> old_key;
+    std::vector<std::optional<std::string>> new_key;
+    SERAC_ASSIGN_OR_RETURN(std::string old_bytes, KeyOf(old, old_key));
+    SERAC_ASSIGN_OR_RETURN(std::string new_bytes, KeyOf(update.row, new_key));
+    if (old_bytes != new_bytes) SERAC_RETURN_IF_ERROR(RemoveKey(old));
+  }
+  return Upsert(update.row);
+}
+
+Status TableSink::Delete(const pgoutput::Delete& deleted) {
+  if (deleted.old_key) return RemoveKey(*deleted.old_key);
+  if (deleted.old_row) return RemoveKey(*deleted.old_row);
+  return Error(ErrorCode::kInvalidArgument,
+               name() + ": a delete without the row's key (REPLICA IDENTITY NOTHING on " +
+                   source_.namespace_name + "." + source_.name + ")");
+}
+
+Status TableSink::Truncate(pgoutput::Lsn lsn) {
+  SERAC_RETURN_IF_ERROR(Flush(committed_.lsn));
+  return Commit({}, {}, lsn, true);
+}
+
+Status TableSink::FillUnchanged(Entry& entry) {
+  std::vector<size_t> missing;
+  for (size_t f = 0; f < entry.unchanged.size(); ++f) {
+    if (entry.unchanged[f]) missing.push_back(f);
+  }
+  if (missing.empty()) return Status::Ok();
+  if (lookup_ == nullptr) {
+    return Error(ErrorCode::kInternal, name() + ": an unchanged TOAST value and no connection to read it");
+  }
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < missing.size(); ++i) {
+    sql += (i ? ", " : "") + QuoteIdentifier(schema_.fields[missing[i]].name) + "::text";
+  }
+  sql += " FROM " + source_.QualifiedName() + " WHERE ";
+  std::vector<std::optional<std::string>> params;
+  for (size_t k = 0; k < key_fields_.size(); ++k) {
+    const std::string& column = schema_.fields[static_cast<size_t>(key_fields_[k])].name;
+    sql += (k ? " AND " : "") + QuoteIdentifier(column) + "::text = $" + std::to_string(k + 1);
+    params.push_back(entry.key[k]);
+  }
+  SERAC_ASSIGN_OR_RETURN(PgRows rows, lookup_->Query(sql, params));
+  for (size_t i = 0; i < missing.size(); ++i) {
+    // A row deleted since has its delete later in the stream; null stands in until then.
+    (*entry.row)[missing[i]] = rows.rows.empty() ? std::nullopt : rows.rows[0][i];
+    entry.unchanged[missing[i]] = false;
+  }
+  return Status::Ok();
+}
+
+Status TableSink::Flush(pgoutput::Lsn lsn) {
+  // Nothing pending: the table's position moves with its next commit that has something (a
+  // restart resumes at the slot's acknowledged position, which covers the changes in between).
+  if (entries_.empty()) return Status::Ok();
+  const std::string context = name();
+  // Keys first: one equality delete per key touched (rows of earlier commits with that key go).
+  std::vector<iceberg::DataFile> delete_files;
+  {
+    std::vector<parquet::Row> keys;
+    for (const Entry& entry : entries_) {
+      if (!has_key_ && entry.row) continue;  // an insert into a table without a key deletes nothing
+      parquet::Row key(key_schema_.fields.size());
+      for (size_t k = 0; k < key_fields_.size(); ++k) {
+        std::optional<std::string_view> text;
+        if (entry.key[k]) text = *entry.key[k];
+        SERAC_ASSIGN_OR_RETURN(key[k], ValueFromText(text, key_schema_.fields[k].type));
+      }
+      keys.push_back(std::move(key));
+    }
+    if (!keys.empty()) {
+      SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer,
+                             parquet::DataFileWriter::Make(key_schema_, iceberg::PartitionSpec(), options_,
+                                                           *targets_.io, data_location_));
+      Status appended = writer.AppendRows(keys, context + " (deleted keys)", 1);
+      Result<std::vector<iceberg::DataFile>> files =
+          appended.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(appended);
+      if (!files.ok()) {
+        writer.AbortAndDelete();
+        return files.status();
+      }
+      std::vector<int32_t> ids;
+      for (const iceberg::NestedField& field : key_schema_.fields) ids.push_back(field.id);
+      for (iceberg::DataFile& file : *files) {
+        file.content = iceberg::FileContent::kEqualityDeletes;
+        file.equality_ids = ids;
+        file.sort_order_id.reset();
+      }
+      delete_files = std::move(files).value();
+    }
+  }
+  SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer, NewLoadWriter());
+  std::vector<parquet::Row> rows;
+  uint64_t written = 0;
+  auto write_rows = [&]() -> Status {
+    SERAC_RETURN_IF_ERROR(writer.AppendRows(rows, context, static_cast<int64_t>(written) + 1));
+    written += rows.size();
+    rows.clear();
+    return Status::Ok();
+  };
+  Status status = Status::Ok();
+  for (Entry& entry : entries_) {
+    if (!entry.row) continue;
+    status = FillUnchanged(entry);
+    if (!status.ok()) break;
+    parquet::Row row(schema_.fields.size());
+    for (size_t f = 0; f < schema_.fields.size() && status.ok(); ++f) {
+      std::optional<std::string_view> text;
+      if ((*entry.row)[f]) text = *(*entry.row)[f];
+      Result<parquet::RowValue> value = ValueFromText(text, schema_.fields[f].type);
+      if (!value.ok()) {
+        status = Error(value.status().code(), source_.namespace_name + "." + source_.name + ": column " +
+                                                  schema_.fields[f].name + ": " + value.status().message());
+        break;
+      }
+      row[f] = std::move(value).value();
+    }
+    if (!status.ok()) break;
+    rows.push_back(std::move(row));
+    if (rows.size() >= 4096) {
+      status = write_rows();
+      if (!status.ok()) break;
+    }
+  }
+  if (status.ok() && !rows.empty()) status = write_rows();
+  Result<std::vector<iceberg::DataFile>> data_files =
+      status.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(status);
+  if (!data_files.ok()) {
+    writer.AbortAndDelete();
+    for (const iceberg::DataFile& file : delete_files) (void)targets_.io->Delete(file.file_path);
+    return data_files.status();
+  }
+  SERAC_RETURN_IF_ERROR(Commit(std::move(data_files).value(), std::move(delete_files), lsn, false));
+  rows_written_ += written;
+  entries_.clear();
+  pending_.clear();
+  pending_bytes_ = 0;
+  return Status::Ok();
+}
+
+}  // namespace serac::sync

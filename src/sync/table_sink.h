@@ -1,0 +1,127 @@
+// One Iceberg table fed by one PostgreSQL table: created from the source's columns when missing
+// (format v2, the primary key as its identifier fields), written by full loads (rows straight into
+// data files, committed with every earlier file removed) and by changes (upserts and deletes kept
+// per key until a flush, so that an insert followed by updates of the same row in one commit lands
+// as its last state only; each flush one row-delta commit: an equality delete of every key touched,
+// which removes the rows earlier commits wrote for it, and the keys' last rows as data files).
+//
+// Exactly once: every commit names, in its snapshot summary, how far the table is written
+// (kSummaryLsn: the end of the last source transaction it holds; kSummaryLoaded: whether its full
+// load is done). A restart reads that back (committed()) and skips what the table already holds;
+// replaying a transaction the table holds in part is harmless, as every change is an upsert or a
+// delete by key.
+// Thread-safety: one thread drives a sink; full-load writers (LoadWriter) may run on other threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "client/rest_catalog.h"
+#include "common/status.h"
+#include "iceberg/file_io.h"
+#include "iceberg/table_catalog.h"
+#include "parquet/parquet_files.h"
+#include "sync/pgoutput.h"
+#include "sync/postgres.h"
+
+namespace serac::sync {
+
+inline constexpr const char* kSummaryLsn = "serac.sync.lsn";
+inline constexpr const char* kSummaryLoaded = "serac.sync.loaded";
+
+// Where a sink's tables live and how they are reached.
+struct SinkTargets {
+  client::RestCatalog* rest = nullptr;
+  iceberg::TableCatalog* catalog = nullptr;
+  iceberg::FileIO* io = nullptr;
+};
+
+// A source row's values (text, nullopt for NULL), one per source column in the order the sink
+// was given them (full load: SourceTable's selected columns; changes: the Relation's).
+using SourceTexts = std::vector<std::optional<std::string>>;
+
+class TableSink {
+ public:
+  // Loads the table at `ref`, creating it (and its namespace) from `source` when missing. Only the
+  // columns named in `selected_columns` (nullopt: all) are written.
+  static Result<std::unique_ptr<TableSink>> Open(
+      const SinkTargets& targets, const SourceTable& source,
+      const std::optional<std::vector<std::string>>& selected_columns, iceberg::TableRef ref);
+
+  struct Position {
+    bool loaded = false;
+    pgoutput::Lsn lsn = 0;  // 0: no change applied yet
+  };
+  const Position& committed() const { return committed_; }
+  std::string name() const { return ref_.DisplayName(); }
+  const SourceTable& source() const { return source_; }
+  // The source columns a full load reads, in the order rows come to LoadRow.
+  const std::vector<std::string>& load_columns() const { return load_columns_; }
+
+  // ---- full load ----
+  // A writer of the table's data files for one reader thread.
+  Result<parquet::DataFileWriter> NewLoadWriter() const;
+  // A full-load row (texts in load_columns() order) as the table's row.
+  Result<parquet::Row> LoadRow(const SourceTexts& texts) const;
+  // Replaces everything the table holds with `files` (a full load), marking it loaded at `lsn`.
+  Status CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn lsn, bool mark_loaded);
+
+  // ---- changes ----
+  // The columns of the source's Relation message: the order of the tuples that follow.
+  Status SetRelation(const pgoutput::Relation& relation);
+  // Whether a transaction whose commit record is at `commit_lsn` is already in the table.
+  bool Holds(pgoutput::Lsn commit_lsn) const { return commit_lsn < committed_.lsn; }
+  Status Insert(const pgoutput::Tuple& row);
+  Status Update(const pgoutput::Update& update);
+  Status Delete(const pgoutput::Delete& deleted);
+  // TRUNCATE: what is pending is committed first, then every row goes.
+  Status Truncate(pgoutput::Lsn lsn);
+  bool has_pending() const { return !entries_.empty(); }
+  uint64_t pending_bytes() const { return pending_bytes_; }
+  uint64_t rows_written() const { return rows_written_; }
+  // Commits what is pending, the table then holding the source up to `lsn`.
+  Status Flush(pgoutput::Lsn lsn);
+
+  // Unchanged TOAST values of rows whose earlier version is not pending are read from the source
+  // at flush (the current value: a later change of the column follows in the stream).
+  void SetLookupConnection(PgConnection* connection) { lookup_ = connection; }
+
+ private:
+  TableSink() = default;
+  struct Entry {
+    std::vector<std::optional<std::string>> key;  // key columns' texts
+    std::optional<SourceTexts> row;               // table columns' texts; nullopt: deleted
+    std::vector<bool> unchanged;                  // table columns whose value was not sent (TOAST)
+  };
+  Result<std::string> KeyOf(const pgoutput::Tuple& tuple, std::vector<std::optional<std::string>>& key) const;
+  Status Upsert(const pgoutput::Tuple& row);
+  Status RemoveKey(const pgoutput::Tuple& key_tuple);
+  Status FillUnchanged(Entry& entry);
+  Status Commit(std::vector<iceberg::DataFile> data, std::vector<iceberg::DataFile> deletes,
+                pgoutput::Lsn lsn, bool remove_all);
+
+  SinkTargets targets_;
+  SourceTable source_;
+  iceberg::TableRef ref_;
+  iceberg::Schema schema_;
+  iceberg::Schema key_schema_;   // the key columns (or every primitive column without a key)
+  std::vector<int> key_fields_;  // their indexes in schema_.fields
+  std::vector<std::string> load_columns_;
+  std::vector<int> load_fields_;      // per load column: its index in schema_.fields
+  std::vector<int> relation_fields_;  // per Relation column: its index in schema_.fields, or -1
+  bool has_key_ = false;
+  parquet::WriteOptions options_;
+  std::string data_location_;
+  Position committed_;
+  std::unordered_map<std::string, size_t> pending_;
+  std::vector<Entry> entries_;
+  uint64_t pending_bytes_ = 0;
+  uint64_t rows_written_ = 0;
+  PgConnection* lookup_ = nullptr;
+};
+
+}  // namespace serac::sync

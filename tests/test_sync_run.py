@@ -1,0 +1,252 @@
+"""`serac sync` runs against a real PostgreSQL 15 and a real serac: a full load under the slot's
+exported snapshot, then changes (inserts, updates, key updates, deletes, an insert updated again in
+the same transaction, unchanged TOAST values, TRUNCATE) applied as equality deletes and data files;
+after each run the Iceberg table read by DuckDB equals `SELECT * FROM` the source, value for value.
+`kill -9` during a run, then a rerun: still equal, nothing lost or doubled."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from decimal import Decimal
+from pathlib import Path
+
+import sys
+
+import pytest
+
+from catalog_util import CATALOG_BASE, catalog_api, warehouse  # noqa: F401
+from pg_util import postgres  # noqa: F401
+from s3util import ACCESS_KEY, REGION, SECRET_KEY
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "catalog_tools"))
+import duckdb_offline  # noqa: E402
+
+SERAC = os.environ.get("SERAC_BIN", "build/serac")
+
+COLUMNS = ("id bigint PRIMARY KEY, small smallint, name text, price numeric(12, 2), born date, "
+           "seen timestamptz, plain timestamp, vip boolean, ref uuid, blob bytea, scores int[], "
+           "profile jsonb, ratio double precision, wide numeric, essay text")
+
+
+class Database:
+    """One test's own database on the module's PostgreSQL (replication slots are the cluster's:
+    each test names its own)."""
+
+    def __init__(self, server, name: str):
+        self.server, self.name = server, name
+
+    def sql(self, statements: str) -> str:
+        return self.server.sql(statements, database=self.name)
+
+    def source_config(self, **extra) -> dict:
+        return self.server.source_config(database=self.name, **extra)
+
+
+@pytest.fixture
+def db(postgres, request):  # noqa: F811
+    name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:40]
+    postgres.sql(f"CREATE DATABASE {name}")
+    return Database(postgres, name)
+
+
+def write_json(path: Path, document: dict) -> Path:
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None):  # noqa: F811
+    source = write_json(tmp_path / "source.json", db.source_config(
+        update_method={"replication_slot": slot, "publication": "serac_pub", "initial_wait_time": 120},
+        max_threads=2))
+    host_port = server.endpoint.split("://", 1)[1]
+    destination = write_json(tmp_path / "destination.json", {"type": "ICEBERG", "writer": {
+        "catalog_type": "rest", "rest_catalog_url": server.endpoint + CATALOG_BASE, "iceberg_s3_path": warehouse,
+        "iceberg_db": "replica", "rest_signing_v_4": True, "rest_signing_name": "s3tables",
+        "rest_signing_region": REGION, "s3_endpoint": host_port, "s3_use_ssl": False, "s3_path_style": True,
+        "aws_region": REGION, "aws_access_key": ACCESS_KEY, "aws_secret_key": SECRET_KEY}})
+    streams = {"streams": [], "selected_streams": {"public": []}}
+    for table in tables:
+        mode = (modes or {}).get(table, "cdc")
+        streams["streams"].append({"stream": {"name": table, "namespace": "public", "sync_mode": mode,
+                                              "supported_sync_modes": ["full_refresh", "cdc", "strict_cdc"],
+                                              "type_schema": {"properties": {}}}})
+        streams["selected_streams"]["public"].append({"stream_name": table, "partition_regex": "",
+                                                      "normalization": False, "append_mode": False})
+    streams_path = write_json(tmp_path / "streams.json", streams)
+    return ["--config", source, "--streams", streams_path, "--destination", destination,
+            "--state", tmp_path / "state.json"]
+
+
+def run_sync(args, check=True):
+    out = subprocess.run([SERAC, "sync", *map(str, args)], capture_output=True, text=True, timeout=300)
+    if check:
+        assert out.returncode == 0, out.stdout + out.stderr
+    return out
+
+
+ORDER = {"pairs": "b, a"}
+
+
+def source_rows(db, table: str) -> list[dict]:
+    order = ORDER.get(table, "id")
+    text = db.sql(f"SELECT coalesce(json_agg(t ORDER BY {order}), '[]') FROM {table} t")
+    return [normalize(row) for row in json.loads(text, parse_float=Decimal)]
+
+
+def iceberg_rows(server, warehouse, table: str) -> list[dict]:  # noqa: F811
+    duck = duckdb_offline.connect()
+    try:
+        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE,
+                                              warehouse=warehouse, access_key_id=ACCESS_KEY,
+                                              secret_access_key=SECRET_KEY, region=REGION)
+        cursor = duck.execute(f"SELECT * FROM cat.replica.{table} ORDER BY {ORDER.get(table, 'id')}")
+        names = [d[0] for d in cursor.description]
+        return [normalize(dict(zip(names, row))) for row in cursor.fetchall()]
+    finally:
+        duck.close()
+
+
+def normalize(row: dict) -> dict:
+    """Both sides' values in one form: PostgreSQL's JSON text and DuckDB's Python values."""
+    out = {}
+    for name, value in row.items():
+        if value is None:
+            out[name] = None
+        elif name in ("seen",):
+            if isinstance(value, str):
+                value = datetime.datetime.fromisoformat(value)
+            out[name] = round(value.timestamp() * 1e6)
+        elif name == "plain":
+            out[name] = value if isinstance(value, str) else value.isoformat()
+        elif name == "blob":
+            out[name] = bytes.fromhex(value[2:]) if isinstance(value, str) else bytes(value)
+        elif name in ("ref", "born"):
+            out[name] = str(value)
+        elif name == "profile":
+            out[name] = json.loads(value) if isinstance(value, str) else value
+        elif name in ("price", "wide"):
+            out[name] = Decimal(str(value))
+        elif name == "ratio":
+            out[name] = float(value)
+        else:
+            out[name] = value
+    return out
+
+
+def assert_equal(db, server, warehouse, table):  # noqa: F811
+    expected = source_rows(db, table)
+    actual = iceberg_rows(server, warehouse, table)
+    assert len(actual) == len(expected), (len(actual), len(expected))
+    for want, got in zip(expected, actual):
+        assert got == want, (got, want)
+
+
+INSERT = ("INSERT INTO items SELECT i, i % 100, 'name ' || i, i * 1.25, DATE '2024-01-01' + i, "
+          "TIMESTAMPTZ '2024-03-01 10:00:00.123456+02' + i * INTERVAL '1 minute', "
+          "TIMESTAMP '2024-03-01 10:00:00' + i * INTERVAL '1 second', i % 2 = 0, "
+          "md5(i::text)::uuid, decode(lpad(to_hex(i), 8, '0'), 'hex'), ARRAY[i, NULL, -i], "
+          "jsonb_build_object('n', i, 'tags', jsonb_build_array('a', 'b')), i / 7.0, "
+          "(i::numeric * 1000000000000000000000000000000000000000.000001), NULL "
+          "FROM generate_series({0}, {1}) i")
+
+
+def test_full_load_then_changes(db, server, warehouse, tmp_path):  # noqa: F811
+    db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE TABLE pairs (a int, b text, v text, PRIMARY KEY (b, a));"
+                 "CREATE TABLE noise (id int PRIMARY KEY);"
+                 "CREATE PUBLICATION serac_pub FOR TABLE items, pairs;")
+    db.sql(INSERT.format(1, 2000) + "; INSERT INTO pairs SELECT i, 'k' || i, 'v' FROM generate_series(1, 50) i;"
+                 "UPDATE items SET essay = (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 2000) g) WHERE id <= 3;"
+                 "UPDATE items SET name = NULL, price = NULL, scores = '{}' WHERE id = 4;")
+    args = setup_files(db, server, warehouse, tmp_path, ["items", "pairs"], "changes_slot")
+    out = run_sync(args)
+    assert "items: loaded 2000 rows" in out.stderr, out.stderr
+    assert_equal(db, server, warehouse, "items")
+    assert_equal(db, server, warehouse, "pairs")
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert state["type"] == "GLOBAL" and {s["stream"] for s in state["streams"]} == {"items", "pairs"}
+    assert json.loads((tmp_path / "stats.json").read_text())["Synced Records"] >= 0
+
+    # Changes of every kind, some in one transaction with the same row touched again.
+    db.sql(INSERT.format(2001, 2500) + ";"
+                 "UPDATE items SET name = 'renamed', price = price + 1 WHERE id % 10 = 0;"
+                 "DELETE FROM items WHERE id % 7 = 0;"
+                 "UPDATE items SET id = id + 100000 WHERE id BETWEEN 50 AND 60;"
+                 "UPDATE items SET small = 7 WHERE id <= 3;"  # essay is TOASTed and unchanged
+                 "BEGIN; INSERT INTO items (id, name) VALUES (900001, 'first');"
+                 "UPDATE items SET name = 'second' WHERE id = 900001;"
+                 "UPDATE items SET small = 1 WHERE id = 900001; COMMIT;"
+                 "BEGIN; INSERT INTO items (id, name) VALUES (900002, 'gone'); DELETE FROM items WHERE id = 900002;"
+                 "COMMIT;"
+                 "UPDATE pairs SET b = 'moved' WHERE a = 5; DELETE FROM pairs WHERE a = 6;"
+                 "INSERT INTO noise VALUES (1);")
+    out = run_sync(args)
+    assert "applied " in out.stderr, out.stderr
+    assert_equal(db, server, warehouse, "items")
+    assert_equal(db, server, warehouse, "pairs")
+
+    # A run with nothing new changes nothing; TRUNCATE empties the table, rows after it stay.
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items")
+    db.sql("BEGIN; TRUNCATE pairs; INSERT INTO pairs VALUES (1, 'after', 'x'); COMMIT;")
+    run_sync(args)
+    assert_equal(db, server, warehouse, "pairs")
+    assert_equal(db, server, warehouse, "items")
+
+
+def test_kill_during_changes_then_resume(db, server, warehouse, tmp_path):  # noqa: F811
+    db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE PUBLICATION serac_pub FOR TABLE items;")
+    db.sql(INSERT.format(1, 5000))
+    args = setup_files(db, server, warehouse, tmp_path, ["items"], slot="crash_slot")
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items")
+    # Many small transactions, so that the run commits several times before it is killed.
+    for first in range(0, 300, 50):
+        statements = []
+        for round_number in range(first, first + 50):
+            statements.append(f"BEGIN; UPDATE items SET small = {round_number % 100}, name = 'r{round_number}' "
+                              f"WHERE id % 300 = {round_number};")
+            statements.append(f"DELETE FROM items WHERE id = {round_number * 13 + 1};")
+            statements.append(INSERT.format(10000 + round_number * 20, 10000 + round_number * 20 + 19) +
+                              "; COMMIT;")
+        db.sql("".join(statements))
+    for delay in (0.3, 0.8, 1.5):
+        process = subprocess.Popen([SERAC, "sync", *map(str, args)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=60)
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items")
+
+
+def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
+    db.sql("CREATE TABLE plain (id int PRIMARY KEY); CREATE PUBLICATION serac_pub FOR TABLE plain;")
+    args = setup_files(db, server, warehouse, tmp_path, ["plain", "absent"], "errors_slot")
+    out = run_sync(args, check=False)
+    assert out.returncode == 1 and "table public.absent does not exist in the source" in out.stderr, out.stderr
+    streams = json.loads((tmp_path / "streams.json").read_text())
+    streams["streams"][0]["stream"]["sync_mode"] = "incremental"
+    write_json(tmp_path / "streams.json", streams)
+    out = run_sync(args, check=False)
+    assert out.returncode == 1 and "streams.json: public.plain: sync_mode incremental" in out.stderr, out.stderr
+    out = run_sync(["--config", tmp_path / "source.json"], check=False)
+    assert out.returncode == 1 and "a run needs --streams" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("mode", ["full_refresh"])
+def test_full_refresh_replaces_the_table(db, server, warehouse, tmp_path, mode):  # noqa: F811
+    db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE PUBLICATION serac_pub FOR TABLE items;")
+    db.sql(INSERT.format(1, 300))
+    args = setup_files(db, server, warehouse, tmp_path, ["items"], "refresh_slot", modes={"items": mode})
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items")
+    db.sql("DELETE FROM items WHERE id > 100; UPDATE items SET name = 'x' WHERE id < 10;")
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items")
+    assert db.sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'refresh_slot'").strip() == "0"
