@@ -46,39 +46,6 @@ Result<IcebergDestination> LoadDestination(const std::string& path) {
   return destination;
 }
 
-client::RestCatalogOptions CatalogOptions(const IcebergDestination& destination) {
-  client::RestCatalogOptions options;
-  options.uri = destination.catalog_uri;
-  options.warehouse = destination.warehouse;
-  options.region = destination.signing_region;
-  options.signing_name = destination.signing_name;
-  switch (destination.auth) {
-    case IcebergDestination::Auth::kSigV4:
-      options.auth = client::RestCatalogOptions::Auth::kSigV4;
-      options.access_key = destination.access_key;
-      options.secret_key = destination.secret_key;
-      options.session_token = destination.session_token;
-      break;
-    case IcebergDestination::Auth::kOAuth2: {
-      options.auth = client::RestCatalogOptions::Auth::kOAuth2;
-      const size_t colon = destination.credential.find(':');
-      options.access_key = destination.credential.substr(0, colon);
-      options.secret_key = destination.credential.substr(colon + 1);
-      options.oauth2_server_uri = destination.oauth2_uri;
-      options.oauth2_scope = destination.oauth2_scope;
-      break;
-    }
-    case IcebergDestination::Auth::kToken:
-      options.auth = client::RestCatalogOptions::Auth::kBearer;
-      options.bearer_token = destination.token;
-      break;
-    case IcebergDestination::Auth::kNone:
-      options.auth = client::RestCatalogOptions::Auth::kNone;
-      break;
-  }
-  return options;
-}
-
 Status Check(const SyncCommandState& state) {
   if (state.config_path.empty() == state.destination_path.empty()) {
     return Error(ErrorCode::kInvalidArgument,

@@ -44,35 +44,7 @@ struct Destination {
 };
 
 Result<Destination> ConnectDestination(const IcebergDestination& config) {
-  client::RestCatalogOptions options;
-  options.uri = config.catalog_uri;
-  options.warehouse = config.warehouse;
-  options.region = config.signing_region;
-  options.signing_name = config.signing_name;
-  switch (config.auth) {
-    case IcebergDestination::Auth::kSigV4:
-      options.auth = client::RestCatalogOptions::Auth::kSigV4;
-      options.access_key = config.access_key;
-      options.secret_key = config.secret_key;
-      options.session_token = config.session_token;
-      break;
-    case IcebergDestination::Auth::kOAuth2: {
-      options.auth = client::RestCatalogOptions::Auth::kOAuth2;
-      const size_t colon = config.credential.find(':');
-      options.access_key = config.credential.substr(0, colon);
-      options.secret_key = colon == std::string::npos ? "" : config.credential.substr(colon + 1);
-      options.oauth2_server_uri = config.oauth2_uri;
-      options.oauth2_scope = config.oauth2_scope;
-      break;
-    }
-    case IcebergDestination::Auth::kToken:
-      options.auth = client::RestCatalogOptions::Auth::kBearer;
-      options.bearer_token = config.token;
-      break;
-    case IcebergDestination::Auth::kNone:
-      options.auth = client::RestCatalogOptions::Auth::kNone;
-      break;
-  }
+  client::RestCatalogOptions options = CatalogOptions(config);
   Destination destination;
   SERAC_ASSIGN_OR_RETURN(destination.rest, client::RestCatalog::Connect(std::move(options)));
   destination.catalog = std::make_unique<client::RestTableCatalog>(*destination.rest);
@@ -396,6 +368,40 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
 }
 
 }  // namespace
+
+client::RestCatalogOptions CatalogOptions(const IcebergDestination& destination) {
+  client::RestCatalogOptions options;
+  options.uri = destination.catalog_uri;
+  options.warehouse = destination.warehouse;
+  options.region = destination.signing_region;
+  options.signing_name = destination.signing_name;
+  switch (destination.auth) {
+    case IcebergDestination::Auth::kSigV4:
+      options.auth = client::RestCatalogOptions::Auth::kSigV4;
+      options.access_key = destination.access_key;
+      options.secret_key = destination.secret_key;
+      options.session_token = destination.session_token;
+      break;
+    case IcebergDestination::Auth::kOAuth2: {
+      options.auth = client::RestCatalogOptions::Auth::kOAuth2;
+      // credential is "client_id:client_secret".
+      const size_t colon = destination.credential.find(':');
+      options.access_key = destination.credential.substr(0, colon);
+      options.secret_key = colon == std::string::npos ? "" : destination.credential.substr(colon + 1);
+      options.oauth2_server_uri = destination.oauth2_uri;
+      options.oauth2_scope = destination.oauth2_scope;
+      break;
+    }
+    case IcebergDestination::Auth::kToken:
+      options.auth = client::RestCatalogOptions::Auth::kBearer;
+      options.bearer_token = destination.token;
+      break;
+    case IcebergDestination::Auth::kNone:
+      options.auth = client::RestCatalogOptions::Auth::kNone;
+      break;
+  }
+  return options;
+}
 
 Status RunSync(const SyncRunOptions& options) {
   const auto run_started = Clock::now();

@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <string>
 
+#include "client/rest_catalog.h"
 #include "common/status.h"
+#include "sync/config.h"
 
 namespace serac::sync {
 
@@ -33,6 +35,10 @@ struct SyncRunOptions {
   std::string state_path;
   bool follow = false;
 };
+
+// The REST catalog client's options for destination.json's writer block (its authentication:
+// SigV4, OAuth2 client credentials, a bearer token, or none).
+client::RestCatalogOptions CatalogOptions(const IcebergDestination& destination);
 
 // Runs one sync; progress lines go to stderr. The error names the file, table or column at fault.
 Status RunSync(const SyncRunOptions& options);
