@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import time
+import uuid
 from decimal import Decimal
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import sys
 
 import pytest
 
-from catalog_util import CATALOG_BASE, catalog_api, warehouse  # noqa: F401
+from catalog_util import CATALOG_BASE, catalog_api, load_pyiceberg_catalog, warehouse  # noqa: F401
 from pg_util import postgres  # noqa: F401
 from s3util import ACCESS_KEY, REGION, SECRET_KEY
 
@@ -60,7 +61,7 @@ def write_json(path: Path, document: dict) -> Path:
     return path
 
 
-def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None):  # noqa: F811
+def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, update_type=""):  # noqa: F811
     source = write_json(tmp_path / "source.json", db.source_config(
         update_method={"replication_slot": slot, "publication": "serac_pub", "initial_wait_time": 120},
         max_threads=2))
@@ -76,8 +77,10 @@ def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None):  # n
         streams["streams"].append({"stream": {"name": table, "namespace": "public", "sync_mode": mode,
                                               "supported_sync_modes": ["full_refresh", "cdc", "strict_cdc"],
                                               "type_schema": {"properties": {}}}})
-        streams["selected_streams"]["public"].append({"stream_name": table, "partition_regex": "",
-                                                      "normalization": False, "append_mode": False})
+        selection = {"stream_name": table, "partition_regex": "", "normalization": False, "append_mode": False}
+        if update_type:
+            selection["update_type"] = update_type
+        streams["selected_streams"]["public"].append(selection)
     streams_path = write_json(tmp_path / "streams.json", streams)
     return ["--config", source, "--streams", streams_path, "--destination", destination,
             "--state", tmp_path / "state.json"]
@@ -112,6 +115,13 @@ def iceberg_rows(server, warehouse, table: str) -> list[dict]:  # noqa: F811
         duck.close()
 
 
+def pyiceberg_rows(server, warehouse, table: str) -> list[dict]:  # noqa: F811
+    catalog = load_pyiceberg_catalog(server.endpoint, warehouse)
+    rows = catalog.load_table(f"replica.{table}").scan().to_arrow().to_pylist()
+    order = [column.strip() for column in ORDER.get(table, "id").split(",")]
+    return [normalize(row) for row in sorted(rows, key=lambda r: tuple(r[c] for c in order))]
+
+
 def normalize(row: dict) -> dict:
     """Both sides' values in one form: PostgreSQL's JSON text and DuckDB's Python values."""
     out = {}
@@ -126,6 +136,8 @@ def normalize(row: dict) -> dict:
             out[name] = value if isinstance(value, str) else value.isoformat()
         elif name == "blob":
             out[name] = bytes.fromhex(value[2:]) if isinstance(value, str) else bytes(value)
+        elif name == "ref" and isinstance(value, bytes):
+            out[name] = str(uuid.UUID(bytes=value))
         elif name in ("ref", "born"):
             out[name] = str(value)
         elif name == "profile":
@@ -139,12 +151,13 @@ def normalize(row: dict) -> dict:
     return out
 
 
-def assert_equal(db, server, warehouse, table):  # noqa: F811
+def assert_equal(db, server, warehouse, table, readers=("duckdb",)):  # noqa: F811
     expected = source_rows(db, table)
-    actual = iceberg_rows(server, warehouse, table)
-    assert len(actual) == len(expected), (len(actual), len(expected))
-    for want, got in zip(expected, actual):
-        assert got == want, (got, want)
+    for reader in readers:
+        actual = (iceberg_rows if reader == "duckdb" else pyiceberg_rows)(server, warehouse, table)
+        assert len(actual) == len(expected), (reader, len(actual), len(expected))
+        for want, got in zip(expected, actual):
+            assert got == want, (reader, got, want)
 
 
 INSERT = ("INSERT INTO items SELECT i, i % 100, 'name ' || i, i * 1.25, DATE '2024-01-01' + i, "
@@ -156,18 +169,26 @@ INSERT = ("INSERT INTO items SELECT i, i % 100, 'name ' || i, i * 1.25, DATE '20
           "FROM generate_series({0}, {1}) i")
 
 
-def test_full_load_then_changes(db, server, warehouse, tmp_path):  # noqa: F811
+# Which engines read a table whose changes were written with each update_type (README's table):
+# PyIceberg refuses equality deletes.
+READERS = {"": ("duckdb", "pyiceberg"), "eq": ("duckdb",), "dv": ("duckdb", "pyiceberg")}
+
+
+@pytest.mark.parametrize("update_type", ["", "eq", "dv"])
+def test_full_load_then_changes(db, server, warehouse, tmp_path, update_type):  # noqa: F811
+    readers = READERS[update_type]
     db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE TABLE pairs (a int, b text, v text, PRIMARY KEY (b, a));"
                  "CREATE TABLE noise (id int PRIMARY KEY);"
                  "CREATE PUBLICATION serac_pub FOR TABLE items, pairs;")
     db.sql(INSERT.format(1, 2000) + "; INSERT INTO pairs SELECT i, 'k' || i, 'v' FROM generate_series(1, 50) i;"
                  "UPDATE items SET essay = (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 2000) g) WHERE id <= 3;"
                  "UPDATE items SET name = NULL, price = NULL, scores = '{}' WHERE id = 4;")
-    args = setup_files(db, server, warehouse, tmp_path, ["items", "pairs"], "changes_slot")
+    args = setup_files(db, server, warehouse, tmp_path, ["items", "pairs"], f"changes_{update_type or 'pos'}",
+                       update_type=update_type)
     out = run_sync(args)
     assert "items: loaded 2000 rows" in out.stderr, out.stderr
-    assert_equal(db, server, warehouse, "items")
-    assert_equal(db, server, warehouse, "pairs")
+    assert_equal(db, server, warehouse, "items", readers)
+    assert_equal(db, server, warehouse, "pairs", readers)
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["type"] == "GLOBAL" and {s["stream"] for s in state["streams"]} == {"items", "pairs"}
     assert json.loads((tmp_path / "stats.json").read_text())["Synced Records"] >= 0
@@ -187,16 +208,23 @@ def test_full_load_then_changes(db, server, warehouse, tmp_path):  # noqa: F811
                  "INSERT INTO noise VALUES (1);")
     out = run_sync(args)
     assert "applied " in out.stderr, out.stderr
-    assert_equal(db, server, warehouse, "items")
-    assert_equal(db, server, warehouse, "pairs")
+    assert_equal(db, server, warehouse, "items", readers)
+    # The delete files are of the kind asked for, on a table of the format it needs.
+    table = load_pyiceberg_catalog(server.endpoint, warehouse).load_table("replica.items")
+    assert table.metadata.format_version == (3 if update_type == "dv" else 2)
+    summaries = [snapshot.summary.additional_properties for snapshot in table.snapshots()]
+    counter = {"": "added-position-delete-files", "eq": "added-equality-delete-files", "dv": "added-dvs"}[update_type]
+    assert any(int(summary.get(counter, 0)) > 0 for summary in summaries), summaries
+    assert all(summary.get("serac.sync.lsn") for summary in summaries)
+    assert_equal(db, server, warehouse, "pairs", readers)
 
     # A run with nothing new changes nothing; TRUNCATE empties the table, rows after it stay.
     run_sync(args)
-    assert_equal(db, server, warehouse, "items")
+    assert_equal(db, server, warehouse, "items", readers)
     db.sql("BEGIN; TRUNCATE pairs; INSERT INTO pairs VALUES (1, 'after', 'x'); COMMIT;")
     run_sync(args)
-    assert_equal(db, server, warehouse, "pairs")
-    assert_equal(db, server, warehouse, "items")
+    assert_equal(db, server, warehouse, "pairs", readers)
+    assert_equal(db, server, warehouse, "items", readers)
 
 
 def test_kill_during_changes_then_resume(db, server, warehouse, tmp_path):  # noqa: F811

@@ -10,7 +10,6 @@
 
 #include "cli/table_access.h"
 #include "client/rest_table_catalog.h"
-#include "common/random.h"
 #include "iceberg/snapshot_producer.h"
 #include "iceberg/table_catalog.h"
 #include "iceberg/table_files.h"
@@ -71,48 +70,17 @@ Status DeleteFromTable(const CommandState& state) {
     }
   } else {
     SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles files, iceberg::ReadTableFiles(*io, current));
-    std::vector<iceberg::DataFileDeletes> vectors;
-    for (const iceberg::LiveFile& data : files.data) {
-      Result<std::vector<int64_t>> positions = keys.FindIn(*io, data.file);
-      if (!positions.ok()) return give_up(positions.status());
-      if (positions->empty()) continue;
-      if (kind == "position") {
-        const std::string location = data_location + "/" + RandomUuid() + "-deletes.parquet";
-        Result<iceberg::DataFile> deletes =
-            parquet::WritePositionDeletes(*io, location, data.file, *positions, options);
-        if (!deletes.ok()) return give_up(deletes.status());
-        written.push_back(location);
-        rows_deleted += positions->size();
-        ++delete_files;
-        producer.AddDeleteFile(std::move(deletes).value());
-        continue;
-      }
-      iceberg::DataFileDeletes one{data.file, iceberg::DeletionVector()};
-      for (int64_t position : *positions) SERAC_RETURN_IF_ERROR(one.positions.Add(position));
-      if (auto previous = files.dv_of_data_file.find(data.file.file_path);
-          previous != files.dv_of_data_file.end()) {
-        const iceberg::DataFile& old = files.deletes[previous->second].file;
-        Result<iceberg::DeletionVector> before = iceberg::ReadDeletionVector(*io, old);
-        if (!before.ok()) return give_up(before.status());
-        const uint64_t had = before->cardinality();
-        one.positions.Merge(*before);
-        if (one.positions.cardinality() == had) continue;  // every row was deleted already
-        rows_deleted += one.positions.cardinality() - had;
-        producer.RemoveDeleteFile(old);
-      } else {
-        rows_deleted += one.positions.cardinality();
-      }
-      vectors.push_back(std::move(one));
-    }
-    if (!vectors.empty()) {
-      const std::string location = data_location + "/" + RandomUuid() + "-deletes.puffin";
-      Result<std::vector<iceberg::DataFile>> dvs = iceberg::WriteDeletionVectors(*io, location, vectors);
-      if (!dvs.ok()) return give_up(dvs.status());
-      written.push_back(location);
-      for (iceberg::DataFile& dv : *dvs) {
-        ++delete_files;
-        producer.AddDeleteFile(std::move(dv));
-      }
+    Result<parquet::RowDeletes> deletes = parquet::DeleteRowsByKey(
+        *io, keys, files,
+        kind == "dv" ? parquet::PositionDeletes::kDeletionVectors : parquet::PositionDeletes::kFiles, options,
+        data_location);
+    if (!deletes.ok()) return give_up(deletes.status());
+    written = deletes->written;
+    rows_deleted = deletes->rows;
+    for (iceberg::DataFile& file : deletes->replaced) producer.RemoveDeleteFile(std::move(file));
+    for (iceberg::DataFile& file : deletes->added) {
+      ++delete_files;
+      producer.AddDeleteFile(std::move(file));
     }
   }
   if (delete_files == 0) {

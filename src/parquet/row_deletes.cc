@@ -7,8 +7,10 @@
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "common/random.h"
 #include "parquet/parquet_internal.h"
 
 namespace serac::parquet {
@@ -20,8 +22,7 @@ constexpr int32_t kDeletePositionFieldId = 2147483545;
 
 // Appends one value of a key to `key`: its kind, then its bytes (strings length-prefixed), so
 // that different keys never encode alike.
-Status AppendKeyValue(const arrow::Array& column, int64_t row, const iceberg::Type& type, std::string& key) {
-  SERAC_ASSIGN_OR_RETURN(iceberg::Datum value, DatumAt(column, row, type));
+void AppendKeyDatum(const iceberg::Datum& value, std::string& key) {
   key.push_back(static_cast<char>('a' + value.index()));
   std::visit(
       [&](const auto& v) {
@@ -35,6 +36,11 @@ Status AppendKeyValue(const arrow::Array& column, int64_t row, const iceberg::Ty
         }
       },
       value);
+}
+
+Status AppendKeyValue(const arrow::Array& column, int64_t row, const iceberg::Type& type, std::string& key) {
+  SERAC_ASSIGN_OR_RETURN(iceberg::Datum value, DatumAt(column, row, type));
+  AppendKeyDatum(value, key);
   return Status::Ok();
 }
 
@@ -95,6 +101,59 @@ Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const
   }
   if (keys.key_schema_.fields.empty()) return Error(ErrorCode::kInvalidArgument, path + ": no key rows");
   return keys;
+}
+
+Result<RowKeys> RowKeys::FromRows(iceberg::Schema key_schema, const std::vector<Row>& rows) {
+  if (key_schema.fields.empty()) return Error(ErrorCode::kInvalidArgument, "no key columns");
+  for (const iceberg::NestedField& field : key_schema.fields) {
+    if (!field.type.is_primitive()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "column " + field.name + " is a " + field.type.Name() + ", not a primitive key");
+    }
+  }
+  RowKeys keys;
+  keys.key_schema_ = std::move(key_schema);
+  const iceberg::Type& first_type = keys.key_schema_.fields[0].type;
+  std::string key;
+  for (const Row& row : rows) {
+    if (row.size() != keys.key_schema_.fields.size()) {
+      return Error(ErrorCode::kInvalidArgument, "a key of " + std::to_string(row.size()) + " values for " +
+                                                    std::to_string(keys.key_schema_.fields.size()) +
+                                                    " columns");
+    }
+    key.clear();
+    for (const RowValue& value : row) AppendKeyDatum(value.datum, key);
+    keys.keys_.insert(key);
+    if (!iceberg::IsNull(row[0].datum)) keys.first_values_.push_back(row[0].datum);
+  }
+  std::sort(keys.first_values_.begin(), keys.first_values_.end(),
+            [&](const iceberg::Datum& a, const iceberg::Datum& b) {
+              return iceberg::CompareDatums(first_type, a, b) < 0;
+            });
+  return keys;
+}
+
+bool RowKeys::MayBeIn(const iceberg::DataFile& data_file) const {
+  if (first_values_.empty() || key_schema_.fields.empty()) return true;
+  const iceberg::NestedField& first = key_schema_.fields[0];
+  auto bound = [&](const iceberg::ColumnBounds& bounds) -> std::optional<iceberg::Datum> {
+    for (const auto& [id, bytes] : bounds) {
+      if (id != first.id) continue;
+      Result<iceberg::Datum> value = iceberg::FromSingleValue(first.type, bytes);
+      if (value.ok()) return std::move(value).value();
+    }
+    return std::nullopt;
+  };
+  const std::optional<iceberg::Datum> lower = bound(data_file.lower_bounds);
+  const std::optional<iceberg::Datum> upper = bound(data_file.upper_bounds);
+  auto less = [&](const iceberg::Datum& a, const iceberg::Datum& b) {
+    return iceberg::CompareDatums(first.type, a, b) < 0;
+  };
+  // The first key value not below the file's lower bound must not lie above its upper bound.
+  auto candidate = lower ? std::lower_bound(first_values_.begin(), first_values_.end(), *lower, less)
+                         : first_values_.begin();
+  if (candidate == first_values_.end()) return false;
+  return !upper || !less(*upper, *candidate);
 }
 
 std::vector<int32_t> RowKeys::field_ids() const {
@@ -269,6 +328,59 @@ Result<std::vector<iceberg::DataFile>> WriteEqualityDeletes(iceberg::FileIO& io,
     file.sort_order_id.reset();
   }
   return files;
+}
+
+Result<RowDeletes> DeleteRowsByKey(iceberg::FileIO& io, const RowKeys& keys, const iceberg::TableFiles& files,
+                                   PositionDeletes kind, const WriteOptions& options,
+                                   const std::string& data_location) {
+  RowDeletes deletes;
+  auto give_up = [&](const Status& status) {
+    for (const std::string& location : deletes.written) (void)io.Delete(location);
+    return status;
+  };
+  std::vector<iceberg::DataFileDeletes> vectors;
+  for (const iceberg::LiveFile& data : files.data) {
+    if (!keys.MayBeIn(data.file)) continue;
+    Result<std::vector<int64_t>> positions = keys.FindIn(io, data.file);
+    if (!positions.ok()) return give_up(positions.status());
+    if (positions->empty()) continue;
+    if (kind == PositionDeletes::kFiles) {
+      const std::string location = data_location + "/" + RandomUuid() + "-deletes.parquet";
+      Result<iceberg::DataFile> written = WritePositionDeletes(io, location, data.file, *positions, options);
+      if (!written.ok()) return give_up(written.status());
+      deletes.written.push_back(location);
+      deletes.rows += positions->size();
+      deletes.added.push_back(std::move(written).value());
+      continue;
+    }
+    iceberg::DataFileDeletes one{data.file, iceberg::DeletionVector()};
+    for (int64_t position : *positions) {
+      Status added = one.positions.Add(position);
+      if (!added.ok()) return give_up(added);
+    }
+    if (auto previous = files.dv_of_data_file.find(data.file.file_path);
+        previous != files.dv_of_data_file.end()) {
+      const iceberg::DataFile& old = files.deletes[previous->second].file;
+      Result<iceberg::DeletionVector> before = iceberg::ReadDeletionVector(io, old);
+      if (!before.ok()) return give_up(before.status());
+      const uint64_t had = before->cardinality();
+      one.positions.Merge(*before);
+      if (one.positions.cardinality() == had) continue;  // every row was deleted already
+      deletes.rows += one.positions.cardinality() - had;
+      deletes.replaced.push_back(old);
+    } else {
+      deletes.rows += one.positions.cardinality();
+    }
+    vectors.push_back(std::move(one));
+  }
+  if (!vectors.empty()) {
+    const std::string location = data_location + "/" + RandomUuid() + "-deletes.puffin";
+    Result<std::vector<iceberg::DataFile>> dvs = iceberg::WriteDeletionVectors(io, location, vectors);
+    if (!dvs.ok()) return give_up(dvs.status());
+    deletes.written.push_back(location);
+    for (iceberg::DataFile& dv : *dvs) deletes.added.push_back(std::move(dv));
+  }
+  return deletes;
 }
 
 }  // namespace serac::parquet

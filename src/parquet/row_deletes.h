@@ -21,6 +21,7 @@
 #include "iceberg/file_io.h"
 #include "iceberg/manifest.h"
 #include "iceberg/schema.h"
+#include "iceberg/table_files.h"
 #include "parquet/parquet_files.h"
 
 namespace serac::parquet {
@@ -31,10 +32,18 @@ class RowKeys {
   // type, a column the table lacks, or a key column that is not a top-level primitive.
   static Result<RowKeys> Read(const std::string& path, InputFormat format, const iceberg::Schema& schema);
 
+  // Keys given as values (serac sync): each row one Datum per column of `key_schema` (top-level
+  // primitive columns of the table, with its ids and types); lists are not keys.
+  static Result<RowKeys> FromRows(iceberg::Schema key_schema, const std::vector<Row>& rows);
+
   // The key columns as the table has them (ids, types), in the key file's order.
   const iceberg::Schema& key_schema() const { return key_schema_; }
   std::vector<int32_t> field_ids() const;
   size_t size() const { return keys_.size(); }
+
+  // Whether a data file may hold one of the keys, by its bounds of the first key column (false
+  // only when none of the keys' values lies between them): files of other key ranges go unread.
+  bool MayBeIn(const iceberg::DataFile& data_file) const;
 
   // The positions, ascending, of the rows of a Parquet data file whose key equals a key row.
   Result<std::vector<int64_t>> FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file) const;
@@ -44,7 +53,23 @@ class RowKeys {
 
   iceberg::Schema key_schema_;
   std::unordered_set<std::string> keys_;
+  std::vector<iceberg::Datum> first_values_;  // the first key column's values, sorted (MayBeIn)
 };
+
+// Position deletes of rows found by key: one position delete file per data file (format v2), or
+// deletion vectors (v3), each merged with the data file's DV, which it then replaces.
+enum class PositionDeletes : uint8_t { kFiles, kDeletionVectors };
+struct RowDeletes {
+  std::vector<iceberg::DataFile> added;     // position delete files or DVs
+  std::vector<iceberg::DataFile> replaced;  // DVs merged into the new ones: the commit removes them
+  std::vector<std::string> written;         // what was written (to delete if nothing is committed)
+  uint64_t rows = 0;                        // rows found (DVs: only those not deleted already)
+};
+// The delete files that remove the rows whose key is one of `keys` from `files`' live data files
+// (read only where MayBeIn), written under `data_location`.
+Result<RowDeletes> DeleteRowsByKey(iceberg::FileIO& io, const RowKeys& keys, const iceberg::TableFiles& files,
+                                   PositionDeletes kind, const WriteOptions& options,
+                                   const std::string& data_location);
 
 // One position delete file at `location` for `positions` (ascending) of `data_file`.
 Result<iceberg::DataFile> WritePositionDeletes(iceberg::FileIO& io, const std::string& location,

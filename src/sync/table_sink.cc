@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "iceberg/table_files.h"
+#include "parquet/row_deletes.h"
 #include "sync/pg_values.h"
 #include "sync/type_mapping.h"
 
@@ -45,7 +47,8 @@ void AppendKeyPart(std::string& bytes, const std::optional<std::string>& text) {
 
 Result<std::unique_ptr<TableSink>> TableSink::Open(
     const SinkTargets& targets, const SourceTable& source,
-    const std::optional<std::vector<std::string>>& selected_columns, iceberg::TableRef ref) {
+    const std::optional<std::vector<std::string>>& selected_columns, const std::string& update_type,
+    iceberg::TableRef ref) {
   std::unique_ptr<TableSink> sink(new TableSink());
   sink->targets_ = targets;
   sink->source_ = source;
@@ -91,7 +94,7 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(
     client::TableCreation creation;
     creation.name = sink->ref_.name;
     creation.schema_json = iceberg::SchemaToJson(schema);
-    creation.properties["format-version"] = "2";
+    creation.properties["format-version"] = update_type == "dv" ? "3" : "2";
     creation.properties["serac.sync.source"] = source.namespace_name + "." + source.name;
     Result<client::LoadedTable> made = targets.rest->CreateTable(sink->ref_.namespace_levels, creation);
     if (!made.ok() && made.status().code() != ErrorCode::kAlreadyExists) {
@@ -109,6 +112,23 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(
     return Error(ErrorCode::kNotImplemented, display +
                                                  " is partitioned: serac sync writes unpartitioned tables "
                                                  "for now");
+  }
+  const int version = table->format_version();
+  if (update_type == "eq") {
+    sink->deletes_ = DeleteKind::kEquality;
+  } else if (update_type == "dv" || (update_type.empty() && version >= 3)) {
+    if (version < 3) {
+      return Error(ErrorCode::kInvalidArgument,
+                   display + ": update_type dv needs a format v3 table; it is v" + std::to_string(version));
+    }
+    sink->deletes_ = DeleteKind::kDeletionVectors;
+  } else {
+    if (version >= 3) {
+      return Error(
+          ErrorCode::kInvalidArgument,
+          display + ": a format v3 table keeps position deletes as deletion vectors (update_type dv)");
+    }
+    sink->deletes_ = DeleteKind::kPositionFiles;
   }
   sink->schema_ = table->CurrentSchema();
   sink->committed_ = PositionOf(*table);
@@ -183,42 +203,45 @@ Result<parquet::Row> TableSink::LoadRow(const SourceTexts& texts) const {
   return row;
 }
 
-Status TableSink::Commit(std::vector<iceberg::DataFile> data, std::vector<iceberg::DataFile> deletes,
-                         pgoutput::Lsn lsn, bool remove_all) {
+Status TableSink::Commit(const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,
+                         std::optional<std::optional<int64_t>> validate_from) {
   std::map<std::string, std::string> summary = {{kSummaryLsn, pgoutput::LsnToText(lsn)},
                                                 {kSummaryLoaded, committed_.loaded ? "true" : "false"}};
+  const bool deletes = !files.deletes.empty() || !files.replaced.empty();
   iceberg::SnapshotProducer producer(*targets_.io,
-                                     remove_all        ? iceberg::ProducerKind::kOverwrite
-                                     : deletes.empty() ? iceberg::ProducerKind::kAppend
-                                                       : iceberg::ProducerKind::kRowDelta,
+                                     remove_all ? iceberg::ProducerKind::kOverwrite
+                                     : deletes  ? iceberg::ProducerKind::kRowDelta
+                                                : iceberg::ProducerKind::kAppend,
                                      std::move(summary));
-  std::vector<std::string> written;
-  for (iceberg::DataFile& file : data) {
-    written.push_back(file.file_path);
-    producer.AddDataFile(std::move(file));
-  }
-  for (iceberg::DataFile& file : deletes) {
-    written.push_back(file.file_path);
-    producer.AddDeleteFile(std::move(file));
-  }
+  for (const iceberg::DataFile& file : files.data) producer.AddDataFile(file);
+  for (const iceberg::DataFile& file : files.deletes) producer.AddDeleteFile(file);
+  for (const iceberg::DataFile& file : files.replaced) producer.RemoveDeleteFile(file);
   if (remove_all) producer.RemoveAllFiles();
+  if (validate_from) producer.ValidateFromSnapshot(*validate_from);
   Result<int64_t> snapshot = iceberg::CommitSnapshot(*targets_.catalog, ref_, producer);
   if (!snapshot.ok()) {
-    if (snapshot.status().code() != ErrorCode::kOutcomeUnknown) {
-      for (const std::string& location : written) (void)targets_.io->Delete(location);
-    }
     return Error(snapshot.status().code(), "committing to " + name() + ": " + snapshot.status().message());
   }
   committed_.lsn = std::max(committed_.lsn, lsn);
   return Status::Ok();
 }
 
+void TableSink::DeleteWritten(const ChangeFiles& files) {
+  for (const iceberg::DataFile& file : files.data) (void)targets_.io->Delete(file.file_path);
+  for (const iceberg::DataFile& file : files.deletes) (void)targets_.io->Delete(file.file_path);
+}
+
 Status TableSink::CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn lsn, bool mark_loaded) {
   const bool was_loaded = committed_.loaded;
   committed_.loaded = mark_loaded;
   committed_.lsn = 0;  // the load replaces the table: its position is the load's
-  Status committed = Commit(std::move(files), {}, lsn, true);
-  if (!committed.ok()) committed_.loaded = was_loaded;
+  ChangeFiles load;
+  load.data = std::move(files);
+  Status committed = Commit(load, lsn, true, std::nullopt);
+  if (!committed.ok()) {
+    committed_.loaded = was_loaded;
+    if (committed.code() != ErrorCode::kOutcomeUnknown) DeleteWritten(load);
+  }
   return committed;
 }
 
@@ -371,7 +394,7 @@ Status TableSink::Delete(const pgoutput::Delete& deleted) {
 
 Status TableSink::Truncate(pgoutput::Lsn lsn) {
   SERAC_RETURN_IF_ERROR(Flush(committed_.lsn));
-  return Commit({}, {}, lsn, true);
+  return Commit(ChangeFiles(), lsn, true, std::nullopt);
 }
 
 Status TableSink::FillUnchanged(Entry& entry) {
@@ -403,51 +426,12 @@ Status TableSink::FillUnchanged(Entry& entry) {
   return Status::Ok();
 }
 
-Status TableSink::Flush(pgoutput::Lsn lsn) {
-  // Nothing pending: the table's position moves with its next commit that has something (a
-  // restart resumes at the slot's acknowledged position, which covers the changes in between).
-  if (entries_.empty()) return Status::Ok();
-  const std::string context = name();
-  // Keys first: one equality delete per key touched (rows of earlier commits with that key go).
-  std::vector<iceberg::DataFile> delete_files;
-  {
-    std::vector<parquet::Row> keys;
-    for (const Entry& entry : entries_) {
-      if (!has_key_ && entry.row) continue;  // an insert into a table without a key deletes nothing
-      parquet::Row key(key_schema_.fields.size());
-      for (size_t k = 0; k < key_fields_.size(); ++k) {
-        std::optional<std::string_view> text;
-        if (entry.key[k]) text = *entry.key[k];
-        SERAC_ASSIGN_OR_RETURN(key[k], ValueFromText(text, key_schema_.fields[k].type));
-      }
-      keys.push_back(std::move(key));
-    }
-    if (!keys.empty()) {
-      SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer,
-                             parquet::DataFileWriter::Make(key_schema_, iceberg::PartitionSpec(), options_,
-                                                           *targets_.io, data_location_));
-      Status appended = writer.AppendRows(keys, context + " (deleted keys)", 1);
-      Result<std::vector<iceberg::DataFile>> files =
-          appended.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(appended);
-      if (!files.ok()) {
-        writer.AbortAndDelete();
-        return files.status();
-      }
-      std::vector<int32_t> ids;
-      for (const iceberg::NestedField& field : key_schema_.fields) ids.push_back(field.id);
-      for (iceberg::DataFile& file : *files) {
-        file.content = iceberg::FileContent::kEqualityDeletes;
-        file.equality_ids = ids;
-        file.sort_order_id.reset();
-      }
-      delete_files = std::move(files).value();
-    }
-  }
+Result<std::vector<iceberg::DataFile>> TableSink::WritePendingRows() {
   SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer, NewLoadWriter());
   std::vector<parquet::Row> rows;
   uint64_t written = 0;
   auto write_rows = [&]() -> Status {
-    SERAC_RETURN_IF_ERROR(writer.AppendRows(rows, context, static_cast<int64_t>(written) + 1));
+    SERAC_RETURN_IF_ERROR(writer.AppendRows(rows, name(), static_cast<int64_t>(written) + 1));
     written += rows.size();
     rows.clear();
     return Status::Ok();
@@ -458,7 +442,7 @@ Status TableSink::Flush(pgoutput::Lsn lsn) {
     status = FillUnchanged(entry);
     if (!status.ok()) break;
     parquet::Row row(schema_.fields.size());
-    for (size_t f = 0; f < schema_.fields.size() && status.ok(); ++f) {
+    for (size_t f = 0; f < schema_.fields.size(); ++f) {
       std::optional<std::string_view> text;
       if ((*entry.row)[f]) text = *(*entry.row)[f];
       Result<parquet::RowValue> value = ValueFromText(text, schema_.fields[f].type);
@@ -477,19 +461,104 @@ Status TableSink::Flush(pgoutput::Lsn lsn) {
     }
   }
   if (status.ok() && !rows.empty()) status = write_rows();
-  Result<std::vector<iceberg::DataFile>> data_files =
+  Result<std::vector<iceberg::DataFile>> files =
       status.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(status);
-  if (!data_files.ok()) {
+  if (!files.ok()) {
     writer.AbortAndDelete();
-    for (const iceberg::DataFile& file : delete_files) (void)targets_.io->Delete(file.file_path);
-    return data_files.status();
+    return files.status();
   }
-  SERAC_RETURN_IF_ERROR(Commit(std::move(data_files).value(), std::move(delete_files), lsn, false));
   rows_written_ += written;
+  return files;
+}
+
+Result<std::vector<iceberg::DataFile>> TableSink::WriteEqualityDeletes(
+    const std::vector<parquet::Row>& keys) {
+  SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer,
+                         parquet::DataFileWriter::Make(key_schema_, iceberg::PartitionSpec(), options_,
+                                                       *targets_.io, data_location_));
+  Status appended = writer.AppendRows(keys, name() + " (deleted keys)", 1);
+  Result<std::vector<iceberg::DataFile>> files =
+      appended.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(appended);
+  if (!files.ok()) {
+    writer.AbortAndDelete();
+    return files.status();
+  }
+  std::vector<int32_t> ids;
+  for (const iceberg::NestedField& field : key_schema_.fields) ids.push_back(field.id);
+  for (iceberg::DataFile& file : *files) {
+    file.content = iceberg::FileContent::kEqualityDeletes;
+    file.equality_ids = ids;
+    file.sort_order_id.reset();
+  }
+  return files;
+}
+
+Status TableSink::Flush(pgoutput::Lsn lsn) {
+  // Nothing pending: the table's position moves with its next commit that has something (a
+  // restart resumes at the slot's acknowledged position, which covers the changes in between).
+  if (entries_.empty()) return Status::Ok();
+  // Every key touched: the rows earlier commits wrote with it go.
+  std::vector<parquet::Row> keys;
+  for (const Entry& entry : entries_) {
+    if (!has_key_ && entry.row) continue;  // an insert into a table without a key deletes nothing
+    parquet::Row key(key_schema_.fields.size());
+    for (size_t k = 0; k < key_fields_.size(); ++k) {
+      std::optional<std::string_view> text;
+      if (entry.key[k]) text = *entry.key[k];
+      SERAC_ASSIGN_OR_RETURN(key[k], ValueFromText(text, key_schema_.fields[k].type));
+    }
+    keys.push_back(std::move(key));
+  }
+  ChangeFiles files;
+  SERAC_ASSIGN_OR_RETURN(files.data, WritePendingRows());
+  Status committed = Status::Ok();
+  if (deletes_ == DeleteKind::kEquality) {
+    Result<std::vector<iceberg::DataFile>> deletes =
+        keys.empty() ? std::vector<iceberg::DataFile>() : WriteEqualityDeletes(keys);
+    if (deletes.ok()) files.deletes = std::move(deletes).value();
+    committed = deletes.ok() ? Commit(files, lsn, false, std::nullopt) : deletes.status();
+  } else {
+    committed = CommitWithPositionDeletes(keys, files, lsn);
+  }
+  if (!committed.ok()) {
+    if (committed.code() != ErrorCode::kOutcomeUnknown) DeleteWritten(files);
+    return committed;
+  }
   entries_.clear();
   pending_.clear();
   pending_bytes_ = 0;
   return Status::Ok();
+}
+
+Status TableSink::CommitWithPositionDeletes(const std::vector<parquet::Row>& keys, ChangeFiles& files,
+                                            pgoutput::Lsn lsn) {
+  Result<parquet::RowKeys> found_keys = keys.empty()
+                                            ? Result<parquet::RowKeys>(Error(ErrorCode::kNotFound, ""))
+                                            : parquet::RowKeys::FromRows(key_schema_, keys);
+  if (!keys.empty() && !found_keys.ok()) return found_keys.status();
+  // The rows are found in the table as it is now; a commit that lands between (a compaction that
+  // rewrote a file the deletes point into) fails validation, and the rows are found again.
+  for (int attempt = 1;; ++attempt) {
+    SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata table, targets_.catalog->LoadTable(ref_));
+    const std::optional<iceberg::Snapshot> current = table.CurrentSnapshot();
+    files.deletes.clear();
+    files.replaced.clear();
+    if (!keys.empty()) {
+      SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles live, iceberg::ReadTableFiles(*targets_.io, current));
+      SERAC_ASSIGN_OR_RETURN(parquet::RowDeletes deletes,
+                             parquet::DeleteRowsByKey(*targets_.io, *found_keys, live,
+                                                      deletes_ == DeleteKind::kDeletionVectors
+                                                          ? parquet::PositionDeletes::kDeletionVectors
+                                                          : parquet::PositionDeletes::kFiles,
+                                                      options_, data_location_));
+      files.deletes = std::move(deletes.added);
+      files.replaced = std::move(deletes.replaced);
+    }
+    Status committed =
+        Commit(files, lsn, false, current ? std::optional<int64_t>(current->snapshot_id) : std::nullopt);
+    if (committed.ok() || committed.code() != ErrorCode::kValidationFailed || attempt >= 3) return committed;
+    for (const iceberg::DataFile& file : files.deletes) (void)targets_.io->Delete(file.file_path);
+  }
 }
 
 }  // namespace serac::sync

@@ -2,8 +2,8 @@
 // (format v2, the primary key as its identifier fields), written by full loads (rows straight into
 // data files, committed with every earlier file removed) and by changes (upserts and deletes kept
 // per key until a flush, so that an insert followed by updates of the same row in one commit lands
-// as its last state only; each flush one row-delta commit: an equality delete of every key touched,
-// which removes the rows earlier commits wrote for it, and the keys' last rows as data files).
+// as its last state only; each flush one row-delta commit: the rows earlier commits wrote for every
+// key touched removed (DeleteKind), and the keys' last rows as data files).
 //
 // Exactly once: every commit names, in its snapshot summary, how far the table is written
 // (kSummaryLsn: the end of the last source transaction it holds; kSummaryLoaded: whether its full
@@ -44,13 +44,22 @@ struct SinkTargets {
 // was given them (full load: SourceTable's selected columns; changes: the Relation's).
 using SourceTexts = std::vector<std::optional<std::string>>;
 
+// How a flush removes the rows earlier commits wrote for the keys it touches (streams.json's
+// update_type): equality deletes of the keys (eq), or the rows found by key in the table's data
+// files and removed by position — position delete files (pos, format v2) or deletion vectors (dv,
+// format v3). Engines differ in what they read: the README's table.
+enum class DeleteKind : uint8_t { kEquality, kPositionFiles, kDeletionVectors };
+
 class TableSink {
  public:
-  // Loads the table at `ref`, creating it (and its namespace) from `source` when missing. Only the
-  // columns named in `selected_columns` (nullopt: all) are written.
+  // Loads the table at `ref`, creating it (and its namespace) from `source` when missing: format
+  // v3 for `update_type` dv, else v2. Only the columns named in `selected_columns` (nullopt: all)
+  // are written. `update_type` (eq, pos, dv; empty: dv on a v3 table, pos otherwise) says how
+  // changes delete rows.
   static Result<std::unique_ptr<TableSink>> Open(
       const SinkTargets& targets, const SourceTable& source,
-      const std::optional<std::vector<std::string>>& selected_columns, iceberg::TableRef ref);
+      const std::optional<std::vector<std::string>>& selected_columns, const std::string& update_type,
+      iceberg::TableRef ref);
 
   struct Position {
     bool loaded = false;
@@ -97,12 +106,24 @@ class TableSink {
     std::optional<SourceTexts> row;               // table columns' texts; nullopt: deleted
     std::vector<bool> unchanged;                  // table columns whose value was not sent (TOAST)
   };
+  // A flush's files: data files of the rows, delete files, and DVs the new ones replace.
+  struct ChangeFiles {
+    std::vector<iceberg::DataFile> data;
+    std::vector<iceberg::DataFile> deletes;
+    std::vector<iceberg::DataFile> replaced;
+  };
   Result<std::string> KeyOf(const pgoutput::Tuple& tuple, std::vector<std::optional<std::string>>& key) const;
   Status Upsert(const pgoutput::Tuple& row);
   Status RemoveKey(const pgoutput::Tuple& key_tuple);
   Status FillUnchanged(Entry& entry);
-  Status Commit(std::vector<iceberg::DataFile> data, std::vector<iceberg::DataFile> deletes,
-                pgoutput::Lsn lsn, bool remove_all);
+  Result<std::vector<iceberg::DataFile>> WritePendingRows();
+  Result<std::vector<iceberg::DataFile>> WriteEqualityDeletes(const std::vector<parquet::Row>& keys);
+  Status CommitWithPositionDeletes(const std::vector<parquet::Row>& keys, ChangeFiles& files,
+                                   pgoutput::Lsn lsn);
+  // `validate_from`: the snapshot the change's deletes were found in (nullopt inside: none).
+  Status Commit(const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,
+                std::optional<std::optional<int64_t>> validate_from);
+  void DeleteWritten(const ChangeFiles& files);
 
   SinkTargets targets_;
   SourceTable source_;
@@ -114,6 +135,7 @@ class TableSink {
   std::vector<int> load_fields_;      // per load column: its index in schema_.fields
   std::vector<int> relation_fields_;  // per Relation column: its index in schema_.fields, or -1
   bool has_key_ = false;
+  DeleteKind deletes_ = DeleteKind::kPositionFiles;
   parquet::WriteOptions options_;
   std::string data_location_;
   Position committed_;
