@@ -61,7 +61,8 @@ def write_json(path: Path, document: dict) -> Path:
     return path
 
 
-def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, update_type=""):  # noqa: F811
+def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, update_type="",  # noqa: F811
+                partition_regex=""):
     source = write_json(tmp_path / "source.json", db.source_config(
         update_method={"replication_slot": slot, "publication": "serac_pub", "initial_wait_time": 120},
         max_threads=2))
@@ -77,7 +78,8 @@ def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, updat
         streams["streams"].append({"stream": {"name": table, "namespace": "public", "sync_mode": mode,
                                               "supported_sync_modes": ["full_refresh", "cdc", "strict_cdc"],
                                               "type_schema": {"properties": {}}}})
-        selection = {"stream_name": table, "partition_regex": "", "normalization": False, "append_mode": False}
+        selection = {"stream_name": table, "partition_regex": partition_regex, "normalization": False,
+                     "append_mode": False}
         if update_type:
             selection["update_type"] = update_type
         streams["selected_streams"]["public"].append(selection)
@@ -253,6 +255,23 @@ def test_kill_during_changes_then_resume(db, server, warehouse, tmp_path):  # no
     assert_equal(db, server, warehouse, "items")
 
 
+@pytest.mark.parametrize("update_type", ["", "dv"])
+def test_partitioned_table_with_changes(db, server, warehouse, tmp_path, update_type):  # noqa: F811
+    db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE PUBLICATION serac_pub FOR TABLE items;")
+    db.sql(INSERT.format(1, 1000))
+    args = setup_files(db, server, warehouse, tmp_path, ["items"], f"parts_{update_type or 'pos'}",
+                       update_type=update_type, partition_regex="/{born, month}/{id, bucket[4]}")
+    run_sync(args)
+    table = load_pyiceberg_catalog(server.endpoint, warehouse).load_table("replica.items")
+    assert [(f.name, str(f.transform)) for f in table.spec().fields] == [("born_month", "month"),
+                                                                       ("id_bucket", "bucket[4]")]
+    assert_equal(db, server, warehouse, "items", ("duckdb", "pyiceberg"))
+    db.sql(INSERT.format(1001, 1200) + "; UPDATE items SET born = born + 40, name = 'moved' WHERE id % 9 = 0;"
+           "DELETE FROM items WHERE id % 11 = 0; UPDATE items SET id = id + 5000 WHERE id % 13 = 0;")
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items", ("duckdb", "pyiceberg"))
+
+
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
     db.sql("CREATE TABLE plain (id int PRIMARY KEY); CREATE PUBLICATION serac_pub FOR TABLE plain;")
     args = setup_files(db, server, warehouse, tmp_path, ["plain", "absent"], "errors_slot")
@@ -265,6 +284,11 @@ def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  
     assert out.returncode == 1 and "streams.json: public.plain: sync_mode incremental" in out.stderr, out.stderr
     out = run_sync(["--config", tmp_path / "source.json"], check=False)
     assert out.returncode == 1 and "a run needs --streams" in out.stderr, out.stderr
+    db.sql("CREATE TABLE other (id int PRIMARY KEY); ALTER PUBLICATION serac_pub ADD TABLE other;")
+    args = setup_files(db, server, warehouse, tmp_path, ["other"], "errors_slot", partition_regex="/{nope, day}")
+    out = run_sync(args, check=False)
+    assert out.returncode == 1 and 'partition_regex "/{nope, day}": partition by nope: no such column' in out.stderr, \
+        out.stderr
 
 
 @pytest.mark.parametrize("mode", ["full_refresh"])

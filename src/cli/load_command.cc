@@ -9,10 +9,10 @@
 
 #include <chrono>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "cli/table_access.h"
 #include "client/rest_table_catalog.h"
+#include "iceberg/partition.h"
 #include "iceberg/snapshot_producer.h"
 #include "iceberg/table_catalog.h"
 #include "parquet/parquet_files.h"
@@ -21,14 +21,11 @@ namespace serac::cli {
 
 namespace {
 
-using Json = nlohmann::json;
-
 // "day(ts), category, bucket(16, id)" as a partition spec of `schema`: terms are a column
 // (identity) or TRANSFORM(column) / bucket(N, column) / truncate(W, column), with Spark's plural
 // names (years, months, days, hours) accepted too; fields named as Java names them.
 Result<std::string> PartitionSpecJson(const std::string& text, const iceberg::Schema& schema) {
-  Json fields = Json::array();
-  int32_t field_id = 1000;
+  iceberg::PartitionSpec spec;
   size_t start = 0;
   int depth = 0;
   std::vector<std::string> terms;
@@ -63,35 +60,24 @@ Result<std::string> PartitionSpecJson(const std::string& text, const iceberg::Sc
       }
       column = trim(inside);
     }
-    if (transform == "years") transform = "year";
-    if (transform == "months") transform = "month";
-    if (transform == "days") transform = "day";
-    if (transform == "hours") transform = "hour";
-    std::string suffix;
     if (transform == "bucket" || transform == "truncate") {
       if (argument.empty() || argument.find_first_not_of("0123456789") != std::string::npos) {
         return Error(ErrorCode::kInvalidArgument,
                      "--partition-by: " + transform + " needs a number: \"" + term + "\"");
       }
-      suffix = transform == "bucket" ? "_bucket" : "_trunc";
       transform += "[" + argument + "]";
-    } else if (transform == "year" || transform == "month" || transform == "day" || transform == "hour") {
-      suffix = "_" + transform;
-    } else if (transform == "void") {
-      suffix = "_null";
-    } else if (transform != "identity" || !argument.empty()) {
+    } else if (!argument.empty()) {
       return Error(ErrorCode::kInvalidArgument, "--partition-by: unknown transform in \"" + term + "\"");
     }
-    const iceberg::NestedField* source = schema.FindFieldByName(column);
-    if (source == nullptr) {
+    if (schema.FindFieldByName(column) == nullptr) {
       return Error(ErrorCode::kInvalidArgument, "--partition-by: the input has no column " + column);
     }
-    fields.push_back({{"name", column + suffix},
-                      {"transform", transform},
-                      {"source-id", source->id},
-                      {"field-id", field_id++}});
+    Result<iceberg::PartitionField> field = iceberg::MakePartitionField(
+        schema, column, transform, 1000 + static_cast<int32_t>(spec.fields.size()));
+    if (!field.ok()) return Error(ErrorCode::kInvalidArgument, "--partition-by: " + field.status().message());
+    spec.fields.push_back(std::move(field).value());
   }
-  return Json{{"spec-id", 0}, {"fields", fields}}.dump();
+  return iceberg::PartitionSpecToJson(spec);
 }
 
 }  // namespace
@@ -144,7 +130,8 @@ Status LoadIntoTable(const CommandState& state) {
                                                        *io, TableLocation(*table) + "/data"));
   // On a terminal, a progress line redrawn at most five times a second; otherwise only the summary.
   const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  auto last_drawn = std::chrono::steady_clock::now();
+  // The first batch is drawn at once, then at most five times a second.
+  auto last_drawn = std::chrono::steady_clock::now() - std::chrono::seconds(1);
   if (terminal) {
     writer.OnProgress([&](const parquet::LoadProgress& progress) {
       const auto now = std::chrono::steady_clock::now();

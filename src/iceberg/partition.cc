@@ -717,4 +717,39 @@ std::string PartitionPath(const PartitionSpec& spec, const Type& partition_type,
   return path;
 }
 
+Result<PartitionField> MakePartitionField(const Schema& schema, const std::string& column,
+                                          std::string transform, int32_t field_id) {
+  for (const char* plural : {"years", "months", "days", "hours"}) {
+    if (transform == plural) transform.pop_back();
+  }
+  const NestedField* source = nullptr;
+  for (const NestedField& field : schema.fields) {
+    if (field.name == column) source = &field;
+  }
+  if (source == nullptr)
+    return Error(ErrorCode::kInvalidArgument, "partition by " + column + ": no such column");
+  SERAC_ASSIGN_OR_RETURN(Transform parsed, Transform::Parse(transform));
+  Result<Type> result = parsed.ResultType(source->type);
+  if (!result.ok()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "partition by " + transform + "(" + column + "): " + result.status().message());
+  }
+  std::string suffix;
+  if (transform.rfind("bucket[", 0) == 0) {
+    suffix = "_bucket";
+  } else if (transform.rfind("truncate[", 0) == 0) {
+    suffix = "_trunc";
+  } else if (transform == "void") {
+    suffix = "_null";
+  } else if (transform != "identity") {
+    suffix = "_" + transform;
+  }
+  PartitionField field;
+  field.source_ids = {source->id};
+  field.field_id = field_id;
+  field.name = column + suffix;
+  field.transform = transform;
+  return field;
+}
+
 }  // namespace serac::iceberg

@@ -94,6 +94,15 @@ int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day);
 // Whether a float or double value is NaN (false for any other).
 bool IsNaN(const Datum& value);
 
+// A partition field on the top-level `column` by `transform` ("identity", "year", "month", "day",
+// "hour", "bucket[N]", "truncate[W]", "void"; Spark's plural names too), named as Java names it
+// ("ts_day", "id_bucket", "name_trunc"); kInvalidArgument naming an unknown transform or column, or
+// a transform the column's type does not take.
+Result<PartitionField> MakePartitionField(const Schema& schema, const std::string& column,
+                                          std::string transform, int32_t field_id);
+// The spec as the REST protocol's partition-spec object (written by schema_model.cc).
+std::string PartitionSpecToJson(const PartitionSpec& spec);
+
 // The partition as Java's PartitionSpec.partitionToPath writes it into data file paths:
 // "name=value/name=value", names and values URL-encoded, dates and hours in their human form.
 std::string PartitionPath(const PartitionSpec& spec, const Type& partition_type, const PartitionTuple& tuple);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "iceberg/metadata_internal.h"
+#include "iceberg/partition.h"
 #include "iceberg/schema.h"
 
 namespace serac::iceberg {
@@ -258,6 +259,21 @@ std::string SchemaToJson(const Schema& schema) {
   json["schema-id"] = schema.schema_id;
   if (!schema.identifier_field_ids.empty()) json["identifier-field-ids"] = schema.identifier_field_ids;
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string PartitionSpecToJson(const PartitionSpec& spec) {
+  Json fields = Json::array();
+  for (const PartitionField& field : spec.fields) {
+    Json entry = {{"name", field.name}, {"transform", field.transform}, {"field-id", field.field_id}};
+    if (field.source_ids.size() == 1) {
+      entry["source-id"] = field.source_ids[0];
+    } else {
+      entry["source-ids"] = field.source_ids;
+    }
+    fields.push_back(std::move(entry));
+  }
+  return Json{{"spec-id", spec.spec_id}, {"fields", fields}}.dump(-1, ' ', false,
+                                                                  Json::error_handler_t::replace);
 }
 
 }  // namespace serac::iceberg

@@ -455,8 +455,7 @@ Status RunSync(const SyncRunOptions& options) {
     if (database.empty()) database = run.stream->namespace_name;
     ref.namespace_levels = {database};
     ref.name = run.stream->destination_table.empty() ? run.stream->name : run.stream->destination_table;
-    SERAC_ASSIGN_OR_RETURN(run.sink, TableSink::Open(sink_targets, table, run.selection->selected_columns,
-                                                     run.selection->update_type, ref));
+    SERAC_ASSIGN_OR_RETURN(run.sink, TableSink::Open(sink_targets, table, *run.selection, ref));
   }
 
   std::signal(SIGINT, RequestStop);

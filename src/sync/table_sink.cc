@@ -3,7 +3,9 @@
 #include "sync/table_sink.h"
 
 #include <algorithm>
+#include <cstdio>
 
+#include "iceberg/partition.h"
 #include "iceberg/table_files.h"
 #include "parquet/row_deletes.h"
 #include "sync/pg_values.h"
@@ -32,6 +34,43 @@ TableSink::Position PositionOf(const iceberg::TableMetadata& table) {
   return position;
 }
 
+// OLake's partition_regex ("/{created_at, day}/{user_id, bucket[32]}": a column and a transform,
+// identity when none is given, per segment) as a spec of `schema`.
+Result<iceberg::PartitionSpec> PartitionSpecOf(const std::string& regex, const iceberg::Schema& schema) {
+  iceberg::PartitionSpec spec;
+  size_t at = 0;
+  auto trim = [](std::string text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '"')) text.erase(text.begin());
+    while (!text.empty() && (text.back() == ' ' || text.back() == '"')) text.pop_back();
+    return text;
+  };
+  while (at < regex.size()) {
+    const size_t open = regex.find('{', at);
+    if (open == std::string::npos) {
+      if (regex.find_first_not_of("/ ", at) != std::string::npos) {
+        return Error(ErrorCode::kInvalidArgument, "text outside {column, transform}");
+      }
+      break;
+    }
+    const size_t close = regex.find('}', open);
+    if (close == std::string::npos) return Error(ErrorCode::kInvalidArgument, "a { without its }");
+    const std::string inside = regex.substr(open + 1, close - open - 1);
+    const size_t comma = inside.find(',');
+    const std::string column = trim(inside.substr(0, comma));
+    const std::string transform = comma == std::string::npos ? "identity" : trim(inside.substr(comma + 1));
+    if (column == "now()" || column == "_olake_timestamp") {
+      return Error(ErrorCode::kNotImplemented, "partitioning by " + column + " is not supported yet");
+    }
+    SERAC_ASSIGN_OR_RETURN(iceberg::PartitionField field,
+                           iceberg::MakePartitionField(schema, column, transform,
+                                                       1000 + static_cast<int32_t>(spec.fields.size())));
+    spec.fields.push_back(std::move(field));
+    at = close + 1;
+  }
+  if (spec.fields.empty()) return Error(ErrorCode::kInvalidArgument, "no {column, transform} segment");
+  return spec;
+}
+
 // Appends `key`'s texts with their lengths, so that different keys never give the same bytes.
 void AppendKeyPart(std::string& bytes, const std::optional<std::string>& text) {
   if (!text) {
@@ -45,10 +84,10 @@ void AppendKeyPart(std::string& bytes, const std::optional<std::string>& text) {
 
 }  // namespace
 
-Result<std::unique_ptr<TableSink>> TableSink::Open(
-    const SinkTargets& targets, const SourceTable& source,
-    const std::optional<std::vector<std::string>>& selected_columns, const std::string& update_type,
-    iceberg::TableRef ref) {
+Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, const SourceTable& source,
+                                                   const StreamSelection& selection, iceberg::TableRef ref) {
+  const std::optional<std::vector<std::string>>& selected_columns = selection.selected_columns;
+  const std::string& update_type = selection.update_type;
   std::unique_ptr<TableSink> sink(new TableSink());
   sink->targets_ = targets;
   sink->source_ = source;
@@ -63,7 +102,9 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(
   };
 
   Result<iceberg::TableMetadata> table = targets.catalog->LoadTable(sink->ref_);
+  bool created = false;
   if (!table.ok() && table.status().code() == ErrorCode::kNotFound) {
+    created = true;
     SERAC_ASSIGN_OR_RETURN(bool namespace_exists, targets.rest->NamespaceExists(sink->ref_.namespace_levels));
     if (!namespace_exists) {
       Status created = targets.rest->CreateNamespace(sink->ref_.namespace_levels);
@@ -94,6 +135,14 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(
     client::TableCreation creation;
     creation.name = sink->ref_.name;
     creation.schema_json = iceberg::SchemaToJson(schema);
+    if (!selection.partition_regex.empty()) {
+      Result<iceberg::PartitionSpec> spec = PartitionSpecOf(selection.partition_regex, schema);
+      if (!spec.ok()) {
+        return Error(spec.status().code(), display + ": partition_regex \"" + selection.partition_regex +
+                                               "\": " + spec.status().message());
+      }
+      creation.partition_spec_json = iceberg::PartitionSpecToJson(*spec);
+    }
     creation.properties["format-version"] = update_type == "dv" ? "3" : "2";
     creation.properties["serac.sync.source"] = source.namespace_name + "." + source.name;
     Result<client::LoadedTable> made = targets.rest->CreateTable(sink->ref_.namespace_levels, creation);
@@ -103,15 +152,29 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(
     table = targets.catalog->LoadTable(sink->ref_);
   }
   if (!table.ok()) return Error(table.status().code(), display + ": " + table.status().message());
+  if (!created && !selection.partition_regex.empty()) {
+    Result<iceberg::PartitionSpec> asked = PartitionSpecOf(selection.partition_regex, table->CurrentSchema());
+    std::vector<std::pair<std::string, std::string>> wanted;
+    std::vector<std::pair<std::string, std::string>> has;
+    if (asked.ok()) {
+      for (const iceberg::PartitionField& field : asked->fields)
+        wanted.emplace_back(field.name, field.transform);
+    }
+    for (const iceberg::PartitionField& field : table->DefaultSpec().fields) {
+      has.emplace_back(field.name, field.transform);
+    }
+    if (wanted != has) {
+      std::fprintf(
+          stderr,
+          "serac sync: %s exists and keeps its own partition spec; partition_regex \"%s\" applies when "
+          "serac sync creates the table\n",
+          display.c_str(), selection.partition_regex.c_str());
+    }
+  }
   if (table->format_version() < 2) {
     return Error(ErrorCode::kInvalidArgument, display +
                                                   " is a format v1 table: changes need row-level "
                                                   "deletes (v2 or later)");
-  }
-  if (!table->DefaultSpec().fields.empty()) {
-    return Error(ErrorCode::kNotImplemented, display +
-                                                 " is partitioned: serac sync writes unpartitioned tables "
-                                                 "for now");
   }
   const int version = table->format_version();
   if (update_type == "eq") {
@@ -131,6 +194,7 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(
     sink->deletes_ = DeleteKind::kPositionFiles;
   }
   sink->schema_ = table->CurrentSchema();
+  sink->spec_ = table->DefaultSpec();
   sink->committed_ = PositionOf(*table);
   SERAC_ASSIGN_OR_RETURN(sink->options_, parquet::WriteOptions::FromTableProperties(table->properties()));
   sink->options_.sort_order = iceberg::SortOrder();  // rows are written as they come
@@ -174,12 +238,23 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(
     iceberg::NestedField field = sink->schema_.fields[static_cast<size_t>(index)];
     sink->key_schema_.fields.push_back(std::move(field));
   }
+  if (sink->deletes_ == DeleteKind::kEquality) {
+    // Equality delete files are partitioned as the data is: from the key columns alone.
+    for (const iceberg::PartitionField& field : sink->spec_.fields) {
+      for (int32_t source_id : field.source_ids) {
+        if (sink->key_schema_.FindField(source_id) == nullptr) {
+          return Error(ErrorCode::kInvalidArgument,
+                       display + ": update_type eq on a table partitioned by " + field.name +
+                           ", which is not computed from the key: use pos or dv");
+        }
+      }
+    }
+  }
   return sink;
 }
 
 Result<parquet::DataFileWriter> TableSink::NewLoadWriter() const {
-  return parquet::DataFileWriter::Make(schema_, iceberg::PartitionSpec(), options_, *targets_.io,
-                                       data_location_);
+  return parquet::DataFileWriter::Make(schema_, spec_, options_, *targets_.io, data_location_);
 }
 
 Result<parquet::Row> TableSink::LoadRow(const SourceTexts& texts) const {
@@ -473,9 +548,9 @@ Result<std::vector<iceberg::DataFile>> TableSink::WritePendingRows() {
 
 Result<std::vector<iceberg::DataFile>> TableSink::WriteEqualityDeletes(
     const std::vector<parquet::Row>& keys) {
-  SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer,
-                         parquet::DataFileWriter::Make(key_schema_, iceberg::PartitionSpec(), options_,
-                                                       *targets_.io, data_location_));
+  SERAC_ASSIGN_OR_RETURN(
+      parquet::DataFileWriter writer,
+      parquet::DataFileWriter::Make(key_schema_, spec_, options_, *targets_.io, data_location_));
   Status appended = writer.AppendRows(keys, name() + " (deleted keys)", 1);
   Result<std::vector<iceberg::DataFile>> files =
       appended.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(appended);

@@ -25,6 +25,7 @@
 #include "iceberg/file_io.h"
 #include "iceberg/table_catalog.h"
 #include "parquet/parquet_files.h"
+#include "sync/config.h"
 #include "sync/pgoutput.h"
 #include "sync/postgres.h"
 
@@ -53,13 +54,11 @@ enum class DeleteKind : uint8_t { kEquality, kPositionFiles, kDeletionVectors };
 class TableSink {
  public:
   // Loads the table at `ref`, creating it (and its namespace) from `source` when missing: format
-  // v3 for `update_type` dv, else v2. Only the columns named in `selected_columns` (nullopt: all)
-  // are written. `update_type` (eq, pos, dv; empty: dv on a v3 table, pos otherwise) says how
-  // changes delete rows.
-  static Result<std::unique_ptr<TableSink>> Open(
-      const SinkTargets& targets, const SourceTable& source,
-      const std::optional<std::vector<std::string>>& selected_columns, const std::string& update_type,
-      iceberg::TableRef ref);
+  // v3 for update_type dv, else v2, partitioned as partition_regex says. Only the columns named in
+  // selected_columns (none: all) are written. update_type (eq, pos, dv; empty: dv on a v3 table,
+  // pos otherwise) says how changes delete rows.
+  static Result<std::unique_ptr<TableSink>> Open(const SinkTargets& targets, const SourceTable& source,
+                                                 const StreamSelection& selection, iceberg::TableRef ref);
 
   struct Position {
     bool loaded = false;
@@ -129,6 +128,7 @@ class TableSink {
   SourceTable source_;
   iceberg::TableRef ref_;
   iceberg::Schema schema_;
+  iceberg::PartitionSpec spec_;  // the table's default spec: data and equality delete files follow it
   iceberg::Schema key_schema_;   // the key columns (or every primitive column without a key)
   std::vector<int> key_fields_;  // their indexes in schema_.fields
   std::vector<std::string> load_columns_;
