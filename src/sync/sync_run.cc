@@ -281,8 +281,11 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
       (follow ? " and on" : ""));
   while (true) {
     if (g_stop.load()) break;
-    SERAC_ASSIGN_OR_RETURN(std::optional<ReplicationStream::Frame> frame,
-                           stream.Next(std::chrono::milliseconds(200)));
+    // With changes pending, a short quiet spell is enough to commit them (the lag stays small);
+    // with none, the wait only bounds how soon a stop is noticed.
+    SERAC_ASSIGN_OR_RETURN(
+        std::optional<ReplicationStream::Frame> frame,
+        stream.Next(std::chrono::milliseconds(pending_changes > 0 ? kSyncQuietFlushMs : 200)));
     if (!frame) {
       if (!in_transaction && pending_changes > 0) SERAC_RETURN_IF_ERROR(flush(applied_end));
       if (!in_transaction) {
@@ -310,9 +313,6 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
     } else if (auto* commit = std::get_if<pgoutput::Commit>(&message.body)) {
       in_transaction = false;
       applied_end = commit->end_lsn;
-      if (pending_changes == 0) {
-        first_pending = Clock::now();
-      }
       const bool due = pending_bytes() >= kSyncFlushBytesMax ||
                        Clock::now() - first_pending >= std::chrono::milliseconds(kSyncFlushIntervalMs) ||
                        (!follow && applied_end >= target);
@@ -324,18 +324,21 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
       if (sink != nullptr) SERAC_RETURN_IF_ERROR(sink->SetRelation(*relation));
     } else if (auto* insert = std::get_if<pgoutput::Insert>(&message.body)) {
       if (TableSink* sink = sink_of(insert->relation)) {
+        if (pending_changes == 0) first_pending = Clock::now();
         SERAC_RETURN_IF_ERROR(sink->Insert(insert->row));
         ++pending_changes;
         ++changes;
       }
     } else if (auto* update = std::get_if<pgoutput::Update>(&message.body)) {
       if (TableSink* sink = sink_of(update->relation)) {
+        if (pending_changes == 0) first_pending = Clock::now();
         SERAC_RETURN_IF_ERROR(sink->Update(*update));
         ++pending_changes;
         ++changes;
       }
     } else if (auto* deleted = std::get_if<pgoutput::Delete>(&message.body)) {
       if (TableSink* sink = sink_of(deleted->relation)) {
+        if (pending_changes == 0) first_pending = Clock::now();
         SERAC_RETURN_IF_ERROR(sink->Delete(*deleted));
         ++pending_changes;
         ++changes;

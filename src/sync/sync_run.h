@@ -23,6 +23,8 @@ namespace serac::sync {
 // Changes kept in memory before a flush commits them, and the longest a change waits for one.
 inline constexpr uint64_t kSyncFlushBytesMax = 64ull * 1024 * 1024;
 inline constexpr int64_t kSyncFlushIntervalMs = 2000;
+// How long the stream may be quiet, with changes pending, before they are committed.
+inline constexpr int64_t kSyncQuietFlushMs = 50;
 // Rows a full-load reader converts before handing them to its data file writer.
 inline constexpr size_t kSyncLoadBatchRows = 4096;
 // Heap pages of a table one full-load chunk reads (8 KiB each: 256 MiB).
