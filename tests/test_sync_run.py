@@ -255,6 +255,37 @@ def test_kill_during_changes_then_resume(db, server, warehouse, tmp_path):  # no
     assert_equal(db, server, warehouse, "items")
 
 
+def test_source_schema_changes_become_schema_evolution(db, server, warehouse, tmp_path):  # noqa: F811
+    """Columns added, renamed, widened and dropped at the source, between runs and inside the stream,
+    each data change landing under the schema it was made with."""
+    db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE PUBLICATION serac_pub FOR TABLE items;")
+    db.sql(INSERT.format(1, 300))
+    args = setup_files(db, server, warehouse, tmp_path, ["items"], "schema_slot")
+    run_sync(args)
+    db.sql("UPDATE items SET name = 'before' WHERE id < 10;"
+           "ALTER TABLE items ADD COLUMN extra int; UPDATE items SET extra = id * 2 WHERE id % 3 = 0;"
+           "ALTER TABLE items RENAME COLUMN name TO title; UPDATE items SET title = 'renamed' WHERE id % 5 = 0;"
+           "ALTER TABLE items ALTER COLUMN small TYPE bigint, ALTER COLUMN price TYPE numeric(16, 2);"
+           "UPDATE items SET small = 9000000000, price = 12345678901234.5 WHERE id = 7;"
+           "ALTER TABLE items DROP COLUMN essay; DELETE FROM items WHERE id = 8;")
+    db.sql("INSERT INTO items (id, title, extra, small) VALUES (1000, 'new shape', 5, 1)")
+    out = run_sync(args)
+    assert "schema" in out.stderr, out.stderr
+    assert_equal(db, server, warehouse, "items", ("duckdb", "pyiceberg"))
+    table = load_pyiceberg_catalog(server.endpoint, warehouse).load_table("replica.items")
+    fields = {f.name: f for f in table.schema().fields}
+    assert "essay" not in fields and "name" not in fields and str(fields["small"].field_type) == "long"
+    assert fields["title"].field_id == 3  # the renamed column keeps its id: its history stays readable
+    # Changed while no sync runs: the next run's stream brings them in order.
+    db.sql("ALTER TABLE items ADD COLUMN later text DEFAULT NULL; UPDATE items SET later = 'x' WHERE id < 5;"
+           "ALTER TABLE items RENAME COLUMN title TO label;")
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items", ("duckdb", "pyiceberg"))
+    fields = {f.name: f for f in load_pyiceberg_catalog(server.endpoint, warehouse).load_table(
+        "replica.items").schema().fields}
+    assert fields["label"].field_id == 3
+
+
 @pytest.mark.parametrize("update_type", ["", "dv"])
 def test_partitioned_table_with_changes(db, server, warehouse, tmp_path, update_type):  # noqa: F811
     db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE PUBLICATION serac_pub FOR TABLE items;")

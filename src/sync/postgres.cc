@@ -428,7 +428,7 @@ Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& n
   SERAC_ASSIGN_OR_RETURN(
       PgRows columns,
       connection.Query("SELECT a.attname, t.typname, t.typtype, t.typcategory, a.atttypmod, a.attnotnull, "
-                       "coalesce(e.typname, b.typname, ''), coalesce(e.typtype, b.typtype, 'b') "
+                       "coalesce(e.typname, b.typname, ''), coalesce(e.typtype, b.typtype, 'b'), a.attnum "
                        "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
                        "LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A' "
                        "LEFT JOIN pg_type b ON b.oid = t.typbasetype AND t.typtype = 'd' "
@@ -444,6 +444,7 @@ Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& n
     column.not_null = row[5].value_or("f") == "t";
     column.type.element_name = row[6].value_or("");
     column.type.element_kind = row[7].value_or("b").empty() ? 'b' : row[7]->front();
+    column.attnum = std::stoi(row[8].value_or("0"));
     table.columns.push_back(std::move(column));
   }
   SERAC_ASSIGN_OR_RETURN(
@@ -454,6 +455,36 @@ Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& n
                        {std::to_string(table.oid)}));
   for (const auto& row : key.rows) table.primary_key.push_back(row[0].value_or(""));
   return table;
+}
+
+Result<PgType> DescribeType(PgConnection& connection, uint32_t oid, int32_t type_modifier) {
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      connection.Query("SELECT t.typname, t.typtype, t.typcategory, coalesce(e.typname, b.typname, ''), "
+                       "coalesce(e.typtype, b.typtype, 'b') FROM pg_type t "
+                       "LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A' "
+                       "LEFT JOIN pg_type b ON b.oid = t.typbasetype AND t.typtype = 'd' WHERE t.oid = $1",
+                       {std::to_string(oid)}));
+  if (rows.rows.empty()) return Error(ErrorCode::kNotFound, "no type with oid " + std::to_string(oid));
+  const auto& row = rows.rows[0];
+  PgType type;
+  type.name = row[0].value_or("");
+  type.type_kind = row[1].value_or("b").front();
+  type.category = row[2].value_or("U").front();
+  type.type_modifier = type_modifier;
+  type.element_name = row[3].value_or("");
+  type.element_kind = row[4].value_or("b").empty() ? 'b' : row[4]->front();
+  return type;
+}
+
+Result<std::map<std::string, int32_t>> ColumnNumbers(PgConnection& connection, uint32_t table_oid) {
+  SERAC_ASSIGN_OR_RETURN(PgRows rows,
+                         connection.Query("SELECT attname, attnum FROM pg_attribute WHERE attrelid = $1 "
+                                          "AND attnum > 0 AND NOT attisdropped",
+                                          {std::to_string(table_oid)}));
+  std::map<std::string, int32_t> numbers;
+  for (const auto& row : rows.rows) numbers[row[0].value_or("")] = std::stoi(row[1].value_or("0"));
+  return numbers;
 }
 
 }  // namespace serac::sync

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,7 @@ struct SourceColumn {
   std::string name;
   PgType type;
   bool not_null = false;
+  int32_t attnum = 0;  // pg_attribute.attnum: a renamed column keeps it (0: not known)
 };
 struct SourceTable {
   std::string namespace_name;
@@ -67,6 +69,11 @@ struct SourceTable {
 // kNotFound naming the table when it does not exist.
 Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& namespace_name,
                                   const std::string& name);
+
+// A type by its oid (a Relation message's), with the column's type modifier.
+Result<PgType> DescribeType(PgConnection& connection, uint32_t oid, int32_t type_modifier);
+// The attribute numbers of a table's columns now, by name.
+Result<std::map<std::string, int32_t>> ColumnNumbers(PgConnection& connection, uint32_t table_oid);
 
 // What `check` says of a source: one line per fact; kInvalidArgument (naming the setting) for a
 // source that cannot be replicated as configured.

@@ -64,6 +64,7 @@ Result<Destination> ConnectDestination(const IcebergDestination& config) {
 
 struct StreamRun {
   const Stream* stream = nullptr;
+  SourceTable described;  // the source table as the run found it
   const StreamSelection* selection = nullptr;
   std::unique_ptr<TableSink> sink;
   uint64_t loaded_rows = 0;
@@ -91,6 +92,7 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
                   bool mark_loaded) {
   for (StreamRun* run : runs) {
     TableSink& sink = *run->sink;
+    SERAC_RETURN_IF_ERROR(sink.PrepareLoad(run->described.columns));
     const auto started = Clock::now();
     std::string columns;
     for (const std::string& column : sink.load_columns()) {
@@ -361,7 +363,17 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
       }
     }
   }
-  if (!in_transaction) SERAC_RETURN_IF_ERROR(flush(std::max(applied_end, stream.server_wal_end())));
+  if (!in_transaction) {
+    SERAC_RETURN_IF_ERROR(flush(std::max(applied_end, stream.server_wal_end())));
+    // DDL after a table's last change reaches the stream only with its next change: the tables
+    // take the source's columns as they are now, every change before now being applied.
+    for (StreamRun& run : runs) {
+      if (!by_name.count(run.sink->source().namespace_name + "." + run.sink->source().name)) continue;
+      SERAC_ASSIGN_OR_RETURN(SourceTable now,
+                             DescribeTable(lookup, run.described.namespace_name, run.described.name));
+      SERAC_RETURN_IF_ERROR(run.sink->PrepareLoad(now.columns));
+    }
+  }
   char line[256];
   std::snprintf(line, sizeof(line), "applied %llu changes; slot %s acknowledged at %s",
                 static_cast<unsigned long long>(changes), replication.slot.c_str(),
@@ -459,6 +471,7 @@ Status RunSync(const SyncRunOptions& options) {
     ref.namespace_levels = {database};
     ref.name = run.stream->destination_table.empty() ? run.stream->name : run.stream->destination_table;
     SERAC_ASSIGN_OR_RETURN(run.sink, TableSink::Open(sink_targets, table, *run.selection, ref));
+    run.described = std::move(table);
   }
 
   std::signal(SIGINT, RequestStop);

@@ -3,7 +3,9 @@
 #include "sync/table_sink.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "iceberg/partition.h"
 #include "iceberg/table_files.h"
@@ -32,6 +34,39 @@ TableSink::Position PositionOf(const iceberg::TableMetadata& table) {
     snapshot = table.FindSnapshot(*snapshot->parent_snapshot_id);
   }
   return position;
+}
+
+// Which source attribute each field was written from ("id:attnum,..."), kept as a table property
+// so that a column renamed while no sync ran is still recognised by its attribute number.
+constexpr const char* kAttnumsProperty = "serac.sync.attnums";
+
+std::string AttnumsToText(const std::map<int32_t, int32_t>& attnums) {
+  std::string text;
+  for (const auto& [id, attnum] : attnums) {
+    text += (text.empty() ? "" : ",") + std::to_string(id) + ":" + std::to_string(attnum);
+  }
+  return text;
+}
+
+std::map<int32_t, int32_t> AttnumsFromText(const std::string& text) {
+  std::map<int32_t, int32_t> attnums;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string pair = text.substr(at, comma - at);
+    const size_t colon = pair.find(':');
+    if (colon != std::string::npos) {
+      int32_t id = 0;
+      int32_t attnum = 0;
+      auto [id_end, id_error] = std::from_chars(pair.data(), pair.data() + colon, id);
+      auto [number_end, number_error] =
+          std::from_chars(pair.data() + colon + 1, pair.data() + pair.size(), attnum);
+      if (id_error == std::errc() && number_error == std::errc()) attnums[id] = attnum;
+    }
+    at = comma + 1;
+  }
+  return attnums;
 }
 
 // OLake's partition_regex ("/{created_at, day}/{user_id, bucket[32]}": a column and a transform,
@@ -145,6 +180,13 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
     }
     creation.properties["format-version"] = update_type == "dv" ? "3" : "2";
     creation.properties["serac.sync.source"] = source.namespace_name + "." + source.name;
+    std::map<int32_t, int32_t> attnums;
+    for (const iceberg::NestedField& field : schema.fields) {
+      for (const SourceColumn& column : source.columns) {
+        if (column.name == field.name) attnums[field.id] = column.attnum;
+      }
+    }
+    creation.properties[kAttnumsProperty] = AttnumsToText(attnums);
     Result<client::LoadedTable> made = targets.rest->CreateTable(sink->ref_.namespace_levels, creation);
     if (!made.ok() && made.status().code() != ErrorCode::kAlreadyExists) {
       return Error(made.status().code(), "creating " + display + ": " + made.status().message());
@@ -202,42 +244,23 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
   while (!location.empty() && location.back() == '/') location.pop_back();
   sink->data_location_ = location + "/data";
 
-  auto field_index = [&](const std::string& name) -> int {
-    for (size_t i = 0; i < sink->schema_.fields.size(); ++i) {
-      if (sink->schema_.fields[i].name == name) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  for (const SourceColumn& column : source.columns) {
-    if (!selected(column.name)) continue;
-    const int index = field_index(column.name);
-    if (index < 0) {
-      return Error(ErrorCode::kNotImplemented,
-                   display + " has no column " + column.name + " (the source's " + source.namespace_name +
-                       "." + source.name + " has; adding columns to an existing table is not done yet)");
-    }
-    sink->load_columns_.push_back(column.name);
-    sink->load_fields_.push_back(index);
-  }
-  // The key: the primary key's columns, or (without one) every primitive column, which REPLICA
-  // IDENTITY FULL sends whole with each update and delete.
+  sink->selection_ = selection;
+  sink->last_column_id_ = table->last_column_id();
   sink->has_key_ = !source.primary_key.empty();
-  if (sink->has_key_) {
-    for (const std::string& name : source.primary_key) {
-      const int index = field_index(name);
-      if (index < 0) return Error(ErrorCode::kInvalidArgument, display + " has no key column " + name);
-      sink->key_fields_.push_back(index);
-    }
-  } else {
-    for (int index : sink->load_fields_) {
-      if (sink->schema_.fields[static_cast<size_t>(index)].type.is_primitive())
-        sink->key_fields_.push_back(index);
-    }
+  if (auto attnums = table->properties().find(kAttnumsProperty); attnums != table->properties().end()) {
+    sink->field_attnums_ = AttnumsFromText(attnums->second);
   }
-  for (int index : sink->key_fields_) {
-    iceberg::NestedField field = sink->schema_.fields[static_cast<size_t>(index)];
-    sink->key_schema_.fields.push_back(std::move(field));
+  // The source's columns as the table has them: a change stream brings later ones in its own
+  // order (Evolve), a full load asks for them first (PrepareLoad).
+  sink->source_.columns.clear();
+  for (const SourceColumn& column : source.columns) {
+    const bool in_table =
+        std::any_of(sink->schema_.fields.begin(), sink->schema_.fields.end(),
+                    [&](const iceberg::NestedField& field) { return field.name == column.name; });
+    if (in_table) sink->source_.columns.push_back(column);
   }
+  for (const SourceColumn& column : source.columns) sink->initial_columns_.push_back(column.name);
+  SERAC_RETURN_IF_ERROR(sink->Bind());
   if (sink->deletes_ == DeleteKind::kEquality) {
     // Equality delete files are partitioned as the data is: from the key columns alone.
     for (const iceberg::PartitionField& field : sink->spec_.fields) {
@@ -320,7 +343,198 @@ Status TableSink::CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn
   return committed;
 }
 
+Status TableSink::PrepareLoad(const std::vector<SourceColumn>& columns) { return Evolve(columns); }
+
+bool TableSink::Selected(const std::string& column) const {
+  if (std::find(source_.primary_key.begin(), source_.primary_key.end(), column) !=
+      source_.primary_key.end()) {
+    return true;  // the key is always written: changes are applied by it
+  }
+  if (!selection_.selected_columns) return true;
+  if (std::find(selection_.selected_columns->begin(), selection_.selected_columns->end(), column) !=
+      selection_.selected_columns->end()) {
+    return true;
+  }
+  // A column the source gained after the selection was made, when sync_new_columns asks for them.
+  const bool known = std::any_of(initial_columns_.begin(), initial_columns_.end(),
+                                 [&](const std::string& name) { return name == column; });
+  return selection_.sync_new_columns && !known;
+}
+
+Status TableSink::Bind() {
+  auto field_index = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < schema_.fields.size(); ++i) {
+      if (schema_.fields[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  load_columns_.clear();
+  load_fields_.clear();
+  for (const SourceColumn& column : source_.columns) {
+    if (!Selected(column.name)) continue;
+    const int index = field_index(column.name);
+    if (index < 0) return Error(ErrorCode::kInternal, name() + " has no column " + column.name);
+    load_columns_.push_back(column.name);
+    load_fields_.push_back(index);
+  }
+  // The key: the primary key's columns, or (without one) every primitive column, which REPLICA
+  // IDENTITY FULL sends whole with each update and delete.
+  key_fields_.clear();
+  if (has_key_) {
+    for (const std::string& column : source_.primary_key) {
+      const int index = field_index(column);
+      if (index < 0) return Error(ErrorCode::kInvalidArgument, name() + " has no key column " + column);
+      key_fields_.push_back(index);
+    }
+  } else {
+    for (int index : load_fields_) {
+      if (schema_.fields[static_cast<size_t>(index)].type.is_primitive()) key_fields_.push_back(index);
+    }
+  }
+  key_schema_ = iceberg::Schema();
+  for (int index : key_fields_) key_schema_.fields.push_back(schema_.fields[static_cast<size_t>(index)]);
+  return Status::Ok();
+}
+
+namespace {
+
+// Whether Iceberg may change a column of type `from` to `to` (the spec's type promotions).
+bool Promotable(const iceberg::Type& from, const iceberg::Type& to) {
+  using iceberg::TypeId;
+  if (from.id == TypeId::kInt && to.id == TypeId::kLong) return true;
+  if (from.id == TypeId::kFloat && to.id == TypeId::kDouble) return true;
+  return from.id == TypeId::kDecimal && to.id == TypeId::kDecimal && from.scale == to.scale &&
+         to.precision >= from.precision;
+}
+
+}  // namespace
+
+Status TableSink::Evolve(const std::vector<SourceColumn>& columns) {
+  iceberg::Schema evolved = schema_;
+  int32_t last_id = last_column_id_;
+  std::map<int32_t, int32_t> attnums = field_attnums_;
+  auto find = [&](const std::string& column) -> iceberg::NestedField* {
+    for (iceberg::NestedField& field : evolved.fields) {
+      if (field.name == column) return &field;
+    }
+    return nullptr;
+  };
+  std::vector<std::string> kept;  // the table's columns the source still has
+  for (const SourceColumn& column : columns) {
+    if (!Selected(column.name)) continue;
+    Result<MappedType> mapped = IcebergTypeFor(column.type);
+    if (!mapped.ok()) {
+      return Error(mapped.status().code(), source_.namespace_name + "." + source_.name + ": column " +
+                                               column.name + ": " + mapped.status().message());
+    }
+    iceberg::NestedField* field = find(column.name);
+    if (field == nullptr && column.attnum != 0) {
+      // Renamed: the field written from the source's column of this attribute number, whose old
+      // name the source no longer sends.
+      for (iceberg::NestedField& candidate : evolved.fields) {
+        auto attnum = attnums.find(candidate.id);
+        if (attnum == attnums.end() || attnum->second != column.attnum) continue;
+        const bool still_sent = std::any_of(columns.begin(), columns.end(),
+                                            [&](const SourceColumn& c) { return c.name == candidate.name; });
+        if (!still_sent) field = &candidate;
+      }
+      if (field != nullptr) field->name = column.name;
+    }
+    if (field == nullptr) {
+      iceberg::NestedField added;
+      added.id = ++last_id;
+      added.name = column.name;
+      added.type = mapped->type;
+      for (iceberg::NestedField& child : added.type.fields) child.id = ++last_id;
+      if (column.attnum != 0) attnums[added.id] = column.attnum;
+      evolved.fields.push_back(std::move(added));
+    } else if (field->type.Name() != mapped->type.Name()) {
+      if (!Promotable(field->type, mapped->type)) {
+        return Error(ErrorCode::kInvalidArgument,
+                     name() + ": column " + column.name + " changed from " + field->type.Name() + " to " +
+                         mapped->type.Name() + " at the source, which an Iceberg column cannot become");
+      }
+      field->type = mapped->type;
+    }
+    if (field != nullptr && column.attnum != 0) attnums[field->id] = column.attnum;
+    kept.push_back(column.name);
+  }
+  // Columns the source dropped leave the table's current schema (older snapshots keep them).
+  for (const SourceColumn& before : source_.columns) {
+    if (std::find(kept.begin(), kept.end(), before.name) != kept.end()) continue;
+    const bool renamed_away = std::any_of(columns.begin(), columns.end(), [&](const SourceColumn& c) {
+      return c.attnum != 0 && c.attnum == before.attnum;
+    });
+    if (renamed_away) continue;
+    auto gone = std::find_if(evolved.fields.begin(), evolved.fields.end(),
+                             [&](const iceberg::NestedField& field) { return field.name == before.name; });
+    if (gone == evolved.fields.end()) continue;
+    if (std::find(evolved.identifier_field_ids.begin(), evolved.identifier_field_ids.end(), gone->id) !=
+        evolved.identifier_field_ids.end()) {
+      return Error(ErrorCode::kInvalidArgument, name() + ": the source dropped key column " + before.name);
+    }
+    evolved.fields.erase(gone);
+  }
+  source_.columns = columns;
+  if (iceberg::SchemaToJson(evolved) == iceberg::SchemaToJson(schema_)) {
+    field_attnums_ = std::move(attnums);
+    return Bind();
+  }
+
+  // The new schema, committed as Java's UpdateSchema commits it.
+  SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata table, targets_.catalog->LoadTable(ref_));
+  int32_t highest_schema_id = 0;
+  for (const iceberg::Schema& schema : table.Schemas())
+    highest_schema_id = std::max(highest_schema_id, schema.schema_id);
+  evolved.schema_id = highest_schema_id + 1;
+  const nlohmann::json requirements = nlohmann::json::array(
+      {{{"type", "assert-current-schema-id"}, {"current-schema-id", table.current_schema_id()}},
+       {{"type", "assert-last-assigned-field-id"}, {"last-assigned-field-id", table.last_column_id()}}});
+  const nlohmann::json updates = nlohmann::json::array(
+      {{{"action", "add-schema"},
+        {"schema", nlohmann::json::parse(iceberg::SchemaToJson(evolved))},
+        {"last-column-id", std::max(last_id, table.last_column_id())}},
+       {{"action", "set-current-schema"}, {"schema-id", -1}},
+       {{"action", "set-properties"}, {"updates", {{kAttnumsProperty, AttnumsToText(attnums)}}}}});
+  if (table.current_schema_id() != schema_.schema_id || table.last_column_id() != last_column_id_) {
+    return Error(ErrorCode::kConflict,
+                 name() + ": its schema was changed by another writer while serac sync ran");
+  }
+  SERAC_RETURN_IF_ERROR(targets_.catalog->CommitTable(ref_, requirements.dump(), updates.dump()));
+  SERAC_ASSIGN_OR_RETURN(table, targets_.catalog->LoadTable(ref_));
+  schema_ = table.CurrentSchema();
+  last_column_id_ = table.last_column_id();
+  field_attnums_ = std::move(attnums);
+  std::fprintf(stderr, "serac sync: %s: schema %d after the source's columns changed\n", name().c_str(),
+               schema_.schema_id);
+  return Bind();
+}
+
 Status TableSink::SetRelation(const pgoutput::Relation& relation) {
+  // The columns as the source now sends them: when they differ from what the table was written
+  // with, what is pending is committed under the old schema first, then the schema evolves.
+  std::vector<std::pair<std::string, std::pair<uint32_t, int32_t>>> described;
+  for (const pgoutput::Column& column : relation.columns) {
+    described.emplace_back(column.name, std::make_pair(column.type_oid, column.type_modifier));
+  }
+  if (described != relation_columns_) {
+    if (lookup_ == nullptr)
+      return Error(ErrorCode::kInternal, name() + ": no connection to describe the source");
+    std::vector<SourceColumn> columns;
+    SERAC_ASSIGN_OR_RETURN(auto numbers, ColumnNumbers(*lookup_, source_.oid));
+    for (const pgoutput::Column& column : relation.columns) {
+      SourceColumn described_column;
+      described_column.name = column.name;
+      SERAC_ASSIGN_OR_RETURN(described_column.type,
+                             DescribeType(*lookup_, column.type_oid, column.type_modifier));
+      auto number = numbers.find(column.name);
+      described_column.attnum = number == numbers.end() ? 0 : number->second;
+      columns.push_back(std::move(described_column));
+    }
+    if (has_pending()) SERAC_RETURN_IF_ERROR(Flush(committed_.lsn));
+    SERAC_RETURN_IF_ERROR(Evolve(columns));
+    relation_columns_ = std::move(described);
+  }
   relation_fields_.assign(relation.columns.size(), -1);
   for (size_t c = 0; c < relation.columns.size(); ++c) {
     for (size_t i = 0; i < load_columns_.size(); ++i) {
@@ -329,9 +543,8 @@ Status TableSink::SetRelation(const pgoutput::Relation& relation) {
   }
   for (int key : key_fields_) {
     if (std::find(relation_fields_.begin(), relation_fields_.end(), key) == relation_fields_.end()) {
-      return Error(ErrorCode::kNotImplemented, name() + ": the source no longer has column " +
-                                                   schema_.fields[static_cast<size_t>(key)].name +
-                                                   " (source schema changes are not followed yet)");
+      return Error(ErrorCode::kInvalidArgument, name() + ": the source's changes lack key column " +
+                                                    schema_.fields[static_cast<size_t>(key)].name);
     }
   }
   return Status::Ok();

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,9 @@ class TableSink {
   const std::vector<std::string>& load_columns() const { return load_columns_; }
 
   // ---- full load ----
+  // Before a full load, or with every change applied: the table's schema follows the source's
+  // columns as they are now.
+  Status PrepareLoad(const std::vector<SourceColumn>& columns);
   // A writer of the table's data files for one reader thread.
   Result<parquet::DataFileWriter> NewLoadWriter() const;
   // A full-load row (texts in load_columns() order) as the table's row.
@@ -115,6 +119,13 @@ class TableSink {
   Status Upsert(const pgoutput::Tuple& row);
   Status RemoveKey(const pgoutput::Tuple& key_tuple);
   Status FillUnchanged(Entry& entry);
+  // Whether the stream writes a source column (selected_columns, sync_new_columns; the key always).
+  bool Selected(const std::string& column) const;
+  // The source's columns as they are now: the table's schema follows (added, renamed, widened and
+  // dropped columns) in one schema change, committed before rows of the new shape.
+  Status Evolve(const std::vector<SourceColumn>& columns);
+  // load_columns_, load_fields_, key_fields_ and key_schema_ from source_ and schema_.
+  Status Bind();
   Result<std::vector<iceberg::DataFile>> WritePendingRows();
   Result<std::vector<iceberg::DataFile>> WriteEqualityDeletes(const std::vector<parquet::Row>& keys);
   Status CommitWithPositionDeletes(const std::vector<parquet::Row>& keys, ChangeFiles& files,
@@ -135,6 +146,12 @@ class TableSink {
   std::vector<int> load_fields_;      // per load column: its index in schema_.fields
   std::vector<int> relation_fields_;  // per Relation column: its index in schema_.fields, or -1
   bool has_key_ = false;
+  StreamSelection selection_;
+  int32_t last_column_id_ = 0;
+  std::vector<std::string> initial_columns_;  // the source's columns when the sync started
+  std::map<int32_t, int32_t> field_attnums_;  // field id: the source attribute it is written from
+  // The last Relation's columns (name, type oid, type modifier): a change means a new schema.
+  std::vector<std::pair<std::string, std::pair<uint32_t, int32_t>>> relation_columns_;
   DeleteKind deletes_ = DeleteKind::kPositionFiles;
   parquet::WriteOptions options_;
   std::string data_location_;
