@@ -303,6 +303,59 @@ def test_partitioned_table_with_changes(db, server, warehouse, tmp_path, update_
     assert_equal(db, server, warehouse, "items", ("duckdb", "pyiceberg"))
 
 
+def test_kill_during_full_load_then_resume(db, server, warehouse, tmp_path):  # noqa: F811
+    """Killed while loading (the slot exists, no table is marked loaded): the next run loads again
+    under a temporary slot's snapshot and skips the slot's older changes for that table."""
+    db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE PUBLICATION serac_pub FOR TABLE items;")
+    db.sql(INSERT.format(1, 120000))
+    args = setup_files(db, server, warehouse, tmp_path, ["items"], "load_crash_slot")
+    for round_number, delay in enumerate((0.3, 0.8)):
+        process = subprocess.Popen([SERAC, "sync", *map(str, args)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        _, err = process.communicate(timeout=60)
+        assert "loaded 120000 rows" not in err or round_number > 0, err
+        # Changes while no sync runs: some before the next load's snapshot, all in the slot.
+        db.sql(f"UPDATE items SET name = 'round {round_number}' WHERE id % 1000 = {round_number};"
+               f"DELETE FROM items WHERE id % 997 = {round_number};"
+               + INSERT.format(300000 + round_number * 10, 300000 + round_number * 10 + 9))
+    assert db.sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'load_crash_slot'").strip() == "1"
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items")
+    db.sql("UPDATE items SET name = 'after' WHERE id % 500 = 0")
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items")
+
+
+def test_progress_on_a_terminal_and_in_logs(db, server, warehouse, tmp_path):  # noqa: F811
+    import pty
+    db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE PUBLICATION serac_pub FOR TABLE items; ANALYZE items;")
+    db.sql(INSERT.format(1, 20000) + "; ANALYZE items")
+    args = setup_files(db, server, warehouse, tmp_path, ["items"], "progress_slot")
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([SERAC, "sync", *map(str, args)], stdout=subprocess.PIPE, stderr=secondary)
+    os.close(secondary)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    proc.communicate(timeout=120)
+    os.close(primary)
+    assert proc.returncode == 0, drawn[-2000:]
+    assert b"replica.items: " in drawn and b"rows of about 20000" in drawn and b"\r" in drawn, drawn[:1000]
+    assert b"\x1b[K" in drawn and b"loaded 20000 rows" in drawn
+    # Away from a terminal: log lines, the first at once.
+    db.sql("UPDATE items SET name = 'x' WHERE id < 100")
+    out = run_sync(args)
+    assert "changes: " in out.stderr and "behind the source" in out.stderr, out.stderr
+
+
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
     db.sql("CREATE TABLE plain (id int PRIMARY KEY); CREATE PUBLICATION serac_pub FOR TABLE plain;")
     args = setup_files(db, server, warehouse, tmp_path, ["plain", "absent"], "errors_slot")

@@ -410,11 +410,10 @@ std::string SourceTable::QualifiedName() const {
 Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& namespace_name,
                                   const std::string& name) {
   SERAC_ASSIGN_OR_RETURN(
-      PgRows found,
-      connection.Query(
-          "SELECT c.oid, c.relpages FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-          "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')",
-          {namespace_name, name}));
+      PgRows found, connection.Query("SELECT c.oid, c.relpages, c.reltuples::bigint FROM pg_class c JOIN "
+                                     "pg_namespace n ON n.oid = c.relnamespace "
+                                     "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')",
+                                     {namespace_name, name}));
   if (found.rows.empty()) {
     return Error(ErrorCode::kNotFound,
                  "table " + namespace_name + "." + name + " does not exist in the source");
@@ -424,6 +423,7 @@ Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& n
   table.name = name;
   table.oid = static_cast<uint32_t>(std::stoul(found.rows[0][0].value_or("0")));
   table.pages = std::stoll(found.rows[0][1].value_or("0"));
+  table.estimated_rows = std::max<int64_t>(0, std::stoll(found.rows[0][2].value_or("0")));
   // A domain's or an array's element type comes with it: what type_mapping.h needs.
   SERAC_ASSIGN_OR_RETURN(
       PgRows columns,

@@ -64,6 +64,7 @@ struct SourceTable {
   std::vector<SourceColumn> columns;
   std::vector<std::string> primary_key;  // in the key's order; empty without one
   int64_t pages = 0;                     // pg_class.relpages: how a full load cuts it into chunks
+  int64_t estimated_rows = 0;            // pg_class.reltuples (-1, never analysed, becomes 0)
   std::string QualifiedName() const;     // "schema"."table", quoted
 };
 // kNotFound naming the table when it does not exist.

@@ -32,9 +32,50 @@ extern "C" void RequestStop(int) { g_stop.store(true); }
 
 using Clock = std::chrono::steady_clock;
 
+// On a terminal, one status line redrawn in place (at most five times a second); otherwise a log
+// line every kSyncProgressLogSeconds.
+class ProgressLine {
+ public:
+  ProgressLine() : terminal_(::isatty(STDERR_FILENO) == 1) {}
+  void Show(const std::string& text) {
+    const auto now = Clock::now();
+    if (now - last_ <
+        (terminal_ ? std::chrono::milliseconds(200) : std::chrono::seconds(kSyncProgressLogSeconds))) {
+      return;
+    }
+    last_ = now;
+    if (terminal_) {
+      std::fprintf(stderr, "\r%s\033[K", text.c_str());
+      drawn_ = true;
+    } else {
+      std::fprintf(stderr, "serac sync: %s\n", text.c_str());
+    }
+    std::fflush(stderr);
+  }
+  // Before a log line: the status line goes.
+  void Clear() {
+    if (drawn_) std::fprintf(stderr, "\r\033[K");
+    drawn_ = false;
+  }
+
+ private:
+  bool terminal_;
+  bool drawn_ = false;
+  Clock::time_point last_ = Clock::now() - std::chrono::hours(1);  // the first is shown at once
+};
+
+ProgressLine g_progress;
+
 void Log(const std::string& line) {
+  g_progress.Clear();
   std::fprintf(stderr, "serac sync: %s\n", line.c_str());
   std::fflush(stderr);
+}
+
+std::string Megabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f MB", bytes / 1e6);
+  return text;
 }
 
 struct Destination {
@@ -105,7 +146,8 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
     Status failure = Status::Ok();
     std::vector<iceberg::DataFile> files;
     std::vector<parquet::DataFileWriter> writers;
-    auto read = [&](PgConnection& connection) {
+    std::atomic<size_t> finished{0};
+    auto read_chunks = [&](PgConnection& connection) {
       Result<parquet::DataFileWriter> made = sink.NewLoadWriter();
       if (!made.ok()) {
         std::lock_guard lock(mutex);
@@ -152,10 +194,34 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
       }
       writers.push_back(std::move(writer));
     };
+    auto read = [&](PgConnection& connection) {
+      read_chunks(connection);
+      ++finished;
+    };
     std::vector<std::thread> threads;
     const size_t thread_count = std::min(readers.size(), chunks.size());
-    for (size_t t = 1; t < thread_count; ++t) threads.emplace_back(read, std::ref(readers[t]));
-    read(readers[0]);
+    for (size_t t = 0; t < thread_count; ++t) threads.emplace_back(read, std::ref(readers[t]));
+    // Rows, bytes read, rate and time left (from the planner's row estimate) while the readers run.
+    const int64_t estimate = sink.source().estimated_rows;
+    const double heap_bytes = static_cast<double>(sink.source().pages) * 8192;
+    while (true) {
+      if (finished.load() == thread_count) break;
+      const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+      const double loaded = static_cast<double>(rows.load());
+      const double rate = seconds > 0 ? loaded / seconds : 0;
+      std::string line = sink.name() + ": " + std::to_string(rows.load()) + " rows";
+      if (estimate > 0) {
+        const double share = std::min(1.0, loaded / static_cast<double>(estimate));
+        char text[160];
+        std::snprintf(text, sizeof(text), " of about %lld (%.0f%%), %s of %s, %.0f rows/s, about %.0f s left",
+                      static_cast<long long>(estimate), share * 100, Megabytes(heap_bytes * share).c_str(),
+                      Megabytes(heap_bytes).c_str(), rate,
+                      rate > 0 ? std::max(0.0, (static_cast<double>(estimate) - loaded) / rate) : 0.0);
+        line += text;
+      }
+      g_progress.Show(line);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     for (std::thread& thread : threads) thread.join();
     if (!failure.ok()) {
       for (parquet::DataFileWriter& writer : writers) writer.AbortAndDelete();
@@ -273,6 +339,25 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
     const double seconds = std::chrono::duration<double>(Clock::now() - run_started).count();
     return WriteStats(state_path, changes, seconds, "cdc");
   };
+  int64_t last_commit_time = 0;  // the last transaction received whole: its commit time (PostgreSQL's clock)
+  auto ShowLag = [&](pgoutput::Lsn received) {
+    const pgoutput::Lsn server = std::max(received, stream.server_wal_end());
+    const double behind_bytes =
+        server > stream.acknowledged() ? static_cast<double>(server - stream.acknowledged()) : 0;
+    const int64_t now_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+    const double behind_seconds =
+        last_commit_time == 0 || pending_changes == 0
+            ? 0
+            : std::max<double>(
+                  0,
+                  static_cast<double>(now_micros - pgoutput::UnixMicrosFromPostgres(last_commit_time)) / 1e6);
+    char line[200];
+    std::snprintf(line, sizeof(line), "changes: %llu applied, %s behind the source, %.1f s",
+                  static_cast<unsigned long long>(changes), Megabytes(behind_bytes).c_str(), behind_seconds);
+    g_progress.Show(line);
+  };
   auto pending_bytes = [&] {
     uint64_t bytes = 0;
     for (StreamRun& run : runs) bytes += run.sink->pending_bytes();
@@ -290,6 +375,7 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
         stream.Next(std::chrono::milliseconds(pending_changes > 0 ? kSyncQuietFlushMs : 200)));
     if (!frame) {
       if (!in_transaction && pending_changes > 0) SERAC_RETURN_IF_ERROR(flush(applied_end));
+      ShowLag(0);
       if (!in_transaction) {
         const pgoutput::Lsn seen = std::max(applied_end, stream.server_wal_end());
         if (!follow && seen >= target) break;
@@ -304,6 +390,7 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
       continue;
     }
     SERAC_ASSIGN_OR_RETURN(pgoutput::Message message, decoder.Decode(frame->payload));
+    ShowLag(frame->wal_end);
     auto sink_of = [&](uint32_t relation) -> TableSink* {
       auto found = relations.find(relation);
       if (found == relations.end() || found->second == nullptr) return nullptr;
@@ -315,6 +402,7 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
     } else if (auto* commit = std::get_if<pgoutput::Commit>(&message.body)) {
       in_transaction = false;
       applied_end = commit->end_lsn;
+      last_commit_time = commit->commit_time;
       const bool due = pending_bytes() >= kSyncFlushBytesMax ||
                        Clock::now() - first_pending >= std::chrono::milliseconds(kSyncFlushIntervalMs) ||
                        (!follow && applied_end >= target);

@@ -25,6 +25,8 @@ inline constexpr uint64_t kSyncFlushBytesMax = 64ull * 1024 * 1024;
 inline constexpr int64_t kSyncFlushIntervalMs = 2000;
 // How long the stream may be quiet, with changes pending, before they are committed.
 inline constexpr int64_t kSyncQuietFlushMs = 50;
+// Away from a terminal, how often a progress line is logged.
+inline constexpr int64_t kSyncProgressLogSeconds = 10;
 // Rows a full-load reader converts before handing them to its data file writer.
 inline constexpr size_t kSyncLoadBatchRows = 4096;
 // Heap pages of a table one full-load chunk reads (8 KiB each: 256 MiB).
