@@ -62,7 +62,7 @@ def write_json(path: Path, document: dict) -> Path:
 
 
 def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, update_type="",  # noqa: F811
-                partition_regex=""):
+                partition_regex="", cursor=""):
     source = write_json(tmp_path / "source.json", db.source_config(
         update_method={"replication_slot": slot, "publication": "serac_pub", "initial_wait_time": 120},
         max_threads=2))
@@ -75,9 +75,12 @@ def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, updat
     streams = {"streams": [], "selected_streams": {"public": []}}
     for table in tables:
         mode = (modes or {}).get(table, "cdc")
-        streams["streams"].append({"stream": {"name": table, "namespace": "public", "sync_mode": mode,
-                                              "supported_sync_modes": ["full_refresh", "cdc", "strict_cdc"],
-                                              "type_schema": {"properties": {}}}})
+        stream = {"name": table, "namespace": "public", "sync_mode": mode,
+                  "supported_sync_modes": ["full_refresh", "incremental", "cdc", "strict_cdc"],
+                  "type_schema": {"properties": {}}}
+        if cursor:
+            stream["cursor_field"] = cursor
+        streams["streams"].append({"stream": stream})
         selection = {"stream_name": table, "partition_regex": partition_regex, "normalization": False,
                      "append_mode": False}
         if update_type:
@@ -130,7 +133,7 @@ def normalize(row: dict) -> dict:
     for name, value in row.items():
         if value is None:
             out[name] = None
-        elif name in ("seen",):
+        elif name in ("seen", "created", "updated"):
             if isinstance(value, str):
                 value = datetime.datetime.fromisoformat(value)
             out[name] = round(value.timestamp() * 1e6)
@@ -356,6 +359,31 @@ def test_progress_on_a_terminal_and_in_logs(db, server, warehouse, tmp_path):  #
     assert "changes: " in out.stderr and "behind the source" in out.stderr, out.stderr
 
 
+def test_incremental_reads_rows_from_the_cursor_on(db, server, warehouse, tmp_path):  # noqa: F811
+    db.sql("CREATE TABLE notes (id int PRIMARY KEY, body text, created timestamptz NOT NULL, updated timestamptz);"
+           "INSERT INTO notes SELECT i, 'v1', TIMESTAMPTZ '2024-01-01' + i * INTERVAL '1 s', NULL "
+           "FROM generate_series(1, 500) i;")
+    args = setup_files(db, server, warehouse, tmp_path, ["notes"], "unused_slot", modes={"notes": "incremental"},
+                       cursor="updated:created")
+    out = run_sync(args)
+    assert "loaded 500 rows" in out.stderr, out.stderr
+    ORDER["notes"] = "id"
+    assert_equal(db, server, warehouse, "notes", ("duckdb", "pyiceberg"))
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert state["streams"][0]["state"]["cursor"].startswith("2024-01-01 00:08:20"), state
+    # Updates move the cursor (updated), new rows come after it (created); the rows at the cursor
+    # itself are read again and upserted, never doubled.
+    db.sql("UPDATE notes SET body = 'v2', updated = TIMESTAMPTZ '2025-01-01' + id * INTERVAL '1 s' WHERE id % 10 = 0;"
+           "INSERT INTO notes SELECT i, 'new', TIMESTAMPTZ '2024-06-01' + i * INTERVAL '1 s', NULL "
+           "FROM generate_series(501, 520) i;")
+    out = run_sync(args)
+    assert "notes: " in out.stderr and "rows from cursor 2025-01-01 00:08:20" in out.stderr, out.stderr
+    assert_equal(db, server, warehouse, "notes", ("duckdb", "pyiceberg"))
+    out = run_sync(args)  # nothing new: only the rows at the cursor are read again
+    assert_equal(db, server, warehouse, "notes", ("duckdb", "pyiceberg"))
+    assert db.sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'unused_slot'").strip() == "0"
+
+
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
     db.sql("CREATE TABLE plain (id int PRIMARY KEY); CREATE PUBLICATION serac_pub FOR TABLE plain;")
     args = setup_files(db, server, warehouse, tmp_path, ["plain", "absent"], "errors_slot")
@@ -365,7 +393,8 @@ def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  
     streams["streams"][0]["stream"]["sync_mode"] = "incremental"
     write_json(tmp_path / "streams.json", streams)
     out = run_sync(args, check=False)
-    assert out.returncode == 1 and "streams.json: public.plain: sync_mode incremental" in out.stderr, out.stderr
+    assert out.returncode == 1 and "streams.json: public.plain: cursor_field: sync_mode incremental needs" in \
+        out.stderr, out.stderr
     out = run_sync(["--config", tmp_path / "source.json"], check=False)
     assert out.returncode == 1 and "a run needs --streams" in out.stderr, out.stderr
     db.sql("CREATE TABLE other (id int PRIMARY KEY); ALTER PUBLICATION serac_pub ADD TABLE other;")

@@ -105,7 +105,8 @@ Result<Destination> ConnectDestination(const IcebergDestination& config) {
 
 struct StreamRun {
   const Stream* stream = nullptr;
-  SourceTable described;  // the source table as the run found it
+  SourceTable described;                   // the source table as the run found it
+  std::optional<std::string> load_cursor;  // incremental: the cursor's highest value in the load's snapshot
   const StreamSelection* selection = nullptr;
   std::unique_ptr<TableSink> sink;
   uint64_t loaded_rows = 0;
@@ -227,7 +228,7 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
       for (parquet::DataFileWriter& writer : writers) writer.AbortAndDelete();
       return failure;
     }
-    Status committed = sink.CommitLoad(std::move(files), lsn, mark_loaded);
+    Status committed = sink.CommitLoad(std::move(files), lsn, mark_loaded, run->load_cursor);
     if (!committed.ok()) {
       if (committed.code() != ErrorCode::kOutcomeUnknown) {
         for (parquet::DataFileWriter& writer : writers) writer.AbortAndDelete();
@@ -272,6 +273,7 @@ Status WriteState(const std::string& path, const std::vector<StreamRun>& runs, p
     entry["state"] = {{"chunks", nlohmann::json::array()},
                       {"loaded", run.sink->committed().loaded},
                       {"lsn", pgoutput::LsnToText(run.sink->committed().lsn)}};
+    if (run.sink->committed().cursor) entry["state"]["cursor"] = *run.sink->committed().cursor;
     streams.push_back(std::move(entry));
     global_streams.push_back(run.stream->Id());
   }
@@ -470,6 +472,72 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
   return Status::Ok();
 }
 
+// "column" or "column:fallback" (OLake's cursor_field) as an SQL expression.
+std::string CursorExpression(const Stream& stream) {
+  const size_t colon = stream.cursor_field.find(':');
+  if (colon == std::string::npos) return QuoteIdentifier(stream.cursor_field);
+  return "COALESCE(" + QuoteIdentifier(stream.cursor_field.substr(0, colon)) + ", " +
+         QuoteIdentifier(stream.cursor_field.substr(colon + 1)) + ")";
+}
+
+std::string QuoteLiteral(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\'') quoted += '\'';
+    quoted += c;
+  }
+  return quoted + "'";
+}
+
+// incremental: the rows whose cursor is at or past the table's (past it without a key, whose rows
+// cannot be upserted), upserted by key, committed with the cursor's new highest value, all read
+// in one snapshot.
+Status ReadIncrement(const PostgresSource& source, StreamRun& run) {
+  TableSink& sink = *run.sink;
+  const auto started = Clock::now();
+  SERAC_ASSIGN_OR_RETURN(PgConnection connection, PgConnection::Connect(source));
+  const std::string primary = run.stream->cursor_field.substr(0, run.stream->cursor_field.find(':'));
+  SERAC_ASSIGN_OR_RETURN(PgRows type,
+                         connection.Query("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE "
+                                          "attrelid = $1 AND attname = $2 AND NOT attisdropped",
+                                          {std::to_string(run.described.oid), primary}));
+  if (type.rows.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 run.stream->Id() + ": cursor_field: the source has no column " + primary);
+  }
+  const std::string expression = CursorExpression(*run.stream);
+  SERAC_RETURN_IF_ERROR(connection.Query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status());
+  SERAC_ASSIGN_OR_RETURN(PgRows highest, connection.Query("SELECT max(" + expression + ")::text FROM " +
+                                                          run.described.QualifiedName()));
+  std::string columns;
+  for (const std::string& column : sink.load_columns()) {
+    columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(column);
+  }
+  const bool keyed = !run.described.primary_key.empty();
+  const std::string copy = "COPY (SELECT " + columns + " FROM " + run.described.QualifiedName() + " WHERE " +
+                           expression + (keyed ? " >= " : " > ") + QuoteLiteral(*sink.committed().cursor) +
+                           "::" + type.rows[0][0].value_or("text") + ") TO STDOUT";
+  SourceTexts texts;
+  uint64_t rows = 0;
+  SERAC_RETURN_IF_ERROR(connection.CopyOut(copy, [&](std::string_view line) -> Status {
+    SERAC_RETURN_IF_ERROR(SplitCopyLine(line, texts));
+    SERAC_RETURN_IF_ERROR(sink.UpsertLoaded(texts));
+    ++rows;
+    // A large increment is committed in parts under the old cursor: reading it again is harmless.
+    if (sink.pending_bytes() >= kSyncFlushBytesMax) SERAC_RETURN_IF_ERROR(sink.Flush(sink.committed().lsn));
+    return Status::Ok();
+  }));
+  SERAC_RETURN_IF_ERROR(connection.Query("COMMIT").status());
+  if (highest.rows.at(0).at(0)) SERAC_RETURN_IF_ERROR(sink.CommitCursor(*highest.rows[0][0]));
+  run.loaded_rows = rows;
+  char line[256];
+  std::snprintf(line, sizeof(line), "%s: %llu rows from cursor %s in %.1f s", sink.name().c_str(),
+                static_cast<unsigned long long>(rows), sink.committed().cursor.value_or("-").c_str(),
+                std::chrono::duration<double>(Clock::now() - started).count());
+  Log(line);
+  return Status::Ok();
+}
+
 }  // namespace
 
 client::RestCatalogOptions CatalogOptions(const IcebergDestination& destination) {
@@ -526,10 +594,10 @@ Status RunSync(const SyncRunOptions& options) {
                    options.streams_path + ": selected_streams: " + selection.namespace_name + "." +
                        selection.stream_name + " is not among its streams (run serac sync discover)");
     }
-    if (stream->sync_mode == SyncMode::kIncremental) {
-      return Error(ErrorCode::kNotImplemented, options.streams_path + ": " + stream->Id() +
-                                                   ": sync_mode incremental is not supported yet (use cdc "
-                                                   "or full_refresh)");
+    if (stream->sync_mode == SyncMode::kIncremental && stream->cursor_field.empty()) {
+      return Error(ErrorCode::kInvalidArgument, options.streams_path + ": " + stream->Id() +
+                                                    ": cursor_field: sync_mode incremental needs a cursor "
+                                                    "column (\"column\" or \"column:fallback\")");
     }
     if ((stream->sync_mode == SyncMode::kCdc || stream->sync_mode == SyncMode::kStrictCdc) &&
         !source.replication) {
@@ -566,17 +634,33 @@ Status RunSync(const SyncRunOptions& options) {
   std::signal(SIGTERM, RequestStop);
 
   // full_refresh: each run loads the table again under one snapshot.
+  // incremental: a table without a cursor yet is loaded whole, with the cursor's highest value in
+  // the same snapshot; one with a cursor reads the rows from it on.
   std::vector<StreamRun*> refresh;
+  std::vector<StreamRun*> incremental;
   for (StreamRun& run : runs) {
     if (run.stream->sync_mode == SyncMode::kFullRefresh) refresh.push_back(&run);
+    if (run.stream->sync_mode != SyncMode::kIncremental) continue;
+    (run.sink->committed().cursor ? incremental : refresh).push_back(&run);
   }
   if (!refresh.empty()) {
     SERAC_ASSIGN_OR_RETURN(PgConnection exporter, PgConnection::Connect(source));
     SERAC_RETURN_IF_ERROR(exporter.Query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status());
     SERAC_ASSIGN_OR_RETURN(PgRows exported, exporter.Query("SELECT pg_export_snapshot()"));
+    for (StreamRun* run : refresh) {
+      if (run->stream->sync_mode != SyncMode::kIncremental) continue;
+      SERAC_ASSIGN_OR_RETURN(PgRows highest,
+                             exporter.Query("SELECT max(" + CursorExpression(*run->stream) + ")::text FROM " +
+                                            run->described.QualifiedName()));
+      run->load_cursor = highest.rows.at(0).at(0);  // nullopt for an empty table: loaded again next time
+    }
     SERAC_ASSIGN_OR_RETURN(std::vector<PgConnection> readers,
                            OpenReaders(source, exported.rows.at(0).at(0).value_or(""), source.max_threads));
     SERAC_RETURN_IF_ERROR(LoadTables(refresh, readers, 0, true));
+  }
+
+  for (StreamRun* run : incremental) {
+    SERAC_RETURN_IF_ERROR(ReadIncrement(source, *run));
   }
 
   std::vector<StreamRun*> changing;

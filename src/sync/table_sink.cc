@@ -28,6 +28,8 @@ TableSink::Position PositionOf(const iceberg::TableMetadata& table) {
       if (parsed.ok()) position.lsn = *parsed;
       auto loaded = snapshot->summary.find(kSummaryLoaded);
       position.loaded = loaded != snapshot->summary.end() && loaded->second == "true";
+      auto cursor = snapshot->summary.find(kSummaryCursor);
+      if (cursor != snapshot->summary.end()) position.cursor = cursor->second;
       return position;
     }
     if (!snapshot->parent_snapshot_id) break;
@@ -305,6 +307,7 @@ Status TableSink::Commit(const ChangeFiles& files, pgoutput::Lsn lsn, bool remov
                          std::optional<std::optional<int64_t>> validate_from) {
   std::map<std::string, std::string> summary = {{kSummaryLsn, pgoutput::LsnToText(lsn)},
                                                 {kSummaryLoaded, committed_.loaded ? "true" : "false"}};
+  if (committed_.cursor) summary[kSummaryCursor] = *committed_.cursor;
   const bool deletes = !files.deletes.empty() || !files.replaced.empty();
   iceberg::SnapshotProducer producer(*targets_.io,
                                      remove_all ? iceberg::ProducerKind::kOverwrite
@@ -329,15 +332,19 @@ void TableSink::DeleteWritten(const ChangeFiles& files) {
   for (const iceberg::DataFile& file : files.deletes) (void)targets_.io->Delete(file.file_path);
 }
 
-Status TableSink::CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn lsn, bool mark_loaded) {
+Status TableSink::CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn lsn, bool mark_loaded,
+                             std::optional<std::string> cursor) {
   const bool was_loaded = committed_.loaded;
+  const std::optional<std::string> cursor_before = committed_.cursor;
   committed_.loaded = mark_loaded;
+  committed_.cursor = std::move(cursor);
   committed_.lsn = 0;  // the load replaces the table: its position is the load's
   ChangeFiles load;
   load.data = std::move(files);
   Status committed = Commit(load, lsn, true, std::nullopt);
   if (!committed.ok()) {
     committed_.loaded = was_loaded;
+    committed_.cursor = cursor_before;
     if (committed.code() != ErrorCode::kOutcomeUnknown) DeleteWritten(load);
   }
   return committed;
@@ -649,6 +656,37 @@ Status TableSink::RemoveKey(const pgoutput::Tuple& key_tuple) {
 }
 
 Status TableSink::Insert(const pgoutput::Tuple& row) { return Upsert(row); }
+
+Status TableSink::UpsertLoaded(const SourceTexts& texts) {
+  if (texts.size() != load_fields_.size()) {
+    return Error(ErrorCode::kInvalidArgument, name() + ": a row of " + std::to_string(texts.size()) +
+                                                  " values for " + std::to_string(load_fields_.size()) +
+                                                  " columns");
+  }
+  // The same change as a pgoutput insert of the load columns, in their order.
+  pgoutput::Tuple tuple(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (texts[i]) {
+      tuple[i].kind = pgoutput::Value::Kind::kText;
+      tuple[i].bytes = *texts[i];
+    }
+  }
+  if (relation_fields_ != load_fields_) {
+    relation_fields_ = load_fields_;
+    relation_columns_.clear();  // the next Relation message maps its own columns again
+  }
+  return Upsert(tuple);
+}
+
+Status TableSink::CommitCursor(std::string cursor) {
+  // Nothing read: the cursor stays where it is (the next run reads from it again).
+  if (!has_pending()) return Status::Ok();
+  const std::optional<std::string> before = committed_.cursor;
+  committed_.cursor = std::move(cursor);
+  Status flushed = Flush(committed_.lsn);
+  if (!flushed.ok()) committed_.cursor = before;
+  return flushed;
+}
 
 Status TableSink::Update(const pgoutput::Update& update) {
   if (!has_key_) {

@@ -34,6 +34,7 @@ namespace serac::sync {
 
 inline constexpr const char* kSummaryLsn = "serac.sync.lsn";
 inline constexpr const char* kSummaryLoaded = "serac.sync.loaded";
+inline constexpr const char* kSummaryCursor = "serac.sync.cursor";
 
 // Where a sink's tables live and how they are reached.
 struct SinkTargets {
@@ -63,7 +64,8 @@ class TableSink {
 
   struct Position {
     bool loaded = false;
-    pgoutput::Lsn lsn = 0;  // 0: no change applied yet
+    pgoutput::Lsn lsn = 0;              // 0: no change applied yet
+    std::optional<std::string> cursor;  // incremental: the cursor's highest value the table holds
   };
   const Position& committed() const { return committed_; }
   std::string name() const { return ref_.DisplayName(); }
@@ -80,7 +82,9 @@ class TableSink {
   // A full-load row (texts in load_columns() order) as the table's row.
   Result<parquet::Row> LoadRow(const SourceTexts& texts) const;
   // Replaces everything the table holds with `files` (a full load), marking it loaded at `lsn`.
-  Status CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn lsn, bool mark_loaded);
+  // With `cursor` (incremental), the table holds the source up to that cursor value.
+  Status CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn lsn, bool mark_loaded,
+                    std::optional<std::string> cursor = std::nullopt);
 
   // ---- changes ----
   // The columns of the source's Relation message: the order of the tuples that follow.
@@ -90,6 +94,10 @@ class TableSink {
   Status Insert(const pgoutput::Tuple& row);
   Status Update(const pgoutput::Update& update);
   Status Delete(const pgoutput::Delete& deleted);
+  // incremental: a row read by its cursor (texts in load_columns() order), upserted by its key.
+  Status UpsertLoaded(const SourceTexts& texts);
+  // incremental: commits what is pending with the table holding the source up to `cursor`.
+  Status CommitCursor(std::string cursor);
   // TRUNCATE: what is pending is committed first, then every row goes.
   Status Truncate(pgoutput::Lsn lsn);
   bool has_pending() const { return !entries_.empty(); }
