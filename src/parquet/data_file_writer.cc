@@ -540,6 +540,24 @@ Status DataFileWriter::AppendRows(const std::vector<Row>& rows, const std::strin
   return Status::Ok();
 }
 
+Status DataFileWriter::AppendBatch(RowBatchBuilder& rows, const std::string& context, int64_t first_row) {
+  State& s = *state_;
+  if (rows.rows() == 0) return Status::Ok();
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch,
+                         TakeBatch(*rows.state_, context, first_row));
+  if (!batch->schema()->Equals(*s.arrow_schema, false)) {
+    return Error(ErrorCode::kInternal, context + ": rows built for another schema");
+  }
+  try {
+    SERAC_RETURN_IF_ERROR(s.Append(batch, context, first_row));
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInvalidArgument, context + ": " + e.what());
+  }
+  s.progress.rows += static_cast<uint64_t>(batch->num_rows());
+  if (s.on_progress) s.on_progress(s.progress);
+  return Status::Ok();
+}
+
 Result<std::vector<iceberg::DataFile>> DataFileWriter::Finish() {
   State& s = *state_;
   SERAC_RETURN_IF_ERROR(s.FlushAllSorted());

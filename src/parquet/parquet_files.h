@@ -76,6 +76,37 @@ struct RowValue {
 // A row: one value per top-level column of the writer's schema, in the schema's order.
 using Row = std::vector<RowValue>;
 
+// Rows built column by column, each value appended straight into the writer's Arrow builders
+// (serac sync's full load: no value passes through a Datum). Columns are the schema's top-level
+// ones, by index; each row gets one value per column, then EndRow. A value of the wrong kind for
+// its column is kept as an error that AppendBatch reports (naming the column), never written.
+class RowBatchBuilder {
+ public:
+  static Result<RowBatchBuilder> Make(const iceberg::Schema& schema);
+  RowBatchBuilder(RowBatchBuilder&&) noexcept;
+  RowBatchBuilder& operator=(RowBatchBuilder&&) noexcept;
+  ~RowBatchBuilder();
+
+  void AppendNull(size_t column);
+  void AppendBool(size_t column, bool value);
+  void AppendInt(size_t column, int32_t value);   // int, date (days since 1970-01-01)
+  void AppendLong(size_t column, int64_t value);  // long, time, timestamps (microseconds)
+  void AppendFloat(size_t column, float value);
+  void AppendDouble(size_t column, double value);
+  void AppendBytes(size_t column, std::string_view value);  // string, binary, uuid and fixed
+  void AppendDecimal(size_t column, __int128 unscaled);     // at the column's scale
+  void AppendValue(size_t column, const RowValue& value);   // any type, lists included
+  void EndRow();
+  int64_t rows() const;
+
+  struct State;
+
+ private:
+  explicit RowBatchBuilder(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+  friend class DataFileWriter;
+};
+
 // Where AppendRows put a row: the data file (by location) and the row's position in it.
 struct RowPlacement {
   std::string location;
@@ -109,6 +140,10 @@ class DataFileWriter {
   // written in the order they come), where each row went, in the order of `rows`.
   Status AppendRows(const std::vector<Row>& rows, const std::string& context, int64_t first_row,
                     std::vector<RowPlacement>* placements = nullptr);
+
+  // Appends the builder's rows (its schema must be the writer's) and empties it for the next batch.
+  // `context` and `first_row` name the rows in an error.
+  Status AppendBatch(RowBatchBuilder& rows, const std::string& context, int64_t first_row);
 
   // Closes every open file. The data files written, in the order they were closed.
   Result<std::vector<iceberg::DataFile>> Finish();

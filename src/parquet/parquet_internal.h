@@ -136,4 +136,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> RowsToBatch(const std::vector<Row>& 
                                                         const iceberg::Schema& schema,
                                                         const std::string& context, int64_t first_row);
 
+// The builder's rows as a batch (the builder emptied for the next); its kept error, if any, with
+// `context` in front.
+Result<std::shared_ptr<arrow::RecordBatch>> TakeBatch(RowBatchBuilder::State& state,
+                                                      const std::string& context, int64_t first_row);
+
 }  // namespace serac::parquet

@@ -202,7 +202,7 @@ Result<PgRows> PgConnection::Query(const std::string& sql,
 }
 
 Status PgConnection::CopyOut(const std::string& copy_statement,
-                             const std::function<Status(std::string_view)>& on_row) {
+                             const std::function<Status(std::string_view)>& on_row, bool binary) {
   PGconn* connection = impl_->connection;
   PGresult* started = PQexec(connection, copy_statement.c_str());
   if (PQresultStatus(started) != PGRES_COPY_OUT) {
@@ -222,7 +222,7 @@ Status PgConnection::CopyOut(const std::string& copy_statement,
     }
     if (outcome.ok()) {
       std::string_view line(buffer, static_cast<size_t>(length));
-      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+      if (!binary && !line.empty() && line.back() == '\n') line.remove_suffix(1);
       outcome = on_row(line);
       // The rest of the copy is read and dropped: the connection stays usable.
     }

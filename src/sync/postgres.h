@@ -36,9 +36,11 @@ class PgConnection {
 
   // One statement with $1, $2, ... parameters given as text.
   Result<PgRows> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
-  // COPY (query) TO STDOUT in text format: `on_row` gets each row's line without its newline, as
-  // it arrives (memory holds one row). An error from `on_row` ends the copy and is returned.
-  Status CopyOut(const std::string& copy_statement, const std::function<Status(std::string_view)>& on_row);
+  // COPY (query) TO STDOUT: `on_row` gets each row as it arrives (memory holds one row): in text
+  // format its line without the newline, in binary format (`binary`) the bytes as sent (the first
+  // with the file header, the last the trailer). An error from `on_row` ends the copy and is returned.
+  Status CopyOut(const std::string& copy_statement, const std::function<Status(std::string_view)>& on_row,
+                 bool binary = false);
   int server_version() const;  // e.g. 150018
 
  private:

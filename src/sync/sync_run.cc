@@ -19,6 +19,7 @@
 #include "client/s3_client.h"
 #include "client/s3_file_io.h"
 #include "sync/config.h"
+#include "sync/pg_binary.h"
 #include "sync/pg_values.h"
 #include "sync/postgres.h"
 #include "sync/replication.h"
@@ -156,8 +157,13 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
         return;
       }
       parquet::DataFileWriter writer = std::move(made).value();
-      std::vector<parquet::Row> batch;
-      SourceTexts texts;
+      Result<parquet::RowBatchBuilder> builder = sink.NewRowBuilder();
+      if (!builder.ok()) {
+        std::lock_guard lock(mutex);
+        failure = builder.status();
+        return;
+      }
+      parquet::RowBatchBuilder& batch = *builder;
       Status status = Status::Ok();
       while (status.ok()) {
         const size_t chunk = next_chunk.fetch_add(1);
@@ -166,23 +172,27 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
           std::lock_guard lock(mutex);
           if (!failure.ok()) break;
         }
-        const std::string copy = "COPY (SELECT " + columns + " FROM " + sink.source().QualifiedName() +
-                                 chunks[chunk] + ") TO STDOUT";
-        status = connection.CopyOut(copy, [&](std::string_view line) -> Status {
-          SERAC_RETURN_IF_ERROR(SplitCopyLine(line, texts));
-          SERAC_ASSIGN_OR_RETURN(parquet::Row row, sink.LoadRow(texts));
-          batch.push_back(std::move(row));
-          if (batch.size() >= kSyncLoadBatchRows) {
-            SERAC_RETURN_IF_ERROR(writer.AppendRows(batch, sink.name(), 1));
-            rows += batch.size();
-            batch.clear();
-          }
-          return Status::Ok();
-        });
-        if (status.ok() && !batch.empty()) {
-          status = writer.AppendRows(batch, sink.name(), 1);
-          rows += batch.size();
-          batch.clear();
+        CopyBinaryRows decoder(sink.LoadPlan());
+        const std::string copy = "COPY (SELECT " + decoder.SelectList() + " FROM " +
+                                 sink.source().QualifiedName() + chunks[chunk] +
+                                 ") TO STDOUT (FORMAT binary)";
+        status = connection.CopyOut(
+            copy,
+            [&](std::string_view buffer) -> Status {
+              bool row_done = false;
+              Status read = decoder.Read(buffer, batch, row_done);
+              if (!read.ok())
+                return Error(read.code(), sink.source().QualifiedName() + ": " + read.message());
+              if (batch.rows() >= static_cast<int64_t>(kSyncLoadBatchRows)) {
+                rows += static_cast<uint64_t>(batch.rows());
+                SERAC_RETURN_IF_ERROR(writer.AppendBatch(batch, sink.name(), 1));
+              }
+              return Status::Ok();
+            },
+            true);
+        if (status.ok() && batch.rows() > 0) {
+          rows += static_cast<uint64_t>(batch.rows());
+          status = writer.AppendBatch(batch, sink.name(), 1);
         }
       }
       Result<std::vector<iceberg::DataFile>> written =

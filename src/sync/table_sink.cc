@@ -278,29 +278,23 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
   return sink;
 }
 
-Result<parquet::DataFileWriter> TableSink::NewLoadWriter() const {
-  return parquet::DataFileWriter::Make(schema_, spec_, options_, *targets_.io, data_location_);
+std::vector<LoadColumn> TableSink::LoadPlan() const {
+  std::vector<LoadColumn> plan;
+  for (size_t i = 0; i < load_columns_.size(); ++i) {
+    LoadColumn column;
+    column.name = load_columns_[i];
+    for (const SourceColumn& source : source_.columns) {
+      if (source.name == column.name) column.type = source.type;
+    }
+    column.field = static_cast<size_t>(load_fields_[i]);
+    column.field_type = schema_.fields[column.field].type;
+    plan.push_back(std::move(column));
+  }
+  return plan;
 }
 
-Result<parquet::Row> TableSink::LoadRow(const SourceTexts& texts) const {
-  if (texts.size() != load_fields_.size()) {
-    return Error(ErrorCode::kInvalidArgument, name() + ": a row of " + std::to_string(texts.size()) +
-                                                  " values for " + std::to_string(load_fields_.size()) +
-                                                  " columns");
-  }
-  parquet::Row row(schema_.fields.size());
-  for (size_t i = 0; i < texts.size(); ++i) {
-    const iceberg::NestedField& field = schema_.fields[static_cast<size_t>(load_fields_[i])];
-    std::optional<std::string_view> text;
-    if (texts[i]) text = *texts[i];
-    Result<parquet::RowValue> value = ValueFromText(text, field.type);
-    if (!value.ok()) {
-      return Error(value.status().code(), source_.namespace_name + "." + source_.name + ": column " +
-                                              field.name + ": " + value.status().message());
-    }
-    row[static_cast<size_t>(load_fields_[i])] = std::move(value).value();
-  }
-  return row;
+Result<parquet::DataFileWriter> TableSink::NewLoadWriter() const {
+  return parquet::DataFileWriter::Make(schema_, spec_, options_, *targets_.io, data_location_);
 }
 
 Status TableSink::Commit(const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,

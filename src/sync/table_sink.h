@@ -27,6 +27,7 @@
 #include "iceberg/table_catalog.h"
 #include "parquet/parquet_files.h"
 #include "sync/config.h"
+#include "sync/pg_binary.h"
 #include "sync/pgoutput.h"
 #include "sync/postgres.h"
 
@@ -70,17 +71,19 @@ class TableSink {
   const Position& committed() const { return committed_; }
   std::string name() const { return ref_.DisplayName(); }
   const SourceTable& source() const { return source_; }
-  // The source columns a full load reads, in the order rows come to LoadRow.
+  // The source columns a full load reads (and an incremental read's rows come in), in order.
   const std::vector<std::string>& load_columns() const { return load_columns_; }
 
   // ---- full load ----
   // Before a full load, or with every change applied: the table's schema follows the source's
   // columns as they are now.
   Status PrepareLoad(const std::vector<SourceColumn>& columns);
+  // The columns a full load reads, in load_columns() order, with their source types and fields.
+  std::vector<LoadColumn> LoadPlan() const;
+  // A builder of rows for the writers NewLoadWriter makes.
+  Result<parquet::RowBatchBuilder> NewRowBuilder() const { return parquet::RowBatchBuilder::Make(schema_); }
   // A writer of the table's data files for one reader thread.
   Result<parquet::DataFileWriter> NewLoadWriter() const;
-  // A full-load row (texts in load_columns() order) as the table's row.
-  Result<parquet::Row> LoadRow(const SourceTexts& texts) const;
   // Replaces everything the table holds with `files` (a full load), marking it loaded at `lsn`.
   // With `cursor` (incremental), the table holds the source up to that cursor value.
   Status CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn lsn, bool mark_loaded,
