@@ -32,7 +32,8 @@ SERAC = os.environ.get("SERAC_BIN", "build/serac")
 
 COLUMNS = ("id bigint PRIMARY KEY, small smallint, name text, price numeric(12, 2), born date, "
            "seen timestamptz, plain timestamp, vip boolean, ref uuid, blob bytea, scores int[], "
-           "profile jsonb, ratio double precision, wide numeric, essay text")
+           "profile jsonb, ratio double precision, wide numeric, essay text, cash money, span interval, "
+           "host inet, clock time, tiny real")
 
 
 class Database:
@@ -127,6 +128,11 @@ def pyiceberg_rows(server, warehouse, table: str) -> list[dict]:  # noqa: F811
     return [normalize(row) for row in sorted(rows, key=lambda r: tuple(r[c] for c in order))]
 
 
+def numpy_float32(value):
+    import numpy
+    return numpy.float32(float(value))
+
+
 def normalize(row: dict) -> dict:
     """Both sides' values in one form: PostgreSQL's JSON text and DuckDB's Python values."""
     out = {}
@@ -147,8 +153,12 @@ def normalize(row: dict) -> dict:
             out[name] = str(value)
         elif name == "profile":
             out[name] = json.loads(value) if isinstance(value, str) else value
-        elif name in ("price", "wide"):
-            out[name] = Decimal(str(value))
+        elif name in ("price", "wide", "cash"):
+            out[name] = Decimal(str(value).replace("$", "").replace(",", ""))
+        elif name == "clock":
+            out[name] = datetime.time.fromisoformat(value) if isinstance(value, str) else value
+        elif name == "tiny":
+            out[name] = float(numpy_float32(value))
         elif name == "ratio":
             out[name] = float(value)
         else:
@@ -170,7 +180,9 @@ INSERT = ("INSERT INTO items SELECT i, i % 100, 'name ' || i, i * 1.25, DATE '20
           "TIMESTAMP '2024-03-01 10:00:00' + i * INTERVAL '1 second', i % 2 = 0, "
           "md5(i::text)::uuid, decode(lpad(to_hex(i), 8, '0'), 'hex'), ARRAY[i, NULL, -i], "
           "jsonb_build_object('n', i, 'tags', jsonb_build_array('a', 'b')), i / 7.0, "
-          "(i::numeric * 1000000000000000000000000000000000000000.000001), NULL "
+          "(i::numeric * 1000000000000000000000000000000000000000.000001), NULL, (i * 1.5)::numeric::money, "
+          "i * INTERVAL '90 minutes', ('10.0.' || (i % 250) || '.1')::inet, TIME '10:00:00.5' + i * INTERVAL '1 s', "
+          "i / 3.0 "
           "FROM generate_series({0}, {1}) i")
 
 

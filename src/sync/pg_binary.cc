@@ -108,7 +108,12 @@ std::string CopyBinaryRows::SelectList() const {
       quoted += c;
     }
     quoted += '"';
-    list += (i ? ", " : "") + quoted + (kinds_[i] == Kind::kText ? "::text" : "");
+    // The text of a column read as text is its type's output function's, as COPY's text format and
+    // pgoutput send it (format's %s): a ::text cast differs for some types (inet keeps its mask).
+    list += (i ? ", " : "") +
+            (kinds_[i] == Kind::kText
+                 ? "CASE WHEN " + quoted + " IS NULL THEN NULL ELSE format('%s', " + quoted + ") END"
+                 : quoted);
   }
   return list;
 }

@@ -1,8 +1,9 @@
 // A full load's rows in COPY's binary format, appended straight into the data file writer's
 // builders: integers, floats, booleans, dates, times, timestamps, uuids, bytea and text as
 // PostgreSQL sends them, numeric(p,s) and money as exact unscaled decimals. A column whose type has
-// no binary form read here (arrays, enums, json, intervals, ...) is selected as ::text and read by
-// pg_values.h, so every column reads the same value whichever way it comes. PostgreSQL's binary
+// no binary form read here (arrays, enums, json, intervals, ...) is selected as its output
+// function's text and read by pg_values.h, so every column reads the same value as COPY's text
+// format and pgoutput give. PostgreSQL's binary
 // formats: the send/recv functions of each type (timestamps are microseconds since 2000-01-01,
 // dates days since then, numeric base-10000 digits with a weight and a display scale).
 // Thread-safety: a CopyBinaryRows is used by one thread.
@@ -32,7 +33,7 @@ class CopyBinaryRows {
  public:
   explicit CopyBinaryRows(std::vector<LoadColumn> columns);
 
-  // The SELECT list: each column as itself, or as ::text where it is read from text.
+  // The SELECT list: each column as itself, or as its text where it is read from text.
   std::string SelectList() const;
   // One buffer of PQgetCopyData (one row; the first also carries the file header, the last is the
   // trailer). Appends the row's values and ends the row; `row_done` is false for the trailer.
@@ -54,7 +55,7 @@ class CopyBinaryRows {
     kMoney,
     kUuid,
     kBytes,
-    kText,  // ::text, read by pg_values.h
+    kText,  // its text, read by pg_values.h
   };
   Status Decode(size_t column, std::string_view value, parquet::RowBatchBuilder& rows);
 
