@@ -396,6 +396,36 @@ def test_incremental_reads_rows_from_the_cursor_on(db, server, warehouse, tmp_pa
     assert db.sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'unused_slot'").strip() == "0"
 
 
+def test_a_transaction_of_a_million_rows(db, server, warehouse, tmp_path):  # noqa: F811
+    """One transaction larger than a flush holds: committed in parts (the position stays before it
+    until its end), then killed and replayed from its start without doubling a row."""
+    db.sql("CREATE TABLE big (id int PRIMARY KEY, v text); CREATE PUBLICATION serac_pub FOR TABLE big;"
+           "INSERT INTO big VALUES (0, 'before')")
+    args = setup_files(db, server, warehouse, tmp_path, ["big"], "big_slot")
+    run_sync(args)
+    db.sql("BEGIN; INSERT INTO big SELECT i, 'row ' || i FROM generate_series(1, 1000000) i;"
+           "UPDATE big SET v = 'changed' WHERE id % 100000 = 0; DELETE FROM big WHERE id % 250000 = 1; COMMIT;")
+    process = subprocess.Popen([SERAC, "sync", *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    time.sleep(4)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=60)
+    run_sync(args)
+    expected = tuple(int(v) for v in db.sql(
+        "SELECT count(*), sum(id), count(*) FILTER (WHERE v = 'changed'), count(DISTINCT id) FROM big").split("|"))
+    assert expected == (999997, 499998999996, 11, 999997)
+    duck = duckdb_offline.connect()
+    try:
+        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE,
+                                              warehouse=warehouse, access_key_id=ACCESS_KEY,
+                                              secret_access_key=SECRET_KEY, region=REGION)
+        got = duck.execute("SELECT count(*), sum(id), count(*) FILTER (WHERE v = 'changed'), "
+                           "count(DISTINCT id) FROM cat.replica.big").fetchone()
+    finally:
+        duck.close()
+    assert got == expected, got
+
+
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
     db.sql("CREATE TABLE plain (id int PRIMARY KEY); CREATE PUBLICATION serac_pub FOR TABLE plain;")
     args = setup_files(db, server, warehouse, tmp_path, ["plain", "absent"], "errors_slot")
