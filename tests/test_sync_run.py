@@ -63,7 +63,7 @@ def write_json(path: Path, document: dict) -> Path:
 
 
 def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, update_type="",  # noqa: F811
-                partition_regex="", cursor=""):
+                partition_regex="", cursor="", writer=None):
     source = write_json(tmp_path / "source.json", db.source_config(
         update_method={"replication_slot": slot, "publication": "serac_pub", "initial_wait_time": 120},
         max_threads=2))
@@ -72,7 +72,7 @@ def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, updat
         "catalog_type": "rest", "rest_catalog_url": server.endpoint + CATALOG_BASE, "iceberg_s3_path": warehouse,
         "iceberg_db": "replica", "rest_signing_v_4": True, "rest_signing_name": "s3tables",
         "rest_signing_region": REGION, "s3_endpoint": host_port, "s3_use_ssl": False, "s3_path_style": True,
-        "aws_region": REGION, "aws_access_key": ACCESS_KEY, "aws_secret_key": SECRET_KEY}})
+        "aws_region": REGION, "aws_access_key": ACCESS_KEY, "aws_secret_key": SECRET_KEY, **(writer or {})}})
     streams = {"streams": [], "selected_streams": {"public": []}}
     for table in tables:
         mode = (modes or {}).get(table, "cdc")
@@ -424,6 +424,45 @@ def test_a_transaction_of_a_million_rows(db, server, warehouse, tmp_path):  # no
     finally:
         duck.close()
     assert got == expected, got
+
+
+def test_olake_columns_and_soft_deletes(db, server, warehouse, tmp_path):  # noqa: F811
+    db.sql("CREATE TABLE orders (id int PRIMARY KEY, v text); CREATE TABLE lines (o int, n int, v text, "
+           "PRIMARY KEY (o, n)); CREATE PUBLICATION serac_pub FOR TABLE orders, lines;"
+           "INSERT INTO orders SELECT i, 'v' || i FROM generate_series(1, 10) i;"
+           "INSERT INTO lines SELECT i, j, 'x' FROM generate_series(1, 3) i, generate_series(1, 2) j;")
+    args = setup_files(db, server, warehouse, tmp_path, ["orders", "lines"], "olake_slot",
+                       writer={"olake_columns": True})
+    run_sync(args)
+    db.sql("UPDATE orders SET v = 'changed' WHERE id = 2; DELETE FROM orders WHERE id = 3;"
+           "INSERT INTO orders VALUES (11, 'new'); BEGIN; INSERT INTO orders VALUES (12, 'a');"
+           "UPDATE orders SET v = 'b' WHERE id = 12; COMMIT; DELETE FROM lines WHERE o = 1 AND n = 2;")
+    run_sync(args)
+    duck = duckdb_offline.connect()
+    try:
+        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE,
+                                              warehouse=warehouse, access_key_id=ACCESS_KEY,
+                                              secret_access_key=SECRET_KEY, region=REGION)
+        rows = {r[0]: r[1:] for r in duck.execute(
+            "SELECT id, v, _olake_id, _op_type, _cdc_timestamp IS NOT NULL, _olake_timestamp IS NOT NULL "
+            "FROM cat.replica.orders").fetchall()}
+        lines = duck.execute("SELECT o, n, _olake_id, _op_type FROM cat.replica.lines ORDER BY o, n").fetchall()
+    finally:
+        duck.close()
+    assert rows[1] == ("v1", "1", "r", False, True)
+    assert rows[2] == ("changed", "2", "u", True, True)
+    assert rows[3] == (None, "3", "d", True, True)  # the delete kept as a row (soft delete)
+    assert rows[11] == ("new", "11", "c", True, True)
+    assert rows[12] == ("b", "12", "c", True, True)  # inserted and updated in one transaction: one row
+    assert len(rows) == 12
+    import hashlib
+    # A composite key: MD5 of its values joined by | in the order of the columns' names (n, then o).
+    assert (1, 2, hashlib.md5(b"2|1").hexdigest(), "d") in lines
+    assert (2, 1, hashlib.md5(b"1|2").hexdigest(), "r") in lines and len(lines) == 6
+    # What OLake's users query: the live rows.
+    live = {k: v[0] for k, v in rows.items() if v[2] != "d"}
+    assert live == {int(i): v for i, v in (line.split("|") for line in
+                                             db.sql("SELECT id, v FROM orders").strip().splitlines())}
 
 
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811

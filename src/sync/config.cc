@@ -115,6 +115,10 @@ constexpr FieldSpec kWriterFields[] = {
     {"aws_secret_key", Kind::kString, "S3 secret key (never logged)"},
     {"aws_session_token", Kind::kString, "S3 session token"},
     {"no_identifier_fields", Kind::kBoolean, "create tables without identifier-field-ids", "false"},
+    {"olake_columns", Kind::kBoolean,
+     "serac: write OLake's _olake_id, _op_type, _cdc_timestamp and _olake_timestamp columns and keep deleted "
+     "rows as rows with _op_type d (soft deletes), for queries written for OLake's tables",
+     "false"},
     {"aws_profile", Kind::kString, "AWS profile", nullptr, false,
      "credentials come from aws_access_key/aws_secret_key"},
     {"arrow_writes", Kind::kBoolean, "OLake's Arrow writer switch", nullptr, false,
@@ -394,6 +398,7 @@ Result<IcebergDestination> ParseDestinationConfig(std::string_view json, const s
   destination.secret_key = writer.String("aws_secret_key");
   destination.session_token = writer.String("aws_session_token");
   destination.no_identifier_fields = writer.Boolean("no_identifier_fields", false);
+  destination.olake_columns = writer.Boolean("olake_columns", false);
   if (!destination.s3_endpoint.empty() && destination.s3_endpoint.find("://") == std::string::npos) {
     destination.s3_endpoint = (destination.s3_use_ssl ? "https://" : "http://") + destination.s3_endpoint;
   }

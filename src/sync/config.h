@@ -77,6 +77,8 @@ struct IcebergDestination {
   std::string secret_key;  // never logged
   std::string session_token;
   bool no_identifier_fields = false;
+  // serac's own: OLake's metadata columns and soft deletes (table_sink.h).
+  bool olake_columns = false;
 };
 
 // ---- streams.json ----

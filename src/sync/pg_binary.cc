@@ -108,6 +108,7 @@ std::string CopyBinaryRows::SelectList() const {
       quoted += c;
     }
     quoted += '"';
+    if (!columns_[i].expression.empty()) quoted = columns_[i].expression;
     // The text of a column read as text is its type's output function's, as COPY's text format and
     // pgoutput send it (format's %s): a ::text cast differs for some types (inet keeps its mask).
     list += (i ? ", " : "") +

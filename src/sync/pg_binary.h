@@ -27,6 +27,7 @@ struct LoadColumn {
   PgType type;
   size_t field = 0;  // index in the table schema's top-level fields
   iceberg::Type field_type;
+  std::string expression;  // what the query selects instead of the column (a computed value)
 };
 
 class CopyBinaryRows {

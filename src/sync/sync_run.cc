@@ -411,6 +411,8 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
     if (auto* begin = std::get_if<pgoutput::Begin>(&message.body)) {
       in_transaction = true;
       transaction_lsn = begin->final_lsn;
+      for (StreamRun& run : runs)
+        run.sink->SetChangeTime(pgoutput::UnixMicrosFromPostgres(begin->commit_time));
     } else if (auto* commit = std::get_if<pgoutput::Commit>(&message.body)) {
       in_transaction = false;
       applied_end = commit->end_lsn;
@@ -626,7 +628,8 @@ Status RunSync(const SyncRunOptions& options) {
 
   SERAC_ASSIGN_OR_RETURN(Destination target, ConnectDestination(destination));
   SERAC_ASSIGN_OR_RETURN(PgConnection meta, PgConnection::Connect(source));
-  SinkTargets sink_targets{target.rest.get(), target.catalog.get(), target.io.get()};
+  SinkTargets sink_targets{target.rest.get(), target.catalog.get(), target.io.get(),
+                           destination.no_identifier_fields, destination.olake_columns};
   for (StreamRun& run : runs) {
     SERAC_ASSIGN_OR_RETURN(SourceTable table,
                            DescribeTable(meta, run.stream->namespace_name, run.stream->name));

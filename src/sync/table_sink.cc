@@ -3,10 +3,13 @@
 #include "sync/table_sink.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "common/hash.h"
 #include "iceberg/partition.h"
 #include "iceberg/table_files.h"
 #include "parquet/row_deletes.h"
@@ -36,6 +39,14 @@ TableSink::Position PositionOf(const iceberg::TableMetadata& table) {
     snapshot = table.FindSnapshot(*snapshot->parent_snapshot_id);
   }
   return position;
+}
+
+// OLake's metadata columns, in the order tables get them.
+std::array<std::pair<const char*, iceberg::TypeId>, 4> OlakeColumns() {
+  return {{{"_olake_id", iceberg::TypeId::kString},
+           {"_op_type", iceberg::TypeId::kString},
+           {"_cdc_timestamp", iceberg::TypeId::kTimestampTz},
+           {"_olake_timestamp", iceberg::TypeId::kTimestampTz}}};
 }
 
 // Which source attribute each field was written from ("id:attnum,..."), kept as a table property
@@ -95,7 +106,7 @@ Result<iceberg::PartitionSpec> PartitionSpecOf(const std::string& regex, const i
     const size_t comma = inside.find(',');
     const std::string column = trim(inside.substr(0, comma));
     const std::string transform = comma == std::string::npos ? "identity" : trim(inside.substr(comma + 1));
-    if (column == "now()" || column == "_olake_timestamp") {
+    if (column == "now()") {
       return Error(ErrorCode::kNotImplemented, "partitioning by " + column + " is not supported yet");
     }
     SERAC_ASSIGN_OR_RETURN(iceberg::PartitionField field,
@@ -149,8 +160,6 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
     }
     iceberg::Schema schema;
     int32_t next_id = 1;
-    // Nested types take ids after the top-level columns'.
-    int32_t nested_id = static_cast<int32_t>(source.columns.size()) + 1;
     for (const SourceColumn& column : source.columns) {
       if (!selected(column.name)) continue;
       Result<MappedType> mapped = IcebergTypeFor(column.type);
@@ -162,12 +171,24 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
       field.id = next_id++;
       field.name = column.name;
       field.type = mapped->type;
-      for (iceberg::NestedField& child : field.type.fields) child.id = nested_id++;
       const bool is_key = std::find(source.primary_key.begin(), source.primary_key.end(), column.name) !=
                           source.primary_key.end();
       field.required = is_key;
-      if (is_key) schema.identifier_field_ids.push_back(field.id);
+      if (is_key && !targets.no_identifier_fields) schema.identifier_field_ids.push_back(field.id);
       schema.fields.push_back(std::move(field));
+    }
+    if (targets.olake_columns) {
+      for (const auto& [column, type] : OlakeColumns()) {
+        iceberg::NestedField field;
+        field.id = next_id++;
+        field.name = column;
+        field.type.id = type;
+        schema.fields.push_back(std::move(field));
+      }
+    }
+    // Nested types (list elements) take ids after every top-level column's.
+    for (iceberg::NestedField& field : schema.fields) {
+      for (iceberg::NestedField& child : field.type.fields) child.id = next_id++;
     }
     client::TableCreation creation;
     creation.name = sink->ref_.name;
@@ -247,6 +268,7 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
   sink->data_location_ = location + "/data";
 
   sink->selection_ = selection;
+  sink->olake_columns_ = targets.olake_columns;
   sink->last_column_id_ = table->last_column_id();
   sink->has_key_ = !source.primary_key.empty();
   if (auto attnums = table->properties().find(kAttnumsProperty); attnums != table->properties().end()) {
@@ -289,6 +311,35 @@ std::vector<LoadColumn> TableSink::LoadPlan() const {
     column.field = static_cast<size_t>(load_fields_[i]);
     column.field_type = schema_.fields[column.field].type;
     plan.push_back(std::move(column));
+  }
+  if (olake_columns_) {
+    // OLake's columns of a loaded row, computed by the query: its key as _olake_id (a composite
+    // key's MD5, as OlakeId computes it), _op_type r, the load's time.
+    std::string id = "NULL::text";
+    if (has_key_) {
+      std::vector<std::string> names;
+      for (int field : key_fields_) names.push_back(schema_.fields[static_cast<size_t>(field)].name);
+      std::sort(names.begin(), names.end());
+      auto text = [](const std::string& column) { return "format('%s', " + QuoteIdentifier(column) + ")"; };
+      if (names.size() == 1) {
+        id = text(names[0]);
+      } else {
+        id = "md5(concat_ws('|'";
+        for (const std::string& column : names) id += ", " + text(column);
+        id += "))";
+      }
+    }
+    const std::array<std::string, 4> expressions = {id, "'r'::text", "NULL::timestamptz", "now()"};
+    const auto columns = OlakeColumns();
+    for (size_t i = 0; i < columns.size(); ++i) {
+      LoadColumn column;
+      column.name = columns[i].first;
+      column.type.name = columns[i].second == iceberg::TypeId::kString ? "text" : "timestamptz";
+      column.expression = expressions[i];
+      column.field = static_cast<size_t>(olake_fields_[i]);
+      column.field_type = schema_.fields[column.field].type;
+      plan.push_back(std::move(column));
+    }
   }
   return plan;
 }
@@ -394,6 +445,17 @@ Status TableSink::Bind() {
   }
   key_schema_ = iceberg::Schema();
   for (int index : key_fields_) key_schema_.fields.push_back(schema_.fields[static_cast<size_t>(index)]);
+  if (olake_columns_) {
+    const auto columns = OlakeColumns();
+    for (size_t i = 0; i < columns.size(); ++i) {
+      olake_fields_[i] = field_index(columns[i].first);
+      if (olake_fields_[i] < 0) {
+        return Error(ErrorCode::kInvalidArgument,
+                     name() + " has no column " + columns[i].first +
+                         " (olake_columns: the table was made without OLake's columns)");
+      }
+    }
+  }
   return Status::Ok();
 }
 
@@ -577,9 +639,11 @@ Result<std::string> TableSink::KeyOf(const pgoutput::Tuple& tuple,
   return bytes;
 }
 
-Status TableSink::Upsert(const pgoutput::Tuple& tuple) {
+Status TableSink::Upsert(const pgoutput::Tuple& tuple, char op) {
   Entry entry;
   SERAC_ASSIGN_OR_RETURN(std::string key, KeyOf(tuple, entry.key));
+  entry.op = op;
+  entry.changed_at = change_time_;
   entry.row.emplace(schema_.fields.size());
   entry.unchanged.assign(schema_.fields.size(), false);
   bool any_unchanged = false;
@@ -621,6 +685,9 @@ Status TableSink::Upsert(const pgoutput::Tuple& tuple) {
     }
     earlier.row = std::move(entry.row);
     earlier.unchanged = std::move(entry.unchanged);
+    // An insert updated in the same flush is still the row's first version here ('c').
+    if (!(earlier.op == 'c' && op == 'u')) earlier.op = op;
+    earlier.changed_at = entry.changed_at;
     return Status::Ok();
   }
   pending_.emplace(std::move(key), entries_.size());
@@ -629,6 +696,9 @@ Status TableSink::Upsert(const pgoutput::Tuple& tuple) {
 }
 
 Status TableSink::RemoveKey(const pgoutput::Tuple& key_tuple) {
+  // Soft deletes: the row's last version goes and a row with _op_type d, its key and what the
+  // source sent of the old row, takes its place.
+  if (olake_columns_ && has_key_) return Upsert(key_tuple, 'd');
   Entry entry;
   SERAC_ASSIGN_OR_RETURN(std::string key, KeyOf(key_tuple, entry.key));
   pending_bytes_ += 64;
@@ -649,7 +719,7 @@ Status TableSink::RemoveKey(const pgoutput::Tuple& key_tuple) {
   return Status::Ok();
 }
 
-Status TableSink::Insert(const pgoutput::Tuple& row) { return Upsert(row); }
+Status TableSink::Insert(const pgoutput::Tuple& row) { return Upsert(row, 'c'); }
 
 Status TableSink::UpsertLoaded(const SourceTexts& texts) {
   if (texts.size() != load_fields_.size()) {
@@ -669,7 +739,7 @@ Status TableSink::UpsertLoaded(const SourceTexts& texts) {
     relation_fields_ = load_fields_;
     relation_columns_.clear();  // the next Relation message maps its own columns again
   }
-  return Upsert(tuple);
+  return Upsert(tuple, 'u');
 }
 
 Status TableSink::CommitCursor(std::string cursor) {
@@ -690,7 +760,7 @@ Status TableSink::Update(const pgoutput::Update& update) {
                        source_.namespace_name + "." + source_.name);
     }
     SERAC_RETURN_IF_ERROR(RemoveKey(*update.old_row));
-    return Upsert(update.row);
+    return Upsert(update.row, 'u');
   }
   // The key changed: the old key's row goes.
   if (update.old_key || update.old_row) {
@@ -701,7 +771,7 @@ Status TableSink::Update(const pgoutput::Update& update) {
     SERAC_ASSIGN_OR_RETURN(std::string new_bytes, KeyOf(update.row, new_key));
     if (old_bytes != new_bytes) SERAC_RETURN_IF_ERROR(RemoveKey(old));
   }
-  return Upsert(update.row);
+  return Upsert(update.row, 'u');
 }
 
 Status TableSink::Delete(const pgoutput::Delete& deleted) {
@@ -746,7 +816,40 @@ Status TableSink::FillUnchanged(Entry& entry) {
   return Status::Ok();
 }
 
+void TableSink::FillOlakeColumns(const Entry& entry, parquet::Row& row, int64_t now_micros) const {
+  auto put = [&](int field, iceberg::Datum value) {
+    if (field >= 0) row[static_cast<size_t>(field)].datum = std::move(value);
+  };
+  if (has_key_) put(olake_fields_[0], iceberg::Datum(OlakeId(entry.key)));
+  put(olake_fields_[1], iceberg::Datum(std::string(1, entry.op)));
+  if (entry.changed_at != 0) put(olake_fields_[2], iceberg::Datum(entry.changed_at));
+  put(olake_fields_[3], iceberg::Datum(now_micros));
+}
+
+std::string TableSink::OlakeId(const std::vector<std::optional<std::string>>& key) const {
+  if (key.size() == 1) return key[0].value_or("");
+  // A composite key: MD5 of the values joined by |, in the order of the key columns' names.
+  std::vector<std::pair<std::string, std::string>> named;
+  for (size_t k = 0; k < key.size(); ++k) {
+    named.emplace_back(schema_.fields[static_cast<size_t>(key_fields_[k])].name, key[k].value_or(""));
+  }
+  std::sort(named.begin(), named.end());
+  std::string joined;
+  for (size_t k = 0; k < named.size(); ++k) joined += (k ? "|" : "") + named[k].second;
+  const Md5Digest digest = Md5(joined);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t byte : digest) {
+    hex += kHex[byte >> 4];
+    hex += kHex[byte & 15];
+  }
+  return hex;
+}
+
 Result<std::vector<iceberg::DataFile>> TableSink::WritePendingRows() {
+  const int64_t now_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
   SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer, NewLoadWriter());
   std::vector<parquet::Row> rows;
   uint64_t written = 0;
@@ -774,6 +877,7 @@ Result<std::vector<iceberg::DataFile>> TableSink::WritePendingRows() {
       row[f] = std::move(value).value();
     }
     if (!status.ok()) break;
+    if (olake_columns_) FillOlakeColumns(entry, row, now_micros);
     rows.push_back(std::move(row));
     if (rows.size() >= 4096) {
       status = write_rows();

@@ -13,6 +13,7 @@
 // Thread-safety: one thread drives a sink; full-load writers (LoadWriter) may run on other threads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -42,6 +43,12 @@ struct SinkTargets {
   client::RestCatalog* rest = nullptr;
   iceberg::TableCatalog* catalog = nullptr;
   iceberg::FileIO* io = nullptr;
+  bool no_identifier_fields = false;  // destination.json: tables made without identifier fields
+  // destination.json's olake_columns: OLake's _olake_id (the key; a composite key's MD5 of its
+  // values joined by | in the order of the columns' names), _op_type (r loaded, c inserted, u
+  // updated or read by cursor, d deleted), _cdc_timestamp (the source's commit time) and
+  // _olake_timestamp (when serac wrote the row), with deletes kept as rows with _op_type d.
+  bool olake_columns = false;
 };
 
 // A source row's values (text, nullopt for NULL), one per source column in the order the sink
@@ -103,6 +110,8 @@ class TableSink {
   Status CommitCursor(std::string cursor);
   // TRUNCATE: what is pending is committed first, then every row goes.
   Status Truncate(pgoutput::Lsn lsn);
+  // The source commit time (Unix microseconds) of the transaction whose changes come next.
+  void SetChangeTime(int64_t unix_micros) { change_time_ = unix_micros; }
   bool has_pending() const { return !entries_.empty(); }
   uint64_t pending_bytes() const { return pending_bytes_; }
   uint64_t rows_written() const { return rows_written_; }
@@ -119,7 +128,11 @@ class TableSink {
     std::vector<std::optional<std::string>> key;  // key columns' texts
     std::optional<SourceTexts> row;               // table columns' texts; nullopt: deleted
     std::vector<bool> unchanged;                  // table columns whose value was not sent (TOAST)
+    char op = 'c';                                // _op_type of the row's last version
+    int64_t changed_at = 0;                       // its source commit time (Unix microseconds)
   };
+  void FillOlakeColumns(const Entry& entry, parquet::Row& row, int64_t now_micros) const;
+  std::string OlakeId(const std::vector<std::optional<std::string>>& key) const;
   // A flush's files: data files of the rows, delete files, and DVs the new ones replace.
   struct ChangeFiles {
     std::vector<iceberg::DataFile> data;
@@ -127,7 +140,7 @@ class TableSink {
     std::vector<iceberg::DataFile> replaced;
   };
   Result<std::string> KeyOf(const pgoutput::Tuple& tuple, std::vector<std::optional<std::string>>& key) const;
-  Status Upsert(const pgoutput::Tuple& row);
+  Status Upsert(const pgoutput::Tuple& row, char op);
   Status RemoveKey(const pgoutput::Tuple& key_tuple);
   Status FillUnchanged(Entry& entry);
   // Whether the stream writes a source column (selected_columns, sync_new_columns; the key always).
@@ -157,6 +170,10 @@ class TableSink {
   std::vector<int> load_fields_;      // per load column: its index in schema_.fields
   std::vector<int> relation_fields_;  // per Relation column: its index in schema_.fields, or -1
   bool has_key_ = false;
+  bool olake_columns_ = false;
+  std::array<int, 4> olake_fields_ = {-1, -1, -1,
+                                      -1};  // _olake_id, _op_type, _cdc_timestamp, _olake_timestamp
+  int64_t change_time_ = 0;                 // the commit time of the changes coming in
   StreamSelection selection_;
   int32_t last_column_id_ = 0;
   std::vector<std::string> initial_columns_;  // the source's columns when the sync started
