@@ -149,7 +149,7 @@ def normalize(row: dict) -> dict:
             out[name] = bytes.fromhex(value[2:]) if isinstance(value, str) else bytes(value)
         elif name == "ref" and isinstance(value, bytes):
             out[name] = str(uuid.UUID(bytes=value))
-        elif name in ("ref", "born"):
+        elif name in ("ref", "born", "joined"):
             out[name] = str(value)
         elif name == "profile":
             out[name] = json.loads(value) if isinstance(value, str) else value
@@ -463,6 +463,38 @@ def test_olake_columns_and_soft_deletes(db, server, warehouse, tmp_path):  # noq
     live = {k: v[0] for k, v in rows.items() if v[2] != "d"}
     assert live == {int(i): v for i, v in (line.split("|") for line in
                                              db.sql("SELECT id, v FROM orders").strip().splitlines())}
+
+
+def test_an_olake_setup_from_its_documentation_runs_unchanged(db, server, warehouse, tmp_path):  # noqa: F811
+    """OLake's quick start: the user makes the publication and the slot (pgoutput) beforehand, writes
+    source.json and destination.json as its docs show, runs discover, then sync with --catalog."""
+    db.sql("CREATE TABLE customers (id serial PRIMARY KEY, name text, joined date);"
+           "INSERT INTO customers (name, joined) SELECT 'c' || i, DATE '2024-01-01' + i FROM generate_series(1, 50) i;"
+           "CREATE PUBLICATION olake_publication FOR ALL TABLES;")
+    db.sql("SELECT pg_create_logical_replication_slot('olake_slot', 'pgoutput')")
+    write_json(tmp_path / "source.json", dict(db.source_config(), **{
+        "jdbc_url_params": {}, "max_threads": 5, "retry_count": 3, "ssh_config": {},
+        "update_method": {"replication_slot": "olake_slot", "publication": "olake_publication",
+                          "initial_wait_time": 120}}))
+    host_port = server.endpoint.split("://", 1)[1]
+    write_json(tmp_path / "destination.json", {"type": "ICEBERG", "writer": {
+        "catalog_type": "rest", "catalog_name": "olake_iceberg", "rest_catalog_url": server.endpoint + CATALOG_BASE,
+        "iceberg_s3_path": warehouse, "iceberg_db": "replica", "rest_signing_v_4": True,
+        "rest_signing_name": "s3tables", "rest_signing_region": REGION, "s3_endpoint": host_port,
+        "s3_use_ssl": False, "s3_path_style": True, "aws_region": REGION, "aws_access_key": ACCESS_KEY,
+        "aws_secret_key": SECRET_KEY, "arrow_writes": True, "no_identifier_fields": False}})
+    out = subprocess.run([SERAC, "sync", "discover", "--config", tmp_path / "source.json", "--catalog",
+                          tmp_path / "streams.json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    args = ["--config", tmp_path / "source.json", "--catalog", tmp_path / "streams.json", "--destination",
+            tmp_path / "destination.json", "--state", tmp_path / "state.json"]
+    out = run_sync(args)
+    assert "writer.arrow_writes: not used" in out.stderr and out.stderr.count("arrow_writes") == 1, out.stderr
+    db.sql("INSERT INTO customers (name) VALUES ('late'); UPDATE customers SET name = 'x' WHERE id = 3;"
+           "DELETE FROM customers WHERE id = 4;")
+    run_sync(args)
+    ORDER["customers"] = "id"
+    assert_equal(db, server, warehouse, "customers", ("duckdb", "pyiceberg"))
 
 
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
