@@ -469,6 +469,32 @@ def expression_seeds():
         write("expression_fuzzer", name, "j" + dumps(expression))
 
 
+def pg_values_seeds():
+    """COPY rows as PostgreSQL 15 sends them to serac sync: binary (the file header with the first
+    row, a row per buffer, the trailer), each buffer prefixed by its length; and text lines."""
+    import struct
+
+    def frame(*buffers):
+        return b"".join(struct.pack(">H", len(b)) + b for b in buffers)
+
+    def field(value):
+        return struct.pack(">i", -1) if value is None else struct.pack(">i", len(value)) + value
+
+    header = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+    numeric = struct.pack(">hhhh", 3, 1, 0x4000, 3) + struct.pack(">hhh", 1, 2345, 6780)  # -12345.678
+    values = [b"\x01", struct.pack(">h", -7), struct.pack(">i", 42), struct.pack(">q", 1 << 40),
+              struct.pack(">f", 1.5), struct.pack(">d", -2.25), struct.pack(">i", 8825), struct.pack(">q", 3600000000),
+              struct.pack(">q", 762000000000000), struct.pack(">q", 0), numeric, struct.pack(">q", -123456),
+              bytes(range(16)), b"\x00\xff", b"caf\xc3\xa9", b"{1,NULL,-3}"]
+    row = struct.pack(">h", len(values)) + b"".join(field(v) for v in values)
+    nulls = struct.pack(">h", len(values)) + b"".join(field(None) for _ in values)
+    write("pg_values_fuzzer", "binary_rows", b"\x00" + frame(header + row, nulls, struct.pack(">h", -1)))
+    write("pg_values_fuzzer", "text_line",
+          b"\x01t\t-7\t42\t1099511627776\t1.5\t-2.25\t2024-02-29\t01:00:00\t2024-02-24 00:00:00\t"
+          b"2000-01-01 00:00:00+00\t-12345.678\t-$1,234.56\tf79c3e09-677c-4bbd-a479-3f349cb785e7\t\\\\x00ff\t"
+          b"caf\xc3\xa9\t{1,NULL,-3}")
+
+
 def pgoutput_seeds():
     """pgoutput messages as PostgreSQL 15 sends them, each prefixed by its length (two bytes); the
     first byte picks the protocol version (byte % 4 + 1)."""
@@ -678,3 +704,4 @@ if __name__ == "__main__":
     expression_seeds()
     sync_config_seeds()
     pgoutput_seeds()
+    pg_values_seeds()

@@ -158,9 +158,9 @@ def normalize(row: dict) -> dict:
         elif name == "clock":
             out[name] = datetime.time.fromisoformat(value) if isinstance(value, str) else value
         elif name == "tiny":
-            out[name] = float(numpy_float32(value))
+            out[name] = str(float(numpy_float32(value)))
         elif name == "ratio":
-            out[name] = float(value)
+            out[name] = str(float(value))
         else:
             out[name] = value
     return out
@@ -199,7 +199,11 @@ def test_full_load_then_changes(db, server, warehouse, tmp_path, update_type):  
                  "CREATE PUBLICATION serac_pub FOR TABLE items, pairs;")
     db.sql(INSERT.format(1, 2000) + "; INSERT INTO pairs SELECT i, 'k' || i, 'v' FROM generate_series(1, 50) i;"
                  "UPDATE items SET essay = (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 2000) g) WHERE id <= 3;"
-                 "UPDATE items SET name = NULL, price = NULL, scores = '{}' WHERE id = 4;")
+                 "UPDATE items SET name = NULL, price = NULL, scores = '{}' WHERE id = 4;"
+                 # numeric's binary form: signs, weights below and above the point, trailing zero groups.
+                 "UPDATE items SET price = -0.05, cash = '-0.01' WHERE id = 5; UPDATE items SET price = 0 WHERE id = 6;"
+                 "UPDATE items SET price = 100000, cash = '92233720368547758.07' WHERE id = 7;"
+                 "UPDATE items SET price = -9999999999.99, tiny = 'NaN', ratio = '-Infinity' WHERE id = 8;")
     args = setup_files(db, server, warehouse, tmp_path, ["items", "pairs"], f"changes_{update_type or 'pos'}",
                        update_type=update_type)
     out = run_sync(args)

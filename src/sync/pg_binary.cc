@@ -203,7 +203,11 @@ Status CopyBinaryRows::Decode(size_t column, std::string_view value, parquet::Ro
         return Error(ErrorCode::kInvalidArgument,
                      "column " + target.name + ": \"infinity\" has no Iceberg date");
       }
-      rows.AppendInt(field, static_cast<int32_t>(days + kPostgresEpochDays));
+      const int64_t unix_days = days + kPostgresEpochDays;
+      if (unix_days > std::numeric_limits<int32_t>::max()) {
+        return Error(ErrorCode::kInvalidArgument, "column " + target.name + ": a date beyond Iceberg's");
+      }
+      rows.AppendInt(field, static_cast<int32_t>(unix_days));
       return Status::Ok();
     }
     case Kind::kTime:
@@ -217,7 +221,11 @@ Status CopyBinaryRows::Decode(size_t column, std::string_view value, parquet::Ro
         return Error(ErrorCode::kInvalidArgument,
                      "column " + target.name + ": \"infinity\" has no Iceberg timestamp");
       }
-      rows.AppendLong(field, micros + kPostgresEpochMicros);
+      int64_t unix_micros = 0;
+      if (__builtin_add_overflow(micros, kPostgresEpochMicros, &unix_micros)) {
+        return Error(ErrorCode::kInvalidArgument, "column " + target.name + ": a timestamp beyond Iceberg's");
+      }
+      rows.AppendLong(field, unix_micros);
       return Status::Ok();
     }
     case Kind::kNumeric: {
@@ -228,7 +236,11 @@ Status CopyBinaryRows::Decode(size_t column, std::string_view value, parquet::Ro
     case Kind::kMoney: {
       SERAC_RETURN_IF_ERROR(expect(8));
       __int128 cents = static_cast<int64_t>(Be64(value.data()));
-      for (int32_t scale = 2; scale < target.field_type.scale; ++scale) cents *= 10;
+      for (int32_t scale = 2; scale < target.field_type.scale; ++scale) {
+        if (__builtin_mul_overflow(cents, __int128{10}, &cents)) {
+          return Error(ErrorCode::kInvalidArgument, "column " + target.name + ": over 38 digits");
+        }
+      }
       for (int32_t scale = 2; scale > target.field_type.scale; --scale) {
         if (cents % 10 != 0)
           return Error(ErrorCode::kInvalidArgument, "column " + target.name + ": cents lost");

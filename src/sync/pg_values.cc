@@ -101,6 +101,8 @@ Result<int64_t> DateDays(std::string_view text, std::string_view& rest) {
   size_t dash = text.find('-', 1);
   if (dash == std::string_view::npos || dash < 4 || text.size() < dash + 6) return Bad(text, "a date");
   SERAC_ASSIGN_OR_RETURN(int64_t year, Integer<int64_t>(text.substr(0, dash), "a date"));
+  // PostgreSQL's dates end in 5874897 AD; a longer year is not one of its texts.
+  if (year > 5874898) return Bad(text, "a date");
   SERAC_ASSIGN_OR_RETURN(int64_t month, Integer<int64_t>(text.substr(dash + 1, 2), "a date"));
   if (text[dash + 3] != '-') return Bad(text, "a date");
   SERAC_ASSIGN_OR_RETURN(int64_t day, Integer<int64_t>(text.substr(dash + 4, 2), "a date"));
@@ -170,7 +172,13 @@ Result<int64_t> TimestampMicros(std::string_view text, bool with_zone) {
     clock = clock.substr(0, sign);
   }
   SERAC_ASSIGN_OR_RETURN(int64_t micros, TimeMicros(clock));
-  return days * 86'400'000'000 + micros - offset * 1'000'000;
+  int64_t total = 0;
+  if (__builtin_mul_overflow(days, int64_t{86'400'000'000}, &total) ||
+      __builtin_add_overflow(total, micros, &total) ||
+      __builtin_sub_overflow(total, offset * 1'000'000, &total)) {
+    return Bad(text, "a timestamp Iceberg can hold");
+  }
+  return total;
 }
 
 int HexDigit(char c) {
