@@ -517,8 +517,19 @@ Status DataFileWriter::AppendRows(const std::vector<Row>& rows, const std::strin
                                   std::vector<RowPlacement>* placements) {
   State& s = *state_;
   if (rows.empty()) return Status::Ok();
+  SERAC_ASSIGN_OR_RETURN(RowBatchBuilder builder, RowBatchBuilder::Make(s.schema));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].size() != s.schema.fields.size()) {
+      return Error(ErrorCode::kInvalidArgument, context + ": row " +
+                                                    std::to_string(first_row + static_cast<int64_t>(r)) +
+                                                    ": " + std::to_string(rows[r].size()) + " values for " +
+                                                    std::to_string(s.schema.fields.size()) + " columns");
+    }
+    for (size_t c = 0; c < rows[r].size(); ++c) builder.AppendValue(c, rows[r][c]);
+    builder.EndRow();
+  }
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch,
-                         RowsToBatch(rows, s.arrow_schema, s.schema, context, first_row));
+                         TakeBatch(*builder.state_, context, first_row));
   if (placements != nullptr) {
     if (!s.sort_keys.empty()) {
       return Error(ErrorCode::kInvalidArgument,

@@ -128,14 +128,6 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
                                                          const iceberg::Schema& schema,
                                                          const std::string& path, int64_t first_row);
 
-// Rows given value by value as a batch with `arrow_schema`'s columns (the table's, from
-// ToArrowSchema(schema)); kInvalidArgument naming `context`, the row and the column of a value of
-// the wrong kind.
-Result<std::shared_ptr<arrow::RecordBatch>> RowsToBatch(const std::vector<Row>& rows,
-                                                        const std::shared_ptr<arrow::Schema>& arrow_schema,
-                                                        const iceberg::Schema& schema,
-                                                        const std::string& context, int64_t first_row);
-
 // The builder's rows as a batch (the builder emptied for the next); its kept error, if any, with
 // `context` in front.
 Result<std::shared_ptr<arrow::RecordBatch>> TakeBatch(RowBatchBuilder::State& state,

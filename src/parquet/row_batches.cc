@@ -137,6 +137,7 @@ struct RowBatchBuilder::State {
   std::vector<std::unique_ptr<arrow::ArrayBuilder>> builders;
   int64_t rows = 0;
   Status error = Status::Ok();
+  int64_t error_row = 0;  // the failed value's row, counted from 0 in this batch
 
   // The column's builder when it takes `kind`; nullptr (and the first error kept) otherwise.
   template <typename Builder>
@@ -156,8 +157,8 @@ struct RowBatchBuilder::State {
     if (!error.ok()) return;
     const std::string name =
         column < schema.fields.size() ? schema.fields[column].name : std::to_string(column);
-    error = Error(ErrorCode::kInvalidArgument,
-                  "row " + std::to_string(rows + 1) + ": column " + name + ": " + what);
+    error = Error(ErrorCode::kInvalidArgument, "column " + name + ": " + what);
+    error_row = rows;
   }
   void Check(const arrow::Status& status, size_t column) {
     if (!status.ok()) Fail(column, status.message());
@@ -267,6 +268,10 @@ void RowBatchBuilder::AppendDecimal(size_t column, __int128 unscaled) {
 }
 void RowBatchBuilder::AppendValue(size_t column, const RowValue& value) {
   State& s = *state_;
+  if (column < s.column_of.size() && s.column_of[column] < 0 && iceberg::IsNull(value.datum) &&
+      !value.elements) {
+    return;  // an unknown-typed column: always null, and without an Arrow column
+  }
   if (column >= s.column_of.size() || s.column_of[column] < 0) return s.Fail(column, "no such column");
   const iceberg::NestedField& field = s.schema.fields[column];
   arrow::ArrayBuilder& builder = *s.builders[static_cast<size_t>(s.column_of[column])];
@@ -306,8 +311,9 @@ int64_t RowBatchBuilder::rows() const { return state_->rows; }
 Result<std::shared_ptr<arrow::RecordBatch>> TakeBatch(RowBatchBuilder::State& state,
                                                       const std::string& context, int64_t first_row) {
   if (!state.error.ok()) {
-    Status error = Error(state.error.code(), context + ": " + state.error.message() + " (rows counted from " +
-                                                 std::to_string(first_row) + ")");
+    Status error =
+        Error(state.error.code(), context + ": row " + std::to_string(first_row + state.error_row) + ": " +
+                                      state.error.message());
     state.error = Status::Ok();
     for (auto& builder : state.builders) builder->Reset();
     state.rows = 0;
@@ -322,69 +328,6 @@ Result<std::shared_ptr<arrow::RecordBatch>> TakeBatch(RowBatchBuilder::State& st
   const int64_t rows = state.rows;
   state.rows = 0;
   return arrow::RecordBatch::Make(state.arrow_schema, rows, std::move(arrays));
-}
-
-Result<std::shared_ptr<arrow::RecordBatch>> RowsToBatch(const std::vector<Row>& rows,
-                                                        const std::shared_ptr<arrow::Schema>& arrow_schema,
-                                                        const iceberg::Schema& schema,
-                                                        const std::string& context, int64_t first_row) {
-  // The table's columns that have an Arrow column (unknown ones have none), in order.
-  std::vector<size_t> columns;
-  for (size_t i = 0; i < schema.fields.size(); ++i) {
-    if (schema.fields[i].type.id != TypeId::kUnknown) columns.push_back(i);
-  }
-  if (static_cast<int>(columns.size()) != arrow_schema->num_fields()) {
-    return Error(ErrorCode::kInternal, "the Arrow schema does not match the table's columns");
-  }
-  arrow::ArrayVector arrays;
-  for (int c = 0; c < arrow_schema->num_fields(); ++c) {
-    const size_t field_index = columns[static_cast<size_t>(c)];
-    const iceberg::NestedField& field = schema.fields[field_index];
-    std::unique_ptr<arrow::ArrayBuilder> builder;
-    SERAC_RETURN_IF_ERROR(
-        FromArrow(arrow::MakeBuilder(arrow::default_memory_pool(), arrow_schema->field(c)->type(), &builder),
-                  "building rows"));
-    SERAC_RETURN_IF_ERROR(FromArrow(builder->Reserve(static_cast<int64_t>(rows.size())), "building rows"));
-    const bool is_list = field.type.id == TypeId::kList;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      auto wrong = [&](const std::string& what) {
-        return Error(ErrorCode::kInvalidArgument, context + ": row " +
-                                                      std::to_string(first_row + static_cast<int64_t>(r)) +
-                                                      ": column " + field.name + ": " + what);
-      };
-      const Row& row = rows[r];
-      if (row.size() != schema.fields.size()) {
-        return wrong(std::to_string(row.size()) + " values for " + std::to_string(schema.fields.size()) +
-                     " columns");
-      }
-      const RowValue& value = row[field_index];
-      if (iceberg::IsNull(value.datum) && !value.elements) {
-        if (field.required) return wrong("null in a required column");
-        SERAC_RETURN_IF_ERROR(FromArrow(builder->AppendNull(), "building rows"));
-        continue;
-      }
-      if (is_list) {
-        if (!value.elements) return wrong("a single value for a list");
-        auto& list = static_cast<arrow::ListBuilder&>(*builder);
-        SERAC_RETURN_IF_ERROR(FromArrow(list.Append(), "building rows"));
-        const iceberg::NestedField& element = field.type.fields.at(0);
-        for (const iceberg::Datum& item : *value.elements) {
-          if (iceberg::IsNull(item) && element.required)
-            return wrong("a null element in a list of required elements");
-          SERAC_ASSIGN_OR_RETURN(bool fits, AppendPrimitive(*list.value_builder(), element.type, item));
-          if (!fits) return wrong("an element that is not a " + element.type.Name());
-        }
-        continue;
-      }
-      if (value.elements) return wrong("a list for a " + field.type.Name() + " column");
-      SERAC_ASSIGN_OR_RETURN(bool fits, AppendPrimitive(*builder, field.type, value.datum));
-      if (!fits) return wrong("a value that is not a " + field.type.Name());
-    }
-    std::shared_ptr<arrow::Array> array;
-    SERAC_RETURN_IF_ERROR(FromArrow(builder->Finish(&array), "building rows"));
-    arrays.push_back(std::move(array));
-  }
-  return arrow::RecordBatch::Make(arrow_schema, static_cast<int64_t>(rows.size()), std::move(arrays));
 }
 
 }  // namespace serac::parquet
