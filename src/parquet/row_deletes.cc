@@ -121,16 +121,38 @@ Result<RowKeys> RowKeys::FromRows(iceberg::Schema key_schema, const std::vector<
                                                     std::to_string(keys.key_schema_.fields.size()) +
                                                     " columns");
     }
-    key.clear();
-    for (const RowValue& value : row) AppendKeyDatum(value.datum, key);
-    keys.keys_.insert(key);
+    if (keys.IntegerKey()) {
+      // A null key matches no row of a single-column key (a key column is never null).
+      if (const auto* value = std::get_if<int64_t>(&row[0].datum)) keys.integer_keys_.push_back(*value);
+      if (const auto* value = std::get_if<int32_t>(&row[0].datum)) keys.integer_keys_.push_back(*value);
+    } else {
+      key.clear();
+      for (const RowValue& value : row) AppendKeyDatum(value.datum, key);
+      keys.keys_.insert(key);
+    }
     if (!iceberg::IsNull(row[0].datum)) keys.first_values_.push_back(row[0].datum);
   }
+  std::sort(keys.integer_keys_.begin(), keys.integer_keys_.end());
   std::sort(keys.first_values_.begin(), keys.first_values_.end(),
             [&](const iceberg::Datum& a, const iceberg::Datum& b) {
               return iceberg::CompareDatums(first_type, a, b) < 0;
             });
   return keys;
+}
+
+bool RowKeys::IntegerKey() const {
+  if (key_schema_.fields.size() != 1) return false;
+  switch (key_schema_.fields[0].type.id) {
+    case iceberg::TypeId::kInt:
+    case iceberg::TypeId::kLong:
+    case iceberg::TypeId::kDate:
+    case iceberg::TypeId::kTime:
+    case iceberg::TypeId::kTimestamp:
+    case iceberg::TypeId::kTimestampTz:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool RowKeys::MayBeIn(const iceberg::DataFile& data_file) const {
@@ -223,6 +245,21 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io,
         column = *cast;
       }
       columns.push_back(std::move(column));
+    }
+    if (!integer_keys_.empty() || (keys_.empty() && IntegerKey())) {
+      // One integer column: its values looked up in the sorted keys, without building a key each.
+      const arrow::Array& column = *columns[0];
+      const bool narrow = column.type_id() == arrow::Type::INT32 || column.type_id() == arrow::Type::DATE32;
+      const int32_t* narrow_values = narrow ? column.data()->GetValues<int32_t>(1) : nullptr;
+      const int64_t* wide_values = narrow ? nullptr : column.data()->GetValues<int64_t>(1);
+      for (int64_t row = 0; row < batch->num_rows(); ++row) {
+        if (column.IsNull(row)) continue;
+        const int64_t value = narrow ? narrow_values[row] : wide_values[row];
+        if (std::binary_search(integer_keys_.begin(), integer_keys_.end(), value))
+          positions.push_back(position + row);
+      }
+      position += batch->num_rows();
+      continue;
     }
     for (int64_t row = 0; row < batch->num_rows(); ++row) {
       key.clear();

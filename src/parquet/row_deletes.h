@@ -39,7 +39,7 @@ class RowKeys {
   // The key columns as the table has them (ids, types), in the key file's order.
   const iceberg::Schema& key_schema() const { return key_schema_; }
   std::vector<int32_t> field_ids() const;
-  size_t size() const { return keys_.size(); }
+  size_t size() const { return keys_.size() + integer_keys_.size(); }
 
   // Whether a data file may hold one of the keys, by its bounds of the first key column (false
   // only when none of the keys' values lies between them): files of other key ranges go unread.
@@ -54,6 +54,10 @@ class RowKeys {
   iceberg::Schema key_schema_;
   std::unordered_set<std::string> keys_;
   std::vector<iceberg::Datum> first_values_;  // the first key column's values, sorted (MayBeIn)
+  // FromRows of one integer-like key column (int, long, date, time, timestamps): its values,
+  // sorted, instead of keys_ (FindIn reads the column's numbers without encoding a key per row).
+  std::vector<int64_t> integer_keys_;
+  bool IntegerKey() const;
 };
 
 // Position deletes of rows found by key: one position delete file per data file (format v2), or

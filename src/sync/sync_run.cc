@@ -149,14 +149,10 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
     std::vector<iceberg::DataFile> files;
     std::vector<parquet::DataFileWriter> writers;
     std::atomic<size_t> finished{0};
+    // Each chunk (a range of heap pages) goes into files of its own: rows come in the order they
+    // lie in the heap, so a table filled in key order gets files of narrow key ranges, whose
+    // bounds let a change's deletes skip every other file (parquet::RowKeys::MayBeIn).
     auto read_chunks = [&](PgConnection& connection) {
-      Result<parquet::DataFileWriter> made = sink.NewLoadWriter();
-      if (!made.ok()) {
-        std::lock_guard lock(mutex);
-        failure = made.status();
-        return;
-      }
-      parquet::DataFileWriter writer = std::move(made).value();
       Result<parquet::RowBatchBuilder> builder = sink.NewRowBuilder();
       if (!builder.ok()) {
         std::lock_guard lock(mutex);
@@ -164,19 +160,25 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
         return;
       }
       parquet::RowBatchBuilder& batch = *builder;
-      Status status = Status::Ok();
-      while (status.ok()) {
+      while (true) {
         const size_t chunk = next_chunk.fetch_add(1);
         if (chunk >= chunks.size()) break;
         {
           std::lock_guard lock(mutex);
           if (!failure.ok()) break;
         }
+        Result<parquet::DataFileWriter> made = sink.NewLoadWriter();
+        if (!made.ok()) {
+          std::lock_guard lock(mutex);
+          failure = made.status();
+          return;
+        }
+        parquet::DataFileWriter writer = std::move(made).value();
         CopyBinaryRows decoder(sink.LoadPlan());
         const std::string copy = "COPY (SELECT " + decoder.SelectList() + " FROM " +
                                  sink.source().QualifiedName() + chunks[chunk] +
                                  ") TO STDOUT (FORMAT binary)";
-        status = connection.CopyOut(
+        Status status = connection.CopyOut(
             copy,
             [&](std::string_view buffer) -> Status {
               bool row_done = false;
@@ -194,16 +196,16 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
           rows += static_cast<uint64_t>(batch.rows());
           status = writer.AppendBatch(batch, sink.name(), 1);
         }
-      }
-      Result<std::vector<iceberg::DataFile>> written =
-          status.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(status);
-      std::lock_guard lock(mutex);
-      if (!written.ok()) {
-        if (failure.ok()) failure = written.status();
-      } else {
+        Result<std::vector<iceberg::DataFile>> written =
+            status.ok() ? writer.Finish() : Result<std::vector<iceberg::DataFile>>(status);
+        std::lock_guard lock(mutex);
+        writers.push_back(std::move(writer));
+        if (!written.ok()) {
+          if (failure.ok()) failure = written.status();
+          return;
+        }
         for (iceberg::DataFile& file : *written) files.push_back(std::move(file));
       }
-      writers.push_back(std::move(writer));
     };
     auto read = [&](PgConnection& connection) {
       read_chunks(connection);
