@@ -65,7 +65,7 @@ def write_json(path: Path, document: dict) -> Path:
 
 
 def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, update_type="",  # noqa: F811
-                partition_regex="", cursor="", writer=None):
+                partition_regex="", cursor="", writer=None, selection_extra=None):
     source = write_json(tmp_path / "source.json", db.source_config(
         update_method={"replication_slot": slot, "publication": "serac_pub", "initial_wait_time": 120},
         max_threads=2))
@@ -88,6 +88,7 @@ def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, updat
                      "append_mode": False}
         if update_type:
             selection["update_type"] = update_type
+        selection.update(selection_extra or {})
         streams["selected_streams"]["public"].append(selection)
     streams_path = write_json(tmp_path / "streams.json", streams)
     return ["--config", source, "--streams", streams_path, "--destination", destination,
@@ -521,6 +522,30 @@ def test_an_olake_setup_from_its_documentation_runs_unchanged(db, server, wareho
     run_sync(args)
     ORDER["customers"] = "id"
     assert_equal(db, server, warehouse, "customers", ("duckdb", "pyiceberg"))
+
+
+def test_append_mode_and_filter(db, server, warehouse, tmp_path):  # noqa: F811
+    """append_mode keeps every version (OLake's columns tell them apart); filter narrows the load."""
+    db.sql("CREATE TABLE events (id int PRIMARY KEY, v text); CREATE PUBLICATION serac_pub FOR TABLE events;"
+           "INSERT INTO events SELECT i, 'v' || i FROM generate_series(1, 10) i;")
+    args = setup_files(db, server, warehouse, tmp_path, ["events"], "append_slot", writer={"olake_columns": True},
+                       selection_extra={"append_mode": True, "filter": "id > 5", "chunk_column": "id"})
+    out = run_sync(args)
+    assert "chunk_column: not used" in out.stderr, out.stderr
+    db.sql("UPDATE events SET v = 'again' WHERE id = 7; DELETE FROM events WHERE id = 8;"
+           "INSERT INTO events VALUES (1000, 'new'); UPDATE events SET v = 'twice' WHERE id = 1000;")
+    run_sync(args)
+    duck = duckdb_offline.connect()
+    try:
+        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE,
+                                              warehouse=warehouse, access_key_id=ACCESS_KEY,
+                                              secret_access_key=SECRET_KEY, region=REGION)
+        rows = sorted(duck.execute("SELECT id, v, _op_type FROM cat.replica.events").fetchall(),
+                      key=lambda r: (r[0], "rcud".index(r[2])))
+    finally:
+        duck.close()
+    assert rows == [(6, "v6", "r"), (7, "v7", "r"), (7, "again", "u"), (8, "v8", "r"), (8, None, "d"),
+                    (9, "v9", "r"), (10, "v10", "r"), (1000, "new", "c"), (1000, "twice", "u")], rows
 
 
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811

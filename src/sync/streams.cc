@@ -137,6 +137,15 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
     return FieldError(file, at + ".update_type",
                       "must be eq, pos or dv, not \"" + selection.update_type + "\"");
   }
+  if (selection.normalization) {
+    notices.push_back({file, at + ".normalization",
+                       "not applied yet: json and jsonb columns are kept whole as their text"});
+  }
+  if (!selection.chunk_column.empty()) {
+    notices.push_back(
+        {file, at + ".chunk_column",
+         "not used: serac cuts full loads into ranges of heap pages (ctid), which needs no column"});
+  }
   for (const char* unused : {"use_source_column_names", "filter_config"}) {
     if (json.contains(unused)) {
       notices.push_back(

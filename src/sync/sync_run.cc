@@ -175,9 +175,13 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
         }
         parquet::DataFileWriter writer = std::move(made).value();
         CopyBinaryRows decoder(sink.LoadPlan());
+        // streams.json's filter narrows what a load reads (as OLake's does; changes are not filtered).
+        std::string where = chunks[chunk];
+        if (!run->selection->filter.empty()) {
+          where += (where.empty() ? " WHERE (" : " AND (") + run->selection->filter + ")";
+        }
         const std::string copy = "COPY (SELECT " + decoder.SelectList() + " FROM " +
-                                 sink.source().QualifiedName() + chunks[chunk] +
-                                 ") TO STDOUT (FORMAT binary)";
+                                 sink.source().QualifiedName() + where + ") TO STDOUT (FORMAT binary)";
         Status status = connection.CopyOut(
             copy,
             [&](std::string_view buffer) -> Status {
@@ -528,9 +532,11 @@ Status ReadIncrement(const PostgresSource& source, StreamRun& run) {
     columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(column);
   }
   const bool keyed = !run.described.primary_key.empty();
-  const std::string copy = "COPY (SELECT " + columns + " FROM " + run.described.QualifiedName() + " WHERE " +
-                           expression + (keyed ? " >= " : " > ") + QuoteLiteral(*sink.committed().cursor) +
-                           "::" + type.rows[0][0].value_or("text") + ") TO STDOUT";
+  std::string copy = "COPY (SELECT " + columns + " FROM " + run.described.QualifiedName() + " WHERE " +
+                     expression + (keyed ? " >= " : " > ") + QuoteLiteral(*sink.committed().cursor) +
+                     "::" + type.rows[0][0].value_or("text");
+  if (!run.selection->filter.empty()) copy += " AND (" + run.selection->filter + ")";
+  copy += ") TO STDOUT";
   SourceTexts texts;
   uint64_t rows = 0;
   SERAC_RETURN_IF_ERROR(connection.CopyOut(copy, [&](std::string_view line) -> Status {

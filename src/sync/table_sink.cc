@@ -269,6 +269,7 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
 
   sink->selection_ = selection;
   sink->olake_columns_ = targets.olake_columns;
+  sink->append_mode_ = selection.append_mode;
   sink->last_column_id_ = table->last_column_id();
   sink->has_key_ = !source.primary_key.empty();
   if (auto attnums = table->properties().find(kAttnumsProperty); attnums != table->properties().end()) {
@@ -667,8 +668,8 @@ Status TableSink::Upsert(const pgoutput::Tuple& tuple, char op) {
     }
   }
   pending_bytes_ += 64;
-  if (!has_key_) {
-    // Without a key every insert is a row of its own.
+  if (!has_key_ || append_mode_) {
+    // Without a key (or in append mode) every change is a row of its own.
     entries_.push_back(std::move(entry));
     return Status::Ok();
   }
@@ -699,6 +700,8 @@ Status TableSink::RemoveKey(const pgoutput::Tuple& key_tuple) {
   // Soft deletes: the row's last version goes and a row with _op_type d, its key and what the
   // source sent of the old row, takes its place.
   if (olake_columns_ && has_key_) return Upsert(key_tuple, 'd');
+  // Append mode keeps every version: a delete has no row to add without OLake's columns.
+  if (append_mode_) return Status::Ok();
   Entry entry;
   SERAC_ASSIGN_OR_RETURN(std::string key, KeyOf(key_tuple, entry.key));
   pending_bytes_ += 64;
@@ -924,7 +927,8 @@ Status TableSink::Flush(pgoutput::Lsn lsn) {
   // Every key touched: the rows earlier commits wrote with it go.
   std::vector<parquet::Row> keys;
   for (const Entry& entry : entries_) {
-    if (!has_key_ && entry.row) continue;  // an insert into a table without a key deletes nothing
+    // An insert into a table without a key, and any row in append mode, deletes nothing.
+    if ((!has_key_ || append_mode_) && entry.row) continue;
     parquet::Row key(key_schema_.fields.size());
     for (size_t k = 0; k < key_fields_.size(); ++k) {
       std::optional<std::string_view> text;

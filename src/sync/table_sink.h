@@ -171,6 +171,7 @@ class TableSink {
   std::vector<int> relation_fields_;  // per Relation column: its index in schema_.fields, or -1
   bool has_key_ = false;
   bool olake_columns_ = false;
+  bool append_mode_ = false;  // streams.json's append_mode: every change appended, nothing upserted
   std::array<int, 4> olake_fields_ = {-1, -1, -1,
                                       -1};  // _olake_id, _op_type, _cdc_timestamp, _olake_timestamp
   int64_t change_time_ = 0;                 // the commit time of the changes coming in
