@@ -550,6 +550,22 @@ def test_append_mode_and_filter(db, server, warehouse, tmp_path):  # noqa: F811
 
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
     db.sql("CREATE TABLE plain (id int PRIMARY KEY); CREATE PUBLICATION serac_pub FOR TABLE plain;")
+    # A destination that refuses the keys, and a source that is down: clear errors, no secret shown.
+    args = setup_files(db, server, warehouse, tmp_path, ["plain"], "errors_slot")
+    destination = json.loads((tmp_path / "destination.json").read_text())
+    destination["writer"]["aws_secret_key"] = "wrong-secret-value"
+    write_json(tmp_path / "bad-destination.json", destination)
+    bad = [str(a) for a in args]
+    bad[bad.index("--destination") + 1] = str(tmp_path / "bad-destination.json")
+    out = run_sync(bad, check=False)
+    assert out.returncode == 1 and "wrong-secret-value" not in out.stderr, out.stderr
+    assert "SignatureDoesNotMatch" in out.stderr or "signature" in out.stderr.lower(), out.stderr
+    source = json.loads((tmp_path / "source.json").read_text())
+    write_json(tmp_path / "down.json", dict(source, port=1))
+    down = [str(a) for a in args]
+    down[down.index("--config") + 1] = str(tmp_path / "down.json")
+    out = run_sync(down, check=False)
+    assert out.returncode == 1 and "cannot connect to PostgreSQL at 127.0.0.1:1" in out.stderr, out.stderr
     args = setup_files(db, server, warehouse, tmp_path, ["plain", "absent"], "errors_slot")
     out = run_sync(args, check=False)
     assert out.returncode == 1 and "table public.absent does not exist in the source" in out.stderr, out.stderr
