@@ -2,8 +2,10 @@
 // checks OLake's configuration files and the source: `serac sync spec [--destination]` prints the
 // JSON Schema of source.json or destination.json, `serac sync check --config source.json |
 // --destination destination.json` connects and says what it found, `serac sync discover --config
-// source.json [--streams streams.json]` writes (or merges into) streams.json. Fields serac does not
-// use are reported once on stderr. Not thread-safe: one instance per process, used from main().
+// source.json [--streams streams.json]` writes (or merges into) streams.json, and `serac sync
+// --config ... --streams ... --destination ... --state ... [--follow]` runs the replication
+// (sync_run.h). Fields serac does not use are reported once on stderr. Not thread-safe: one
+// instance per process, used from main().
 #pragma once
 
 #include <memory>
