@@ -24,6 +24,7 @@ import pytest
 from catalog_util import CATALOG_BASE, catalog_api, load_pyiceberg_catalog, warehouse  # noqa: F401
 from pg_util import postgres  # noqa: F401
 from spark_util import spark  # noqa: F401
+from trino_util import trino, trino_warehouse  # noqa: F401
 from s3util import ACCESS_KEY, REGION, SECRET_KEY
 from spark_util import add_sigv4_catalog, spark_available
 
@@ -546,6 +547,23 @@ def test_append_mode_and_filter(db, server, warehouse, tmp_path):  # noqa: F811
         duck.close()
     assert rows == [(6, "v6", "r"), (7, "v7", "r"), (7, "again", "u"), (8, "v8", "r"), (8, None, "d"),
                     (9, "v9", "r"), (10, "v10", "r"), (1000, "new", "c"), (1000, "twice", "u")], rows
+
+
+def test_trino_and_clickhouse_read_a_synced_table(db, server, trino, trino_warehouse, tmp_path):  # noqa: F811
+    """Position deletes (the default) are read by every engine: Trino and ClickHouse see the
+    source's rows after a load and after changes."""
+    from test_table_writes import ids_by_clickhouse
+    db.sql("CREATE TABLE kept (id bigint PRIMARY KEY, v text); CREATE PUBLICATION serac_pub FOR TABLE kept;"
+           "INSERT INTO kept SELECT i, 'v' || i FROM generate_series(1, 2000) i;")
+    args = setup_files(db, server, trino_warehouse, tmp_path, ["kept"], "engines_slot")
+    run_sync(args)
+    db.sql("DELETE FROM kept WHERE id % 7 = 0; UPDATE kept SET v = 'changed' WHERE id % 5 = 0;"
+           "UPDATE kept SET id = id + 10000 WHERE id % 11 = 0; INSERT INTO kept VALUES (99999, 'new');")
+    run_sync(args)
+    expected = sorted((int(i), v) for i, v in (line.split("|") for line in
+                                               db.sql("SELECT id, v FROM kept").strip().splitlines()))
+    assert sorted(tuple(r) for r in trino.query("SELECT id, v FROM iceberg.replica.kept")) == expected
+    assert ids_by_clickhouse(server, trino_warehouse, "replica.kept", tmp_path) == [i for i, _ in expected]
 
 
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
