@@ -566,6 +566,25 @@ def test_trino_and_clickhouse_read_a_synced_table(db, server, trino, trino_wareh
     assert ids_by_clickhouse(server, trino_warehouse, "replica.kept", tmp_path) == [i for i, _ in expected]
 
 
+@pytest.mark.parametrize("key_type", ["uuid", "text", "bytea"])
+def test_keys_of_bytes(db, server, warehouse, tmp_path, key_type):  # noqa: F811
+    """Changes to tables keyed by uuid, text or bytea find their rows by the key's bytes."""
+    key = {"uuid": "md5(i::text)::uuid", "text": "'k' || i", "bytea": "decode(lpad(to_hex(i), 8, '0'), 'hex')"}[key_type]
+    db.sql(f"CREATE TABLE keyed (k {key_type} PRIMARY KEY, id int, v text); CREATE PUBLICATION serac_pub FOR TABLE keyed;"
+           f"INSERT INTO keyed SELECT {key}, i, 'v' || i FROM generate_series(1, 3000) i;")
+    args = setup_files(db, server, warehouse, tmp_path, ["keyed"], f"bytes_{key_type}")
+    run_sync(args)
+    db.sql("UPDATE keyed SET v = 'changed' WHERE id % 3 = 0; DELETE FROM keyed WHERE id % 7 = 0;"
+           f"INSERT INTO keyed SELECT {key}, i, 'late' FROM generate_series(5001, 5100) i;"
+           "UPDATE keyed SET v = 'again' WHERE id % 9 = 0;")
+    run_sync(args)
+    expected = sorted((int(i), v) for i, v in (line.split("|") for line in
+                                               db.sql("SELECT id, v FROM keyed").strip().splitlines()))
+    rows = load_pyiceberg_catalog(server.endpoint, warehouse).load_table("replica.keyed").scan(
+        selected_fields=("id", "v")).to_arrow().to_pylist()
+    assert sorted((r["id"], r["v"]) for r in rows) == expected
+
+
 def test_errors_name_the_file_and_the_stream(db, server, warehouse, tmp_path):  # noqa: F811
     db.sql("CREATE TABLE plain (id int PRIMARY KEY); CREATE PUBLICATION serac_pub FOR TABLE plain;")
     # A destination that refuses the keys, and a source that is down: clear errors, no secret shown.

@@ -125,6 +125,8 @@ Result<RowKeys> RowKeys::FromRows(iceberg::Schema key_schema, const std::vector<
       // A null key matches no row of a single-column key (a key column is never null).
       if (const auto* value = std::get_if<int64_t>(&row[0].datum)) keys.integer_keys_.push_back(*value);
       if (const auto* value = std::get_if<int32_t>(&row[0].datum)) keys.integer_keys_.push_back(*value);
+    } else if (keys.BytesKey()) {
+      if (const auto* value = std::get_if<std::string>(&row[0].datum)) keys.bytes_keys_.insert(*value);
     } else {
       key.clear();
       for (const RowValue& value : row) AppendKeyDatum(value.datum, key);
@@ -149,6 +151,19 @@ bool RowKeys::IntegerKey() const {
     case iceberg::TypeId::kTime:
     case iceberg::TypeId::kTimestamp:
     case iceberg::TypeId::kTimestampTz:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool RowKeys::BytesKey() const {
+  if (key_schema_.fields.size() != 1) return false;
+  switch (key_schema_.fields[0].type.id) {
+    case iceberg::TypeId::kString:
+    case iceberg::TypeId::kBinary:
+    case iceberg::TypeId::kUuid:
+    case iceberg::TypeId::kFixed:
       return true;
     default:
       return false;
@@ -257,6 +272,20 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io,
         const int64_t value = narrow ? narrow_values[row] : wide_values[row];
         if (std::binary_search(integer_keys_.begin(), integer_keys_.end(), value))
           positions.push_back(position + row);
+      }
+      position += batch->num_rows();
+      continue;
+    }
+    if (!bytes_keys_.empty() || (keys_.empty() && BytesKey())) {
+      // One string, binary or uuid column: its values looked up as they lie in the column.
+      const arrow::Array& column = *columns[0];
+      const bool fixed = column.type_id() == arrow::Type::FIXED_SIZE_BINARY;
+      for (int64_t row = 0; row < batch->num_rows(); ++row) {
+        if (column.IsNull(row)) continue;
+        const std::string_view value =
+            fixed ? static_cast<const arrow::FixedSizeBinaryArray&>(column).GetView(row)
+                  : static_cast<const arrow::BinaryArray&>(column).GetView(row);
+        if (bytes_keys_.find(value) != bytes_keys_.end()) positions.push_back(position + row);
       }
       position += batch->num_rows();
       continue;

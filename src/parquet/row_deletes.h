@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -39,7 +40,7 @@ class RowKeys {
   // The key columns as the table has them (ids, types), in the key file's order.
   const iceberg::Schema& key_schema() const { return key_schema_; }
   std::vector<int32_t> field_ids() const;
-  size_t size() const { return keys_.size() + integer_keys_.size(); }
+  size_t size() const { return keys_.size() + integer_keys_.size() + bytes_keys_.size(); }
 
   // Whether a data file may hold one of the keys, by its bounds of the first key column (false
   // only when none of the keys' values lies between them): files of other key ranges go unread.
@@ -58,6 +59,14 @@ class RowKeys {
   // sorted, instead of keys_ (FindIn reads the column's numbers without encoding a key per row).
   std::vector<int64_t> integer_keys_;
   bool IntegerKey() const;
+  // FromRows of one string, binary, uuid or fixed key column: its values, looked up by the views
+  // FindIn reads from the column.
+  struct BytesHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view bytes) const { return std::hash<std::string_view>{}(bytes); }
+  };
+  std::unordered_set<std::string, BytesHash, std::equal_to<>> bytes_keys_;
+  bool BytesKey() const;
 };
 
 // Position deletes of rows found by key: one position delete file per data file (format v2), or
