@@ -61,7 +61,7 @@ def postgres():
     port = _free_port()
     subprocess.run(_as_server_user([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
                                     "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, timeout=120)
-    options = (f"-c wal_level=logical -c max_replication_slots=16 -c max_wal_senders=16 "
+    options = (f"-c wal_level=logical -c max_replication_slots=64 -c max_wal_senders=64 "
                f"-c listen_addresses=127.0.0.1 -c unix_socket_directories={directory} -p {port} -c fsync=off")
     subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(directory / "log"), "-w",
                                     "-o", options, "start"]), check=True, capture_output=True, timeout=120)

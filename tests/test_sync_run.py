@@ -57,7 +57,10 @@ class Database:
 def db(postgres, request):  # noqa: F811
     name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:40]
     postgres.sql(f"CREATE DATABASE {name}")
-    return Database(postgres, name)
+    yield Database(postgres, name)
+    # The test's slots go with it: slots are the cluster's, and each holds back its WAL.
+    postgres.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                 f"WHERE database = '{name}' AND NOT active")
 
 
 def write_json(path: Path, document: dict) -> Path:
