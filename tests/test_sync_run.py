@@ -115,17 +115,26 @@ def source_rows(db, table: str) -> list[dict]:
     return [normalize(row) for row in json.loads(text, parse_float=Decimal)]
 
 
-def iceberg_rows(server, warehouse, table: str) -> list[dict]:  # noqa: F811
+def duckdb_query(server, warehouse, *queries: str) -> list[tuple[list[str], list[tuple]]]:  # noqa: F811
+    """Each query's column names and rows, read by DuckDB with the warehouse attached as `cat`."""
     duck = duckdb_offline.connect()
     try:
         duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE,
                                               warehouse=warehouse, access_key_id=ACCESS_KEY,
                                               secret_access_key=SECRET_KEY, region=REGION)
-        cursor = duck.execute(f"SELECT * FROM cat.replica.{table} ORDER BY {ORDER.get(table, 'id')}")
-        names = [d[0] for d in cursor.description]
-        return [normalize(dict(zip(names, row))) for row in cursor.fetchall()]
+        answers = []
+        for query in queries:
+            cursor = duck.execute(query)
+            answers.append(([d[0] for d in cursor.description], cursor.fetchall()))
+        return answers
     finally:
         duck.close()
+
+
+def iceberg_rows(server, warehouse, table: str) -> list[dict]:  # noqa: F811
+    [(names, rows)] = duckdb_query(server, warehouse,
+                                   f"SELECT * FROM cat.replica.{table} ORDER BY {ORDER.get(table, 'id')}")
+    return [normalize(dict(zip(names, row))) for row in rows]
 
 
 def pyiceberg_rows(server, warehouse, table: str) -> list[dict]:  # noqa: F811
@@ -442,15 +451,8 @@ def test_a_transaction_of_a_million_rows(db, server, warehouse, tmp_path):  # no
     expected = tuple(int(v) for v in db.sql(
         "SELECT count(*), sum(id), count(*) FILTER (WHERE v = 'changed'), count(DISTINCT id) FROM big").split("|"))
     assert expected == (999997, 499998999996, 11, 999997)
-    duck = duckdb_offline.connect()
-    try:
-        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE,
-                                              warehouse=warehouse, access_key_id=ACCESS_KEY,
-                                              secret_access_key=SECRET_KEY, region=REGION)
-        got = duck.execute("SELECT count(*), sum(id), count(*) FILTER (WHERE v = 'changed'), "
-                           "count(DISTINCT id) FROM cat.replica.big").fetchone()
-    finally:
-        duck.close()
+    [(_, [got])] = duckdb_query(server, warehouse, "SELECT count(*), sum(id), count(*) FILTER "
+                                                   "(WHERE v = 'changed'), count(DISTINCT id) FROM cat.replica.big")
     assert got == expected, got
 
 
@@ -467,18 +469,13 @@ def test_olake_columns_and_soft_deletes(db, server, warehouse, tmp_path):  # noq
            "INSERT INTO orders VALUES (11, 'new'); BEGIN; INSERT INTO orders VALUES (12, 'a');"
            "UPDATE orders SET v = 'b' WHERE id = 12; COMMIT; DELETE FROM lines WHERE o = 1 AND n = 2;")
     run_sync(args)
-    duck = duckdb_offline.connect()
-    try:
-        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE,
-                                              warehouse=warehouse, access_key_id=ACCESS_KEY,
-                                              secret_access_key=SECRET_KEY, region=REGION)
-        rows = {r[0]: r[1:] for r in duck.execute(
-            "SELECT id, v, _olake_id, _op_type, _cdc_timestamp IS NOT NULL, _olake_timestamp IS NOT NULL "
-            "FROM cat.replica.orders").fetchall()}
-        lines = duck.execute("SELECT o, n, _olake_id, _op_type FROM cat.replica.lines ORDER BY o, n").fetchall()
-        times = duck.execute("SELECT o, \"at\" FROM cat.replica.lines WHERE n = 1 ORDER BY o").fetchall()
-    finally:
-        duck.close()
+    (_, orders), (_, lines), (_, times) = duckdb_query(
+        server, warehouse,
+        "SELECT id, v, _olake_id, _op_type, _cdc_timestamp IS NOT NULL, _olake_timestamp IS NOT NULL "
+        "FROM cat.replica.orders",
+        "SELECT o, n, _olake_id, _op_type FROM cat.replica.lines ORDER BY o, n",
+        "SELECT o, \"at\" FROM cat.replica.lines WHERE n = 1 ORDER BY o")
+    rows = {r[0]: r[1:] for r in orders}
     assert rows[1] == ("v1", "1", "r", False, True)
     assert rows[2] == ("changed", "2", "u", True, True)
     assert rows[3] == (None, "3", "d", True, True)  # the delete kept as a row (soft delete)
@@ -539,15 +536,8 @@ def test_append_mode_and_filter(db, server, warehouse, tmp_path):  # noqa: F811
     db.sql("UPDATE events SET v = 'again' WHERE id = 7; DELETE FROM events WHERE id = 8;"
            "INSERT INTO events VALUES (1000, 'new'); UPDATE events SET v = 'twice' WHERE id = 1000;")
     run_sync(args)
-    duck = duckdb_offline.connect()
-    try:
-        duckdb_offline.attach_iceberg_catalog(duck, "cat", endpoint=server.endpoint + CATALOG_BASE,
-                                              warehouse=warehouse, access_key_id=ACCESS_KEY,
-                                              secret_access_key=SECRET_KEY, region=REGION)
-        rows = sorted(duck.execute("SELECT id, v, _op_type FROM cat.replica.events").fetchall(),
-                      key=lambda r: (r[0], "rcud".index(r[2])))
-    finally:
-        duck.close()
+    [(_, events)] = duckdb_query(server, warehouse, "SELECT id, v, _op_type FROM cat.replica.events")
+    rows = sorted(events, key=lambda r: (r[0], "rcud".index(r[2])))
     assert rows == [(6, "v6", "r"), (7, "v7", "r"), (7, "again", "u"), (8, "v8", "r"), (8, None, "d"),
                     (9, "v9", "r"), (10, "v10", "r"), (1000, "new", "c"), (1000, "twice", "u")], rows
 
