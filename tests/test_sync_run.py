@@ -22,7 +22,7 @@ import sys
 import pytest
 
 from catalog_util import CATALOG_BASE, catalog_api, load_pyiceberg_catalog, warehouse  # noqa: F401
-from pg_util import postgres  # noqa: F401
+from pg_util import PG_BIN, postgres  # noqa: F401
 from spark_util import spark  # noqa: F401
 from trino_util import trino, trino_warehouse  # noqa: F401
 from s3util import ACCESS_KEY, REGION, SECRET_KEY
@@ -88,7 +88,7 @@ def setup_files(db, server, warehouse, tmp_path, tables, slot, modes=None, updat
         if cursor:
             stream["cursor_field"] = cursor
         streams["streams"].append({"stream": stream})
-        selection = {"stream_name": table, "partition_regex": partition_regex, "normalization": False,
+        selection = {"stream_name": table, "partition_regex": partition_regex, "normalization": True,
                      "append_mode": False}
         if update_type:
             selection["update_type"] = update_type
@@ -307,6 +307,40 @@ def test_kill_during_changes_then_resume(db, server, warehouse, tmp_path):  # no
     assert_equal(db, server, warehouse, "items")
 
 
+def commit_transactions(server) -> int:
+    """How many all-or-nothing commits across tables the catalog has taken."""
+    import urllib.request
+    text = urllib.request.urlopen(server.endpoint + "/_serac/metrics", timeout=10).read().decode()
+    return sum(int(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith('serac_http_requests_total{operation="CommitTransaction",status="204"}'))
+
+
+def test_a_transaction_across_tables_lands_in_one_commit(db, server, warehouse, tmp_path):  # noqa: F811
+    db.sql("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint);"
+           "CREATE TABLE ledger (id int PRIMARY KEY, account int, amount bigint);"
+           "CREATE PUBLICATION serac_pub FOR TABLE accounts, ledger;"
+           "INSERT INTO accounts SELECT i, 1000 FROM generate_series(1, 100) i;")
+    args = setup_files(db, server, warehouse, tmp_path, ["accounts", "ledger"], slot="across_slot")
+    run_sync(args)
+    # Each transfer moves money between accounts and books it in the ledger, in one transaction.
+    db.sql("".join(f"BEGIN; UPDATE accounts SET balance = balance - {n} WHERE id = {n % 100 + 1};"
+                   f"UPDATE accounts SET balance = balance + {n} WHERE id = {(n * 7) % 100 + 1};"
+                   f"INSERT INTO ledger VALUES ({n}, {n % 100 + 1}, {n}); COMMIT;" for n in range(1, 301)))
+    before = commit_transactions(server)
+    run_sync(args)
+    assert commit_transactions(server) > before
+    ORDER["accounts"] = ORDER["ledger"] = "id"
+    assert_equal(db, server, warehouse, "accounts", ("duckdb", "pyiceberg"))
+    assert_equal(db, server, warehouse, "ledger", ("duckdb", "pyiceberg"))
+    # Both tables moved together: the same source positions, snapshot for snapshot.
+    catalog = load_pyiceberg_catalog(server.endpoint, warehouse)
+
+    def positions(table):
+        snapshots = catalog.load_table(f"replica.{table}").snapshots()[1:]  # after the load's
+        return [s.summary.additional_properties["serac.sync.lsn"] for s in snapshots]
+    assert positions("accounts") and positions("accounts") == positions("ledger")
+
+
 def test_source_schema_changes_become_schema_evolution(db, server, warehouse, tmp_path):  # noqa: F811
     """Columns added, renamed, widened and dropped at the source, between runs and inside the stream,
     each data change landing under the schema it was made with."""
@@ -454,6 +488,39 @@ def test_a_transaction_of_a_million_rows(db, server, warehouse, tmp_path):  # no
     [(_, [got])] = duckdb_query(server, warehouse, "SELECT count(*), sum(id), count(*) FILTER "
                                                    "(WHERE v = 'changed'), count(DISTINCT id) FROM cat.replica.big")
     assert got == expected, got
+
+
+def test_large_transactions_streamed_while_they_run(db, server, warehouse, tmp_path):  # noqa: F811
+    """PostgreSQL streams a transaction larger than logical_decoding_work_mem before its commit
+    (protocol 2): kept on disk until its end, without its rolled-back subtransactions; a streamed
+    transaction that rolls back leaves nothing; small transactions committed meanwhile land."""
+    db.sql("CREATE TABLE big (id int PRIMARY KEY, v text); CREATE TABLE other (id int PRIMARY KEY);"
+           "CREATE PUBLICATION serac_pub FOR TABLE big, other; INSERT INTO big VALUES (0, 'before')")
+    args = setup_files(db, server, warehouse, tmp_path, ["big", "other"], "streamed_slot")
+    run_sync(args)
+    running = subprocess.Popen(
+        [str(PG_BIN / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", db.server.host, "-p", str(db.server.port),
+         "-U", db.server.user, "-d", db.name, "-c",
+         "BEGIN; INSERT INTO big SELECT i, 'a' FROM generate_series(1, 20000) i;"
+         "SAVEPOINT s; INSERT INTO big SELECT i, 'gone' FROM generate_series(20001, 40000) i;"
+         "UPDATE big SET v = 'gone' WHERE id <= 100; ROLLBACK TO SAVEPOINT s;"
+         "SAVEPOINT t; UPDATE big SET v = 'kept' WHERE id % 1000 = 0; RELEASE SAVEPOINT t;"
+         "SELECT pg_sleep(1.5); DELETE FROM big WHERE id % 5000 = 1; COMMIT;"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for n in range(1, 6):  # committed while the large one runs
+        db.sql(f"INSERT INTO other VALUES ({n}); INSERT INTO big VALUES ({100000 + n}, 'meanwhile')")
+        time.sleep(0.2)
+    db.sql("BEGIN; INSERT INTO big SELECT i, 'x' FROM generate_series(200000, 230000) i; ROLLBACK;")
+    _, errors = running.communicate(timeout=120)
+    assert running.returncode == 0, errors
+    # 64 kB of decoded changes is all the walsender of this run holds before it streams.
+    db.sql(f"ALTER DATABASE {db.name} SET logical_decoding_work_mem = '64kB'")
+    out = run_sync(args)
+    assert_equal(db, server, warehouse, "big", ("duckdb", "pyiceberg"))
+    assert_equal(db, server, warehouse, "other", ("duckdb",))
+    streamed = int(db.sql("SELECT stream_txns FROM pg_stat_replication_slots WHERE slot_name = 'streamed_slot'"))
+    assert streamed >= 2, out.stderr
+    assert not list(tmp_path.glob(".serac-sync-*"))
 
 
 def test_olake_columns_and_soft_deletes(db, server, warehouse, tmp_path):  # noqa: F811

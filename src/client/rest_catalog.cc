@@ -92,11 +92,38 @@ Result<std::unique_ptr<RestCatalog>> RestCatalog::Connect(RestCatalogOptions opt
   catalog->config_ = StringMap(config.value("defaults", Json::object()));
   for (const auto& [key, value] : StringMap(config.value("overrides", Json::object())))
     catalog->config_[key] = value;
+  if (auto endpoints = config.find("endpoints"); endpoints != config.end() && endpoints->is_array()) {
+    catalog->endpoints_.emplace();
+    for (const Json& endpoint : *endpoints) {
+      if (endpoint.is_string()) catalog->endpoints_->insert(endpoint.get<std::string>());
+    }
+  }
   if (auto prefix = catalog->config_.find("prefix");
       prefix != catalog->config_.end() && !prefix->second.empty()) {
     catalog->path_base_ = "/v1/" + prefix->second + "/";
   }
   return catalog;
+}
+
+bool RestCatalog::Advertises(const std::string& endpoint) const {
+  if (endpoints_) return endpoints_->count(endpoint) > 0;
+  static const std::set<std::string> kSpecDefaults = {
+      "GET /v1/{prefix}/namespaces",
+      "POST /v1/{prefix}/namespaces",
+      "GET /v1/{prefix}/namespaces/{namespace}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}",
+      "POST /v1/{prefix}/namespaces/{namespace}/properties",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "POST /v1/{prefix}/namespaces/{namespace}/register",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+      "POST /v1/{prefix}/tables/rename",
+      "POST /v1/{prefix}/transactions/commit",
+  };
+  return kSpecDefaults.count(endpoint) > 0;
 }
 
 Result<std::string> RestCatalog::BearerToken() {

@@ -14,6 +14,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +103,10 @@ class RestCatalog {
 
   // The handshake's defaults with its overrides applied.
   const std::map<std::string, std::string>& config() const { return config_; }
+  // Whether the catalog serves `endpoint` ("POST /v1/{prefix}/transactions/commit"): named in the
+  // handshake's "endpoints" list, or, when it sent none, among the spec's default routes (Java's
+  // set: the namespace and table routes, metrics, rename, register and transactions/commit).
+  bool Advertises(const std::string& endpoint) const;
   // "/v1/" or "/v1/{prefix}/": what every later path starts with.
   const std::string& path_base() const { return path_base_; }
 
@@ -121,6 +127,7 @@ class RestCatalog {
   RestCatalogOptions options_;
   std::map<std::string, std::string> config_;
   std::string path_base_ = "/v1/";
+  std::optional<std::set<std::string>> endpoints_;  // the handshake's list; nullopt: none sent
 
   std::mutex token_mutex_;
   std::string token_;                                     // guarded by token_mutex_

@@ -17,4 +17,20 @@ Status RestTableCatalog::CommitTable(const iceberg::TableRef& table, const std::
   return catalog_.CommitTable(commit).status();
 }
 
+bool RestTableCatalog::CommitsAcrossTables() const {
+  return catalog_.Advertises("POST /v1/{prefix}/transactions/commit");
+}
+
+Status RestTableCatalog::CommitTables(const std::vector<TableChange>& changes) {
+  std::vector<TableCommit> commits;
+  for (const TableChange& change : changes) {
+    TableCommit commit;
+    commit.table = TableIdentifier{change.table.namespace_levels, change.table.name};
+    commit.requirements_json = change.requirements_json;
+    commit.updates_json = change.updates_json;
+    commits.push_back(std::move(commit));
+  }
+  return catalog_.CommitTransaction(commits);
+}
+
 }  // namespace serac::client

@@ -14,6 +14,9 @@ class RestTableCatalog final : public iceberg::TableCatalog {
   Result<iceberg::TableMetadata> LoadTable(const iceberg::TableRef& table) override;
   Status CommitTable(const iceberg::TableRef& table, const std::string& requirements_json,
                      const std::string& updates_json) override;
+  // Where the catalog serves transactions/commit.
+  bool CommitsAcrossTables() const override;
+  Status CommitTables(const std::vector<TableChange>& changes) override;
 
  private:
   RestCatalog& catalog_;

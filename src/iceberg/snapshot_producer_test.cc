@@ -523,5 +523,125 @@ TEST_F(SnapshotProducerTest, ARetryAfterALostRaceReusesItsManifestsAndCleansUp) 
   EXPECT_EQ(lists.size(), 3u);
 }
 
+// Two tables in memory whose commits across both (CommitTables) land all or nothing, with a hook
+// that runs before each such commit and the choice to lose its answer.
+class TwoTableCatalog final : public TableCatalog {
+ public:
+  TwoTableCatalog(std::unique_ptr<MemoryCatalog> a, std::unique_ptr<MemoryCatalog> b) {
+    tables_["a"] = std::move(a);
+    tables_["b"] = std::move(b);
+  }
+  Result<TableMetadata> LoadTable(const TableRef& table) override {
+    return tables_.at(table.name)->metadata();
+  }
+  Status CommitTable(const TableRef& table, const std::string& requirements,
+                     const std::string& updates) override {
+    return tables_.at(table.name)->CommitTable(table, requirements, updates);
+  }
+  bool CommitsAcrossTables() const override { return true; }
+  Status CommitTables(const std::vector<TableChange>& changes) override {
+    ++transactions_;
+    if (before_commit_) {
+      auto hook = std::move(before_commit_);
+      before_commit_ = nullptr;
+      hook();
+    }
+    std::map<std::string, MemoryCatalog> before;
+    for (const auto& [name, table] : tables_) before.emplace(name, *table);
+    for (const TableChange& change : changes) {
+      Status applied = CommitTable(change.table, change.requirements_json, change.updates_json);
+      if (!applied.ok()) {
+        for (auto& [name, table] : before) *tables_.at(name) = table;
+        return applied;
+      }
+    }
+    if (lose_next_answer_) {
+      lose_next_answer_ = false;
+      return Error(ErrorCode::kOutcomeUnknown, "the answer was lost");
+    }
+    return Status::Ok();
+  }
+  MemoryCatalog& table(const std::string& name) { return *tables_.at(name); }
+  int transactions() const { return transactions_; }
+  void BeforeNextCommit(std::function<void()> hook) { before_commit_ = std::move(hook); }
+  void LoseNextAnswer() { lose_next_answer_ = true; }
+
+ private:
+  std::map<std::string, std::unique_ptr<MemoryCatalog>> tables_;
+  std::function<void()> before_commit_;
+  bool lose_next_answer_ = false;
+  int transactions_ = 0;
+};
+
+TEST_F(SnapshotProducerTest, ChangesToSeveralTablesLandTogetherOrNotAtAll) {
+  TwoTableCatalog catalog(NewTable(2), NewTable(3));
+  Append(catalog.table("a"), {Data("a1", 1)});
+  Append(catalog.table("b"), {Data("b1", 1)});
+  const TableRef a{{"ns"}, "a"};
+  const TableRef b{{"ns"}, "b"};
+
+  // Both land in one commit, each with its own summary.
+  SnapshotProducer to_a(*io_, ProducerKind::kAppend, {{"position", "7"}});
+  to_a.AddDataFile(Data("a2", 1));
+  SnapshotProducer to_b(*io_, ProducerKind::kAppend, {{"position", "7"}});
+  to_b.AddDataFile(Data("b2", 1));
+  size_t failed = 99;
+  Status both = CommitSnapshots(catalog, {{a, &to_a}, {b, &to_b}}, &failed);
+  ASSERT_TRUE(both.ok()) << both.ToString();
+  EXPECT_EQ(catalog.transactions(), 1);
+  EXPECT_EQ(Paths(Files(catalog.table("a")).data), (std::vector<std::string>{"a1.parquet", "a2.parquet"}));
+  EXPECT_EQ(Paths(Files(catalog.table("b")).data), (std::vector<std::string>{"b1.parquet", "b2.parquet"}));
+  EXPECT_EQ(Summary(catalog.table("b")).at("position"), "7");
+
+  // A change to b that no longer validates (a compaction rewrote the file its DV is for): neither
+  // table moves, and the failure names b.
+  const TableFiles b_before = Files(catalog.table("b"));
+  const int64_t b_base = catalog.table("b").metadata().CurrentSnapshot()->snapshot_id;
+  SnapshotProducer compaction(*io_, ProducerKind::kReplaceFiles);
+  compaction.RemoveDataFile(b_before.data[0].file);
+  compaction.AddDataFile(Data("b1-compacted", 1));
+  ASSERT_TRUE(Commit(catalog.table("b"), compaction).ok());
+  SnapshotProducer to_a_again(*io_, ProducerKind::kAppend);
+  to_a_again.AddDataFile(Data("a3", 1));
+  SnapshotProducer stale_b(*io_, ProducerKind::kRowDelta);
+  stale_b.ValidateFromSnapshot(b_base);
+  AddDv(stale_b, b_before, b_before.data[0], {0});
+  const size_t snapshots_of_a = catalog.table("a").metadata().Snapshots().size();
+  Status refused = CommitSnapshots(catalog, {{a, &to_a_again}, {b, &stale_b}}, &failed);
+  EXPECT_EQ(refused.code(), ErrorCode::kValidationFailed) << refused.ToString();
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(catalog.table("a").metadata().Snapshots().size(), snapshots_of_a);
+}
+
+TEST_F(SnapshotProducerTest, ACommitAcrossTablesIsRetriedAfterALostRaceAndNotRepeatedAfterALostAnswer) {
+  TwoTableCatalog catalog(NewTable(2), NewTable(2));
+  const TableRef a{{"ns"}, "a"};
+  const TableRef b{{"ns"}, "b"};
+  // Another writer appends to a between the prepare and the commit: prepared again, both land.
+  catalog.BeforeNextCommit([&] { Append(catalog.table("a"), {Data("other", 1)}); });
+  SnapshotProducer to_a(*io_, ProducerKind::kAppend);
+  to_a.AddDataFile(Data("a1", 1));
+  SnapshotProducer to_b(*io_, ProducerKind::kAppend);
+  to_b.AddDataFile(Data("b1", 1));
+  Status raced = CommitSnapshots(catalog, {{a, &to_a}, {b, &to_b}}, nullptr);
+  ASSERT_TRUE(raced.ok()) << raced.ToString();
+  EXPECT_EQ(catalog.transactions(), 2);
+  EXPECT_EQ(Paths(Files(catalog.table("a")).data), (std::vector<std::string>{"a1.parquet", "other.parquet"}));
+  EXPECT_EQ(Paths(Files(catalog.table("b")).data), (std::vector<std::string>{"b1.parquet"}));
+
+  // The commit lands but its answer is lost: found in the tables, not applied twice.
+  catalog.LoseNextAnswer();
+  SnapshotProducer more_a(*io_, ProducerKind::kAppend);
+  more_a.AddDataFile(Data("a2", 1));
+  SnapshotProducer more_b(*io_, ProducerKind::kAppend);
+  more_b.AddDataFile(Data("b2", 1));
+  Status lost = CommitSnapshots(catalog, {{a, &more_a}, {b, &more_b}}, nullptr);
+  ASSERT_TRUE(lost.ok()) << lost.ToString();
+  EXPECT_EQ(catalog.transactions(), 3);
+  EXPECT_EQ(catalog.table("a").metadata().Snapshots().size(), 3u);
+  EXPECT_EQ(catalog.table("b").metadata().Snapshots().size(), 2u);
+  EXPECT_EQ(Paths(Files(catalog.table("b")).data), (std::vector<std::string>{"b1.parquet", "b2.parquet"}));
+}
+
 }  // namespace
 }  // namespace serac::iceberg

@@ -32,10 +32,31 @@ class TableCatalog {
   // lost, kUnavailable when the catalog asks to be tried again later.
   virtual Status CommitTable(const TableRef& table, const std::string& requirements_json,
                              const std::string& updates_json) = 0;
+
+  // Several tables' commits applied all or nothing (the REST catalog's transactions/commit).
+  struct TableChange {
+    TableRef table;
+    std::string requirements_json;
+    std::string updates_json;
+  };
+  virtual bool CommitsAcrossTables() const { return false; }
+  // Errors as CommitTable's; kNotImplemented where CommitsAcrossTables() is false.
+  virtual Status CommitTables(const std::vector<TableChange>& changes);
 };
 
 // Commits the producer's change; the id of the snapshot that landed. The producer's unused files
 // are deleted unless the outcome stays unknown (kOutcomeUnknown: they may be referenced).
 Result<int64_t> CommitSnapshot(TableCatalog& catalog, const TableRef& table, SnapshotProducer& producer);
+
+// CommitSnapshot for several tables in one all-or-nothing commit (CommitsAcrossTables() must hold):
+// every table loaded and every producer prepared again after a lost race. A producer's validation
+// failure (kValidationFailed) sets `*failed` to its index, so that its caller can make that change
+// again against the table as it is now.
+struct TableSnapshotChange {
+  TableRef table;
+  SnapshotProducer* producer = nullptr;
+};
+Status CommitSnapshots(TableCatalog& catalog, const std::vector<TableSnapshotChange>& changes,
+                       size_t* failed);
 
 }  // namespace serac::iceberg

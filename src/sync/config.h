@@ -115,7 +115,7 @@ struct StreamSelection {
   std::string namespace_name;
   std::string stream_name;
   std::string partition_regex;  // "/{created_at, day}/{user_id, bucket[32]}"
-  bool normalization = false;
+  bool normalization = true;    // OLake's default for relational sources: typed columns
   bool append_mode = false;
   std::string chunk_column;
   std::string filter;

@@ -163,18 +163,31 @@ TEST(SyncConfigTest, StreamsFileRoundTripsInOlakesShape) {
   EXPECT_EQ(stream->primary_key, std::vector<std::string>{"id"});
   EXPECT_EQ(stream->columns.size(), 2u);
   EXPECT_EQ(catalog->Find("public", "users")->sync_mode, SyncMode::kFullRefresh);
-  // An unknown field, and a known one serac does not apply yet: each reported once.
-  ASSERT_EQ(notices.size(), 2u);
+  // An unknown field: reported once.
+  ASSERT_EQ(notices.size(), 1u);
   EXPECT_EQ(notices[0].field, "selected_streams.public[0].future_setting");
-  EXPECT_EQ(notices[1].field, "selected_streams.public[0].normalization");
 
   // Written and read again: the same catalog.
   std::vector<ConfigNotice> again_notices;
   auto again = ParseStreams(StreamsToJson(*catalog), "streams.json", again_notices);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
-  ASSERT_EQ(again_notices.size(), 1u);
-  EXPECT_EQ(again_notices[0].field, "selected_streams.public[0].normalization");
+  EXPECT_TRUE(again_notices.empty());
   EXPECT_EQ(StreamsToJson(*again), StreamsToJson(*catalog));
+
+  // normalization is on unless set off; off (OLake's raw JSON column) is reported, not applied.
+  std::string raw = kStreams;
+  raw.replace(raw.find("\"normalization\": true"), 21, "\"normalization\": false");
+  std::vector<ConfigNotice> raw_notices;
+  ASSERT_TRUE(ParseStreams(raw, "streams.json", raw_notices).ok());
+  ASSERT_EQ(raw_notices.size(), 2u);
+  EXPECT_EQ(raw_notices[1].field, "selected_streams.public[0].normalization");
+  std::string unset = kStreams;
+  unset.erase(unset.find("\"normalization\": true,"), 22);
+  std::vector<ConfigNotice> unset_notices;
+  auto defaulted = ParseStreams(unset, "streams.json", unset_notices);
+  ASSERT_TRUE(defaulted.ok());
+  EXPECT_TRUE(defaulted->selected[0].normalization);
+  EXPECT_EQ(unset_notices.size(), 1u);
 
   for (const auto& [json, message] : std::vector<std::pair<std::string, std::string>>{
            {R"({"streams": [{"stream": {"name": "a", "sync_mode": "sometimes"}}]})",

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "sync/postgres.h"
+#include "sync/streamed_transactions.h"
 #include "sync/test_postgres_internal.h"
 
 namespace serac::sync::pgoutput {
@@ -157,6 +158,63 @@ TEST(PgoutputTest, StreamedTransactionsCarryTheirXid) {
   EXPECT_FALSE(v1.Decode(Bytes('S').I32(1).U8(1).str()).ok());
   ASSERT_TRUE(decoder.Decode(Bytes('S').I32(901).U8(0).str()).ok());
   EXPECT_FALSE(decoder.Decode(Bytes('S').I32(902).U8(0).str()).ok());
+}
+
+// Two streamed transactions interleaved in blocks: 900 with subtransaction 901 rolled back, 910
+// rolled back whole; 900's Relation sent inside the rolled-back subtransaction is kept.
+TEST(PgoutputTest, StreamedTransactionsAreReplayedWithoutWhatRolledBack) {
+  StreamedTransactions streamed(::testing::TempDir());
+  Decoder decoder(2);
+  auto receive = [&](const std::string& payload, uint32_t xid) {
+    auto message = decoder.Decode(payload);
+    ASSERT_TRUE(message.ok()) << message.status().ToString();
+    ASSERT_TRUE(streamed.Append(xid, *message, payload).ok());
+  };
+  auto insert = [](uint32_t xid, const std::string& value) {
+    return Bytes('I').I32(xid).I32(16384).U8('N').I16(1).Text(value).str();
+  };
+  ASSERT_TRUE(decoder.Decode(Bytes('S').I32(900).U8(1).str()).ok());
+  receive(insert(900, "1"), 900);
+  receive(Bytes('R')
+              .I32(901)
+              .I32(16384)
+              .Str("public")
+              .Str("t")
+              .U8('d')
+              .I16(1)
+              .U8(1)
+              .Str("id")
+              .I32(23)
+              .I32(-1)
+              .str(),
+          900);
+  receive(insert(901, "2"), 900);
+  ASSERT_TRUE(decoder.Decode(Bytes('E').str()).ok());
+  ASSERT_TRUE(decoder.Decode(Bytes('S').I32(910).U8(1).str()).ok());
+  receive(insert(910, "3"), 910);
+  ASSERT_TRUE(decoder.Decode(Bytes('E').str()).ok());
+  ASSERT_TRUE(decoder.Decode(Bytes('S').I32(900).U8(0).str()).ok());
+  receive(insert(902, "4"), 900);
+  ASSERT_TRUE(decoder.Decode(Bytes('E').str()).ok());
+  EXPECT_EQ(streamed.open_transactions(), 2u);
+  EXPECT_GT(streamed.spilled_bytes(), 0u);
+
+  streamed.Abort(900, 901);
+  streamed.Abort(910, 910);
+  EXPECT_EQ(streamed.open_transactions(), 1u);
+  std::vector<std::string> applied;
+  Status replayed = streamed.Replay(900, [&](const Message& message) {
+    if (auto* row = std::get_if<Insert>(&message.body)) applied.push_back(row->row[0].bytes);
+    if (auto* relation = std::get_if<Relation>(&message.body))
+      applied.push_back("relation " + relation->name);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(replayed.ok()) << replayed.ToString();
+  EXPECT_EQ(applied, (std::vector<std::string>{"1", "relation t", "4"}));
+  EXPECT_EQ(streamed.open_transactions(), 0u);
+  // A transaction whose every change rolled back, or that was never streamed, replays nothing.
+  EXPECT_TRUE(
+      streamed.Replay(910, [](const Message&) { return Error(ErrorCode::kInternal, "replayed"); }).ok());
 }
 
 TEST(PgoutputTest, EveryTruncationIsRefusedByName) {

@@ -126,7 +126,9 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
   SERAC_ASSIGN_OR_RETURN(selection.stream_name, OptionalString(json, "stream_name", file, at));
   if (selection.stream_name.empty()) return FieldError(file, at + ".stream_name", "is required");
   SERAC_ASSIGN_OR_RETURN(selection.partition_regex, OptionalString(json, "partition_regex", file, at));
-  SERAC_ASSIGN_OR_RETURN(selection.normalization, OptionalBool(json, "normalization", file, at));
+  if (json.contains("normalization")) {
+    SERAC_ASSIGN_OR_RETURN(selection.normalization, OptionalBool(json, "normalization", file, at));
+  }
   SERAC_ASSIGN_OR_RETURN(selection.append_mode, OptionalBool(json, "append_mode", file, at));
   SERAC_ASSIGN_OR_RETURN(selection.chunk_column, OptionalString(json, "chunk_column", file, at));
   SERAC_ASSIGN_OR_RETURN(selection.filter, OptionalString(json, "filter", file, at));
@@ -137,9 +139,11 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
     return FieldError(file, at + ".update_type",
                       "must be eq, pos or dv, not \"" + selection.update_type + "\"");
   }
-  if (selection.normalization) {
-    notices.push_back({file, at + ".normalization",
-                       "not applied yet: json and jsonb columns are kept whole as their text"});
+  if (!selection.normalization) {
+    notices.push_back(
+        {file, at + ".normalization",
+         "false is not applied: serac writes every column as a typed column (OLake's "
+         "normalized form, json and jsonb as their text), not the row as JSON in one data column"});
   }
   if (!selection.chunk_column.empty()) {
     notices.push_back(

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,7 @@
 #include "sync/pg_values.h"
 #include "sync/postgres.h"
 #include "sync/replication.h"
+#include "sync/streamed_transactions.h"
 #include "sync/table_sink.h"
 
 namespace serac::sync {
@@ -322,15 +324,22 @@ Result<bool> SlotExists(PgConnection& connection, const std::string& slot) {
 // Applies the slot's changes to the tables of `runs` until the source's position at start (or,
 // following, until asked to stop), acknowledging after each flush.
 Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, std::vector<StreamRun>& runs,
-                     const std::string& state_path, bool follow, const Clock::time_point run_started) {
+                     iceberg::TableCatalog& catalog, const std::string& state_path, bool follow,
+                     const Clock::time_point run_started) {
   const PostgresSource::Replication& replication = *source.replication;
   SERAC_ASSIGN_OR_RETURN(pgoutput::Lsn target, stream.CurrentPosition());
-  ReplicationStream::StartOptions start;
-  start.protocol_version = 1;
-  start.publication = replication.publication;
-  start.streaming = false;
-  SERAC_RETURN_IF_ERROR(stream.Start(replication.slot, 0, start));
   SERAC_ASSIGN_OR_RETURN(PgConnection lookup, PgConnection::Connect(source));
+  // PostgreSQL 14 and later stream a transaction larger than its logical_decoding_work_mem while
+  // it runs (protocol 2): kept on disk here until it ends, rather than by the source.
+  ReplicationStream::StartOptions start;
+  start.protocol_version = lookup.server_version() >= 140000 ? 2 : 1;
+  start.publication = replication.publication;
+  start.streaming = start.protocol_version >= 2;
+  SERAC_RETURN_IF_ERROR(stream.Start(replication.slot, 0, start));
+  const std::filesystem::path state_directory = std::filesystem::path(state_path).parent_path();
+  StreamedTransactions streamed(state_directory.empty() ? "." : state_directory.string());
+  bool in_stream_block = false;
+  uint32_t stream_xid = 0;  // the transaction whose stream block is open
   std::map<std::string, TableSink*> by_name;
   for (StreamRun& run : runs) {
     if (run.stream->sync_mode != SyncMode::kCdc && run.stream->sync_mode != SyncMode::kStrictCdc) continue;
@@ -347,10 +356,11 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
   auto first_pending = Clock::now();
   auto last_keepalive_request = Clock::now();
 
+  std::vector<TableSink*> sinks;
+  for (StreamRun& run : runs) sinks.push_back(run.sink.get());
+  // Every table written in one commit: a source transaction lands in all its tables at once.
   auto flush = [&](pgoutput::Lsn lsn) -> Status {
-    for (StreamRun& run : runs) {
-      if (run.sink->has_pending()) SERAC_RETURN_IF_ERROR(run.sink->Flush(lsn));
-    }
+    SERAC_RETURN_IF_ERROR(FlushTogether(sinks, lsn, catalog));
     if (lsn > stream.acknowledged()) SERAC_RETURN_IF_ERROR(stream.Acknowledge(lsn));
     pending_changes = 0;
     SERAC_RETURN_IF_ERROR(WriteState(state_path, runs, stream.acknowledged(), replication.slot));
@@ -382,52 +392,29 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
     return bytes;
   };
 
-  Log("streaming changes from slot " + replication.slot + " up to " + pgoutput::LsnToText(target) +
-      (follow ? " and on" : ""));
-  while (true) {
-    if (g_stop.load()) break;
-    // With changes pending, a short quiet spell is enough to commit them (the lag stays small);
-    // with none, the wait only bounds how soon a stop is noticed.
-    SERAC_ASSIGN_OR_RETURN(
-        std::optional<ReplicationStream::Frame> frame,
-        stream.Next(std::chrono::milliseconds(pending_changes > 0 ? kSyncQuietFlushMs : 200)));
-    if (!frame) {
-      if (!in_transaction && pending_changes > 0) SERAC_RETURN_IF_ERROR(flush(applied_end));
-      ShowLag(0);
-      if (!in_transaction) {
-        const pgoutput::Lsn seen = std::max(applied_end, stream.server_wal_end());
-        if (!follow && seen >= target) break;
-        // Idle: everything sent so far is applied; ask where the server is.
-        if (Clock::now() - last_keepalive_request > std::chrono::milliseconds(200)) {
-          if (seen > stream.acknowledged() && pending_changes == 0)
-            SERAC_RETURN_IF_ERROR(stream.Acknowledge(seen));
-          SERAC_RETURN_IF_ERROR(stream.RequestKeepalive());
-          last_keepalive_request = Clock::now();
-        }
-      }
-      continue;
-    }
-    SERAC_ASSIGN_OR_RETURN(pgoutput::Message message, decoder.Decode(frame->payload));
-    ShowLag(frame->wal_end);
-    auto sink_of = [&](uint32_t relation) -> TableSink* {
-      auto found = relations.find(relation);
-      if (found == relations.end() || found->second == nullptr) return nullptr;
-      return found->second->Holds(transaction_lsn) ? nullptr : found->second;
-    };
-    if (auto* begin = std::get_if<pgoutput::Begin>(&message.body)) {
-      in_transaction = true;
-      transaction_lsn = begin->final_lsn;
-      for (StreamRun& run : runs)
-        run.sink->SetChangeTime(pgoutput::UnixMicrosFromPostgres(begin->commit_time));
-    } else if (auto* commit = std::get_if<pgoutput::Commit>(&message.body)) {
-      in_transaction = false;
-      applied_end = commit->end_lsn;
-      last_commit_time = commit->commit_time;
-      const bool due = pending_bytes() >= kSyncFlushBytesMax ||
-                       Clock::now() - first_pending >= std::chrono::milliseconds(kSyncFlushIntervalMs) ||
-                       (!follow && applied_end >= target);
-      if (pending_changes > 0 && due) SERAC_RETURN_IF_ERROR(flush(applied_end));
-    } else if (auto* relation = std::get_if<pgoutput::Relation>(&message.body)) {
+  auto sink_of = [&](uint32_t relation) -> TableSink* {
+    auto found = relations.find(relation);
+    if (found == relations.end() || found->second == nullptr) return nullptr;
+    return found->second->Holds(transaction_lsn) ? nullptr : found->second;
+  };
+  auto begin_transaction = [&](pgoutput::Lsn commit_lsn, int64_t commit_time) {
+    in_transaction = true;
+    transaction_lsn = commit_lsn;
+    for (StreamRun& run : runs) run.sink->SetChangeTime(pgoutput::UnixMicrosFromPostgres(commit_time));
+  };
+  auto end_transaction = [&](pgoutput::Lsn end_lsn, int64_t commit_time) -> Status {
+    in_transaction = false;
+    applied_end = end_lsn;
+    last_commit_time = commit_time;
+    const bool due = pending_bytes() >= kSyncFlushBytesMax ||
+                     Clock::now() - first_pending >= std::chrono::milliseconds(kSyncFlushIntervalMs) ||
+                     (!follow && applied_end >= target);
+    if (pending_changes > 0 && due) SERAC_RETURN_IF_ERROR(flush(applied_end));
+    return Status::Ok();
+  };
+  // A message of a transaction (sent at its commit, or replayed at the end of a streamed one).
+  auto apply = [&](const pgoutput::Message& message) -> Status {
+    if (auto* relation = std::get_if<pgoutput::Relation>(&message.body)) {
       auto found = by_name.find(relation->namespace_name + "." + relation->name);
       TableSink* sink = found == by_name.end() ? nullptr : found->second;
       relations[relation->oid] = sink;
@@ -469,6 +456,60 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
       for (StreamRun& run : runs) {
         if (run.sink->has_pending()) SERAC_RETURN_IF_ERROR(run.sink->Flush(run.sink->committed().lsn));
       }
+    }
+    return Status::Ok();
+  };
+
+  Log("streaming changes from slot " + replication.slot + " up to " + pgoutput::LsnToText(target) +
+      (follow ? " and on" : ""));
+  while (true) {
+    if (g_stop.load()) break;
+    // With changes pending, a short quiet spell is enough to commit them (the lag stays small);
+    // with none, the wait only bounds how soon a stop is noticed.
+    SERAC_ASSIGN_OR_RETURN(
+        std::optional<ReplicationStream::Frame> frame,
+        stream.Next(std::chrono::milliseconds(pending_changes > 0 ? kSyncQuietFlushMs : 200)));
+    if (!frame) {
+      if (!in_transaction && pending_changes > 0) SERAC_RETURN_IF_ERROR(flush(applied_end));
+      ShowLag(0);
+      if (!in_transaction) {
+        const pgoutput::Lsn seen = std::max(applied_end, stream.server_wal_end());
+        if (!follow && seen >= target) break;
+        // Idle: everything sent so far is applied; ask where the server is.
+        if (Clock::now() - last_keepalive_request > std::chrono::milliseconds(200)) {
+          if (seen > stream.acknowledged() && pending_changes == 0)
+            SERAC_RETURN_IF_ERROR(stream.Acknowledge(seen));
+          SERAC_RETURN_IF_ERROR(stream.RequestKeepalive());
+          last_keepalive_request = Clock::now();
+        }
+      }
+      continue;
+    }
+    SERAC_ASSIGN_OR_RETURN(pgoutput::Message message, decoder.Decode(frame->payload));
+    ShowLag(frame->wal_end);
+    if (in_stream_block) {
+      // Inside a stream block: kept until the transaction's end.
+      if (std::holds_alternative<pgoutput::StreamStop>(message.body)) {
+        in_stream_block = false;
+      } else {
+        SERAC_RETURN_IF_ERROR(streamed.Append(stream_xid, message, frame->payload));
+      }
+    } else if (auto* begin = std::get_if<pgoutput::Begin>(&message.body)) {
+      begin_transaction(begin->final_lsn, begin->commit_time);
+    } else if (auto* commit = std::get_if<pgoutput::Commit>(&message.body)) {
+      SERAC_RETURN_IF_ERROR(end_transaction(commit->end_lsn, commit->commit_time));
+    } else if (auto* stream_start = std::get_if<pgoutput::StreamStart>(&message.body)) {
+      in_stream_block = true;
+      stream_xid = stream_start->xid;
+    } else if (auto* stream_abort = std::get_if<pgoutput::StreamAbort>(&message.body)) {
+      streamed.Abort(stream_abort->xid, stream_abort->subtransaction_xid);
+    } else if (auto* stream_commit = std::get_if<pgoutput::StreamCommit>(&message.body)) {
+      // A streamed transaction ends: applied now, whole, as if it had been sent at its commit.
+      begin_transaction(stream_commit->commit_lsn, stream_commit->commit_time);
+      SERAC_RETURN_IF_ERROR(streamed.Replay(stream_commit->xid, apply));
+      SERAC_RETURN_IF_ERROR(end_transaction(stream_commit->end_lsn, stream_commit->commit_time));
+    } else {
+      SERAC_RETURN_IF_ERROR(apply(message));
     }
   }
   if (!in_transaction) {
@@ -728,7 +769,8 @@ Status RunSync(const SyncRunOptions& options) {
     }
   }
   SERAC_RETURN_IF_ERROR(WriteState(options.state_path, runs, stream.acknowledged(), replication.slot));
-  return StreamChanges(source, stream, runs, options.state_path, options.follow, run_started);
+  return StreamChanges(source, stream, runs, *target.catalog, options.state_path, options.follow,
+                       run_started);
 }
 
 }  // namespace serac::sync

@@ -12,7 +12,6 @@
 #include "common/hash.h"
 #include "iceberg/partition.h"
 #include "iceberg/table_files.h"
-#include "parquet/row_deletes.h"
 #include "sync/pg_values.h"
 #include "sync/type_mapping.h"
 
@@ -349,23 +348,30 @@ Result<parquet::DataFileWriter> TableSink::NewLoadWriter() const {
   return parquet::DataFileWriter::Make(schema_, spec_, options_, *targets_.io, data_location_);
 }
 
-Status TableSink::Commit(const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,
-                         std::optional<std::optional<int64_t>> validate_from) {
+std::unique_ptr<iceberg::SnapshotProducer> TableSink::MakeProducer(
+    const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,
+    std::optional<std::optional<int64_t>> validate_from) {
   std::map<std::string, std::string> summary = {{kSummaryLsn, pgoutput::LsnToText(lsn)},
                                                 {kSummaryLoaded, committed_.loaded ? "true" : "false"}};
   if (committed_.cursor) summary[kSummaryCursor] = *committed_.cursor;
   const bool deletes = !files.deletes.empty() || !files.replaced.empty();
-  iceberg::SnapshotProducer producer(*targets_.io,
-                                     remove_all ? iceberg::ProducerKind::kOverwrite
-                                     : deletes  ? iceberg::ProducerKind::kRowDelta
-                                                : iceberg::ProducerKind::kAppend,
-                                     std::move(summary));
-  for (const iceberg::DataFile& file : files.data) producer.AddDataFile(file);
-  for (const iceberg::DataFile& file : files.deletes) producer.AddDeleteFile(file);
-  for (const iceberg::DataFile& file : files.replaced) producer.RemoveDeleteFile(file);
-  if (remove_all) producer.RemoveAllFiles();
-  if (validate_from) producer.ValidateFromSnapshot(*validate_from);
-  Result<int64_t> snapshot = iceberg::CommitSnapshot(*targets_.catalog, ref_, producer);
+  auto producer = std::make_unique<iceberg::SnapshotProducer>(*targets_.io,
+                                                              remove_all ? iceberg::ProducerKind::kOverwrite
+                                                              : deletes  ? iceberg::ProducerKind::kRowDelta
+                                                                         : iceberg::ProducerKind::kAppend,
+                                                              std::move(summary));
+  for (const iceberg::DataFile& file : files.data) producer->AddDataFile(file);
+  for (const iceberg::DataFile& file : files.deletes) producer->AddDeleteFile(file);
+  for (const iceberg::DataFile& file : files.replaced) producer->RemoveDeleteFile(file);
+  if (remove_all) producer->RemoveAllFiles();
+  if (validate_from) producer->ValidateFromSnapshot(*validate_from);
+  return producer;
+}
+
+Status TableSink::Commit(const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,
+                         std::optional<std::optional<int64_t>> validate_from) {
+  std::unique_ptr<iceberg::SnapshotProducer> producer = MakeProducer(files, lsn, remove_all, validate_from);
+  Result<int64_t> snapshot = iceberg::CommitSnapshot(*targets_.catalog, ref_, *producer);
   if (!snapshot.ok()) {
     return Error(snapshot.status().code(), "committing to " + name() + ": " + snapshot.status().message());
   }
@@ -920,10 +926,7 @@ Result<std::vector<iceberg::DataFile>> TableSink::WriteEqualityDeletes(
   return files;
 }
 
-Status TableSink::Flush(pgoutput::Lsn lsn) {
-  // Nothing pending: the table's position moves with its next commit that has something (a
-  // restart resumes at the slot's acknowledged position, which covers the changes in between).
-  if (entries_.empty()) return Status::Ok();
+Status TableSink::StageFlush(pgoutput::Lsn lsn) {
   // Every key touched: the rows earlier commits wrote with it go.
   std::vector<parquet::Row> keys;
   for (const Entry& entry : entries_) {
@@ -937,56 +940,141 @@ Status TableSink::Flush(pgoutput::Lsn lsn) {
     }
     keys.push_back(std::move(key));
   }
-  ChangeFiles files;
-  SERAC_ASSIGN_OR_RETURN(files.data, WritePendingRows());
-  Status committed = Status::Ok();
-  if (deletes_ == DeleteKind::kEquality) {
-    Result<std::vector<iceberg::DataFile>> deletes =
-        keys.empty() ? std::vector<iceberg::DataFile>() : WriteEqualityDeletes(keys);
-    if (deletes.ok()) files.deletes = std::move(deletes).value();
-    committed = deletes.ok() ? Commit(files, lsn, false, std::nullopt) : deletes.status();
+  std::optional<parquet::RowKeys> position_keys;
+  if (deletes_ != DeleteKind::kEquality && !keys.empty()) {
+    SERAC_ASSIGN_OR_RETURN(position_keys, parquet::RowKeys::FromRows(key_schema_, keys));
+  }
+  staged_.emplace();
+  staged_->lsn = lsn;
+  staged_->position_keys = std::move(position_keys);
+  Status staged = Status::Ok();
+  Result<std::vector<iceberg::DataFile>> data = WritePendingRows();
+  if (data.ok()) {
+    staged_->files.data = std::move(data).value();
+    if (deletes_ == DeleteKind::kEquality) {
+      Result<std::vector<iceberg::DataFile>> deletes =
+          keys.empty() ? std::vector<iceberg::DataFile>() : WriteEqualityDeletes(keys);
+      if (deletes.ok()) staged_->files.deletes = std::move(deletes).value();
+      staged = deletes.status();
+    }
   } else {
-    committed = CommitWithPositionDeletes(keys, files, lsn);
+    staged = data.status();
   }
-  if (!committed.ok()) {
-    if (committed.code() != ErrorCode::kOutcomeUnknown) DeleteWritten(files);
-    return committed;
-  }
-  entries_.clear();
-  pending_.clear();
-  pending_bytes_ = 0;
+  if (staged.ok()) staged = RestageFlush(true);
+  if (!staged.ok()) EndStagedFlush(staged);
+  return staged;
+}
+
+Status TableSink::FindPositionDeletes() {
+  // The rows are found in the table as it is now; a commit that lands between (a compaction that
+  // rewrote a file the deletes point into) fails validation, and the rows are found again.
+  for (const iceberg::DataFile& file : staged_->files.deletes) (void)targets_.io->Delete(file.file_path);
+  staged_->files.deletes.clear();
+  staged_->files.replaced.clear();
+  SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata table, targets_.catalog->LoadTable(ref_));
+  const std::optional<iceberg::Snapshot> current = table.CurrentSnapshot();
+  staged_->validate_from = current ? std::optional<int64_t>(current->snapshot_id) : std::nullopt;
+  if (!staged_->position_keys) return Status::Ok();
+  SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles live, iceberg::ReadTableFiles(*targets_.io, current));
+  SERAC_ASSIGN_OR_RETURN(parquet::RowDeletes deletes,
+                         parquet::DeleteRowsByKey(*targets_.io, *staged_->position_keys, live,
+                                                  deletes_ == DeleteKind::kDeletionVectors
+                                                      ? parquet::PositionDeletes::kDeletionVectors
+                                                      : parquet::PositionDeletes::kFiles,
+                                                  options_, data_location_));
+  staged_->files.deletes = std::move(deletes.added);
+  staged_->files.replaced = std::move(deletes.replaced);
   return Status::Ok();
 }
 
-Status TableSink::CommitWithPositionDeletes(const std::vector<parquet::Row>& keys, ChangeFiles& files,
-                                            pgoutput::Lsn lsn) {
-  Result<parquet::RowKeys> found_keys = keys.empty()
-                                            ? Result<parquet::RowKeys>(Error(ErrorCode::kNotFound, ""))
-                                            : parquet::RowKeys::FromRows(key_schema_, keys);
-  if (!keys.empty() && !found_keys.ok()) return found_keys.status();
-  // The rows are found in the table as it is now; a commit that lands between (a compaction that
-  // rewrote a file the deletes point into) fails validation, and the rows are found again.
-  for (int attempt = 1;; ++attempt) {
-    SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata table, targets_.catalog->LoadTable(ref_));
-    const std::optional<iceberg::Snapshot> current = table.CurrentSnapshot();
-    files.deletes.clear();
-    files.replaced.clear();
-    if (!keys.empty()) {
-      SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles live, iceberg::ReadTableFiles(*targets_.io, current));
-      SERAC_ASSIGN_OR_RETURN(parquet::RowDeletes deletes,
-                             parquet::DeleteRowsByKey(*targets_.io, *found_keys, live,
-                                                      deletes_ == DeleteKind::kDeletionVectors
-                                                          ? parquet::PositionDeletes::kDeletionVectors
-                                                          : parquet::PositionDeletes::kFiles,
-                                                      options_, data_location_));
-      files.deletes = std::move(deletes.added);
-      files.replaced = std::move(deletes.replaced);
-    }
-    Status committed =
-        Commit(files, lsn, false, current ? std::optional<int64_t>(current->snapshot_id) : std::nullopt);
-    if (committed.ok() || committed.code() != ErrorCode::kValidationFailed || attempt >= 3) return committed;
-    for (const iceberg::DataFile& file : files.deletes) (void)targets_.io->Delete(file.file_path);
+Status TableSink::RestageFlush(bool find_again) {
+  if (find_again && deletes_ != DeleteKind::kEquality) SERAC_RETURN_IF_ERROR(FindPositionDeletes());
+  staged_->producer = MakeProducer(staged_->files, staged_->lsn, false, staged_->validate_from);
+  return Status::Ok();
+}
+
+void TableSink::EndStagedFlush(const Status& committed) {
+  if (committed.ok()) {
+    committed_.lsn = std::max(committed_.lsn, staged_->lsn);
+    entries_.clear();
+    pending_.clear();
+    pending_bytes_ = 0;
+  } else if (committed.code() != ErrorCode::kOutcomeUnknown) {
+    DeleteWritten(staged_->files);
   }
+  staged_.reset();
+}
+
+Status TableSink::Flush(pgoutput::Lsn lsn) {
+  // Nothing pending: the table's position moves with its next commit that has something (a
+  // restart resumes at the slot's acknowledged position, which covers the changes in between).
+  if (entries_.empty()) return Status::Ok();
+  SERAC_RETURN_IF_ERROR(StageFlush(lsn));
+  Status committed = Status::Ok();
+  for (int attempt = 1;; ++attempt) {
+    Result<int64_t> snapshot = iceberg::CommitSnapshot(*targets_.catalog, ref_, *staged_->producer);
+    committed = snapshot.status();
+    if (committed.ok() || committed.code() != ErrorCode::kValidationFailed || attempt >= 3) break;
+    committed = RestageFlush(true);
+    if (!committed.ok()) break;
+  }
+  if (!committed.ok()) {
+    committed = Error(committed.code(), "committing to " + name() + ": " + committed.message());
+  }
+  EndStagedFlush(committed);
+  return committed;
+}
+
+Status FlushTogether(const std::vector<TableSink*>& sinks, pgoutput::Lsn lsn,
+                     iceberg::TableCatalog& catalog) {
+  std::vector<TableSink*> pending;
+  for (TableSink* sink : sinks) {
+    if (sink->has_pending()) pending.push_back(sink);
+  }
+  if (pending.size() < 2 || !catalog.CommitsAcrossTables()) {
+    for (TableSink* sink : pending) SERAC_RETURN_IF_ERROR(sink->Flush(lsn));
+    return Status::Ok();
+  }
+  if (pending.size() > kSyncTablesPerCommitMax) {
+    for (size_t first = 0; first < pending.size(); first += kSyncTablesPerCommitMax) {
+      const size_t end = std::min(pending.size(), first + kSyncTablesPerCommitMax);
+      SERAC_RETURN_IF_ERROR(FlushTogether({pending.begin() + first, pending.begin() + end}, lsn, catalog));
+    }
+    return Status::Ok();
+  }
+  size_t staged_count = 0;
+  Status committed = Status::Ok();
+  for (; staged_count < pending.size() && committed.ok(); ++staged_count) {
+    committed = pending[staged_count]->StageFlush(lsn);
+  }
+  if (!committed.ok()) {
+    // The one that failed has ended its flush; the ones staged before it end theirs.
+    for (size_t i = 0; i + 1 < staged_count; ++i) pending[i]->EndStagedFlush(committed);
+    return committed;
+  }
+  for (int attempt = 1;; ++attempt) {
+    std::vector<iceberg::TableSnapshotChange> changes;
+    for (TableSink* sink : pending) changes.push_back(sink->staged_change());
+    size_t failed = pending.size();
+    committed = iceberg::CommitSnapshots(catalog, changes, &failed);
+    if (committed.ok() || committed.code() != ErrorCode::kValidationFailed || failed >= pending.size() ||
+        attempt >= 3) {
+      break;
+    }
+    // A commit that moved the rows one table's deletes point to landed first: that table finds
+    // them again, the others only make their snapshots anew.
+    for (size_t i = 0; i < pending.size() && committed.ok(); ++i) {
+      committed = pending[i]->RestageFlush(i == failed);
+    }
+    if (!committed.ok()) break;
+  }
+  if (!committed.ok()) {
+    std::string names;
+    for (TableSink* sink : pending) names += (names.empty() ? "" : ", ") + sink->name();
+    committed = Error(committed.code(), "committing to " + names + ": " + committed.message());
+  }
+  for (TableSink* sink : pending) sink->EndStagedFlush(committed);
+  return committed;
 }
 
 }  // namespace serac::sync

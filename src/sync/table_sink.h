@@ -27,6 +27,7 @@
 #include "iceberg/file_io.h"
 #include "iceberg/table_catalog.h"
 #include "parquet/parquet_files.h"
+#include "parquet/row_deletes.h"
 #include "sync/config.h"
 #include "sync/pg_binary.h"
 #include "sync/pgoutput.h"
@@ -118,6 +119,18 @@ class TableSink {
   // Commits what is pending, the table then holding the source up to `lsn`.
   Status Flush(pgoutput::Lsn lsn);
 
+  // ---- a flush committed with other tables' (FlushTogether) ----
+  // Writes what is pending and makes its commit against the table as it is now.
+  Status StageFlush(pgoutput::Lsn lsn);
+  // The staged commit, for iceberg::CommitSnapshots.
+  iceberg::TableSnapshotChange staged_change() const { return {ref_, staged_->producer.get()}; }
+  // The staged commit made again: its deleted rows found again (`find_again`: after a commit that
+  // moved them landed first) or, for the other tables of a retried group, only a new snapshot.
+  Status RestageFlush(bool find_again);
+  // Ends the staged flush: committed, what was pending is done; failed, its files go (unless the
+  // outcome is unknown: a commit may reference them).
+  void EndStagedFlush(const Status& committed);
+
   // Unchanged TOAST values of rows whose earlier version is not pending are read from the source
   // at flush (the current value: a later change of the column follows in the stream).
   void SetLookupConnection(PgConnection* connection) { lookup_ = connection; }
@@ -152,11 +165,23 @@ class TableSink {
   Status Bind();
   Result<std::vector<iceberg::DataFile>> WritePendingRows();
   Result<std::vector<iceberg::DataFile>> WriteEqualityDeletes(const std::vector<parquet::Row>& keys);
-  Status CommitWithPositionDeletes(const std::vector<parquet::Row>& keys, ChangeFiles& files,
-                                   pgoutput::Lsn lsn);
   // `validate_from`: the snapshot the change's deletes were found in (nullopt inside: none).
+  std::unique_ptr<iceberg::SnapshotProducer> MakeProducer(
+      const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,
+      std::optional<std::optional<int64_t>> validate_from);
   Status Commit(const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,
                 std::optional<std::optional<int64_t>> validate_from);
+  // A flush written and ready to commit: its files, the keys whose earlier rows it removes by
+  // position (found again if a commit moved them first), and its commit.
+  struct StagedFlush {
+    ChangeFiles files;
+    std::optional<parquet::RowKeys> position_keys;
+    pgoutput::Lsn lsn = 0;
+    std::optional<std::optional<int64_t>> validate_from;
+    std::unique_ptr<iceberg::SnapshotProducer> producer;
+  };
+  // The staged flush's position deletes found in the table as it is now.
+  Status FindPositionDeletes();
   void DeleteWritten(const ChangeFiles& files);
 
   SinkTargets targets_;
@@ -187,9 +212,19 @@ class TableSink {
   Position committed_;
   std::unordered_map<std::string, size_t> pending_;
   std::vector<Entry> entries_;
+  std::optional<StagedFlush> staged_;
   uint64_t pending_bytes_ = 0;
   uint64_t rows_written_ = 0;
   PgConnection* lookup_ = nullptr;
 };
+
+// Tables in one commit across tables: a flush touching more commits them in groups this size (each
+// table still exact at its own position). serac's catalog takes limits::kCatalogTablesPerTransactionMax.
+inline constexpr size_t kSyncTablesPerCommitMax = 100;
+
+// Commits what is pending in `sinks` up to `lsn`: one all-or-nothing commit across the tables
+// where the catalog has it (so that a source transaction touching several tables lands in all of
+// them at once), else one commit per table.
+Status FlushTogether(const std::vector<TableSink*>& sinks, pgoutput::Lsn lsn, iceberg::TableCatalog& catalog);
 
 }  // namespace serac::sync
