@@ -372,6 +372,39 @@ def test_source_schema_changes_become_schema_evolution(db, server, warehouse, tm
     assert fields["label"].field_id == 3
 
 
+def test_a_column_added_with_a_default_fills_older_rows(db, server, warehouse, tmp_path):  # noqa: F811
+    """ADD COLUMN ... DEFAULT gives older rows a value without a change in the WAL (a constant is
+    kept in the catalog, a volatile default rewrites the table): the table is loaded again under a
+    fresh snapshot, changes to it before that skipped, other tables' changes applied meanwhile."""
+    db.sql("CREATE TABLE items (id int PRIMARY KEY, v text); CREATE TABLE other (id int PRIMARY KEY);"
+           "CREATE PUBLICATION serac_pub FOR TABLE items, other;"
+           "INSERT INTO items SELECT i, 'v' || i FROM generate_series(1, 500) i;")
+    args = setup_files(db, server, warehouse, tmp_path, ["items", "other"], "filled_slot")
+    run_sync(args)
+    db.sql("UPDATE items SET v = 'before' WHERE id <= 10; INSERT INTO other VALUES (1);"
+           "ALTER TABLE items ADD COLUMN flag int DEFAULT 7;"
+           "ALTER TABLE items ADD COLUMN seq bigint DEFAULT (random() * 1000)::bigint;"
+           "ALTER TABLE items ADD COLUMN plain text;"
+           "UPDATE items SET v = 'after' WHERE id BETWEEN 5 AND 15; INSERT INTO other VALUES (2);"
+           "INSERT INTO items (id, v) VALUES (1000, 'new'); INSERT INTO other VALUES (3);")
+    out = run_sync(args)
+    assert "loading again" in out.stderr, out.stderr
+    assert_equal(db, server, warehouse, "items", ("duckdb", "pyiceberg"))
+    assert_equal(db, server, warehouse, "other")
+    # A column added after the table's last change: found at the run's end, loaded the same way.
+    db.sql("ALTER TABLE items ADD COLUMN late int DEFAULT 3; INSERT INTO other VALUES (4);")
+    run_sync(args)
+    assert_equal(db, server, warehouse, "items", ("duckdb", "pyiceberg"))
+    assert_equal(db, server, warehouse, "other")
+    table = load_pyiceberg_catalog(server.endpoint, warehouse).load_table("replica.items")
+    assert "serac.sync.reload" not in table.properties
+    # A column without a default changes nothing that is there: no load.
+    db.sql("ALTER TABLE items ADD COLUMN empty int; UPDATE items SET v = 'x' WHERE id = 1;")
+    out = run_sync(args)
+    assert "loading again" not in out.stderr, out.stderr
+    assert_equal(db, server, warehouse, "items")
+
+
 @pytest.mark.parametrize("update_type", ["", "dv"])
 def test_partitioned_table_with_changes(db, server, warehouse, tmp_path, update_type):  # noqa: F811
     db.sql(f"CREATE TABLE items ({COLUMNS}); CREATE PUBLICATION serac_pub FOR TABLE items;")

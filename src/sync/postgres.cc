@@ -428,7 +428,8 @@ Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& n
   SERAC_ASSIGN_OR_RETURN(
       PgRows columns,
       connection.Query("SELECT a.attname, t.typname, t.typtype, t.typcategory, a.atttypmod, a.attnotnull, "
-                       "coalesce(e.typname, b.typname, ''), coalesce(e.typtype, b.typtype, 'b'), a.attnum "
+                       "coalesce(e.typname, b.typname, ''), coalesce(e.typtype, b.typtype, 'b'), a.attnum, "
+                       "a.atthasdef OR a.atthasmissing "
                        "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
                        "LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A' "
                        "LEFT JOIN pg_type b ON b.oid = t.typbasetype AND t.typtype = 'd' "
@@ -445,6 +446,7 @@ Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& n
     column.type.element_name = row[6].value_or("");
     column.type.element_kind = row[7].value_or("b").empty() ? 'b' : row[7]->front();
     column.attnum = std::stoi(row[8].value_or("0"));
+    column.filled_when_added = row[9].value_or("f") == "t";
     table.columns.push_back(std::move(column));
   }
   SERAC_ASSIGN_OR_RETURN(
@@ -477,13 +479,15 @@ Result<PgType> DescribeType(PgConnection& connection, uint32_t oid, int32_t type
   return type;
 }
 
-Result<std::map<std::string, int32_t>> ColumnNumbers(PgConnection& connection, uint32_t table_oid) {
-  SERAC_ASSIGN_OR_RETURN(PgRows rows,
-                         connection.Query("SELECT attname, attnum FROM pg_attribute WHERE attrelid = $1 "
-                                          "AND attnum > 0 AND NOT attisdropped",
-                                          {std::to_string(table_oid)}));
-  std::map<std::string, int32_t> numbers;
-  for (const auto& row : rows.rows) numbers[row[0].value_or("")] = std::stoi(row[1].value_or("0"));
+Result<std::map<std::string, ColumnNumber>> ColumnNumbers(PgConnection& connection, uint32_t table_oid) {
+  SERAC_ASSIGN_OR_RETURN(PgRows rows, connection.Query("SELECT attname, attnum, atthasdef OR atthasmissing "
+                                                       "FROM pg_attribute WHERE attrelid = $1 "
+                                                       "AND attnum > 0 AND NOT attisdropped",
+                                                       {std::to_string(table_oid)}));
+  std::map<std::string, ColumnNumber> numbers;
+  for (const auto& row : rows.rows) {
+    numbers[row[0].value_or("")] = {std::stoi(row[1].value_or("0")), row[2].value_or("f") == "t"};
+  }
   return numbers;
 }
 

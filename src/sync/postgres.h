@@ -58,6 +58,9 @@ struct SourceColumn {
   PgType type;
   bool not_null = false;
   int32_t attnum = 0;  // pg_attribute.attnum: a renamed column keeps it (0: not known)
+  // A default (pg_attribute.atthasdef or atthasmissing): rows older than the column may hold a
+  // value no change carried (ADD COLUMN ... DEFAULT writes none to the WAL).
+  bool filled_when_added = false;
 };
 struct SourceTable {
   std::string namespace_name;
@@ -76,7 +79,11 @@ Result<SourceTable> DescribeTable(PgConnection& connection, const std::string& n
 // A type by its oid (a Relation message's), with the column's type modifier.
 Result<PgType> DescribeType(PgConnection& connection, uint32_t oid, int32_t type_modifier);
 // The attribute numbers of a table's columns now, by name.
-Result<std::map<std::string, int32_t>> ColumnNumbers(PgConnection& connection, uint32_t table_oid);
+struct ColumnNumber {
+  int32_t attnum = 0;
+  bool filled_when_added = false;  // as SourceColumn's
+};
+Result<std::map<std::string, ColumnNumber>> ColumnNumbers(PgConnection& connection, uint32_t table_oid);
 
 // What `check` says of a source: one line per fact; kInvalidArgument (naming the setting) for a
 // source that cannot be replicated as configured.

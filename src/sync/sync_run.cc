@@ -322,10 +322,11 @@ Result<bool> SlotExists(PgConnection& connection, const std::string& slot) {
 }
 
 // Applies the slot's changes to the tables of `runs` until the source's position at start (or,
-// following, until asked to stop), acknowledging after each flush.
-Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, std::vector<StreamRun>& runs,
-                     iceberg::TableCatalog& catalog, const std::string& state_path, bool follow,
-                     const Clock::time_point run_started) {
+// following, until asked to stop), acknowledging after each flush. True when it stopped early for
+// a table that needs loading again (TableSink::needs_reload): the run starts over.
+Result<bool> StreamChanges(const PostgresSource& source, ReplicationStream& stream,
+                           std::vector<StreamRun>& runs, iceberg::TableCatalog& catalog,
+                           const std::string& state_path, bool follow, const Clock::time_point run_started) {
   const PostgresSource::Replication& replication = *source.replication;
   SERAC_ASSIGN_OR_RETURN(pgoutput::Lsn target, stream.CurrentPosition());
   SERAC_ASSIGN_OR_RETURN(PgConnection lookup, PgConnection::Connect(source));
@@ -386,6 +387,10 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
                   static_cast<unsigned long long>(changes), Megabytes(behind_bytes).c_str(), behind_seconds);
     g_progress.Show(line);
   };
+  auto reload_needed = [&] {
+    return std::any_of(runs.begin(), runs.end(),
+                       [](const StreamRun& run) { return run.sink->needs_reload(); });
+  };
   auto pending_bytes = [&] {
     uint64_t bytes = 0;
     for (StreamRun& run : runs) bytes += run.sink->pending_bytes();
@@ -395,7 +400,9 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
   auto sink_of = [&](uint32_t relation) -> TableSink* {
     auto found = relations.find(relation);
     if (found == relations.end() || found->second == nullptr) return nullptr;
-    return found->second->Holds(transaction_lsn) ? nullptr : found->second;
+    TableSink* sink = found->second;
+    // A table waiting to be loaded again takes none: its load's snapshot has them.
+    return sink->Holds(transaction_lsn) || sink->needs_reload() ? nullptr : sink;
   };
   auto begin_transaction = [&](pgoutput::Lsn commit_lsn, int64_t commit_time) {
     in_transaction = true;
@@ -464,6 +471,7 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
       (follow ? " and on" : ""));
   while (true) {
     if (g_stop.load()) break;
+    if (!in_transaction && reload_needed()) break;
     // With changes pending, a short quiet spell is enough to commit them (the lag stays small);
     // with none, the wait only bounds how soon a stop is noticed.
     SERAC_ASSIGN_OR_RETURN(
@@ -512,6 +520,11 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
       SERAC_RETURN_IF_ERROR(apply(message));
     }
   }
+  if (!in_transaction && reload_needed()) {
+    // What the other tables have is committed and acknowledged; the run starts over to load it.
+    SERAC_RETURN_IF_ERROR(flush(applied_end));
+    return true;
+  }
   if (!in_transaction) {
     SERAC_RETURN_IF_ERROR(flush(std::max(applied_end, stream.server_wal_end())));
     // DDL after a table's last change reaches the stream only with its next change: the tables
@@ -522,13 +535,14 @@ Status StreamChanges(const PostgresSource& source, ReplicationStream& stream, st
                              DescribeTable(lookup, run.described.namespace_name, run.described.name));
       SERAC_RETURN_IF_ERROR(run.sink->PrepareLoad(now.columns));
     }
+    if (reload_needed()) return true;
   }
   char line[256];
   std::snprintf(line, sizeof(line), "applied %llu changes; slot %s acknowledged at %s",
                 static_cast<unsigned long long>(changes), replication.slot.c_str(),
                 pgoutput::LsnToText(stream.acknowledged()).c_str());
   Log(line);
-  return Status::Ok();
+  return false;
 }
 
 // "column" or "column:fallback" (OLake's cursor_field) as an SQL expression.
@@ -739,38 +753,54 @@ Status RunSync(const SyncRunOptions& options) {
                       std::chrono::duration<double>(Clock::now() - run_started).count(), "done");
   }
   const PostgresSource::Replication& replication = *source.replication;
-  SERAC_ASSIGN_OR_RETURN(ReplicationStream stream, ReplicationStream::Connect(source));
-  SERAC_ASSIGN_OR_RETURN(bool slot_exists, SlotExists(meta, replication.slot));
-  std::vector<StreamRun*> to_load;
-  if (!slot_exists) {
-    // A new slot: every cdc table is loaded under its snapshot (whatever the table held was
-    // written from a slot that is gone), strict_cdc tables start at its consistent point.
-    SERAC_ASSIGN_OR_RETURN(ReplicationStream::CreatedSlot slot, stream.CreateSlot(replication.slot));
-    Log("created replication slot " + replication.slot + " at " + pgoutput::LsnToText(slot.consistent_point));
-    for (StreamRun* run : changing) {
-      if (run->stream->sync_mode == SyncMode::kCdc) to_load.push_back(run);
-    }
-    SERAC_ASSIGN_OR_RETURN(std::vector<PgConnection> readers,
-                           OpenReaders(source, slot.snapshot_name, source.max_threads));
-    SERAC_RETURN_IF_ERROR(LoadTables(to_load, readers, slot.consistent_point, true));
-  } else {
-    for (StreamRun* run : changing) {
-      if (run->stream->sync_mode == SyncMode::kCdc && !run->sink->committed().loaded) to_load.push_back(run);
-    }
-    if (!to_load.empty()) {
-      // Tables added since the slot was made, or whose load did not finish: loaded under a
-      // temporary slot's snapshot; the main slot's changes before its point are skipped for them.
-      SERAC_ASSIGN_OR_RETURN(ReplicationStream exporter, ReplicationStream::Connect(source));
-      const std::string temporary = replication.slot.substr(0, 40) + "_load_" + std::to_string(::getpid());
-      SERAC_ASSIGN_OR_RETURN(ReplicationStream::CreatedSlot slot, exporter.CreateSlot(temporary, true));
+  for (StreamRun* run : changing) {
+    if (run->stream->sync_mode == SyncMode::kCdc) run->sink->AllowReload();
+  }
+  int temporary_slots = 0;
+  while (true) {
+    SERAC_ASSIGN_OR_RETURN(ReplicationStream stream, ReplicationStream::Connect(source));
+    SERAC_ASSIGN_OR_RETURN(bool slot_exists, SlotExists(meta, replication.slot));
+    std::vector<StreamRun*> to_load;
+    if (!slot_exists) {
+      // A new slot: every cdc table is loaded under its snapshot (whatever the table held was
+      // written from a slot that is gone), strict_cdc tables start at its consistent point.
+      SERAC_ASSIGN_OR_RETURN(ReplicationStream::CreatedSlot slot, stream.CreateSlot(replication.slot));
+      Log("created replication slot " + replication.slot + " at " +
+          pgoutput::LsnToText(slot.consistent_point));
+      for (StreamRun* run : changing) {
+        if (run->stream->sync_mode == SyncMode::kCdc) to_load.push_back(run);
+      }
       SERAC_ASSIGN_OR_RETURN(std::vector<PgConnection> readers,
                              OpenReaders(source, slot.snapshot_name, source.max_threads));
       SERAC_RETURN_IF_ERROR(LoadTables(to_load, readers, slot.consistent_point, true));
+    } else {
+      for (StreamRun* run : changing) {
+        if (run->stream->sync_mode == SyncMode::kCdc && !run->sink->committed().loaded)
+          to_load.push_back(run);
+      }
+      if (!to_load.empty()) {
+        // Tables added since the slot was made, whose load did not finish, or that wait to be
+        // loaded again: loaded under a temporary slot's snapshot; the main slot's changes before
+        // its point are skipped for them.
+        for (StreamRun* run : to_load) {
+          SERAC_ASSIGN_OR_RETURN(run->described,
+                                 DescribeTable(meta, run->stream->namespace_name, run->stream->name));
+        }
+        SERAC_ASSIGN_OR_RETURN(ReplicationStream exporter, ReplicationStream::Connect(source));
+        // Named afresh for each load: the last one's slot may not be dropped yet.
+        const std::string temporary = replication.slot.substr(0, 40) + "_load_" + std::to_string(::getpid()) +
+                                      "_" + std::to_string(++temporary_slots);
+        SERAC_ASSIGN_OR_RETURN(ReplicationStream::CreatedSlot slot, exporter.CreateSlot(temporary, true));
+        SERAC_ASSIGN_OR_RETURN(std::vector<PgConnection> readers,
+                               OpenReaders(source, slot.snapshot_name, source.max_threads));
+        SERAC_RETURN_IF_ERROR(LoadTables(to_load, readers, slot.consistent_point, true));
+      }
     }
+    SERAC_RETURN_IF_ERROR(WriteState(options.state_path, runs, stream.acknowledged(), replication.slot));
+    SERAC_ASSIGN_OR_RETURN(bool start_over, StreamChanges(source, stream, runs, *target.catalog,
+                                                          options.state_path, options.follow, run_started));
+    if (!start_over) return Status::Ok();
   }
-  SERAC_RETURN_IF_ERROR(WriteState(options.state_path, runs, stream.acknowledged(), replication.slot));
-  return StreamChanges(source, stream, runs, *target.catalog, options.state_path, options.follow,
-                       run_started);
 }
 
 }  // namespace serac::sync

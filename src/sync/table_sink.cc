@@ -51,6 +51,9 @@ std::array<std::pair<const char*, iceberg::TypeId>, 4> OlakeColumns() {
 // Which source attribute each field was written from ("id:attnum,..."), kept as a table property
 // so that a column renamed while no sync ran is still recognised by its attribute number.
 constexpr const char* kAttnumsProperty = "serac.sync.attnums";
+// Set while the table waits for a full load again (a column arrived whose older rows hold values
+// no change carried); removed once the load is committed.
+constexpr const char* kReloadProperty = "serac.sync.reload";
 
 std::string AttnumsToText(const std::map<int32_t, int32_t>& attnums) {
   std::string text;
@@ -274,6 +277,10 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
   if (auto attnums = table->properties().find(kAttnumsProperty); attnums != table->properties().end()) {
     sink->field_attnums_ = AttnumsFromText(attnums->second);
   }
+  if (table->properties().count(kReloadProperty) > 0) {
+    sink->reload_marked_ = true;
+    sink->committed_.loaded = false;
+  }
   // The source's columns as the table has them: a change stream brings later ones in its own
   // order (Evolve), a full load asks for them first (PrepareLoad).
   sink->source_.columns.clear();
@@ -398,8 +405,16 @@ Status TableSink::CommitLoad(std::vector<iceberg::DataFile> files, pgoutput::Lsn
     committed_.loaded = was_loaded;
     committed_.cursor = cursor_before;
     if (committed.code() != ErrorCode::kOutcomeUnknown) DeleteWritten(load);
+    return committed;
   }
-  return committed;
+  if (reload_marked_ && mark_loaded) {
+    // A crash before this only loads the table once more.
+    const nlohmann::json updates =
+        nlohmann::json::array({{{"action", "remove-properties"}, {"removals", {kReloadProperty}}}});
+    SERAC_RETURN_IF_ERROR(targets_.catalog->CommitTable(ref_, "[]", updates.dump()));
+    reload_marked_ = false;
+  }
+  return Status::Ok();
 }
 
 Status TableSink::PrepareLoad(const std::vector<SourceColumn>& columns) { return Evolve(columns); }
@@ -480,6 +495,7 @@ bool Promotable(const iceberg::Type& from, const iceberg::Type& to) {
 }  // namespace
 
 Status TableSink::Evolve(const std::vector<SourceColumn>& columns) {
+  bool filled_column_added = false;
   iceberg::Schema evolved = schema_;
   int32_t last_id = last_column_id_;
   std::map<int32_t, int32_t> attnums = field_attnums_;
@@ -511,6 +527,8 @@ Status TableSink::Evolve(const std::vector<SourceColumn>& columns) {
       if (field != nullptr) field->name = column.name;
     }
     if (field == nullptr) {
+      // Rows the table already holds would keep null where the source has the column's default.
+      if (column.filled_when_added && reloadable_ && committed_.loaded) filled_column_added = true;
       iceberg::NestedField added;
       added.id = ++last_id;
       added.name = column.name;
@@ -560,12 +578,14 @@ Status TableSink::Evolve(const std::vector<SourceColumn>& columns) {
   const nlohmann::json requirements = nlohmann::json::array(
       {{{"type", "assert-current-schema-id"}, {"current-schema-id", table.current_schema_id()}},
        {{"type", "assert-last-assigned-field-id"}, {"last-assigned-field-id", table.last_column_id()}}});
-  const nlohmann::json updates = nlohmann::json::array(
-      {{{"action", "add-schema"},
-        {"schema", nlohmann::json::parse(iceberg::SchemaToJson(evolved))},
-        {"last-column-id", std::max(last_id, table.last_column_id())}},
-       {{"action", "set-current-schema"}, {"schema-id", -1}},
-       {{"action", "set-properties"}, {"updates", {{kAttnumsProperty, AttnumsToText(attnums)}}}}});
+  nlohmann::json properties = {{kAttnumsProperty, AttnumsToText(attnums)}};
+  if (filled_column_added) properties[kReloadProperty] = "true";
+  const nlohmann::json updates =
+      nlohmann::json::array({{{"action", "add-schema"},
+                              {"schema", nlohmann::json::parse(iceberg::SchemaToJson(evolved))},
+                              {"last-column-id", std::max(last_id, table.last_column_id())}},
+                             {{"action", "set-current-schema"}, {"schema-id", -1}},
+                             {{"action", "set-properties"}, {"updates", std::move(properties)}}});
   if (table.current_schema_id() != schema_.schema_id || table.last_column_id() != last_column_id_) {
     return Error(ErrorCode::kConflict,
                  name() + ": its schema was changed by another writer while serac sync ran");
@@ -577,6 +597,13 @@ Status TableSink::Evolve(const std::vector<SourceColumn>& columns) {
   field_attnums_ = std::move(attnums);
   std::fprintf(stderr, "serac sync: %s: schema %d after the source's columns changed\n", name().c_str(),
                schema_.schema_id);
+  if (filled_column_added) {
+    reload_marked_ = true;
+    committed_.loaded = false;
+    std::fprintf(stderr,
+                 "serac sync: %s: a column arrived with values in rows no change carried: loading again\n",
+                 name().c_str());
+  }
   return Bind();
 }
 
@@ -598,7 +625,10 @@ Status TableSink::SetRelation(const pgoutput::Relation& relation) {
       SERAC_ASSIGN_OR_RETURN(described_column.type,
                              DescribeType(*lookup_, column.type_oid, column.type_modifier));
       auto number = numbers.find(column.name);
-      described_column.attnum = number == numbers.end() ? 0 : number->second;
+      if (number != numbers.end()) {
+        described_column.attnum = number->second.attnum;
+        described_column.filled_when_added = number->second.filled_when_added;
+      }
       columns.push_back(std::move(described_column));
     }
     if (has_pending()) SERAC_RETURN_IF_ERROR(Flush(committed_.lsn));

@@ -77,6 +77,11 @@ class TableSink {
     std::optional<std::string> cursor;  // incremental: the cursor's highest value the table holds
   };
   const Position& committed() const { return committed_; }
+  // cdc streams: a column the source adds with a default (whose older rows hold values no change
+  // carried) marks the table to be loaded again (a table property, so a restart does it too); its
+  // changes are skipped until then. Without it, such a column is null in older rows.
+  void AllowReload() { reloadable_ = true; }
+  bool needs_reload() const { return reloadable_ && reload_marked_ && !committed_.loaded; }
   std::string name() const { return ref_.DisplayName(); }
   const SourceTable& source() const { return source_; }
   // The source columns a full load reads (and an incremental read's rows come in), in order.
@@ -210,6 +215,8 @@ class TableSink {
   parquet::WriteOptions options_;
   std::string data_location_;
   Position committed_;
+  bool reloadable_ = false;
+  bool reload_marked_ = false;  // the table has kReloadProperty
   std::unordered_map<std::string, size_t> pending_;
   std::vector<Entry> entries_;
   std::optional<StagedFlush> staged_;
