@@ -6,14 +6,18 @@
   read limit), and loaded by `serac sync` in cdc mode (the load under the slot's snapshot, then the
   catch-up, which is empty); rows/s, MB/s of the table's heap, rows/s per CPU second of serac, and
   serac's peak RSS; the ratio against COPY;
-- changes: CHANGES inserts, updates and deletes (a third each, in transactions of 10,000) made
-  after the load, applied by a second run; changes/s, CPU seconds, peak RSS;
+- changes: CHANGES inserts, updates and deletes (in transactions of about 20,000) made after the
+  load in two halves, the first applied by a run without the key index (`key_index: false`), the
+  second by one with it; changes/s, CPU seconds, peak RSS and the ratio between them. `--key uuid`
+  keys the table by a uuid (keys without locality: every data file's key range holds some of every
+  flush's keys) instead of the order id;
 - lag: with `serac sync --follow` running, the time from the commit of one row until a table
   snapshot records its LSN (median of 5).
 
 Not a test: it prints tables and exits 0 unless it could not run.
 
-    bench/sync_bench.py [--rows 10000000] [--changes 5000000] [--update-type pos|dv|eq] [--keep]
+    bench/sync_bench.py [--rows 10000000] [--changes 5000000] [--update-type pos|dv|eq] [--key bigint|uuid]
+                        [--keep]
 """
 from __future__ import annotations
 
@@ -80,8 +84,10 @@ class Postgres:
 
 
 CREATE = """
-CREATE TABLE orders (id bigint PRIMARY KEY, account int, amount double precision, quantity bigint,
-                     ts timestamp, day date, name text, status text, flag boolean, note text);
+CREATE TABLE orders (id bigint NOT NULL, account int, amount double precision, quantity bigint,
+                     ts timestamp, day date, name text, status text, flag boolean, note text, ref uuid,
+                     PRIMARY KEY ({key}));
+CREATE INDEX ON orders (id);
 CREATE PUBLICATION bench_pub FOR TABLE orders;
 """
 FILL = """
@@ -89,7 +95,7 @@ INSERT INTO orders SELECT i, (random() * 1e6)::int, random() * 1000, (random() *
   TIMESTAMP '2024-01-01' + random() * INTERVAL '365 days', DATE '2024-01-01' + (random() * 364)::int,
   'customer-' || lpad((random() * 50000)::int::text, 6, '0'),
   (ARRAY['new', 'paid', 'shipped', 'returned'])[1 + (random() * 3)::int], random() < 0.5,
-  'note ' || (random() * 977)::int || ' for the order'
+  'note ' || (random() * 977)::int || ' for the order', md5(i::text)::uuid
 FROM generate_series({first}, {last}) i
 """
 
@@ -99,6 +105,9 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--changes", type=int, default=5_000_000)
     parser.add_argument("--update-type", default="", choices=["", "pos", "dv", "eq"])
+    parser.add_argument("--key", default="bigint", choices=["bigint", "uuid"],
+                        help="the primary key: the order id, or a uuid made from it (keys without locality: "
+                             "every data file's key range holds some of each flush's keys)")
     parser.add_argument("--serac", default=os.environ.get("SERAC_BIN", str(REPO / "build/serac")))
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
@@ -112,7 +121,7 @@ def main() -> int:
     try:
         postgres = Postgres(pg_dir)
         print(f"filling orders with {args.rows:,} rows", file=sys.stderr)
-        postgres.psql(CREATE)
+        postgres.psql(CREATE.format(key="id" if args.key == "bigint" else "ref"))
         step = 1_000_000
         for first in range(1, args.rows + 1, step):
             postgres.psql(FILL.format(first=first, last=min(args.rows, first + step - 1)))
@@ -139,21 +148,26 @@ def main() -> int:
             "host": "127.0.0.1", "port": postgres.port, "database": "postgres", "username": "postgres",
             "password": "", "ssl": {"mode": "disable"}, "max_threads": 2,
             "update_method": {"replication_slot": "bench_slot", "publication": "bench_pub", "initial_wait_time": 120}}))
-        (files / "destination.json").write_text(json.dumps({"type": "ICEBERG", "writer": {
+        writer = {
             "catalog_type": "rest", "rest_catalog_url": endpoint + "/_iceberg", "iceberg_s3_path": warehouse,
             "iceberg_db": "bench", "rest_signing_v_4": True, "rest_signing_name": "s3tables",
             "rest_signing_region": REGION, "s3_endpoint": endpoint, "s3_use_ssl": False, "s3_path_style": True,
-            "aws_region": REGION, "aws_access_key": serac.user, "aws_secret_key": serac.password}}))
-        selection = {"stream_name": "orders", "partition_regex": "", "normalization": False, "append_mode": False}
+            "aws_region": REGION, "aws_access_key": serac.user, "aws_secret_key": serac.password}
+        (files / "destination.json").write_text(json.dumps({"type": "ICEBERG", "writer": writer}))
+        (files / "destination-no-index.json").write_text(
+            json.dumps({"type": "ICEBERG", "writer": {**writer, "key_index": False}}))
+        selection = {"stream_name": "orders", "partition_regex": "", "normalization": True, "append_mode": False}
         if args.update_type:
             selection["update_type"] = args.update_type
         (files / "streams.json").write_text(json.dumps({
             "streams": [{"stream": {"name": "orders", "namespace": "public", "sync_mode": "cdc",
                                     "supported_sync_modes": ["cdc"], "type_schema": {"properties": {}}}}],
             "selected_streams": {"public": [selection]}}))
-        sync_argv = [args.serac, "sync", "--config", str(files / "source.json"), "--streams",
-                     str(files / "streams.json"), "--destination", str(files / "destination.json"),
-                     "--state", str(files / "state.json")]
+        def sync_argv_to(destination: str) -> list[str]:
+            return [args.serac, "sync", "--config", str(files / "source.json"), "--streams",
+                    str(files / "streams.json"), "--destination", str(files / destination),
+                    "--state", str(files / "state.json")]
+        sync_argv = sync_argv_to("destination.json")
 
         print("full load", file=sys.stderr)
         load_wall, load_cpu, load_peak, load_output = run_measured(sync_argv, dict(os.environ))
@@ -161,36 +175,39 @@ def main() -> int:
         load_only = next((float(line.split(" rows in ", 1)[1].split()[0]) for line in load_output.splitlines()
                           if "loaded " in line and " rows in " in line), load_wall)
 
-        print(f"making {args.changes:,} changes", file=sys.stderr)
-        third = args.changes // 3
+        # The changes in two halves: the first applied without the key index, the second with it.
+        third = args.changes // 6
         per_transaction = 10_000
-        statements = []
         next_id = args.rows + 1
-        for offset in range(0, third, per_transaction):
-            count = min(per_transaction, third - offset)
-            statements.append("BEGIN")
-            statements.append(FILL.format(first=next_id, last=next_id + count - 1))
-            next_id += count
-            # Updates and deletes of existing rows spread over the table (every key hit once).
-            statements.append(f"UPDATE orders SET amount = amount + 1, status = 'paid' WHERE id BETWEEN "
-                              f"{1 + 2 * offset} AND {2 * offset + count} AND id % 2 = 1")
-            statements.append(f"UPDATE orders SET amount = amount + 1 WHERE id BETWEEN {1 + 2 * offset} AND "
-                              f"{2 * offset + 2 * count} AND id % 2 = 0 AND id % 4 = 0")
-            statements.append(f"DELETE FROM orders WHERE id BETWEEN {1 + 2 * offset} AND {2 * offset + 2 * count} "
-                              f"AND id % 4 = 2")
-            statements.append("COMMIT")
-            if len(statements) >= 60:
+        catch_ups = []
+        for half, destination in enumerate(("destination-no-index.json", "destination.json")):
+            print(f"making {args.changes // 2:,} changes", file=sys.stderr)
+            statements = []
+            for offset in range(half * third, (half + 1) * third, per_transaction):
+                count = min(per_transaction, (half + 1) * third - offset)
+                statements.append("BEGIN")
+                statements.append(FILL.format(first=next_id, last=next_id + count - 1))
+                next_id += count
+                # Updates and deletes of existing rows spread over the table (every key hit once).
+                statements.append(f"UPDATE orders SET amount = amount + 1, status = 'paid' WHERE id BETWEEN "
+                                  f"{1 + 2 * offset} AND {2 * offset + count} AND id % 2 = 1")
+                statements.append(f"UPDATE orders SET amount = amount + 1 WHERE id BETWEEN {1 + 2 * offset} AND "
+                                  f"{2 * offset + 2 * count} AND id % 2 = 0 AND id % 4 = 0")
+                statements.append(f"DELETE FROM orders WHERE id BETWEEN {1 + 2 * offset} AND "
+                                  f"{2 * offset + 2 * count} AND id % 4 = 2")
+                statements.append("COMMIT")
+                if len(statements) >= 60:
+                    postgres.psql(";".join(statements))
+                    statements = []
+            if statements:
                 postgres.psql(";".join(statements))
-                statements = []
-        if statements:
-            postgres.psql(";".join(statements))
-
-        print("changes", file=sys.stderr)
-        cdc_wall, cdc_cpu, cdc_peak, cdc_output = run_measured(sync_argv, dict(os.environ))
-        applied = 0
-        for line in cdc_output.splitlines():
-            if "applied " in line:
-                applied = int(line.split("applied ", 1)[1].split()[0])
+            print("changes", file=sys.stderr)
+            wall, cpu, peak, output = run_measured(sync_argv_to(destination), dict(os.environ))
+            applied = 0
+            for line in output.splitlines():
+                if "applied " in line:
+                    applied = int(line.split("applied ", 1)[1].split()[0])
+            catch_ups.append((wall, cpu, peak, applied))
 
         # Lag: one row committed while `--follow` runs, until a snapshot names its LSN.
         lags = []
@@ -225,10 +242,15 @@ def main() -> int:
               f"{mb / load_only:>8.1f} {'':>11} {'':>9} {copy_seconds / load_only:>8.2f}")
         print()
         print(f"changes: about {args.changes:,} inserts, updates and deletes in transactions of about "
-              f"{per_transaction * 2:,}; {applied:,} applied by the run")
-        print(f"{'run':<34} {'seconds':>8} {'changes/s':>10} {'CPU s':>8} {'peak RSS':>9}")
-        print(f"{'serac sync (catch-up)':<34} {cdc_wall:>8.2f} {applied / cdc_wall:>10,.0f} {cdc_cpu:>8.1f} "
-              f"{cdc_peak / 1024:>7.0f}Mi")
+              f"{per_transaction * 2:,}, keyed by {args.key}, in two halves: the first applied without the key "
+              f"index, the second with it")
+        print(f"{'run':<34} {'seconds':>8} {'changes':>10} {'changes/s':>10} {'CPU s':>8} {'peak RSS':>9} "
+              f"{'vs no index':>11}")
+        base_rate = catch_ups[0][3] / catch_ups[0][0]
+        for name, (wall, cpu, peak, applied) in zip(("serac sync, no key index", "serac sync, key index"),
+                                                    catch_ups):
+            print(f"{name:<34} {wall:>8.2f} {applied:>10,} {applied / wall:>10,.0f} {cpu:>8.1f} "
+                  f"{peak / 1024:>7.0f}Mi {applied / wall / base_rate:>11.2f}")
         print()
         if lags:
             print(f"lag (commit to snapshot, --follow): median {statistics.median(lags):.2f} s, "

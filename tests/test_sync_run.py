@@ -661,7 +661,8 @@ def test_trino_and_clickhouse_read_a_synced_table(db, server, trino, trino_wareh
 
 @pytest.mark.parametrize("key_type", ["uuid", "text", "bytea"])
 def test_keys_of_bytes(db, server, warehouse, tmp_path, key_type):  # noqa: F811
-    """Changes to tables keyed by uuid, text or bytea find their rows by the key's bytes."""
+    """Changes to tables keyed by uuid, text or bytea find their rows by the key's bytes, in the
+    data files read once and in their key index after that."""
     key = {"uuid": "md5(i::text)::uuid", "text": "'k' || i", "bytea": "decode(lpad(to_hex(i), 8, '0'), 'hex')"}[key_type]
     db.sql(f"CREATE TABLE keyed (k {key_type} PRIMARY KEY, id int, v text); CREATE PUBLICATION serac_pub FOR TABLE keyed;"
            f"INSERT INTO keyed SELECT {key}, i, 'v' || i FROM generate_series(1, 3000) i;")
@@ -670,6 +671,11 @@ def test_keys_of_bytes(db, server, warehouse, tmp_path, key_type):  # noqa: F811
     db.sql("UPDATE keyed SET v = 'changed' WHERE id % 3 = 0; DELETE FROM keyed WHERE id % 7 = 0;"
            f"INSERT INTO keyed SELECT {key}, i, 'late' FROM generate_series(5001, 5100) i;"
            "UPDATE keyed SET v = 'again' WHERE id % 9 = 0;")
+    run_sync(args)
+    # The data files read to find rows are indexed beside state.json, for this run and the next.
+    [index] = list((tmp_path / "state.json.keys").iterdir())
+    assert list(index.glob("*.kix"))
+    db.sql("UPDATE keyed SET v = 'third' WHERE id % 5 = 0; DELETE FROM keyed WHERE id % 11 = 0;")
     run_sync(args)
     expected = sorted((int(i), v) for i, v in (line.split("|") for line in
                                                db.sql("SELECT id, v FROM keyed").strip().splitlines()))

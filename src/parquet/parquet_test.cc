@@ -15,7 +15,9 @@
 
 #include "iceberg/file_io.h"
 #include "iceberg/partition.h"
+#include "parquet/key_index.h"
 #include "parquet/parquet_files.h"
+#include "parquet/row_deletes.h"
 
 namespace serac::parquet {
 namespace {
@@ -250,6 +252,107 @@ TEST_F(ParquetTest, RowsGivenByValueAreWrittenWhereThePlacementsSay) {
   EXPECT_NE(refused.message().find("changes: row 7: column id"), std::string::npos) << refused.message();
   again->AbortAndDelete();
 }
+
+// Rows found by key through the index files: the data files are read once (and indexed), then
+// not again, for a long key, a uuid key and a composite key; the positions are the same either way;
+// index files of files no longer live go, and a damaged one is read around.
+class KeyIndexTest : public ParquetTest, public ::testing::WithParamInterface<std::vector<int32_t>> {};
+
+TEST_P(KeyIndexTest, FindsRowsWithoutReadingTheDataFilesAgain) {
+  const iceberg::Schema schema = TableSchema();
+  const size_t columns = schema.fields.size();
+  auto row_of = [&](int64_t i) {
+    Row row(columns);
+    row[0].datum = iceberg::Datum(i);
+    row[1].datum = iceberg::Datum("name-" + std::to_string(i % 3));
+    std::string uid(16, '\0');
+    for (int b = 0; b < 8; ++b) uid[static_cast<size_t>(15 - b)] = static_cast<char>((i * 7919) >> (8 * b));
+    row[13].datum = iceberg::Datum(uid);
+    return row;
+  };
+  iceberg::TableFiles live;
+  for (int64_t first : {0, 1000}) {
+    auto writer = DataFileWriter::Make(schema, iceberg::PartitionSpec{}, WriteOptions{}, *io_,
+                                       (dir_ / "t/data").string());
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    std::vector<Row> rows;
+    for (int64_t i = first; i < first + 1000; ++i) rows.push_back(row_of(i));
+    ASSERT_OK(writer->AppendRows(rows, "rows", 1));
+    auto files = writer->Finish();
+    ASSERT_TRUE(files.ok() && files->size() == 1u);
+    live.data.push_back(iceberg::LiveFile{files->at(0)});
+  }
+  iceberg::Schema key_schema;
+  for (int32_t index : GetParam()) key_schema.fields.push_back(schema.fields[static_cast<size_t>(index)]);
+  auto keys_of = [&](std::vector<int64_t> ids) {
+    std::vector<Row> keys;
+    for (int64_t id : ids) {
+      Row full = row_of(id);
+      Row key;
+      for (int32_t index : GetParam()) key.push_back(full[static_cast<size_t>(index)]);
+      keys.push_back(std::move(key));
+    }
+    auto built = RowKeys::FromRows(key_schema, keys);
+    EXPECT_TRUE(built.ok()) << built.status().message();
+    return std::move(built).value();
+  };
+  auto deleted_positions = [&](const RowDeletes& deletes) {
+    std::map<std::string, std::vector<int64_t>> found;
+    for (const iceberg::DataFile& file : deletes.added) {
+      auto table = ReadOutput(file.file_path);
+      auto positions = std::static_pointer_cast<arrow::Int64Array>(table->GetColumnByName("pos")->chunk(0));
+      for (int64_t i = 0; i < positions->length(); ++i)
+        found[*file.referenced_data_file].push_back(positions->Value(i));
+    }
+    return found;
+  };
+  auto index = DataFileKeyIndex::Open((dir_ / "index").string());
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  const std::string location = (dir_ / "t/data").string();
+  const std::string a = live.data[0].file.file_path;
+  const std::string b = live.data[1].file.file_path;
+
+  // Read and indexed.
+  auto first = DeleteRowsByKey(*io_, keys_of({5, 1500, 99999}), live, PositionDeletes::kFiles, WriteOptions{},
+                               location, index->get());
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(deleted_positions(*first), (std::map<std::string, std::vector<int64_t>>{{a, {5}}, {b, {500}}}));
+  EXPECT_EQ((*index)->indexed_files(), 2u);
+
+  // The data files gone: found in the index alone.
+  std::filesystem::rename(a, a + ".away");
+  std::filesystem::rename(b, b + ".away");
+  auto second = DeleteRowsByKey(*io_, keys_of({6, 7, 1999, 5000}), live, PositionDeletes::kFiles,
+                                WriteOptions{}, location, index->get());
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(deleted_positions(*second),
+            (std::map<std::string, std::vector<int64_t>>{{a, {6, 7}}, {b, {999}}}));
+
+  // Kept across opening again; a damaged index file is read around (its data file read instead).
+  index = DataFileKeyIndex::Open((dir_ / "index").string());
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ((*index)->indexed_files(), 2u);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "index")) {
+    std::filesystem::resize_file(entry.path(), 40);
+    break;
+  }
+  std::filesystem::rename(a + ".away", a);
+  std::filesystem::rename(b + ".away", b);
+  auto third = DeleteRowsByKey(*io_, keys_of({8, 1001}), live, PositionDeletes::kFiles, WriteOptions{},
+                               location, index->get());
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_EQ(deleted_positions(*third), (std::map<std::string, std::vector<int64_t>>{{a, {8}}, {b, {1}}}));
+  EXPECT_EQ((*index)->indexed_files(), 2u);
+
+  // Only the live files keep theirs.
+  (*index)->Retain({a});
+  EXPECT_EQ((*index)->indexed_files(), 1u);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_ / "index"), {}), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Keys, KeyIndexTest,
+                         ::testing::Values(std::vector<int32_t>{0}, std::vector<int32_t>{13},
+                                           std::vector<int32_t>{0, 1}));
 
 TEST_F(ParquetTest, RollsFilesAtTheTargetSize) {
   WriteOptions options;

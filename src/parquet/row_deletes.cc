@@ -44,6 +44,14 @@ Status AppendKeyValue(const arrow::Array& column, int64_t row, const iceberg::Ty
   return Status::Ok();
 }
 
+// One integer key as DataFileKeyIndex keeps it: big-endian with the sign bit flipped.
+std::string CanonicalInteger(int64_t value) {
+  const uint64_t bits = static_cast<uint64_t>(value) ^ (uint64_t{1} << 63);
+  std::string bytes(8, '\0');
+  for (int i = 0; i < 8; ++i) bytes[static_cast<size_t>(i)] = static_cast<char>(bits >> (8 * (7 - i)));
+  return bytes;
+}
+
 std::optional<int32_t> FieldIdOf(const arrow::Field& field) {
   if (field.metadata() == nullptr) return std::nullopt;
   auto text = field.metadata()->Get("PARQUET:field_id");
@@ -100,6 +108,7 @@ Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const
     rows += batch->num_rows();
   }
   if (keys.key_schema_.fields.empty()) return Error(ErrorCode::kInvalidArgument, path + ": no key rows");
+  keys.MakeCanonicalKeys();
   return keys;
 }
 
@@ -139,7 +148,41 @@ Result<RowKeys> RowKeys::FromRows(iceberg::Schema key_schema, const std::vector<
             [&](const iceberg::Datum& a, const iceberg::Datum& b) {
               return iceberg::CompareDatums(first_type, a, b) < 0;
             });
+  keys.MakeCanonicalKeys();
+  keys.indexable_ = true;
   return keys;
+}
+
+void RowKeys::MakeCanonicalKeys() {
+  canonical_keys_.clear();
+  for (int64_t value : integer_keys_) canonical_keys_.push_back(CanonicalInteger(value));
+  for (const std::string& value : bytes_keys_) canonical_keys_.push_back(value);
+  for (const std::string& value : keys_) canonical_keys_.push_back(value);
+  std::sort(canonical_keys_.begin(), canonical_keys_.end());
+}
+
+std::span<const std::string> RowKeys::CanonicalKeysFor(const iceberg::DataFile& data_file) const {
+  if (integer_keys_.empty() || key_schema_.fields.empty()) return canonical_keys_;
+  // integer_keys_ and canonical_keys_ are in the same order: the file's range of values is a
+  // range of both.
+  const iceberg::NestedField& first = key_schema_.fields[0];
+  auto bound = [&](const iceberg::ColumnBounds& bounds) -> std::optional<int64_t> {
+    for (const auto& [id, bytes] : bounds) {
+      if (id != first.id) continue;
+      Result<iceberg::Datum> value = iceberg::FromSingleValue(first.type, bytes);
+      if (!value.ok()) return std::nullopt;
+      if (const auto* wide = std::get_if<int64_t>(&*value)) return *wide;
+      if (const auto* narrow = std::get_if<int32_t>(&*value)) return *narrow;
+    }
+    return std::nullopt;
+  };
+  const std::optional<int64_t> lower = bound(data_file.lower_bounds);
+  const std::optional<int64_t> upper = bound(data_file.upper_bounds);
+  const auto begin =
+      lower ? std::lower_bound(integer_keys_.begin(), integer_keys_.end(), *lower) : integer_keys_.begin();
+  const auto end = upper ? std::upper_bound(begin, integer_keys_.end(), *upper) : integer_keys_.end();
+  return std::span<const std::string>(canonical_keys_)
+      .subspan(static_cast<size_t>(begin - integer_keys_.begin()), static_cast<size_t>(end - begin));
 }
 
 bool RowKeys::IntegerKey() const {
@@ -199,18 +242,19 @@ std::vector<int32_t> RowKeys::field_ids() const {
   return ids;
 }
 
-Result<std::vector<int64_t>> RowKeys::FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file) const {
+Result<std::vector<int64_t>> RowKeys::FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file,
+                                             KeyPositions* every_key) const {
   // Arrow's metadata accessors throw on a malformed file; its readers return errors.
   try {
-    return FindInFile(io, data_file);
+    return FindInFile(io, data_file, every_key);
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInvalidArgument,
                  data_file.file_path + ": not a readable Parquet file (" + e.what() + ")");
   }
 }
 
-Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io,
-                                                 const iceberg::DataFile& data_file) const {
+Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io, const iceberg::DataFile& data_file,
+                                                 KeyPositions* every_key) const {
   const std::string& path = data_file.file_path;
   auto input = std::make_shared<FileIOInput>(io, path, data_file.file_size_in_bytes);
   SERAC_ASSIGN_OR_RETURN(std::unique_ptr<::parquet::arrow::FileReader> reader,
@@ -272,6 +316,7 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io,
         const int64_t value = narrow ? narrow_values[row] : wide_values[row];
         if (std::binary_search(integer_keys_.begin(), integer_keys_.end(), value))
           positions.push_back(position + row);
+        if (every_key != nullptr) every_key->emplace_back(CanonicalInteger(value), position + row);
       }
       position += batch->num_rows();
       continue;
@@ -286,6 +331,7 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io,
             fixed ? static_cast<const arrow::FixedSizeBinaryArray&>(column).GetView(row)
                   : static_cast<const arrow::BinaryArray&>(column).GetView(row);
         if (bytes_keys_.find(value) != bytes_keys_.end()) positions.push_back(position + row);
+        if (every_key != nullptr) every_key->emplace_back(std::string(value), position + row);
       }
       position += batch->num_rows();
       continue;
@@ -296,6 +342,7 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io,
         SERAC_RETURN_IF_ERROR(AppendKeyValue(*columns[k], row, key_schema_.fields[k].type, key));
       }
       if (keys_.count(key)) positions.push_back(position + row);
+      if (every_key != nullptr) every_key->emplace_back(key, position + row);
     }
     position += batch->num_rows();
   }
@@ -398,7 +445,7 @@ Result<std::vector<iceberg::DataFile>> WriteEqualityDeletes(iceberg::FileIO& io,
 
 Result<RowDeletes> DeleteRowsByKey(iceberg::FileIO& io, const RowKeys& keys, const iceberg::TableFiles& files,
                                    PositionDeletes kind, const WriteOptions& options,
-                                   const std::string& data_location) {
+                                   const std::string& data_location, DataFileKeyIndex* index) {
   RowDeletes deletes;
   auto give_up = [&](const Status& status) {
     for (const std::string& location : deletes.written) (void)io.Delete(location);
@@ -407,7 +454,22 @@ Result<RowDeletes> DeleteRowsByKey(iceberg::FileIO& io, const RowKeys& keys, con
   std::vector<iceberg::DataFileDeletes> vectors;
   for (const iceberg::LiveFile& data : files.data) {
     if (!keys.MayBeIn(data.file)) continue;
-    Result<std::vector<int64_t>> positions = keys.FindIn(io, data.file);
+    Result<std::vector<int64_t>> positions = std::vector<int64_t>();
+    Result<std::optional<std::vector<int64_t>>> indexed = std::optional<std::vector<int64_t>>();
+    if (index != nullptr && keys.indexable())
+      indexed = index->Find(data.file, keys.CanonicalKeysFor(data.file));
+    if (!indexed.ok()) return give_up(indexed.status());
+    if (indexed->has_value()) {
+      positions = std::move(**indexed);
+    } else {
+      RowKeys::KeyPositions every_key;
+      const bool index_it = index != nullptr && keys.indexable();
+      positions = keys.FindIn(io, data.file, index_it ? &every_key : nullptr);
+      if (positions.ok() && index_it) {
+        Status added = index->Add(data.file, std::move(every_key));
+        if (!added.ok()) return give_up(added);
+      }
+    }
     if (!positions.ok()) return give_up(positions.status());
     if (positions->empty()) continue;
     if (kind == PositionDeletes::kFiles) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -23,6 +24,7 @@
 #include "iceberg/manifest.h"
 #include "iceberg/schema.h"
 #include "iceberg/table_files.h"
+#include "parquet/key_index.h"
 #include "parquet/parquet_files.h"
 
 namespace serac::parquet {
@@ -46,11 +48,27 @@ class RowKeys {
   // only when none of the keys' values lies between them): files of other key ranges go unread.
   bool MayBeIn(const iceberg::DataFile& data_file) const;
 
-  // The positions, ascending, of the rows of a Parquet data file whose key equals a key row.
-  Result<std::vector<int64_t>> FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file) const;
+  // The positions, ascending, of the rows of a Parquet data file whose key equals a key row. With
+  // `every_key`, every row's key (canonical bytes, see CanonicalKeys) with its position as well.
+  using KeyPositions = std::vector<std::pair<std::string, int64_t>>;
+  Result<std::vector<int64_t>> FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file,
+                                      KeyPositions* every_key = nullptr) const;
+
+  // The keys as DataFileKeyIndex keeps them, sorted: one integer column as 8 big-endian bytes of
+  // the value with its sign bit flipped (so that they sort as numbers), one string, binary or
+  // uuid column as its bytes, other keys as their value-by-value encoding. The ones a data file's
+  // bounds may hold (narrowed by its bounds for one integer column; else all of them).
+  std::span<const std::string> CanonicalKeysFor(const iceberg::DataFile& data_file) const;
+  // Keys of FromRows: their canonical bytes follow from the key columns' types alone, as an
+  // index file's do (Read's keep their value-by-value encoding whatever the types).
+  bool indexable() const { return indexable_; }
 
  private:
-  Result<std::vector<int64_t>> FindInFile(iceberg::FileIO& io, const iceberg::DataFile& data_file) const;
+  Result<std::vector<int64_t>> FindInFile(iceberg::FileIO& io, const iceberg::DataFile& data_file,
+                                          KeyPositions* every_key) const;
+  void MakeCanonicalKeys();
+  std::vector<std::string> canonical_keys_;
+  bool indexable_ = false;
 
   iceberg::Schema key_schema_;
   std::unordered_set<std::string> keys_;
@@ -79,10 +97,11 @@ struct RowDeletes {
   uint64_t rows = 0;                        // rows found (DVs: only those not deleted already)
 };
 // The delete files that remove the rows whose key is one of `keys` from `files`' live data files
-// (read only where MayBeIn), written under `data_location`.
+// (read only where MayBeIn), written under `data_location`. With `index`, rows are found in the
+// index files of the data files that have one; the others are read and get one.
 Result<RowDeletes> DeleteRowsByKey(iceberg::FileIO& io, const RowKeys& keys, const iceberg::TableFiles& files,
                                    PositionDeletes kind, const WriteOptions& options,
-                                   const std::string& data_location);
+                                   const std::string& data_location, DataFileKeyIndex* index = nullptr);
 
 // One position delete file at `location` for `positions` (ascending) of `data_file`.
 Result<iceberg::DataFile> WritePositionDeletes(iceberg::FileIO& io, const std::string& location,

@@ -119,6 +119,10 @@ constexpr FieldSpec kWriterFields[] = {
      "serac: write OLake's _olake_id, _op_type, _cdc_timestamp and _olake_timestamp columns and keep deleted "
      "rows as rows with _op_type d (soft deletes), for queries written for OLake's tables",
      "false"},
+    {"key_index", Kind::kBoolean,
+     "serac: keep an index of the data files' keys beside state.json (STATE.keys/), so that position "
+     "deletes and DVs find rows without reading a data file twice",
+     "true"},
     {"aws_profile", Kind::kString, "AWS profile", nullptr, false,
      "credentials come from aws_access_key/aws_secret_key"},
     {"arrow_writes", Kind::kBoolean, "OLake's Arrow writer switch", nullptr, false,
@@ -399,6 +403,7 @@ Result<IcebergDestination> ParseDestinationConfig(std::string_view json, const s
   destination.session_token = writer.String("aws_session_token");
   destination.no_identifier_fields = writer.Boolean("no_identifier_fields", false);
   destination.olake_columns = writer.Boolean("olake_columns", false);
+  destination.key_index = writer.Boolean("key_index", true);
   if (!destination.s3_endpoint.empty() && destination.s3_endpoint.find("://") == std::string::npos) {
     destination.s3_endpoint = (destination.s3_use_ssl ? "https://" : "http://") + destination.s3_endpoint;
   }

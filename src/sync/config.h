@@ -79,6 +79,8 @@ struct IcebergDestination {
   bool no_identifier_fields = false;
   // serac's own: OLake's metadata columns and soft deletes (table_sink.h).
   bool olake_columns = false;
+  // serac's own: the data files' keys indexed beside state.json (parquet/key_index.h).
+  bool key_index = true;
 };
 
 // ---- streams.json ----

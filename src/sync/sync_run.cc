@@ -693,6 +693,8 @@ Status RunSync(const SyncRunOptions& options) {
   SERAC_ASSIGN_OR_RETURN(PgConnection meta, PgConnection::Connect(source));
   SinkTargets sink_targets{target.rest.get(), target.catalog.get(), target.io.get(),
                            destination.no_identifier_fields, destination.olake_columns};
+  // Beside state.json: "state.json.keys/<table uuid>/".
+  if (destination.key_index) sink_targets.key_index_directory = options.state_path + ".keys";
   for (StreamRun& run : runs) {
     SERAC_ASSIGN_OR_RETURN(SourceTable table,
                            DescribeTable(meta, run.stream->namespace_name, run.stream->name));

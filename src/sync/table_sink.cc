@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/hash.h"
 #include "iceberg/partition.h"
@@ -268,6 +269,10 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
   std::string location = table->location();
   while (!location.empty() && location.back() == '/') location.pop_back();
   sink->data_location_ = location + "/data";
+  if (!targets.key_index_directory.empty() && sink->deletes_ != DeleteKind::kEquality) {
+    SERAC_ASSIGN_OR_RETURN(sink->key_index_, parquet::DataFileKeyIndex::Open(targets.key_index_directory +
+                                                                             "/" + table->table_uuid()));
+  }
 
   sink->selection_ = selection;
   sink->olake_columns_ = targets.olake_columns;
@@ -974,7 +979,7 @@ Status TableSink::StageFlush(pgoutput::Lsn lsn) {
   if (deletes_ != DeleteKind::kEquality && !keys.empty()) {
     SERAC_ASSIGN_OR_RETURN(position_keys, parquet::RowKeys::FromRows(key_schema_, keys));
   }
-  staged_.emplace();
+  staged_ = std::make_unique<StagedFlush>();
   staged_->lsn = lsn;
   staged_->position_keys = std::move(position_keys);
   Status staged = Status::Ok();
@@ -1006,12 +1011,18 @@ Status TableSink::FindPositionDeletes() {
   staged_->validate_from = current ? std::optional<int64_t>(current->snapshot_id) : std::nullopt;
   if (!staged_->position_keys) return Status::Ok();
   SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles live, iceberg::ReadTableFiles(*targets_.io, current));
+  if (key_index_ != nullptr) {
+    // Index files of data files a compaction or a load replaced go.
+    std::set<std::string> live_paths;
+    for (const iceberg::LiveFile& data : live.data) live_paths.insert(data.file.file_path);
+    key_index_->Retain(live_paths);
+  }
   SERAC_ASSIGN_OR_RETURN(parquet::RowDeletes deletes,
                          parquet::DeleteRowsByKey(*targets_.io, *staged_->position_keys, live,
                                                   deletes_ == DeleteKind::kDeletionVectors
                                                       ? parquet::PositionDeletes::kDeletionVectors
                                                       : parquet::PositionDeletes::kFiles,
-                                                  options_, data_location_));
+                                                  options_, data_location_, key_index_.get()));
   staged_->files.deletes = std::move(deletes.added);
   staged_->files.replaced = std::move(deletes.replaced);
   return Status::Ok();

@@ -50,6 +50,10 @@ struct SinkTargets {
   // updated or read by cursor, d deleted), _cdc_timestamp (the source's commit time) and
   // _olake_timestamp (when serac wrote the row), with deletes kept as rows with _op_type d.
   bool olake_columns = false;
+  // Where each table's key index lives (a directory per table, by its uuid; parquet/key_index.h):
+  // position deletes and DVs find rows there instead of reading the data files' keys again. Empty:
+  // no index.
+  std::string key_index_directory;
 };
 
 // A source row's values (text, nullopt for NULL), one per source column in the order the sink
@@ -219,7 +223,8 @@ class TableSink {
   bool reload_marked_ = false;  // the table has kReloadProperty
   std::unordered_map<std::string, size_t> pending_;
   std::vector<Entry> entries_;
-  std::optional<StagedFlush> staged_;
+  std::unique_ptr<StagedFlush> staged_;
+  std::unique_ptr<parquet::DataFileKeyIndex> key_index_;
   uint64_t pending_bytes_ = 0;
   uint64_t rows_written_ = 0;
   PgConnection* lookup_ = nullptr;

@@ -1,0 +1,247 @@
+#include "parquet/key_index.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "common/encoding.h"
+#include "common/hash.h"
+#include "common/random.h"
+
+namespace serac::parquet {
+
+namespace {
+
+// An index file: this header, the Bloom filter (64-bit words), the key offsets (entries + 1, into
+// the key bytes), the positions (one per entry) and the key bytes, entries sorted by key bytes.
+struct IndexHeader {
+  char magic[8];
+  uint32_t entries;
+  uint32_t bloom_words;
+  uint32_t bloom_hashes;
+  uint32_t key_bytes;
+  uint64_t data_file_records;  // the data file's record count: an index of another file is refused
+};
+static_assert(sizeof(IndexHeader) == 32);
+constexpr char kMagic[8] = {'S', 'E', 'R', 'A', 'C', 'K', 'X', '1'};
+constexpr uint32_t kBloomBitsPerKey = 10;
+constexpr uint32_t kBloomHashes = 7;
+constexpr const char* kSuffix = ".kix";
+
+uint64_t Mix(uint64_t value) {  // a finaliser with full avalanche
+  value ^= value >> 30;
+  value *= 0xBF58476D1CE4E5B9ull;
+  value ^= value >> 27;
+  value *= 0x94D049BB133111EBull;
+  return value ^ (value >> 31);
+}
+
+// A hash fixed by this file (index files outlive the build that wrote them): FNV-1a, mixed.
+uint64_t KeyHash(std::string_view key) {
+  uint64_t hash = 0xCBF29CE484222325ull;
+  for (unsigned char byte : key) {
+    hash ^= byte;
+    hash *= 0x100000001B3ull;
+  }
+  return Mix(hash);
+}
+
+// The Bloom filter's bits for a key: double hashing over `bits`.
+template <typename Visit>
+void ForEachBloomBit(uint64_t hash, uint64_t bits, uint32_t hashes, Visit visit) {
+  const uint64_t step = Mix(hash + 0x9E3779B97F4A7C15ull) | 1;
+  for (uint32_t i = 0; i < hashes; ++i) visit((hash + i * step) % bits);
+}
+
+uint64_t ExpectedSize(const IndexHeader& header) {
+  return sizeof(IndexHeader) + 8ull * header.bloom_words + 4ull * (uint64_t{header.entries} + 1) +
+         4ull * header.entries + header.key_bytes;
+}
+
+Status IndexError(const std::string& what, const std::string& path) {
+  return Error(ErrorCode::kIoError, what + " key index file " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DataFileKeyIndex>> DataFileKeyIndex::Open(std::string directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) {
+    return Error(ErrorCode::kIoError, "making key index directory " + directory + ": " + error.message());
+  }
+  std::unique_ptr<DataFileKeyIndex> index(new DataFileKeyIndex(std::move(directory)));
+  for (const auto& entry : std::filesystem::directory_iterator(index->directory_, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, kSuffix) == 0) {
+      index->names_.insert(name);
+    } else if (name.find(".tmp-") != std::string::npos) {
+      std::filesystem::remove(entry.path(), error);  // an index file a crash left half written
+    }
+  }
+  return index;
+}
+
+std::string DataFileKeyIndex::NameOf(const std::string& data_file_path) {
+  const Md5Digest digest = Md5(data_file_path);
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size())) + kSuffix;
+}
+
+Result<std::optional<std::vector<int64_t>>> DataFileKeyIndex::Find(const iceberg::DataFile& data_file,
+                                                                   std::span<const std::string> keys) {
+  const std::string name = NameOf(data_file.file_path);
+  if (names_.count(name) == 0) return std::optional<std::vector<int64_t>>();
+  const std::string path = directory_ + "/" + name;
+  auto forget = [&]() -> Result<std::optional<std::vector<int64_t>>> {
+    ::unlink(path.c_str());  // unreadable: the data file is read instead, and indexed again
+    names_.erase(name);
+    return std::optional<std::vector<int64_t>>();
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return forget();
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || static_cast<uint64_t>(status.st_size) < sizeof(IndexHeader)) {
+    ::close(fd);
+    return forget();
+  }
+  const size_t size = static_cast<size_t>(status.st_size);
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (mapped == MAP_FAILED) return IndexError("mapping", path);
+  struct Unmap {
+    void* address;
+    size_t size;
+    ~Unmap() { ::munmap(address, size); }
+  } unmap{mapped, size};
+  const char* base = static_cast<const char*>(mapped);
+  IndexHeader header;
+  std::memcpy(&header, base, sizeof(header));
+  if (std::memcmp(header.magic, kMagic, sizeof(kMagic)) != 0 || ExpectedSize(header) != size ||
+      header.data_file_records != static_cast<uint64_t>(data_file.record_count) || header.bloom_words == 0) {
+    return forget();
+  }
+  const auto* bloom = reinterpret_cast<const uint64_t*>(base + sizeof(IndexHeader));
+  const auto* offsets = reinterpret_cast<const uint32_t*>(bloom + header.bloom_words);
+  const auto* positions = offsets + header.entries + 1;
+  const char* key_bytes = reinterpret_cast<const char*>(positions + header.entries);
+  auto key_at = [&](uint32_t entry) {
+    return std::string_view(key_bytes + offsets[entry], offsets[entry + 1] - offsets[entry]);
+  };
+  const uint64_t bits = uint64_t{header.bloom_words} * 64;
+  std::vector<int64_t> found;
+  for (const std::string& key : keys) {
+    bool maybe = true;
+    ForEachBloomBit(KeyHash(key), bits, header.bloom_hashes,
+                    [&](uint64_t bit) { maybe = maybe && (bloom[bit / 64] >> (bit % 64)) & 1; });
+    if (!maybe) continue;
+    uint32_t low = 0;
+    uint32_t high = header.entries;
+    while (low < high) {  // the first entry not below the key
+      const uint32_t middle = low + (high - low) / 2;
+      if (key_at(middle) < key) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    for (uint32_t entry = low; entry < header.entries && key_at(entry) == key; ++entry) {
+      found.push_back(positions[entry]);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return std::optional<std::vector<int64_t>>(std::move(found));
+}
+
+Status DataFileKeyIndex::Add(const iceberg::DataFile& data_file,
+                             std::vector<std::pair<std::string, int64_t>> keys) {
+  std::sort(keys.begin(), keys.end());
+  uint64_t key_bytes = 0;
+  for (const auto& [key, position] : keys) key_bytes += key.size();
+  IndexHeader header{};
+  std::memcpy(header.magic, kMagic, sizeof(kMagic));
+  header.entries = static_cast<uint32_t>(keys.size());
+  header.bloom_words =
+      static_cast<uint32_t>(std::max<uint64_t>(1, (keys.size() * kBloomBitsPerKey + 63) / 64));
+  header.bloom_hashes = kBloomHashes;
+  header.key_bytes = static_cast<uint32_t>(key_bytes);
+  header.data_file_records = static_cast<uint64_t>(data_file.record_count);
+  if (ExpectedSize(header) > kKeyIndexFileBytesMax || keys.size() >= UINT32_MAX ||
+      (!keys.empty() && keys.back().second > UINT32_MAX)) {
+    return Status::Ok();  // too big to index: the data file is read when needed
+  }
+  std::vector<uint64_t> bloom(header.bloom_words, 0);
+  std::vector<uint32_t> offsets;
+  std::vector<uint32_t> positions;
+  offsets.reserve(keys.size() + 1);
+  positions.reserve(keys.size());
+  std::string heap;
+  heap.reserve(key_bytes);
+  const uint64_t bits = uint64_t{header.bloom_words} * 64;
+  for (const auto& [key, position] : keys) {
+    if (position < 0 || position > UINT32_MAX) return Status::Ok();
+    ForEachBloomBit(KeyHash(key), bits, kBloomHashes,
+                    [&](uint64_t bit) { bloom[bit / 64] |= uint64_t{1} << (bit % 64); });
+    offsets.push_back(static_cast<uint32_t>(heap.size()));
+    positions.push_back(static_cast<uint32_t>(position));
+    heap += key;
+  }
+  offsets.push_back(static_cast<uint32_t>(heap.size()));
+
+  const std::string name = NameOf(data_file.file_path);
+  const std::string path = directory_ + "/" + name;
+  const std::string temporary = path + ".tmp-" + RandomUuid();
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return IndexError("making", temporary);
+  auto write_all = [&](const void* data, size_t size) {
+    const char* bytes = static_cast<const char*>(data);
+    while (size > 0) {
+      const ssize_t written = ::write(fd, bytes, size);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) return false;
+      bytes += written;
+      size -= static_cast<size_t>(written);
+    }
+    return true;
+  };
+  const bool written = write_all(&header, sizeof(header)) && write_all(bloom.data(), bloom.size() * 8) &&
+                       write_all(offsets.data(), offsets.size() * 4) &&
+                       write_all(positions.data(), positions.size() * 4) &&
+                       write_all(heap.data(), heap.size());
+  // Whole on disk before it has its name: an index file that is there is never half written.
+  if (!written || ::fsync(fd) != 0) {
+    Status failed = IndexError("writing", temporary);
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    return failed;
+  }
+  ::close(fd);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    Status failed = IndexError("naming", path);
+    ::unlink(temporary.c_str());
+    return failed;
+  }
+  names_.insert(name);
+  return Status::Ok();
+}
+
+void DataFileKeyIndex::Retain(const std::set<std::string>& live_paths) {
+  std::set<std::string> live_names;
+  for (const std::string& path : live_paths) live_names.insert(NameOf(path));
+  for (auto it = names_.begin(); it != names_.end();) {
+    if (live_names.count(*it) > 0) {
+      ++it;
+      continue;
+    }
+    ::unlink((directory_ + "/" + *it).c_str());
+    it = names_.erase(it);
+  }
+}
+
+}  // namespace serac::parquet
