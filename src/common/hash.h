@@ -44,6 +44,24 @@ std::string Sha256Hex(std::string_view data);
 Sha256Digest HmacSha256(std::string_view key, std::string_view data);
 std::string HmacSha1(std::string_view key, std::string_view data);  // raw 20 bytes
 
+// Fast non-cryptographic hashing whose values are fixed by this header (they may be stored):
+// FNV-1a of bytes, and a 64-bit finaliser with full avalanche (splitmix64's).
+inline uint64_t Fnv1a64(std::string_view bytes) {
+  uint64_t hash = 0xCBF29CE484222325ull;
+  for (char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001B3ull;
+  }
+  return hash;
+}
+inline uint64_t MixBits64(uint64_t value) {
+  value ^= value >> 30;
+  value *= 0xBF58476D1CE4E5B9ull;
+  value ^= value >> 27;
+  value *= 0x94D049BB133111EBull;
+  return value ^ (value >> 31);
+}
+
 // CRCs. `Update` functions take the running value (start with 0) and return the new one.
 uint32_t Crc32Update(uint32_t crc, const void* data, size_t size);      // IEEE / zlib
 uint32_t Crc32cUpdate(uint32_t crc, const void* data, size_t size);     // Castagnoli (SSE4.2 when present)

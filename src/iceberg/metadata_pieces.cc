@@ -29,22 +29,7 @@ constexpr RunShapes kSnapshotRuns{{{2048, 8192}, {256, 1024}, {32, 128}}};
 constexpr RunShapes kSnapshotLogRuns{{{8192, 32768}, {1024, 4096}, {128, 512}}};
 constexpr RunShapes kMetadataLogRuns{{{2048, 8192}, {256, 1024}, {32, 128}}};
 
-uint64_t Mix(uint64_t value) {
-  value ^= value >> 30;
-  value *= 0xbf58476d1ce4e5b9ULL;
-  value ^= value >> 27;
-  value *= 0x94d049bb133111ebULL;
-  return value ^ (value >> 31);
-}
-
-uint64_t Fnv1a(std::string_view text) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
+uint64_t Mix(uint64_t value) { return MixBits64(value); }
 
 // One history array of a table as it was last cut: its entries, their mixed keys and its runs.
 // The table's next version nearly always repeats these entries and adds a few, so it takes the
@@ -212,7 +197,7 @@ std::vector<MetadataTextPiece> TableMetadataToJsonPieces(const TableModel& metad
   AppendHistoryArray(
       out, metadata_log, kMetadataLogRuns, previous ? &previous->metadata_log : nullptr, cut->metadata_log,
       [](const MetadataLogEntry& entry) {
-        return Mix(Fnv1a(entry.metadata_file) ^ static_cast<uint64_t>(entry.timestamp_ms));
+        return Mix(Fnv1a64(entry.metadata_file) ^ static_cast<uint64_t>(entry.timestamp_ms));
       },
       [&](size_t i, std::string& text) { AppendMetadataLogEntryText(metadata_log[i], text); });
 

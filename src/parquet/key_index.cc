@@ -34,23 +34,10 @@ constexpr uint32_t kBloomBitsPerKey = 10;
 constexpr uint32_t kBloomHashes = 7;
 constexpr const char* kSuffix = ".kix";
 
-uint64_t Mix(uint64_t value) {  // a finaliser with full avalanche
-  value ^= value >> 30;
-  value *= 0xBF58476D1CE4E5B9ull;
-  value ^= value >> 27;
-  value *= 0x94D049BB133111EBull;
-  return value ^ (value >> 31);
-}
+uint64_t Mix(uint64_t value) { return MixBits64(value); }
 
-// A hash fixed by this file (index files outlive the build that wrote them): FNV-1a, mixed.
-uint64_t KeyHash(std::string_view key) {
-  uint64_t hash = 0xCBF29CE484222325ull;
-  for (unsigned char byte : key) {
-    hash ^= byte;
-    hash *= 0x100000001B3ull;
-  }
-  return Mix(hash);
-}
+// A hash fixed by common/hash.h (index files outlive the build that wrote them).
+uint64_t KeyHash(std::string_view key) { return MixBits64(Fnv1a64(key)); }
 
 // The Bloom filter's bits for a key: double hashing over `bits`.
 template <typename Visit>
