@@ -34,15 +34,13 @@ constexpr uint32_t kBloomBitsPerKey = 10;
 constexpr uint32_t kBloomHashes = 7;
 constexpr const char* kSuffix = ".kix";
 
-uint64_t Mix(uint64_t value) { return MixBits64(value); }
-
 // A hash fixed by common/hash.h (index files outlive the build that wrote them).
 uint64_t KeyHash(std::string_view key) { return MixBits64(Fnv1a64(key)); }
 
 // The Bloom filter's bits for a key: double hashing over `bits`.
 template <typename Visit>
 void ForEachBloomBit(uint64_t hash, uint64_t bits, uint32_t hashes, Visit visit) {
-  const uint64_t step = Mix(hash + 0x9E3779B97F4A7C15ull) | 1;
+  const uint64_t step = MixBits64(hash + 0x9E3779B97F4A7C15ull) | 1;
   for (uint32_t i = 0; i < hashes; ++i) visit((hash + i * step) % bits);
 }
 

@@ -108,8 +108,7 @@ Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const
     rows += batch->num_rows();
   }
   if (keys.key_schema_.fields.empty()) return Error(ErrorCode::kInvalidArgument, path + ": no key rows");
-  keys.MakeCanonicalKeys();
-  return keys;
+  return keys;  // not indexable (indexable()): no canonical keys
 }
 
 Result<RowKeys> RowKeys::FromRows(iceberg::Schema key_schema, const std::vector<Row>& rows) {

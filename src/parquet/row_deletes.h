@@ -57,7 +57,8 @@ class RowKeys {
   // The keys as DataFileKeyIndex keeps them, sorted: one integer column as 8 big-endian bytes of
   // the value with its sign bit flipped (so that they sort as numbers), one string, binary or
   // uuid column as its bytes, other keys as their value-by-value encoding. The ones a data file's
-  // bounds may hold (narrowed by its bounds for one integer column; else all of them).
+  // bounds may hold (narrowed by its bounds for one integer column; else all of them). Empty for
+  // keys that are not indexable().
   std::span<const std::string> CanonicalKeysFor(const iceberg::DataFile& data_file) const;
   // Keys of FromRows: their canonical bytes follow from the key columns' types alone, as an
   // index file's do (Read's keep their value-by-value encoding whatever the types).
