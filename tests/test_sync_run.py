@@ -648,7 +648,8 @@ def test_trino_and_clickhouse_read_a_synced_table(db, server, trino, trino_wareh
     from test_table_writes import ids_by_clickhouse
     db.sql("CREATE TABLE kept (id bigint PRIMARY KEY, v text); CREATE PUBLICATION serac_pub FOR TABLE kept;"
            "INSERT INTO kept SELECT i, 'v' || i FROM generate_series(1, 2000) i;")
-    args = setup_files(db, server, trino_warehouse, tmp_path, ["kept"], "engines_slot")
+    args = setup_files(db, server, trino_warehouse, tmp_path, ["kept"], "engines_slot",
+                       selection_extra={"engines": ["trino", "clickhouse", "duckdb"]})
     run_sync(args)
     db.sql("DELETE FROM kept WHERE id % 7 = 0; UPDATE kept SET v = 'changed' WHERE id % 5 = 0;"
            "UPDATE kept SET id = id + 10000 WHERE id % 11 = 0; INSERT INTO kept VALUES (99999, 'new');")
@@ -657,6 +658,46 @@ def test_trino_and_clickhouse_read_a_synced_table(db, server, trino, trino_wareh
                                                db.sql("SELECT id, v FROM kept").strip().splitlines()))
     assert sorted(tuple(r) for r in trino.query("SELECT id, v FROM iceberg.replica.kept")) == expected
     assert ids_by_clickhouse(server, trino_warehouse, "replica.kept", tmp_path) == [i for i, _ in expected]
+
+
+def test_delete_kind_chosen_from_the_engines(db, server, warehouse, tmp_path):  # noqa: F811
+    """A stream's `engines` (else the writer's) choose the kind of deletes all of them read: the
+    best the table's format holds (README's table of who reads what)."""
+    db.sql("CREATE TABLE seen (id int PRIMARY KEY, v text); CREATE TABLE shared (id int PRIMARY KEY, v text);"
+           "CREATE PUBLICATION serac_pub FOR TABLE seen, shared;"
+           "INSERT INTO seen SELECT i, 'v' FROM generate_series(1, 100) i;"
+           "INSERT INTO shared SELECT i, 'v' FROM generate_series(1, 100) i;")
+    args = setup_files(db, server, warehouse, tmp_path, ["seen", "shared"], "engines_choose",
+                       writer={"engines": ["Trino", "pyiceberg"]})
+    streams_path = tmp_path / "streams.json"
+    streams = json.loads(streams_path.read_text())
+    streams["selected_streams"]["public"][0]["engines"] = ["spark", "pyiceberg", "duckdb"]
+    write_json(streams_path, streams)
+    run_sync(args)
+    db.sql("DELETE FROM seen WHERE id % 3 = 0; UPDATE shared SET v = 'w' WHERE id % 4 = 0;")
+    run_sync(args)
+    catalog = load_pyiceberg_catalog(server.endpoint, warehouse)
+    for name, version, counter in (("seen", 3, "added-dvs"), ("shared", 2, "added-position-delete-files")):
+        table = catalog.load_table(f"replica.{name}")
+        assert table.metadata.format_version == version, name
+        summaries = [snapshot.summary.additional_properties for snapshot in table.snapshots()]
+        assert any(int(summary.get(counter, 0)) > 0 for summary in summaries), (name, summaries)
+        assert_equal(db, server, warehouse, name, ("duckdb", "pyiceberg"), None)
+
+    # The v3 table cannot serve Trino and PyIceberg both (Trino reads no DV, PyIceberg no equality
+    # delete): the run says so before writing anything.
+    streams["selected_streams"]["public"][0]["engines"] = ["trino", "pyiceberg"]
+    write_json(streams_path, streams)
+    out = run_sync(args, check=False)
+    assert out.returncode != 0
+    assert "replica.seen: a format v3 table holds no kind of delete that every engine named for it reads " \
+           "(trino, pyiceberg)" in out.stderr, out.stderr
+    # update_type against an engine that does not read it is refused where it is written.
+    streams["selected_streams"]["public"][0].update(engines=["pyiceberg"], update_type="eq")
+    write_json(streams_path, streams)
+    out = run_sync(args, check=False)
+    assert "streams.json: selected_streams.public[0].update_type: eq deletes are not read by pyiceberg" \
+        in out.stderr, out.stderr
 
 
 @pytest.mark.parametrize("key_type", ["uuid", "text", "bytea"])

@@ -123,6 +123,9 @@ constexpr FieldSpec kWriterFields[] = {
      "serac: keep an index of the data files' keys beside state.json (STATE.keys/), so that position "
      "deletes and DVs find rows without reading a data file twice",
      "true"},
+    {"engines", Kind::kArray,
+     "serac: the engines that will read the tables (spark, trino, clickhouse, duckdb, pyiceberg): deletes "
+     "are written in a kind all of them read, for streams whose update_type and engines are unset"},
     {"aws_profile", Kind::kString, "AWS profile", nullptr, false,
      "credentials come from aws_access_key/aws_secret_key"},
     {"arrow_writes", Kind::kBoolean, "OLake's Arrow writer switch", nullptr, false,
@@ -404,6 +407,8 @@ Result<IcebergDestination> ParseDestinationConfig(std::string_view json, const s
   destination.no_identifier_fields = writer.Boolean("no_identifier_fields", false);
   destination.olake_columns = writer.Boolean("olake_columns", false);
   destination.key_index = writer.Boolean("key_index", true);
+  SERAC_ASSIGN_OR_RETURN(std::vector<std::string> engines, writer.Strings("engines"));
+  SERAC_ASSIGN_OR_RETURN(destination.engines, ParseEngines(engines, file, "writer.engines"));
   if (!destination.s3_endpoint.empty() && destination.s3_endpoint.find("://") == std::string::npos) {
     destination.s3_endpoint = (destination.s3_use_ssl ? "https://" : "http://") + destination.s3_endpoint;
   }
@@ -483,6 +488,69 @@ std::string DestinationSpecJson() {
   return SchemaOf(kDestinationFields,
                   "serac sync destination (Iceberg on a REST catalog), OLake's destination.json",
                   {{"writer", writer}, {"type", Json{{"enum", Json::array({"ICEBERG"})}}}});
+}
+
+// ---- engines and delete kinds ----
+
+namespace {
+
+// Which delete files each engine applies when it reads a table (the README's table, each cell
+// tested against the engine's release in the suite).
+struct EngineReads {
+  const char* engine;
+  bool dv;   // deletion vectors (format v3)
+  bool pos;  // position delete files (format v2)
+  bool eq;   // equality delete files
+};
+constexpr EngineReads kEngineReads[] = {
+    {"spark", true, true, true},  {"trino", false, true, true},     {"clickhouse", false, true, true},
+    {"duckdb", true, true, true}, {"pyiceberg", true, true, false},
+};
+
+bool Reads(const EngineReads& engine, const std::string& update_type) {
+  return update_type == "dv" ? engine.dv : update_type == "pos" ? engine.pos : engine.eq;
+}
+
+const EngineReads* FindEngine(const std::string& name) {
+  for (const EngineReads& engine : kEngineReads) {
+    if (name == engine.engine) return &engine;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ParseEngines(const std::vector<std::string>& names, const std::string& file,
+                                              const std::string& field) {
+  std::vector<std::string> engines;
+  for (const std::string& name : names) {
+    std::string engine = AsciiLower(name);
+    if (FindEngine(engine) == nullptr) {
+      return FieldError(
+          file, field,
+          "\"" + name + "\" is not an engine serac knows: spark, trino, clickhouse, duckdb or pyiceberg");
+    }
+    if (std::find(engines.begin(), engines.end(), engine) == engines.end())
+      engines.push_back(std::move(engine));
+  }
+  return engines;
+}
+
+std::vector<std::string> DeleteKindsReadBy(const std::vector<std::string>& engines) {
+  std::vector<std::string> kinds;
+  for (const char* kind : {"dv", "pos", "eq"}) {
+    if (!EngineNotReading(engines, kind)) kinds.emplace_back(kind);
+  }
+  return kinds;
+}
+
+std::optional<std::string> EngineNotReading(const std::vector<std::string>& engines,
+                                            const std::string& update_type) {
+  for (const std::string& name : engines) {
+    const EngineReads* engine = FindEngine(name);
+    if (engine != nullptr && !Reads(*engine, update_type)) return name;
+  }
+  return std::nullopt;
 }
 
 }  // namespace serac::sync

@@ -81,6 +81,9 @@ struct IcebergDestination {
   bool olake_columns = false;
   // serac's own: the data files' keys indexed beside state.json (parquet/key_index.h).
   bool key_index = true;
+  // serac's own: the engines that will read the tables (ParseEngines), for streams that name none;
+  // each stream's deletes are then of a kind all of them read (DeleteKindsReadBy).
+  std::vector<std::string> engines;
 };
 
 // ---- streams.json ----
@@ -123,8 +126,22 @@ struct StreamSelection {
   std::string filter;
   std::optional<std::vector<std::string>> selected_columns;  // nullopt: every column
   bool sync_new_columns = false;
-  std::string update_type;  // eq, pos or dv; empty: chosen from the table's format version
+  std::string update_type;  // eq, pos or dv; empty: chosen from `engines`, else the table's format version
+  // serac's own: the engines that will read the table (ParseEngines); empty: destination.json's.
+  std::vector<std::string> engines;
 };
+
+// Checks an `engines` list: every name one of the engines whose reading of delete files serac knows
+// (the README's table of who reads what, each cell tested): spark, trino, clickhouse, duckdb,
+// pyiceberg, in any case. Returns them lowercased, each once.
+Result<std::vector<std::string>> ParseEngines(const std::vector<std::string>& names, const std::string& file,
+                                              const std::string& field);
+// The update_types (delete kinds) every one of `engines` reads, best first: dv (a bitmap per data
+// file, fastest to read), pos, eq (cheapest to write, slowest to read). No engines: all three.
+std::vector<std::string> DeleteKindsReadBy(const std::vector<std::string>& engines);
+// The first of `engines` that does not read `update_type`, if any.
+std::optional<std::string> EngineNotReading(const std::vector<std::string>& engines,
+                                            const std::string& update_type);
 
 struct StreamCatalog {
   std::vector<Stream> streams;

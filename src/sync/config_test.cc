@@ -197,11 +197,41 @@ TEST(SyncConfigTest, StreamsFileRoundTripsInOlakesShape) {
            {R"({"streams": [{"stream": {"name": "a", "namespace": "n"}}],
                 "selected_streams": {"n": [{"stream_name": "a", "update_type": "magic"}]}})",
             "streams.json: selected_streams.n[0].update_type: must be eq, pos or dv"},
+           {R"({"streams": [{"stream": {"name": "a", "namespace": "n"}}],
+                "selected_streams": {"n": [{"stream_name": "a", "engines": ["spark", "hive"]}]}})",
+            "streams.json: selected_streams.n[0].engines: \"hive\" is not an engine serac knows"},
+           {R"({"streams": [{"stream": {"name": "a", "namespace": "n"}}],
+                "selected_streams": {"n": [{"stream_name": "a", "engines": ["trino"], "update_type": "dv"}]}})",
+            "streams.json: selected_streams.n[0].update_type: dv deletes are not read by trino"},
        }) {
     auto refused = ParseStreams(json, "streams.json", notices);
     ASSERT_FALSE(refused.ok()) << json;
     EXPECT_EQ(refused.status().message().rfind(message, 0), 0u) << refused.status().message();
   }
+}
+
+// The README's table of which engine reads which delete kind, best kind first.
+TEST(SyncConfigTest, DeleteKindsAreChosenFromTheEnginesThatRead) {
+  using Kinds = std::vector<std::string>;
+  EXPECT_EQ(DeleteKindsReadBy({}), (Kinds{"dv", "pos", "eq"}));
+  EXPECT_EQ(DeleteKindsReadBy({"spark", "duckdb"}), (Kinds{"dv", "pos", "eq"}));
+  EXPECT_EQ(DeleteKindsReadBy({"spark", "pyiceberg"}), (Kinds{"dv", "pos"}));
+  EXPECT_EQ(DeleteKindsReadBy({"trino", "clickhouse"}), (Kinds{"pos", "eq"}));
+  EXPECT_EQ(DeleteKindsReadBy({"trino", "pyiceberg"}), (Kinds{"pos"}));
+  EXPECT_EQ(EngineNotReading({"spark", "clickhouse"}, "dv"), "clickhouse");
+  EXPECT_EQ(EngineNotReading({"spark", "clickhouse"}, "pos"), std::nullopt);
+  auto engines = ParseEngines({"Spark", "TRINO", "spark"}, "destination.json", "writer.engines");
+  ASSERT_TRUE(engines.ok());
+  EXPECT_EQ(*engines, (Kinds{"spark", "trino"}));
+
+  std::vector<ConfigNotice> notices;
+  auto refused = ParseDestinationConfig(
+      R"({"type": "ICEBERG", "writer": {"rest_catalog_url": "http://h/_iceberg", "iceberg_s3_path": "w",
+          "engines": ["snowflake"]}})",
+      "destination.json", notices);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().rfind("destination.json: writer.engines: \"snowflake\" is not", 0), 0u)
+      << refused.status().message();
 }
 
 TEST(SyncConfigTest, SpecsAreJsonSchemasOfWhatIsRead) {

@@ -116,11 +116,11 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
                                       const std::string& file, const std::string& at,
                                       std::vector<ConfigNotice>& notices) {
   if (!json.is_object()) return FieldError(file, at, "must be an object");
-  ReportUnknown(
-      json,
-      {"stream_name", "partition_regex", "normalization", "append_mode", "chunk_column", "filter",
-       "selected_columns", "sync_new_columns", "update_type", "use_source_column_names", "filter_config"},
-      file, at, notices);
+  ReportUnknown(json,
+                {"stream_name", "partition_regex", "normalization", "append_mode", "chunk_column", "filter",
+                 "selected_columns", "sync_new_columns", "update_type", "use_source_column_names",
+                 "filter_config", "engines"},
+                file, at, notices);
   StreamSelection selection;
   selection.namespace_name = namespace_name;
   SERAC_ASSIGN_OR_RETURN(selection.stream_name, OptionalString(json, "stream_name", file, at));
@@ -138,6 +138,15 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
       selection.update_type != "dv") {
     return FieldError(file, at + ".update_type",
                       "must be eq, pos or dv, not \"" + selection.update_type + "\"");
+  }
+  SERAC_ASSIGN_OR_RETURN(std::vector<std::string> engines, OptionalStrings(json, "engines", file, at));
+  SERAC_ASSIGN_OR_RETURN(selection.engines, ParseEngines(engines, file, at + ".engines"));
+  if (!selection.update_type.empty()) {
+    if (auto refusing = EngineNotReading(selection.engines, selection.update_type)) {
+      return FieldError(file, at + ".update_type",
+                        selection.update_type + " deletes are not read by " + *refusing +
+                            ", one of the stream's engines (the README's table says who reads what)");
+    }
   }
   if (!selection.normalization) {
     notices.push_back(
@@ -251,6 +260,7 @@ std::string StreamsToJson(const StreamCatalog& catalog) {
     if (!selection.chunk_column.empty()) entry["chunk_column"] = selection.chunk_column;
     if (!selection.filter.empty()) entry["filter"] = selection.filter;
     if (!selection.update_type.empty()) entry["update_type"] = selection.update_type;
+    if (!selection.engines.empty()) entry["engines"] = selection.engines;
     if (selection.selected_columns) {
       entry["selected_columns"] = {{"columns", *selection.selected_columns},
                                    {"sync_new_columns", selection.sync_new_columns}};

@@ -704,7 +704,9 @@ Status RunSync(const SyncRunOptions& options) {
     if (database.empty()) database = run.stream->namespace_name;
     ref.namespace_levels = {database};
     ref.name = run.stream->destination_table.empty() ? run.stream->name : run.stream->destination_table;
-    SERAC_ASSIGN_OR_RETURN(run.sink, TableSink::Open(sink_targets, table, *run.selection, ref));
+    StreamSelection selection = *run.selection;
+    if (selection.engines.empty()) selection.engines = destination.engines;  // the writer's, for every stream
+    SERAC_ASSIGN_OR_RETURN(run.sink, TableSink::Open(sink_targets, table, selection, ref));
     run.described = std::move(table);
   }
 

@@ -138,12 +138,22 @@ void AppendKeyPart(std::string& bytes, const std::optional<std::string>& text) {
 Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, const SourceTable& source,
                                                    const StreamSelection& selection, iceberg::TableRef ref) {
   const std::optional<std::vector<std::string>>& selected_columns = selection.selected_columns;
-  const std::string& update_type = selection.update_type;
   std::unique_ptr<TableSink> sink(new TableSink());
   sink->targets_ = targets;
   sink->source_ = source;
   sink->ref_ = std::move(ref);
   const std::string display = sink->ref_.DisplayName();
+  // update_type as set, else the first kind every engine named for the stream reads (dv, pos, eq)
+  // that the table's format version holds.
+  std::string update_type = selection.update_type;
+  if (!update_type.empty()) {
+    if (auto refusing = EngineNotReading(selection.engines, update_type)) {
+      return Error(ErrorCode::kInvalidArgument, display + ": update_type " + update_type +
+                                                    " is not read by " + *refusing +
+                                                    ", one of the stream's engines");
+    }
+  }
+  const std::vector<std::string> readable = DeleteKindsReadBy(selection.engines);
   auto selected = [&](const std::string& column) {
     if (!selected_columns) return true;
     if (std::find(source.primary_key.begin(), source.primary_key.end(), column) != source.primary_key.end()) {
@@ -204,7 +214,9 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
       }
       creation.partition_spec_json = iceberg::PartitionSpecToJson(*spec);
     }
-    creation.properties["format-version"] = update_type == "dv" ? "3" : "2";
+    const bool chosen_dv =
+        update_type.empty() ? !selection.engines.empty() && readable.front() == "dv" : update_type == "dv";
+    creation.properties["format-version"] = chosen_dv ? "3" : "2";
     creation.properties["serac.sync.source"] = source.namespace_name + "." + source.name;
     std::map<int32_t, int32_t> attnums;
     for (const iceberg::NestedField& field : schema.fields) {
@@ -245,6 +257,22 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(const SinkTargets& targets, c
                                                   "deletes (v2 or later)");
   }
   const int version = table->format_version();
+  if (update_type.empty() && !selection.engines.empty()) {
+    for (const std::string& kind : readable) {
+      if ((kind == "dv" && version >= 3) || (kind == "pos" && version == 2) || kind == "eq") {
+        update_type = kind;
+        break;
+      }
+    }
+    if (update_type.empty()) {
+      std::string engines;
+      for (const std::string& engine : selection.engines) engines += (engines.empty() ? "" : ", ") + engine;
+      return Error(ErrorCode::kInvalidArgument,
+                   display + ": a format v" + std::to_string(version) +
+                       " table holds no kind of delete that every engine named for it reads (" + engines +
+                       "): position deletes are deletion vectors from v3 on");
+    }
+  }
   if (update_type == "eq") {
     sink->deletes_ = DeleteKind::kEquality;
   } else if (update_type == "dv" || (update_type.empty() && version >= 3)) {
