@@ -130,6 +130,7 @@ TEST_F(CatalogAccessTest, AUserWithoutPoliciesIsRefusedEverywhere) {
              {"default-namespace", {"db"}}}}};
   const std::string t = Table("db", "t");
   const std::string v = std::string(kBase) + "/namespaces/db/views/v";
+  const std::string kMaintenance = "/_iceberg/v1/warehouses/lake/namespaces/db/tables/t/maintenance";
   struct Probe {
     std::string method, path, query;
     Json body;
@@ -174,6 +175,16 @@ TEST_F(CatalogAccessTest, AUserWithoutPoliciesIsRefusedEverywhere) {
       {"POST", std::string(kBase) + "/namespaces/db/register-view", "",
        Json{{"name", "rv"}, {"metadata-location", file}}},
       {"POST", t + "/plan", "", Json::object()},
+      {"GET", "/_iceberg/v1/warehouses/lake/maintenance", "", nullptr},
+      {"PUT", "/_iceberg/v1/warehouses/lake/maintenance/icebergSnapshotManagement", "",
+       Json{{"status", "enabled"}}},
+      {"DELETE", "/_iceberg/v1/warehouses/lake/maintenance/icebergSnapshotManagement", "", nullptr},
+      {"GET", kMaintenance, "", nullptr},
+      {"GET", kMaintenance + "/icebergCompaction", "", nullptr},
+      {"PUT", kMaintenance + "/icebergCompaction", "", Json{{"status", "disabled"}}},
+      {"DELETE", kMaintenance + "/icebergCompaction", "", nullptr},
+      {"GET", kMaintenance + "/icebergCompaction/status", "", nullptr},
+      {"POST", kMaintenance + "/icebergCompaction/run", "", Json::object()},
   };
   // Every route but the token endpoint is probed.
   EXPECT_EQ(probes.size() + 1, RouteAccessTable().size());

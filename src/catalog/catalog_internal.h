@@ -31,6 +31,10 @@
 #include "service/query_params.h"
 #include "service/request_context.h"
 
+namespace serac::maintenance {
+class JobRunner;
+}  // namespace serac::maintenance
+
 namespace serac::catalog {
 
 // ---- Errors (catalog_errors.cc): the IcebergErrorResponse of the REST spec. ----
@@ -120,6 +124,8 @@ using TableText = std::vector<iceberg::MetadataTextPiece>;
 
 struct Backend : service::FrontEndStores {
   CatalogOptions options;
+  // Table maintenance jobs (maintenance/job_runner.h); null where the service runs none.
+  std::unique_ptr<maintenance::JobRunner> jobs;
   // Parsed metadata by file location (files never change), bounded in entries and bytes: one table
   // with thousands of snapshots makes every metadata file large, and a hot table writes one per commit.
   LruCache<iceberg::TableMetadata> tables;
@@ -131,6 +137,7 @@ struct Backend : service::FrontEndStores {
   LruCache<TableText> table_texts;
 
   Backend();
+  ~Backend();
   meta::CatalogStore& catalog();
   // Commits to one table take its lock (tables share a fixed set of locks): a commit that would
   // lose the race to another in this process waits for it and is then checked against its result,
@@ -144,6 +151,7 @@ struct PathParams {
   std::string warehouse;         // {prefix}, or the default warehouse
   meta::NamespaceLevels levels;  // {namespace}
   std::string name;              // {table} / {view} / warehouse name of the admin API
+  std::string type;              // {type}: a maintenance type
 };
 
 // The exchange, query, signature and principal are service::RequestContext's.
@@ -196,6 +204,16 @@ inline constexpr std::string_view kUpdateView = "s3tables:UpdateView";
 inline constexpr std::string_view kDeleteView = "s3tables:DeleteView";
 inline constexpr std::string_view kRenameView = "s3tables:RenameView";
 inline constexpr std::string_view kRegisterView = "s3tables:RegisterView";
+// S3 Tables' names of the maintenance API's actions (a warehouse is S3 Tables' table bucket).
+inline constexpr std::string_view kGetWarehouseMaintenance =
+    "s3tables:GetTableBucketMaintenanceConfiguration";
+inline constexpr std::string_view kPutWarehouseMaintenance =
+    "s3tables:PutTableBucketMaintenanceConfiguration";
+inline constexpr std::string_view kGetTableMaintenance = "s3tables:GetTableMaintenanceConfiguration";
+inline constexpr std::string_view kPutTableMaintenance = "s3tables:PutTableMaintenanceConfiguration";
+inline constexpr std::string_view kGetTableMaintenanceStatus = "s3tables:GetTableMaintenanceJobStatus";
+// serac's own: starting a job now.
+inline constexpr std::string_view kRunTableMaintenance = "s3tables:StartTableMaintenanceJob";
 }  // namespace actions
 
 // What a route's action is checked against, decided before its handler runs (or by it).
@@ -370,6 +388,15 @@ std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceb
 
 // catalog_config.cc / catalog_warehouses.cc
 HandlerResult GetConfig(RequestContext& ctx);
+// ---- Table maintenance (catalog_maintenance.cc). ----
+HandlerResult GetWarehouseMaintenance(RequestContext& ctx);
+HandlerResult PutWarehouseMaintenance(RequestContext& ctx);
+HandlerResult DeleteWarehouseMaintenance(RequestContext& ctx);
+HandlerResult GetTableMaintenance(RequestContext& ctx);
+HandlerResult PutTableMaintenance(RequestContext& ctx);
+HandlerResult DeleteTableMaintenance(RequestContext& ctx);
+HandlerResult GetTableMaintenanceStatus(RequestContext& ctx);
+HandlerResult RunTableMaintenance(RequestContext& ctx);
 HandlerResult CreateWarehouse(RequestContext& ctx);
 HandlerResult ListWarehouses(RequestContext& ctx);
 HandlerResult GetWarehouse(RequestContext& ctx);

@@ -11,11 +11,13 @@
 #include "auth/payload.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/catalog_oauth.h"
+#include "catalog/in_process_tables.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "iceberg/table_catalog.h"
+#include "maintenance/job_runner.h"
 #include "service/authenticate.h"
 #include "service/error_response.h"
 
@@ -25,6 +27,8 @@ Backend::Backend()
     : tables(limits::kCatalogMetadataCacheEntriesMax, limits::kCatalogMetadataCacheBytesMax),
       views(limits::kCatalogMetadataCacheEntriesMax, limits::kCatalogMetadataCacheBytesMax),
       table_texts(limits::kCatalogMetadataTextCacheEntriesMax, limits::kCatalogMetadataTextCacheBytesMax) {}
+
+Backend::~Backend() = default;
 
 meta::CatalogStore& Backend::catalog() { return meta->catalog(); }
 
@@ -36,6 +40,7 @@ std::mutex& Backend::CommitLock(const meta::EntityId& table) {
 }
 
 struct CatalogService::Impl {
+  std::unique_ptr<iceberg::FileIO> maintenance_io;  // declared first: it outlives the runner
   Backend backend;
 };
 
@@ -44,9 +49,23 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
     : impl_(std::make_unique<Impl>()) {
   impl_->backend.Bind(meta, blobs, identity);
   impl_->backend.options = std::move(options);
+  if (meta != nullptr && blobs != nullptr) {
+    impl_->maintenance_io = MakeObjectFileIO(*meta, *blobs);
+    Backend& backend = impl_->backend;
+    impl_->backend.jobs = std::make_unique<maintenance::JobRunner>(
+        meta->catalog(),
+        [&backend](const std::string& warehouse) { return MakeInProcessTableCatalog(backend, warehouse); },
+        *impl_->maintenance_io);
+  }
 }
 
-CatalogService::~CatalogService() = default;
+CatalogService::~CatalogService() {
+  impl_->backend.jobs.reset();  // the running job finishes on the stores before they go
+}
+
+std::string CatalogService::RenderMetrics() const {
+  return impl_->backend.jobs != nullptr ? impl_->backend.jobs->RenderMetrics() : std::string();
+}
 
 std::unique_ptr<iceberg::TableCatalog> CatalogService::InProcessTables(std::string warehouse) {
   return MakeInProcessTableCatalog(impl_->backend, std::move(warehouse));
@@ -77,7 +96,7 @@ HandlerResult ListTablesRoute(RequestContext& ctx) { return ListEntities(ctx, me
 // (catalog_commit.cc), a rename also the action with the destination's condition keys.
 using S = AccessScope;
 namespace a = actions;
-constexpr std::array<Route, 32> kRoutes = {{
+constexpr std::array<Route, 41> kRoutes = {{
     {"GET", "/v1/config", "GetConfig", GetConfig, false, a::kGetConfig, S::kHandler},
     {"GET", "/v1/warehouses", "ListWarehouses", ListWarehouses, false, a::kListWarehouses, S::kHandler},
     {"POST", "/v1/warehouses", "CreateWarehouse", CreateWarehouse, false, a::kCreateWarehouse, S::kHandler},
@@ -85,6 +104,25 @@ constexpr std::array<Route, 32> kRoutes = {{
      S::kWarehouseName},
     {"DELETE", "/v1/warehouses/{name}", "DeleteWarehouse", DeleteWarehouse, false, a::kDeleteWarehouse,
      S::kWarehouseName},
+    {"GET", "/v1/warehouses/{name}/maintenance", "GetWarehouseMaintenance", GetWarehouseMaintenance, false,
+     a::kGetWarehouseMaintenance, S::kWarehouseName},
+    {"PUT", "/v1/warehouses/{name}/maintenance/{type}", "PutWarehouseMaintenance", PutWarehouseMaintenance,
+     false, a::kPutWarehouseMaintenance, S::kWarehouseName},
+    {"DELETE", "/v1/warehouses/{name}/maintenance/{type}", "DeleteWarehouseMaintenance",
+     DeleteWarehouseMaintenance, false, a::kPutWarehouseMaintenance, S::kWarehouseName},
+    {"GET", "/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance",
+     "GetTableMaintenance", GetTableMaintenance, false, a::kGetTableMaintenance, S::kTable},
+    {"GET", "/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance/{type}",
+     "GetTableMaintenance", GetTableMaintenance, false, a::kGetTableMaintenance, S::kTable},
+    {"PUT", "/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance/{type}",
+     "PutTableMaintenance", PutTableMaintenance, false, a::kPutTableMaintenance, S::kTable},
+    {"DELETE", "/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance/{type}",
+     "DeleteTableMaintenance", DeleteTableMaintenance, false, a::kPutTableMaintenance, S::kTable},
+    {"GET", "/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance/{type}/status",
+     "GetTableMaintenanceJobStatus", GetTableMaintenanceStatus, false, a::kGetTableMaintenanceStatus,
+     S::kTable},
+    {"POST", "/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance/{type}/run",
+     "StartTableMaintenanceJob", RunTableMaintenance, false, a::kRunTableMaintenance, S::kTable},
     {"GET", "/v1/{prefix}/namespaces", "ListNamespaces", ListNamespaces, true, a::kListNamespaces,
      S::kHandler},
     {"POST", "/v1/{prefix}/namespaces", "CreateNamespace", CreateNamespace, true, a::kCreateNamespace,
@@ -195,8 +233,10 @@ bool MatchTemplate(const std::vector<std::string_view>& parts, const std::vector
       decode_error = true;
       return false;
     }
-    if (parts[i] == "{prefix}") {
+    if (parts[i] == "{prefix}" || parts[i] == "{warehouse}") {
       found.warehouse = std::move(*decoded);
+    } else if (parts[i] == "{type}") {
+      found.type = std::move(*decoded);
     } else if (parts[i] == "{namespace}") {
       auto levels = SplitNamespace(*decoded);
       if (!levels) {

@@ -53,6 +53,8 @@ class CatalogService {
   // itself, without a principal. Files go through catalog/in_process_tables.h's MakeObjectFileIO.
   // Must not outlive the service.
   std::unique_ptr<iceberg::TableCatalog> InProcessTables(std::string warehouse);
+  // Prometheus text of the table maintenance jobs run so far (maintenance/job_runner.h).
+  std::string RenderMetrics() const;
 
  private:
   struct Impl;

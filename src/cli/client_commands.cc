@@ -411,6 +411,7 @@ void ClientCommands::Register(CLI::App& app) {
   RegisterNamespace(app, *state_);
   RegisterEntity(app, *state_, client::EntityKind::kTable);
   RegisterEntity(app, *state_, client::EntityKind::kView);
+  RegisterMaintenanceCommands(*app.get_subcommand("warehouse"), *app.get_subcommand("table"), *state_);
   RegisterConfig(app, *state_);
   RegisterIamCommands(app, *state_);
   RegisterFileCommands(app, *state_);

@@ -67,6 +67,16 @@ struct CommandState {
   int64_t small_file_bytes = 0;  // 0: three quarters of write.target-file-size-bytes
   int32_t min_input_files = 2;
   uint64_t limit = 0;
+  // table / warehouse maintenance (0 or empty: not given)
+  std::string maintenance_type;
+  std::string maintenance_status;
+  std::string strategy;
+  int64_t target_file_size_mb = 0;
+  int64_t min_snapshots = 0;
+  int64_t max_age_hours = 0;
+  int64_t unreferenced_days = 0;
+  int64_t noncurrent_days = 0;
+  bool no_wait = false;
 };
 
 // The bytes of FILE, or of standard input for "-", refused past `bytes_max` (`limit_name` names the
@@ -93,6 +103,10 @@ CLI::App* AddGroup(CLI::App& app, const std::string& name, const std::string& de
 // A subcommand of `group` that runs `run` when chosen.
 CLI::App* AddLeaf(CLI::App* group, const std::string& name, const std::string& description,
                   CommandState& state, std::function<Status(const CommandState&)> run);
+
+// Adds `serac warehouse maintenance` and `serac table maintenance` to the groups `warehouse` and
+// `table` (maintenance_command.cc).
+void RegisterMaintenanceCommands(CLI::App& warehouse, CLI::App& table, CommandState& state);
 
 // Adds `serac user`, `serac key` and `serac policy` (iam_commands.cc).
 void RegisterIamCommands(CLI::App& app, CommandState& state);

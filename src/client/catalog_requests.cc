@@ -184,4 +184,49 @@ Result<ApiRequest> CreateTableRequest(std::string_view warehouse, const Namespac
   return ApiRequest{"POST", NamespacePath(warehouse, levels) + "/tables", "", Dump(body)};
 }
 
+namespace {
+
+std::string WarehouseAdminPath(std::string_view warehouse) {
+  return std::string(kCatalogBasePath) + "/v1/warehouses/" + Segment(warehouse);
+}
+
+std::string TableMaintenancePath(std::string_view warehouse, const NamespaceLevels& levels,
+                                 std::string_view table, std::string_view type) {
+  std::string path = WarehouseAdminPath(warehouse) + "/namespaces/" + EncodeNamespace(levels) + "/tables/" +
+                     Segment(table) + "/maintenance";
+  if (!type.empty()) path += "/" + Segment(type);
+  return path;
+}
+
+}  // namespace
+
+ApiRequest WarehouseMaintenanceRequest(std::string_view warehouse) {
+  return {"GET", WarehouseAdminPath(warehouse) + "/maintenance", "", ""};
+}
+
+ApiRequest PutWarehouseMaintenanceRequest(std::string_view warehouse, std::string_view type,
+                                          std::string value_json) {
+  return {"PUT", WarehouseAdminPath(warehouse) + "/maintenance/" + Segment(type), "", std::move(value_json)};
+}
+
+ApiRequest TableMaintenanceRequest(std::string_view warehouse, const NamespaceLevels& levels,
+                                   std::string_view table, std::string_view type) {
+  return {"GET", TableMaintenancePath(warehouse, levels, table, type), "", ""};
+}
+
+ApiRequest PutTableMaintenanceRequest(std::string_view warehouse, const NamespaceLevels& levels,
+                                      std::string_view table, std::string_view type, std::string value_json) {
+  return {"PUT", TableMaintenancePath(warehouse, levels, table, type), "", std::move(value_json)};
+}
+
+ApiRequest TableMaintenanceStatusRequest(std::string_view warehouse, const NamespaceLevels& levels,
+                                         std::string_view table, std::string_view type) {
+  return {"GET", TableMaintenancePath(warehouse, levels, table, type) + "/status", "", ""};
+}
+
+ApiRequest RunTableMaintenanceRequest(std::string_view warehouse, const NamespaceLevels& levels,
+                                      std::string_view table, std::string_view type) {
+  return {"POST", TableMaintenancePath(warehouse, levels, table, type) + "/run", "", "{}"};
+}
+
 }  // namespace serac::client

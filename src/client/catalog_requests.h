@@ -76,4 +76,19 @@ Result<ApiRequest> CreateTableRequest(std::string_view warehouse, const Namespac
                                       std::string_view name, std::string_view schema_json,
                                       std::string_view partition_spec_json, const Properties& properties);
 
+// The maintenance API (AIStor's paths): a warehouse's defaults (`type` empty: every type), a
+// table's effective settings and overrides, its job status and history, and starting a job now.
+// `value_json` is one type's {"status": ..., "settings": {...}}.
+ApiRequest WarehouseMaintenanceRequest(std::string_view warehouse);
+ApiRequest PutWarehouseMaintenanceRequest(std::string_view warehouse, std::string_view type,
+                                          std::string value_json);
+ApiRequest TableMaintenanceRequest(std::string_view warehouse, const NamespaceLevels& levels,
+                                   std::string_view table, std::string_view type);
+ApiRequest PutTableMaintenanceRequest(std::string_view warehouse, const NamespaceLevels& levels,
+                                      std::string_view table, std::string_view type, std::string value_json);
+ApiRequest TableMaintenanceStatusRequest(std::string_view warehouse, const NamespaceLevels& levels,
+                                         std::string_view table, std::string_view type);
+ApiRequest RunTableMaintenanceRequest(std::string_view warehouse, const NamespaceLevels& levels,
+                                      std::string_view table, std::string_view type);
+
 }  // namespace serac::client

@@ -172,6 +172,9 @@ inline constexpr uint64_t kAvroEmptyItemsMax = 1000000;  // zero-byte values (nu
 inline constexpr uint32_t kCatalogCommitRetriesMax = 32;  // server-side retries of a commit that lost a race
 inline constexpr uint32_t kCatalogPageSizeMax = 1000;     // namespaces / tables / views / warehouses per page
 inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table changes in one transactions/commit
+inline constexpr uint32_t kMaintenanceJobsKeptPerTable =
+    100;  // job records kept per table and maintenance type
+inline constexpr uint64_t kMaintenanceSettingBytesMax = 16 * kKiB;  // one maintenance type's settings JSON
 inline constexpr uint32_t kCatalogUpdatesPerCommitMax =
     1000;  // requirements and updates in one table or view commit
 inline constexpr uint64_t kCatalogMetadataFileBytesMax =

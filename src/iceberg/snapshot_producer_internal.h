@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "iceberg/snapshot_producer.h"
+#include "iceberg/table_files.h"
 
 namespace serac::iceberg {
 
@@ -51,8 +52,5 @@ struct SnapshotProducer::State {
 // change's base (`from`) and `base`'s current snapshot; kValidationFailed naming the conflict.
 Status ValidateConcurrentChanges(SnapshotProducer::State& state, const TableMetadata& base,
                                  std::optional<int64_t> from);
-
-// The manifests of a snapshot (its manifest list read through `io`).
-Result<std::vector<ManifestFile>> ReadSnapshotManifests(FileIO& io, const Snapshot& snapshot);
 
 }  // namespace serac::iceberg

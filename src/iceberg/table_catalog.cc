@@ -19,20 +19,15 @@ Status TableCatalog::CommitTables(const std::vector<TableChange>&) {
   return Error(ErrorCode::kNotImplemented, "this catalog commits one table at a time");
 }
 
-namespace {
-
-// The pause before commit attempt `attempt` (from 1) after a lost race.
-void BackOff(uint32_t attempt) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1000u, 25u << attempt)));
+void BackOffBeforeAttempt(uint32_t attempt) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1000u, 25u << std::min(attempt, 10u))));
 }
-
-}  // namespace
 
 Result<int64_t> CommitSnapshot(TableCatalog& catalog, const TableRef& table, SnapshotProducer& producer) {
   Status last = Status::Ok();
   bool outcome_unknown = false;
   for (uint32_t attempt = 0; attempt < limits::kTableCommitAttemptsMax; ++attempt) {
-    if (attempt > 0) BackOff(attempt);
+    if (attempt > 0) BackOffBeforeAttempt(attempt);
     Result<TableMetadata> base = catalog.LoadTable(table);
     if (!base.ok()) {
       if (outcome_unknown) return Error(ErrorCode::kOutcomeUnknown, base.status().message());
@@ -81,7 +76,7 @@ Status CommitSnapshots(TableCatalog& catalog, const std::vector<TableSnapshotCha
   Status last = Status::Ok();
   bool outcome_unknown = false;
   for (uint32_t attempt = 0; attempt < limits::kTableCommitAttemptsMax; ++attempt) {
-    if (attempt > 0) BackOff(attempt);
+    if (attempt > 0) BackOffBeforeAttempt(attempt);
     std::vector<TableCatalog::TableChange> commits;
     std::vector<std::string> manifest_lists;
     bool landed = false;

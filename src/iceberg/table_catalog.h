@@ -44,6 +44,9 @@ class TableCatalog {
   virtual Status CommitTables(const std::vector<TableChange>& changes);
 };
 
+// The pause before commit attempt `attempt` (from 1) after a lost race: 50 ms doubling to 1 s.
+void BackOffBeforeAttempt(uint32_t attempt);
+
 // Commits the producer's change; the id of the snapshot that landed. The producer's unused files
 // are deleted unless the outcome stays unknown (kOutcomeUnknown: they may be referenced).
 Result<int64_t> CommitSnapshot(TableCatalog& catalog, const TableRef& table, SnapshotProducer& producer);

@@ -31,6 +31,10 @@ struct TableFiles {
   std::map<std::string, size_t> dv_of_data_file;
 };
 
+// The manifests of a snapshot (its manifest list read through `io`); kNotImplemented for a v1
+// snapshot that lists its manifests itself.
+Result<std::vector<ManifestFile>> ReadSnapshotManifests(FileIO& io, const Snapshot& snapshot);
+
 // The live files of `snapshot` (nullopt: the table is empty, and so is the answer).
 Result<TableFiles> ReadTableFiles(FileIO& io, const std::optional<Snapshot>& snapshot);
 

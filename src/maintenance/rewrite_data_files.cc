@@ -78,6 +78,7 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
   SERAC_ASSIGN_OR_RETURN(parquet::WriteOptions write,
                          parquet::WriteOptions::FromTableProperties(metadata.properties()));
   write.sort_order = metadata.DefaultSortOrder();
+  if (options.target_file_bytes > 0) write.target_file_size_bytes = options.target_file_bytes;
   const int64_t small_bytes =
       options.small_file_bytes > 0 ? options.small_file_bytes : write.target_file_size_bytes / 4 * 3;
   SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles files, iceberg::ReadTableFiles(io, snapshot));

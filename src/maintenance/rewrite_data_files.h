@@ -29,6 +29,8 @@ struct RewriteOptions {
   // A partition is rewritten when it has at least this many small files (Java's min-input-files is
   // 5; two small files already make one fewer).
   int32_t min_input_files = 2;
+  // The size files are written at; 0: the table's write.target-file-size-bytes.
+  int64_t target_file_bytes = 0;
 };
 
 struct RewriteResult {

@@ -91,6 +91,30 @@ struct NamespacePropertiesReport {
   std::vector<std::string> missing;
 };
 
+// Table maintenance (the maintenance API of AIStor Tables and S3 Tables): one type's settings for
+// a warehouse (the default of its tables) or for one table (an override), kept as the API's JSON,
+// which the catalog checks; the store only keeps it.
+struct MaintenanceSetting {
+  std::string warehouse;
+  std::string table_uuid;  // empty: the warehouse's default
+  std::string type;        // icebergCompaction, icebergSnapshotManagement, icebergUnreferencedFileRemoval
+  std::string json;        // {"status": "enabled", "settings": {...}}
+  int64_t updated_ms = 0;
+};
+
+// One maintenance job of one table: when it ran, how it ended, what it did (the catalog's JSON of
+// figures and the error, if any).
+struct MaintenanceJobRecord {
+  int64_t id = 0;  // assigned when first saved; ascending in the order jobs were saved
+  std::string warehouse;
+  std::string table_uuid;
+  std::string type;
+  int64_t started_ms = 0;
+  int64_t ended_ms = 0;  // 0 while it runs
+  std::string status;    // running, succeeded, failed
+  std::string json;
+};
+
 class CatalogStore {
  public:
   virtual ~CatalogStore() = default;
@@ -150,6 +174,27 @@ class CatalogStore {
   // changes. Errors as CreateEntity and SwapMetadataLocations; kPreconditionFailed when a new
   // file's key already exists.
   virtual Status CommitMetadata(const MetadataCommit& commit) = 0;
+
+  // Maintenance settings, keyed by (warehouse, table_uuid, type): Put inserts or replaces
+  // (kNotFound when the warehouse is missing; kLimitExceeded past limits::kMaintenanceSettingBytesMax);
+  // Delete is kNotFound when there is none; List gives a
+  // warehouse's (table_uuid empty) or a table's settings in type order. A warehouse's settings and
+  // jobs go with it (DeleteWarehouse), a table's with its entry (DropEntity); a rename keeps them.
+  virtual Status PutMaintenanceSetting(const MaintenanceSetting& setting) = 0;
+  virtual Status DeleteMaintenanceSetting(const std::string& warehouse, const std::string& table_uuid,
+                                          const std::string& type) = 0;
+  virtual Result<std::vector<MaintenanceSetting>> ListMaintenanceSettings(const std::string& warehouse,
+                                                                          const std::string& table_uuid) = 0;
+  // Saves a job: a new record when job.id is 0 (its id returned, never reused), else the record
+  // with that id and the same warehouse, table and type replaced (kNotFound when there is none). At most
+  // limits::kMaintenanceJobsKeptPerTable records are kept per table and type: saving a new one drops the
+  // oldest beyond that.
+  virtual Result<int64_t> SaveMaintenanceJob(const MaintenanceJobRecord& job) = 0;
+  // A table's jobs of one type (empty: every type), newest first, at most `limit`.
+  virtual Result<std::vector<MaintenanceJobRecord>> ListMaintenanceJobs(const std::string& warehouse,
+                                                                        const std::string& table_uuid,
+                                                                        const std::string& type,
+                                                                        uint32_t limit) = 0;
 };
 
 }  // namespace serac::meta

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/limits.h"
 #include "meta/catalog_store.h"
 #include "meta/contract_test_backends_internal.h"
 #include "meta/fault_injection_meta_store.h"
@@ -81,6 +82,59 @@ class CatalogStoreContractTest : public testing::ContractTestBase {
     if (!listed.ok()) return names;
     for (const EntityRecord& entity : *listed) names.push_back(entity.name);
     return names;
+  }
+
+  static MaintenanceSetting Setting(const std::string& table_uuid, const std::string& type,
+                                    const std::string& json, int64_t updated_ms = 4000) {
+    return MaintenanceSetting{kWarehouse, table_uuid, type, json, updated_ms};
+  }
+
+  // A warehouse's (table_uuid "") or a table's settings as "type=json@updated_ms", in listed order.
+  std::vector<std::string> Settings(const std::string& table_uuid,
+                                    const std::string& warehouse = kWarehouse) {
+    auto listed = catalog().ListMaintenanceSettings(warehouse, table_uuid);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    std::vector<std::string> settings;
+    if (!listed.ok()) return settings;
+    for (const MaintenanceSetting& setting : *listed) {
+      EXPECT_EQ(setting.warehouse, warehouse);
+      EXPECT_EQ(setting.table_uuid, table_uuid);
+      settings.push_back(setting.type + "=" + setting.json + "@" + std::to_string(setting.updated_ms));
+    }
+    return settings;
+  }
+
+  static MaintenanceJobRecord Job(const std::string& table_uuid, const std::string& type,
+                                  int64_t started_ms) {
+    MaintenanceJobRecord job;
+    job.warehouse = kWarehouse;
+    job.table_uuid = table_uuid;
+    job.type = type;
+    job.started_ms = started_ms;
+    job.status = "running";
+    job.json = "{\"table\":\"db.t\"}";
+    return job;
+  }
+
+  int64_t SaveJob(const MaintenanceJobRecord& job) {
+    auto id = catalog().SaveMaintenanceJob(job);
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    return id.ok() ? *id : -1;
+  }
+
+  std::vector<MaintenanceJobRecord> Jobs(const std::string& table_uuid, const std::string& type = "",
+                                         uint32_t limit = 1000) {
+    auto listed = catalog().ListMaintenanceJobs(kWarehouse, table_uuid, type, limit);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    return listed.ok() ? *listed : std::vector<MaintenanceJobRecord>{};
+  }
+
+  // The started_ms of each listed job: the tests give every job its own.
+  std::vector<int64_t> JobStarts(const std::string& table_uuid, const std::string& type = "",
+                                 uint32_t limit = 1000) {
+    std::vector<int64_t> starts;
+    for (const MaintenanceJobRecord& job : Jobs(table_uuid, type, limit)) starts.push_back(job.started_ms);
+    return starts;
   }
 
   std::vector<std::string> Garbage() {
@@ -622,6 +676,199 @@ TEST_P(CatalogStoreContractTest, RacingSwapsFromOneLocationHaveExactlyOneWinner)
   EXPECT_EQ(MetadataOf(Id({"db"}, "hot")), "next-" + std::to_string(winner.load()));
 }
 
+// ---- Table maintenance ----
+
+constexpr const char* kCompaction = "icebergCompaction";
+constexpr const char* kSnapshots = "icebergSnapshotManagement";
+constexpr const char* kOrphans = "icebergUnreferencedFileRemoval";
+using Starts = std::vector<int64_t>;
+
+TEST_P(CatalogStoreContractTest, MaintenanceSettingsPutReplaceListInTypeOrderAndDelete) {
+  EXPECT_TRUE(Settings("").empty());
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kSnapshots, R"({"status":"enabled"})", 10)));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kOrphans, R"({"status":"disabled"})", 11)));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kCompaction, R"({"a":1})", 12)));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kCompaction, R"({"a":2})", 13)));  // replaces
+  EXPECT_EQ(Settings(""),
+            (Names{R"(icebergCompaction={"a":2}@13)", R"(icebergSnapshotManagement={"status":"enabled"}@10)",
+                   R"(icebergUnreferencedFileRemoval={"status":"disabled"}@11)"}));
+
+  SERAC_ASSERT_OK(catalog().DeleteMaintenanceSetting(kWarehouse, "", kCompaction));
+  EXPECT_EQ(catalog().DeleteMaintenanceSetting(kWarehouse, "", kCompaction).code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog().DeleteMaintenanceSetting(kWarehouse, "", "noSuchType").code(), ErrorCode::kNotFound);
+  EXPECT_EQ(Settings(""), (Names{R"(icebergSnapshotManagement={"status":"enabled"}@10)",
+                                 R"(icebergUnreferencedFileRemoval={"status":"disabled"}@11)"}));
+}
+
+TEST_P(CatalogStoreContractTest, MaintenanceSettingsOfAWarehouseAndOfItsTablesAreKeptApart) {
+  SERAC_ASSERT_OK(catalog().CreateWarehouse({"other", 1}, false));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kCompaction, "{\"w\":1}")));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("uuid-t", kCompaction, "{\"t\":1}")));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("uuid-u", kSnapshots, "{\"u\":1}")));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting({"other", "", kCompaction, "{\"o\":1}", 5}));
+  EXPECT_EQ(Settings(""), (Names{"icebergCompaction={\"w\":1}@4000"}));
+  EXPECT_EQ(Settings("uuid-t"), (Names{"icebergCompaction={\"t\":1}@4000"}));
+  EXPECT_EQ(Settings("uuid-u"), (Names{"icebergSnapshotManagement={\"u\":1}@4000"}));
+  EXPECT_EQ(Settings("", "other"), (Names{"icebergCompaction={\"o\":1}@5"}));
+  EXPECT_TRUE(Settings("uuid-none").empty());
+
+  // Removing the table's override leaves the warehouse's default, and the other way round.
+  SERAC_ASSERT_OK(catalog().DeleteMaintenanceSetting(kWarehouse, "uuid-t", kCompaction));
+  EXPECT_EQ(Settings(""), (Names{"icebergCompaction={\"w\":1}@4000"}));
+  EXPECT_EQ(catalog().DeleteMaintenanceSetting(kWarehouse, "uuid-u", kCompaction).code(),
+            ErrorCode::kNotFound);
+  SERAC_ASSERT_OK(catalog().DeleteMaintenanceSetting(kWarehouse, "", kCompaction));
+  EXPECT_EQ(Settings("uuid-u"), (Names{"icebergSnapshotManagement={\"u\":1}@4000"}));
+  EXPECT_EQ(Settings("", "other"), (Names{"icebergCompaction={\"o\":1}@5"}));
+}
+
+TEST_P(CatalogStoreContractTest, MaintenanceSettingNeedsItsWarehouseAndAType) {
+  MaintenanceSetting orphan = Setting("", kCompaction, "{}");
+  orphan.warehouse = "missing";
+  EXPECT_EQ(catalog().PutMaintenanceSetting(orphan).code(), ErrorCode::kNotFound);
+  orphan.table_uuid = "uuid-t";
+  EXPECT_EQ(catalog().PutMaintenanceSetting(orphan).code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(Settings("", "missing").empty());
+  EXPECT_EQ(catalog().PutMaintenanceSetting(Setting("", "", "{}")).code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(Settings("").empty());
+}
+
+TEST_P(CatalogStoreContractTest, MaintenanceSettingIsBoundedInSize) {
+  const std::string largest = "\"" + std::string(limits::kMaintenanceSettingBytesMax - 2, 'x') + "\"";
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kCompaction, largest)));
+  EXPECT_EQ(catalog().PutMaintenanceSetting(Setting("", kCompaction, largest + " ")).code(),
+            ErrorCode::kLimitExceeded);
+  auto listed = catalog().ListMaintenanceSettings(kWarehouse, "");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].json, largest);
+}
+
+TEST_P(CatalogStoreContractTest, MaintenanceJobsAreSavedUpdatedAndListedNewestFirst) {
+  const int64_t first = SaveJob(Job("uuid-t", kCompaction, 100));
+  const int64_t second = SaveJob(Job("uuid-t", kSnapshots, 200));
+  const int64_t third = SaveJob(Job("uuid-t", kCompaction, 300));
+  SaveJob(Job("uuid-u", kCompaction, 400));
+  EXPECT_GT(first, 0);
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, third);
+
+  EXPECT_EQ(JobStarts("uuid-t"), (Starts{300, 200, 100}));
+  EXPECT_EQ(JobStarts("uuid-t", kCompaction), (Starts{300, 100}));
+  EXPECT_EQ(JobStarts("uuid-t", kSnapshots), (Starts{200}));
+  EXPECT_TRUE(JobStarts("uuid-t", kOrphans).empty());
+  EXPECT_EQ(JobStarts("uuid-t", "", 2), (Starts{300, 200}));
+  EXPECT_EQ(JobStarts("uuid-t", kCompaction, 1), (Starts{300}));
+  EXPECT_TRUE(JobStarts("uuid-t", "", 0).empty());
+  EXPECT_EQ(JobStarts("uuid-u"), (Starts{400}));
+  EXPECT_TRUE(JobStarts("uuid-none").empty());
+
+  MaintenanceJobRecord ended = Job("uuid-t", kCompaction, 100);
+  ended.id = first;
+  ended.ended_ms = 150;
+  ended.status = "failed";
+  ended.json = R"({"table":"db.t","error":"disk full"})";
+  auto saved = catalog().SaveMaintenanceJob(ended);
+  ASSERT_TRUE(saved.ok()) << saved.status().ToString();
+  EXPECT_EQ(*saved, first);
+  std::vector<MaintenanceJobRecord> jobs = Jobs("uuid-t", kCompaction);
+  ASSERT_EQ(jobs.size(), 2u);  // replaced, not added
+  EXPECT_EQ(jobs[1].id, first);
+  EXPECT_EQ(jobs[1].warehouse, kWarehouse);
+  EXPECT_EQ(jobs[1].table_uuid, "uuid-t");
+  EXPECT_EQ(jobs[1].type, kCompaction);
+  EXPECT_EQ(jobs[1].started_ms, 100);
+  EXPECT_EQ(jobs[1].ended_ms, 150);
+  EXPECT_EQ(jobs[1].status, "failed");
+  EXPECT_EQ(jobs[1].json, ended.json);
+  EXPECT_EQ(jobs[0].id, third);
+  EXPECT_EQ(jobs[0].ended_ms, 0);
+  EXPECT_EQ(jobs[0].status, "running");
+}
+
+TEST_P(CatalogStoreContractTest, SavingAMissingMaintenanceJobIsNotFound) {
+  const int64_t id = SaveJob(Job("uuid-t", kCompaction, 100));
+  MaintenanceJobRecord missing = Job("uuid-t", kCompaction, 200);
+  missing.id = id + 1000;
+  EXPECT_EQ(catalog().SaveMaintenanceJob(missing).status().code(), ErrorCode::kNotFound);
+  // An id names one table's job of one type: it never replaces another's record.
+  MaintenanceJobRecord elsewhere = Job("uuid-u", kCompaction, 200);
+  elsewhere.id = id;
+  EXPECT_EQ(catalog().SaveMaintenanceJob(elsewhere).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(JobStarts("uuid-t"), (Starts{100}));
+  EXPECT_TRUE(JobStarts("uuid-u").empty());
+  EXPECT_EQ(catalog().SaveMaintenanceJob(Job("", kCompaction, 1)).status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(catalog().SaveMaintenanceJob(Job("uuid-t", "", 1)).status().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST_P(CatalogStoreContractTest, MaintenanceJobsKeepTheNewestPerTableAndType) {
+  const int64_t kept = limits::kMaintenanceJobsKeptPerTable;
+  for (int64_t i = 0; i < kept + 5; ++i) SaveJob(Job("uuid-t", kCompaction, 1000 + i));
+  for (int64_t i = 0; i < 3; ++i) SaveJob(Job("uuid-t", kSnapshots, 5000 + i));
+  for (int64_t i = 0; i < 2; ++i) SaveJob(Job("uuid-u", kCompaction, 6000 + i));
+
+  Starts expected;
+  for (int64_t i = kept + 4; i >= 5; --i) expected.push_back(1000 + i);  // the oldest five are gone
+  EXPECT_EQ(JobStarts("uuid-t", kCompaction), expected);
+  EXPECT_EQ(JobStarts("uuid-t", kSnapshots), (Starts{5002, 5001, 5000}));
+  EXPECT_EQ(JobStarts("uuid-u", kCompaction), (Starts{6001, 6000}));
+  EXPECT_EQ(Jobs("uuid-t").size(), static_cast<size_t>(kept + 3));
+
+  // Updating a record adds none, so drops none.
+  std::vector<MaintenanceJobRecord> newest = Jobs("uuid-t", kCompaction, 1);
+  ASSERT_EQ(newest.size(), 1u);
+  newest[0].status = "succeeded";
+  SERAC_ASSERT_OK(catalog().SaveMaintenanceJob(newest[0]).status());
+  EXPECT_EQ(JobStarts("uuid-t", kCompaction), expected);
+}
+
+TEST_P(CatalogStoreContractTest, DroppingATableRemovesItsMaintenanceStateAndRenamingKeepsIt) {
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "u", EntityKind::kTable)));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kCompaction, "{}")));
+  for (const char* uuid : {"uuid-t", "uuid-u"}) {
+    SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting(uuid, kCompaction, "{}")));
+    SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting(uuid, kSnapshots, "{}")));
+    SaveJob(Job(uuid, kCompaction, 1));
+    SaveJob(Job(uuid, kSnapshots, 2));
+  }
+
+  SERAC_ASSERT_OK(catalog().DropEntity(Id({"db"}, "t")).status());
+  EXPECT_TRUE(Settings("uuid-t").empty());
+  EXPECT_TRUE(Jobs("uuid-t").empty());
+  EXPECT_EQ(Settings("uuid-u").size(), 2u);
+  EXPECT_EQ(JobStarts("uuid-u"), (Starts{2, 1}));
+  EXPECT_EQ(Settings("").size(), 1u);
+
+  SERAC_ASSERT_OK(catalog().RenameEntity(Id({"db"}, "u"), {"db"}, "renamed"));
+  EXPECT_EQ(Settings("uuid-u").size(), 2u);
+  EXPECT_EQ(JobStarts("uuid-u"), (Starts{2, 1}));
+}
+
+TEST_P(CatalogStoreContractTest, DeletingAWarehouseRemovesItsMaintenanceState) {
+  SERAC_ASSERT_OK(catalog().CreateWarehouse({"other", 1}, false));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting({"other", "", kCompaction, "{}", 1}));
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kCompaction, "{}")));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("uuid-t", kSnapshots, "{}")));
+  SaveJob(Job("uuid-t", kSnapshots, 1));
+
+  SERAC_ASSERT_OK(catalog().DeleteWarehouse(kWarehouse, true, false));
+  EXPECT_TRUE(Settings("").empty());
+  EXPECT_TRUE(Settings("uuid-t").empty());
+  EXPECT_TRUE(Jobs("uuid-t").empty());
+  EXPECT_EQ(Settings("", "other").size(), 1u);
+
+  // A warehouse of the same name starts with nothing; one holding only settings goes without force.
+  SERAC_ASSERT_OK(catalog().CreateWarehouse({kWarehouse, 5000}, false));
+  EXPECT_TRUE(Settings("").empty());
+  SERAC_ASSERT_OK(catalog().DeleteWarehouse("other", false, false));
+  EXPECT_TRUE(Settings("", "other").empty());
+}
+
 // ---- Durability ----
 
 TEST_P(CatalogStoreContractTest, ReopenKeepsEverything) {
@@ -639,6 +886,21 @@ TEST_P(CatalogStoreContractTest, ReopenKeepsEverything) {
   EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "m1");
   EXPECT_EQ(MetadataOf(Id({"db", "ünïcode"}, "v", EntityKind::kView)), "v0");
   EXPECT_EQ(store_->DeleteBucket(kWarehouse).code(), ErrorCode::kConflict);
+}
+
+TEST_P(CatalogStoreContractTest, ReopenKeepsMaintenanceState) {
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("", kCompaction, "{\"w\":1}", 7)));
+  SERAC_ASSERT_OK(catalog().PutMaintenanceSetting(Setting("uuid-t", kSnapshots, "{\"t\":1}", 8)));
+  const int64_t first = SaveJob(Job("uuid-t", kCompaction, 100));
+  const int64_t second = SaveJob(Job("uuid-t", kSnapshots, 200));
+  Reopen();
+  EXPECT_EQ(Settings(""), (Names{"icebergCompaction={\"w\":1}@7"}));
+  EXPECT_EQ(Settings("uuid-t"), (Names{"icebergSnapshotManagement={\"t\":1}@8"}));
+  EXPECT_EQ(JobStarts("uuid-t"), (Starts{200, 100}));
+  // Ids keep ascending across a restart, and are never handed out twice.
+  const int64_t third = SaveJob(Job("uuid-t", kCompaction, 300));
+  EXPECT_GT(third, second);
+  EXPECT_GT(second, first);
 }
 
 // Cases that need the fault-injecting wrapper; they run on that back end only.
@@ -681,6 +943,55 @@ TEST_P(CatalogStoreFaultTest, OnVisibleTellsALostAcknowledgementFromAFailure) {
   EXPECT_EQ(catalog().CommitMetadata(commit).code(), ErrorCode::kIoError);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(MetadataOf(Id({"db"}, "t")), "m1");
+}
+
+// A maintenance write that fails happens not at all; one whose acknowledgement is lost happened
+// whole: a new job record together with the trimming of the oldest, a table's drop together with
+// its settings and jobs.
+TEST_P(CatalogStoreFaultTest, MaintenanceWritesHappenWholeOrNotAtAll) {
+  FaultInjectionMetaStore* faulty = fault_injector();
+  const int64_t kept = limits::kMaintenanceJobsKeptPerTable;
+  for (int64_t i = 0; i < kept; ++i) SaveJob(Job("uuid-t", kCompaction, 1000 + i));
+
+  faulty->FailNthMutation(1, FaultTiming::kBeforeDelegating);
+  EXPECT_EQ(catalog().SaveMaintenanceJob(Job("uuid-t", kCompaction, 9000)).status().code(),
+            ErrorCode::kIoError);
+  Starts starts = JobStarts("uuid-t");
+  ASSERT_EQ(starts.size(), static_cast<size_t>(kept));
+  EXPECT_EQ(starts.front(), 1000 + kept - 1);
+  EXPECT_EQ(starts.back(), 1000);
+
+  faulty->FailNthMutation(1, FaultTiming::kAfterDelegating);
+  EXPECT_EQ(catalog().SaveMaintenanceJob(Job("uuid-t", kCompaction, 9001)).status().code(),
+            ErrorCode::kIoError);
+  SERAC_ASSERT_OK(faulty->SimulateCrash());
+  starts = JobStarts("uuid-t");
+  ASSERT_EQ(starts.size(), static_cast<size_t>(kept));
+  EXPECT_EQ(starts.front(), 9001);
+  EXPECT_EQ(starts.back(), 1001);
+
+  faulty->FailNthMutation(1, FaultTiming::kBeforeDelegating);
+  EXPECT_EQ(catalog().PutMaintenanceSetting(Setting("uuid-t", kCompaction, "{}")).code(),
+            ErrorCode::kIoError);
+  EXPECT_TRUE(Settings("uuid-t").empty());
+  faulty->FailNthMutation(1, FaultTiming::kAfterDelegating);
+  EXPECT_EQ(catalog().PutMaintenanceSetting(Setting("uuid-t", kCompaction, "{}")).code(),
+            ErrorCode::kIoError);
+  SERAC_ASSERT_OK(faulty->SimulateCrash());
+  EXPECT_EQ(Settings("uuid-t"), (Names{"icebergCompaction={}@4000"}));
+
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t", EntityKind::kTable)));
+  faulty->FailNthMutation(1, FaultTiming::kBeforeDelegating);
+  EXPECT_EQ(catalog().DropEntity(Id({"db"}, "t")).status().code(), ErrorCode::kIoError);
+  EXPECT_EQ(Settings("uuid-t").size(), 1u);
+  EXPECT_EQ(Jobs("uuid-t").size(), static_cast<size_t>(kept));
+  faulty->FailNthMutation(1, FaultTiming::kAfterDelegating);
+  EXPECT_EQ(catalog().DropEntity(Id({"db"}, "t")).status().code(), ErrorCode::kIoError);
+  SERAC_ASSERT_OK(faulty->SimulateCrash());
+  EXPECT_EQ(catalog().GetEntity(Id({"db"}, "t")).status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(Settings("uuid-t").empty());
+  EXPECT_TRUE(Jobs("uuid-t").empty());
 }
 
 SERAC_INSTANTIATE_CONTRACT_SUITE(CatalogStoreContractTest);

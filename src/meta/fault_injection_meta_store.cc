@@ -88,6 +88,32 @@ class FaultInjectionMetaStore::Catalog final : public CatalogStore {
   Status CommitMetadata(const MetadataCommit& commit) override {
     return owner_.Mutate([&](MetaStore& store) { return store.catalog().CommitMetadata(commit); });
   }
+  Status PutMaintenanceSetting(const MaintenanceSetting& setting) override {
+    return owner_.Mutate([&](MetaStore& store) { return store.catalog().PutMaintenanceSetting(setting); });
+  }
+  Status DeleteMaintenanceSetting(const std::string& warehouse, const std::string& table_uuid,
+                                  const std::string& type) override {
+    return owner_.Mutate([&](MetaStore& store) {
+      return store.catalog().DeleteMaintenanceSetting(warehouse, table_uuid, type);
+    });
+  }
+  Result<std::vector<MaintenanceSetting>> ListMaintenanceSettings(const std::string& warehouse,
+                                                                  const std::string& table_uuid) override {
+    return owner_.Query<std::vector<MaintenanceSetting>>(
+        [&](MetaStore& store) { return store.catalog().ListMaintenanceSettings(warehouse, table_uuid); });
+  }
+  Result<int64_t> SaveMaintenanceJob(const MaintenanceJobRecord& job) override {
+    return owner_.MutateAndReturn<int64_t>(
+        [&](MetaStore& store) { return store.catalog().SaveMaintenanceJob(job); });
+  }
+  Result<std::vector<MaintenanceJobRecord>> ListMaintenanceJobs(const std::string& warehouse,
+                                                                const std::string& table_uuid,
+                                                                const std::string& type,
+                                                                uint32_t limit) override {
+    return owner_.Query<std::vector<MaintenanceJobRecord>>([&](MetaStore& store) {
+      return store.catalog().ListMaintenanceJobs(warehouse, table_uuid, type, limit);
+    });
+  }
 
  private:
   FaultInjectionMetaStore& owner_;

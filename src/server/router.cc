@@ -109,7 +109,9 @@ void Router::HandleSerac(const http::Request& request, http::ResponseWriter& res
     SendBody(response, ready ? 200 : 503, kTextContentType, ready ? "ready\n" : "not ready\n");
   } else if (is_read && path == "/_serac/metrics") {
     outcome.operation = "Metrics";
-    SendBody(response, 200, kMetricsContentType, metrics_->Render());
+    std::string text = metrics_->Render();
+    if (options_.more_metrics) text += options_.more_metrics();
+    SendBody(response, 200, kMetricsContentType, text);
   } else {
     outcome.operation = "SeracNotFound";
     SendBody(response, 404, kJsonContentType,

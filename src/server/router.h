@@ -4,6 +4,7 @@
 // style the path is an object key, so such requests always go to S3. Thread-safe.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,7 @@ struct RouterOptions {
   std::string domain;     // --domain: hosts "<bucket>.<domain>" are virtual-host style S3 requests
   http::Handler iceberg;  // serves /_iceberg; when empty, those requests get a 501 error
   http::Handler admin;    // serves /_serac/admin (admin/admin_api.h); when empty, those paths are 404
+  std::function<std::string()> more_metrics;  // appended to /_serac/metrics (table maintenance's)
 };
 
 class Router {

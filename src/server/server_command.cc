@@ -367,6 +367,7 @@ int RunServer(const ServerCommandOptions& options) {
                                       http::ResponseWriter& response, http::RequestOutcome& outcome) {
     catalog.Handle(request, body, response, outcome);
   };
+  router_options.more_metrics = [&catalog] { return catalog.RenderMetrics(); };
   Router router(
       stores->meta.get(), &metrics,
       [&s3](const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,

@@ -40,6 +40,10 @@ std::string ListNamespacesSql();
 // Entities: ?1 warehouse, ?2 namespace path, ?3 kind, ?4 start_after, ?5 limit.
 std::string ListEntitiesSql();
 
+// A table's maintenance jobs, newest first: ?1 warehouse, ?2 table uuid, ?3 limit, and ?4 the type
+// unless `every_type`.
+std::string ListMaintenanceJobsSql(bool every_type);
+
 Result<bool> IsWarehouse(Connection& db, const std::string& name);
 
 Result<WarehouseRecord> GetWarehouseRead(Connection& db, const std::string& name);
@@ -54,6 +58,13 @@ Result<EntityRecord> GetEntityRead(Connection& db, const EntityId& id);
 Result<std::vector<EntityRecord>> ListEntitiesRead(Connection& db, const std::string& warehouse,
                                                    const NamespaceLevels& levels, EntityKind kind,
                                                    const std::string& start_after, uint32_t limit);
+Result<std::vector<MaintenanceSetting>> ListMaintenanceSettingsRead(Connection& db,
+                                                                    const std::string& warehouse,
+                                                                    const std::string& table_uuid);
+Result<std::vector<MaintenanceJobRecord>> ListMaintenanceJobsRead(Connection& db,
+                                                                  const std::string& warehouse,
+                                                                  const std::string& table_uuid,
+                                                                  const std::string& type, uint32_t limit);
 
 Status CreateWarehouseTx(Connection& db, const WarehouseRecord& warehouse, bool bucket_may_exist);
 Status DeleteWarehouseTx(Connection& db, const std::string& name, bool force, bool preserve_bucket,
@@ -72,5 +83,10 @@ Status SwapMetadataLocationsTx(Connection& db, const std::vector<MetadataSwap>& 
 // `new_file_inline`: EncodeInlineBytes of each of commit.new_files, in order.
 Status CommitMetadataTx(Connection& db, const MetadataCommit& commit,
                         const std::vector<InlineBytes>& new_file_inline, int64_t now_ms);
+Status PutMaintenanceSettingTx(Connection& db, const MaintenanceSetting& setting);
+Status DeleteMaintenanceSettingTx(Connection& db, const std::string& warehouse, const std::string& table_uuid,
+                                  const std::string& type);
+// Returns the job's id: the new one when job.id is 0.
+Result<int64_t> SaveMaintenanceJobTx(Connection& db, const MaintenanceJobRecord& job);
 
 }  // namespace serac::meta::sqlite

@@ -131,6 +131,15 @@ std::string ListEntitiesSql() {
          "ORDER BY name LIMIT ?5;";
 }
 
+std::string ListMaintenanceJobsSql(bool every_type) {
+  // Every type: at most kMaintenanceJobsKeptPerTable rows per type are kept, so sorting the
+  // table's rows of all types is bounded; one type reads its index range backwards, unsorted.
+  return std::string(
+             "SELECT id, type, started_ms, ended_ms, status, json FROM maintenance_jobs "
+             "WHERE warehouse = ?1 AND table_uuid = ?2") +
+         (every_type ? "" : " AND type = ?4") + " ORDER BY id DESC LIMIT ?3;";
+}
+
 Result<bool> IsWarehouse(Connection& db, const std::string& name) {
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT 1 FROM warehouses WHERE name = ?1;"));
   return stmt->BindText(1, name).Step();
@@ -211,6 +220,44 @@ Result<std::vector<EntityRecord>> ListEntitiesRead(Connection& db, const std::st
     SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
     if (!row) return entities;
     entities.push_back(ReadEntityColumns(*stmt, warehouse, levels));
+  }
+}
+
+Result<std::vector<MaintenanceSetting>> ListMaintenanceSettingsRead(Connection& db,
+                                                                    const std::string& warehouse,
+                                                                    const std::string& table_uuid) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT type, json, updated_ms FROM maintenance_settings "
+                                               "WHERE warehouse = ?1 AND table_uuid = ?2 ORDER BY type;"));
+  stmt->BindText(1, warehouse).BindText(2, table_uuid);
+  std::vector<MaintenanceSetting> settings;
+  for (;;) {
+    SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
+    if (!row) return settings;
+    settings.push_back(MaintenanceSetting{warehouse, table_uuid, stmt->Text(0), stmt->Text(1), stmt->Int(2)});
+  }
+}
+
+Result<std::vector<MaintenanceJobRecord>> ListMaintenanceJobsRead(Connection& db,
+                                                                  const std::string& warehouse,
+                                                                  const std::string& table_uuid,
+                                                                  const std::string& type, uint32_t limit) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(ListMaintenanceJobsSql(type.empty())));
+  stmt->BindText(1, warehouse).BindText(2, table_uuid).BindInt(3, limit);
+  if (!type.empty()) stmt->BindText(4, type);
+  std::vector<MaintenanceJobRecord> jobs;
+  for (;;) {
+    SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
+    if (!row) return jobs;
+    MaintenanceJobRecord job;
+    job.id = stmt->Int(0);
+    job.warehouse = warehouse;
+    job.table_uuid = table_uuid;
+    job.type = stmt->Text(1);
+    job.started_ms = stmt->Int(2);
+    job.ended_ms = stmt->Int(3);
+    job.status = stmt->Text(4);
+    job.json = stmt->Text(5);
+    jobs.push_back(std::move(job));
   }
 }
 

@@ -1,9 +1,13 @@
 // SQLite-specific properties of the catalog tables the contract suite cannot see: namespace paths
-// round-trip through their encoding, and listings are index range scans without a sort.
+// round-trip through their encoding, listings are index range scans without a sort, and a database
+// written before the maintenance tables existed gains them when opened.
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "meta/meta_store_test_util.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
+#include "meta/sqlite/sqlite_meta_store.h"
 #include "meta/sqlite/sqlite_schema_internal.h"
 
 namespace serac::meta::sqlite {
@@ -78,6 +82,51 @@ TEST_F(CatalogPlanTest, ListingEntitiesOfOneKindIsAnIndexRangeScan) {
             std::string::npos)
       << plan;
   EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+}
+
+TEST_F(CatalogPlanTest, ListingATablesJobsOfOneTypeReadsItsIndexRangeBackwards) {
+  std::string plan = QueryPlan(*db_, ListMaintenanceJobsSql(false));
+  EXPECT_NE(plan.find("SEARCH maintenance_jobs USING INDEX maintenance_jobs_by_table (warehouse=? AND "
+                      "table_uuid=? AND type=?)"),
+            std::string::npos)
+      << plan;
+  EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+  plan = QueryPlan(*db_, ListMaintenanceJobsSql(true));
+  EXPECT_NE(plan.find("USING INDEX maintenance_jobs_by_table (warehouse=? AND table_uuid=?)"),
+            std::string::npos)
+      << plan;
+}
+
+// The schema of a serac from before table maintenance: the first four migrations.
+constexpr size_t kSchemaVersionBeforeMaintenance = 4;
+
+TEST(SchemaUpgradeTest, ADatabaseFromBeforeMaintenanceGainsItsTablesOnOpen) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "meta.db").string();
+  {
+    auto db = Connection::Open({path, true});
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ASSERT_GT(Migrations().size(), kSchemaVersionBeforeMaintenance);
+    for (size_t i = 0; i < kSchemaVersionBeforeMaintenance; ++i) {
+      std::string sql(Migrations()[i]);
+      sql += "\nPRAGMA user_version = " + std::to_string(i + 1) + ";";
+      SERAC_ASSERT_OK((*db)->Exec(sql.c_str()));
+    }
+    SERAC_ASSERT_OK(
+        (*db)->Exec("INSERT INTO buckets(name, created_ms) VALUES ('lake', 1);"
+                    "INSERT INTO warehouses(name, created_ms) VALUES ('lake', 1);"));
+  }
+  auto store = OpenSqliteMetaStore({path, true});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  CatalogStore& catalog = (*store)->catalog();
+  SERAC_EXPECT_OK(catalog.GetWarehouse("lake").status());
+  SERAC_ASSERT_OK(catalog.PutMaintenanceSetting({"lake", "", "icebergCompaction", "{}", 2}));
+  auto settings = catalog.ListMaintenanceSettings("lake", "");
+  ASSERT_TRUE(settings.ok()) << settings.status().ToString();
+  EXPECT_EQ(settings->size(), 1u);
+  auto id = catalog.SaveMaintenanceJob({0, "lake", "uuid-t", "icebergCompaction", 3, 0, "running", "{}"});
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_GT(*id, 0);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <set>
 #include <utility>
 
+#include "common/limits.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_reads_internal.h"
 #include "meta/sqlite/sqlite_writes_internal.h"
@@ -129,6 +130,72 @@ Result<NamespacePropertiesReport> ApplyPropertiesChange(std::map<std::string, st
   return report;
 }
 
+// Removes a table's maintenance settings and job history, found by its uuid. A uuid is never empty
+// for a table the catalog made, but an empty one must not take the warehouse's defaults with it.
+Status DeleteTableMaintenance(Connection& db, const std::string& warehouse, const std::string& table_uuid) {
+  if (table_uuid.empty()) return Status::Ok();
+  for (const char* sql : {"DELETE FROM maintenance_settings WHERE warehouse = ?1 AND table_uuid = ?2;",
+                          "DELETE FROM maintenance_jobs WHERE warehouse = ?1 AND table_uuid = ?2;"}) {
+    SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
+    SERAC_RETURN_IF_ERROR(stmt->BindText(1, warehouse).BindText(2, table_uuid).Run());
+  }
+  return Status::Ok();
+}
+
+Status ValidateMaintenanceSetting(const MaintenanceSetting& setting) {
+  if (setting.type.empty()) return Error(ErrorCode::kInvalidArgument, "a maintenance type cannot be empty");
+  if (setting.json.size() > limits::kMaintenanceSettingBytesMax) {
+    return Error(ErrorCode::kLimitExceeded, "maintenance settings are larger than " +
+                                                std::to_string(limits::kMaintenanceSettingBytesMax) +
+                                                " bytes");
+  }
+  return Status::Ok();
+}
+
+Status ValidateMaintenanceJob(const MaintenanceJobRecord& job) {
+  if (job.table_uuid.empty()) return Error(ErrorCode::kInvalidArgument, "a maintenance job needs a table");
+  if (job.type.empty()) return Error(ErrorCode::kInvalidArgument, "a maintenance type cannot be empty");
+  if (job.id < 0) return Error(ErrorCode::kInvalidArgument, "a maintenance job id cannot be negative");
+  return Status::Ok();
+}
+
+Result<int64_t> InsertMaintenanceJob(Connection& db, const MaintenanceJobRecord& job) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt,
+                         db.Prepare("INSERT INTO maintenance_jobs(warehouse, table_uuid, type, started_ms, "
+                                    "ended_ms, status, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);"));
+  stmt->BindText(1, job.warehouse).BindText(2, job.table_uuid).BindText(3, job.type);
+  stmt->BindInt(4, job.started_ms).BindInt(5, job.ended_ms).BindText(6, job.status).BindText(7, job.json);
+  SERAC_RETURN_IF_ERROR(stmt->Run());
+  return db.LastInsertRowId();
+}
+
+// Drops the table's records of the job's type older than the newest kMaintenanceJobsKeptPerTable,
+// so that a table maintained for years keeps a bounded history.
+Status TrimMaintenanceJobs(Connection& db, const MaintenanceJobRecord& job) {
+  SERAC_ASSIGN_OR_RETURN(
+      auto stmt,
+      db.Prepare("DELETE FROM maintenance_jobs WHERE warehouse = ?1 AND table_uuid = ?2 AND type = ?3 "
+                 "AND id <= (SELECT id FROM maintenance_jobs WHERE warehouse = ?1 AND table_uuid = ?2 "
+                 "AND type = ?3 ORDER BY id DESC LIMIT 1 OFFSET ?4);"));
+  stmt->BindText(1, job.warehouse).BindText(2, job.table_uuid).BindText(3, job.type);
+  return stmt->BindInt(4, limits::kMaintenanceJobsKeptPerTable).Run();
+}
+
+// The record's identity must match too: an id alone could name another table's job if the caller
+// holds an id from before its table was dropped.
+Status ReplaceMaintenanceJob(Connection& db, const MaintenanceJobRecord& job) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("UPDATE maintenance_jobs SET started_ms = ?5, ended_ms = ?6, "
+                                               "status = ?7, json = ?8 WHERE id = ?1 AND warehouse = ?2 AND "
+                                               "table_uuid = ?3 AND type = ?4;"));
+  stmt->BindInt(1, job.id).BindText(2, job.warehouse).BindText(3, job.table_uuid).BindText(4, job.type);
+  stmt->BindInt(5, job.started_ms).BindInt(6, job.ended_ms).BindText(7, job.status).BindText(8, job.json);
+  SERAC_RETURN_IF_ERROR(stmt->Run());
+  if (db.Changes() == 0) {
+    return Error(ErrorCode::kNotFound, "maintenance job does not exist: " + std::to_string(job.id));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CreateWarehouseTx(Connection& db, const WarehouseRecord& warehouse, bool bucket_may_exist) {
@@ -150,6 +217,8 @@ Status DeleteWarehouseTx(Connection& db, const std::string& name, bool force, bo
                          HasRowsForName(db, "SELECT 1 FROM namespaces WHERE warehouse = ?1 LIMIT 1;", name));
   if (has_namespaces && !force) return Error(ErrorCode::kNotEmpty, "warehouse still holds namespaces");
   // Children first: the foreign keys are checked statement by statement.
+  SERAC_RETURN_IF_ERROR(RunForName(db, "DELETE FROM maintenance_jobs WHERE warehouse = ?1;", name));
+  SERAC_RETURN_IF_ERROR(RunForName(db, "DELETE FROM maintenance_settings WHERE warehouse = ?1;", name));
   SERAC_RETURN_IF_ERROR(RunForName(db, "DELETE FROM entities WHERE warehouse = ?1;", name));
   SERAC_RETURN_IF_ERROR(RunForName(db, "DELETE FROM namespaces WHERE warehouse = ?1;", name));
   SERAC_RETURN_IF_ERROR(RunForName(db, "DELETE FROM warehouses WHERE name = ?1;", name));
@@ -218,6 +287,8 @@ Status CreateEntityTx(Connection& db, const EntityRecord& entity) {
 Result<EntityRecord> DropEntityTx(Connection& db, const EntityId& id) {
   SERAC_ASSIGN_OR_RETURN(EntityRecord entity, GetEntityRead(db, id));
   SERAC_RETURN_IF_ERROR(DeleteEntityRow(db, id));
+  if (entity.kind == EntityKind::kTable)
+    SERAC_RETURN_IF_ERROR(DeleteTableMaintenance(db, id.warehouse, entity.uuid));
   return entity;
 }
 
@@ -274,6 +345,36 @@ Status CommitMetadataTx(Connection& db, const MetadataCommit& commit,
     if (!removed.ok() && removed.code() != ErrorCode::kNotFound) return removed;
   }
   return uses.Apply(db);
+}
+
+Status PutMaintenanceSettingTx(Connection& db, const MaintenanceSetting& setting) {
+  SERAC_RETURN_IF_ERROR(ValidateMaintenanceSetting(setting));
+  SERAC_RETURN_IF_ERROR(RequireWarehouse(db, setting.warehouse));
+  SERAC_ASSIGN_OR_RETURN(auto stmt,
+                         db.Prepare("INSERT OR REPLACE INTO maintenance_settings(warehouse, "
+                                    "table_uuid, type, json, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5);"));
+  stmt->BindText(1, setting.warehouse).BindText(2, setting.table_uuid).BindText(3, setting.type);
+  return stmt->BindText(4, setting.json).BindInt(5, setting.updated_ms).Run();
+}
+
+Status DeleteMaintenanceSettingTx(Connection& db, const std::string& warehouse, const std::string& table_uuid,
+                                  const std::string& type) {
+  SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM maintenance_settings "
+                                               "WHERE warehouse = ?1 AND table_uuid = ?2 AND type = ?3;"));
+  SERAC_RETURN_IF_ERROR(stmt->BindText(1, warehouse).BindText(2, table_uuid).BindText(3, type).Run());
+  if (db.Changes() == 0) return Error(ErrorCode::kNotFound, "no maintenance settings of type " + type);
+  return Status::Ok();
+}
+
+Result<int64_t> SaveMaintenanceJobTx(Connection& db, const MaintenanceJobRecord& job) {
+  SERAC_RETURN_IF_ERROR(ValidateMaintenanceJob(job));
+  if (job.id != 0) {
+    SERAC_RETURN_IF_ERROR(ReplaceMaintenanceJob(db, job));
+    return job.id;
+  }
+  SERAC_ASSIGN_OR_RETURN(int64_t id, InsertMaintenanceJob(db, job));
+  SERAC_RETURN_IF_ERROR(TrimMaintenanceJobs(db, job));
+  return id;
 }
 
 }  // namespace serac::meta::sqlite

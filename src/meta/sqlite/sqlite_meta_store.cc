@@ -205,6 +205,33 @@ class SqliteCatalogStore final : public CatalogStore {
     return status;
   }
 
+  // Maintenance rows are not cached and change no cached row, so their writes go straight to the
+  // engine: saving a job as it starts and again as it ends must not empty the entity cache.
+  Status PutMaintenanceSetting(const MaintenanceSetting& setting) override {
+    return engine_.Write([&](Connection& db) { return PutMaintenanceSettingTx(db, setting); });
+  }
+  Status DeleteMaintenanceSetting(const std::string& warehouse, const std::string& table_uuid,
+                                  const std::string& type) override {
+    return engine_.Write(
+        [&](Connection& db) { return DeleteMaintenanceSettingTx(db, warehouse, table_uuid, type); });
+  }
+  Result<std::vector<MaintenanceSetting>> ListMaintenanceSettings(const std::string& warehouse,
+                                                                  const std::string& table_uuid) override {
+    return engine_.Read<std::vector<MaintenanceSetting>>(
+        false, [&](Connection& db) { return ListMaintenanceSettingsRead(db, warehouse, table_uuid); });
+  }
+  Result<int64_t> SaveMaintenanceJob(const MaintenanceJobRecord& job) override {
+    return engine_.WriteAndReturn<int64_t>([&](Connection& db) { return SaveMaintenanceJobTx(db, job); });
+  }
+  Result<std::vector<MaintenanceJobRecord>> ListMaintenanceJobs(const std::string& warehouse,
+                                                                const std::string& table_uuid,
+                                                                const std::string& type,
+                                                                uint32_t limit) override {
+    return engine_.Read<std::vector<MaintenanceJobRecord>>(false, [&](Connection& db) {
+      return ListMaintenanceJobsRead(db, warehouse, table_uuid, type, limit);
+    });
+  }
+
  private:
   // A commit changes only the rows it swaps (and creates): every other table's row stays cached,
   // and the swapped ones change in the cache as they did in the database (ApplySwap).

@@ -161,11 +161,35 @@ CREATE TABLE shared_text_uses(
 ALTER TABLE objects ADD COLUMN pieces TEXT;
 )sql";
 
-constexpr std::array<std::string_view, 4> kMigrations = {
-    kInitialSchema,
-    kCatalogSchema,
-    kIamSchema,
-    kSharedTextSchema,
+// Table maintenance: settings of a warehouse (table_uuid '') or of one table, and a bounded history
+// of each table's jobs. Rows are keyed by the table's uuid, not its name, so a rename keeps them;
+// DropEntity and DeleteWarehouse remove them. Job ids are never reused (AUTOINCREMENT): a job still
+// running when its table is dropped must not later overwrite another table's record by id.
+constexpr std::string_view kMaintenanceSchema = R"sql(
+CREATE TABLE maintenance_settings(
+  warehouse TEXT NOT NULL REFERENCES warehouses(name),
+  table_uuid TEXT NOT NULL,
+  type TEXT NOT NULL,
+  json TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY(warehouse, table_uuid, type)
+) WITHOUT ROWID;
+
+CREATE TABLE maintenance_jobs(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  warehouse TEXT NOT NULL,
+  table_uuid TEXT NOT NULL,
+  type TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  ended_ms INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  json TEXT NOT NULL
+);
+CREATE INDEX maintenance_jobs_by_table ON maintenance_jobs(warehouse, table_uuid, type, id);
+)sql";
+
+constexpr std::array<std::string_view, 5> kMigrations = {
+    kInitialSchema, kCatalogSchema, kIamSchema, kSharedTextSchema, kMaintenanceSchema,
 };
 
 Result<int64_t> ReadUserVersion(Connection& db) {

@@ -1,0 +1,220 @@
+// The maintenance API of AIStor Tables (S3 Tables' names and JSON): a warehouse's default settings
+// per type (`/v1/warehouses/{wh}/maintenance[/{type}]`), a table's overrides and effective settings
+// (`.../tables/{t}/maintenance[/{type}]`), its jobs' status and history (`.../{type}/status`), and
+// serac's own `.../{type}/run`, which starts a job now. Settings are checked here
+// (maintenance/settings.h) and kept in the catalog store; jobs run on the server's JobRunner.
+#include "catalog/catalog_internal.h"
+#include "common/clock.h"
+#include "maintenance/job_runner.h"
+#include "maintenance/settings.h"
+
+namespace serac::catalog {
+namespace {
+
+using maintenance::MaintenanceType;
+
+constexpr uint32_t kStatusJobsShown = 20;  // jobs a status answer lists, newest first
+
+HandlerResult TypeFromPath(RequestContext& ctx, MaintenanceType& type) {
+  auto parsed = maintenance::ParseMaintenanceType(ctx.path.type);
+  if (!parsed) {
+    return BadRequest("unknown maintenance type \"" + ctx.path.type +
+                      "\": icebergCompaction, icebergSnapshotManagement or icebergUnreferencedFileRemoval");
+  }
+  type = *parsed;
+  return kHandled;
+}
+
+// The warehouse of a warehouse-level route ({name}) or of a table route ({warehouse}).
+const std::string& RouteWarehouse(const RequestContext& ctx) {
+  return ctx.path.warehouse.empty() ? ctx.path.name : ctx.path.warehouse;
+}
+
+HandlerResult StoreError(const Status& status) {
+  return ErrorFromStatus(status, BadRequest(status.message()));
+}
+
+Result<std::map<MaintenanceType, std::string>> StoredLayer(RequestContext& ctx,
+                                                           const std::string& table_uuid) {
+  SERAC_ASSIGN_OR_RETURN(std::vector<meta::MaintenanceSetting> stored,
+                         ctx.catalog().ListMaintenanceSettings(RouteWarehouse(ctx), table_uuid));
+  std::map<MaintenanceType, std::string> layer;
+  for (meta::MaintenanceSetting& setting : stored) {
+    if (auto type = maintenance::ParseMaintenanceType(setting.type)) layer[*type] = std::move(setting.json);
+  }
+  return layer;
+}
+
+// The table's effective settings: its overrides, its Iceberg properties, the warehouse's defaults.
+Result<maintenance::MaintenanceSettings> EffectiveSettings(
+    RequestContext& ctx, std::map<MaintenanceType, std::string>* overrides) {
+  maintenance::SettingLayers layers;
+  SERAC_ASSIGN_OR_RETURN(layers.warehouse, StoredLayer(ctx, ""));
+  SERAC_ASSIGN_OR_RETURN(layers.table, StoredLayer(ctx, ctx.entity->uuid));
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<const iceberg::TableMetadata> metadata,
+                         LoadTableMetadata(ctx.backend, ctx.entity->metadata_location));
+  layers.table_properties = metadata->properties();
+  if (overrides != nullptr) *overrides = layers.table;
+  return maintenance::ResolveSettings(layers);
+}
+
+Json JobJson(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {
+  Json body = Json::parse(job.json, nullptr, false);
+  if (!body.is_object()) body = Json::object();
+  body["jobId"] = job.id;
+  body["type"] = job.type;
+  body["startedAt"] = FormatIso8601(FromUnixMillis(job.started_ms));
+  std::string status = job.status;
+  if (status == "running" && (ctx.backend.jobs == nullptr || !ctx.backend.jobs->Active(job.id))) {
+    // No runner holds it: the server stopped while it ran (its commit, if any, is whole).
+    status = "failed";
+    body["error"] = "interrupted: the server stopped while the job ran";
+  }
+  body["status"] = status;
+  if (job.ended_ms != 0) body["endedAt"] = FormatIso8601(FromUnixMillis(job.ended_ms));
+  return body;
+}
+
+HandlerResult RequireTable(RequestContext& ctx) {
+  if (!ctx.entity) {
+    std::string name;
+    for (const std::string& level : ctx.path.levels) name += level + ".";
+    return NoSuchTable(name + ctx.path.name);
+  }
+  return kHandled;
+}
+
+}  // namespace
+
+// ---- warehouse defaults ----
+
+HandlerResult GetWarehouseMaintenance(RequestContext& ctx) {
+  if (auto error = RequireWarehouse(ctx, ctx.path.name)) return error;
+  auto layer = StoredLayer(ctx, "");
+  if (!layer.ok()) return StoreError(layer.status());
+  Json configuration = Json::object();
+  for (const auto& [type, text] : *layer) {
+    configuration[std::string(maintenance::MaintenanceTypeName(type))] = Json::parse(text, nullptr, false);
+  }
+  return SendJson(ctx, {{"warehouse", ctx.path.name}, {"configuration", configuration}});
+}
+
+HandlerResult PutWarehouseMaintenance(RequestContext& ctx) {
+  MaintenanceType type;
+  if (auto error = TypeFromPath(ctx, type)) return error;
+  if (auto error = RequireWarehouse(ctx, ctx.path.name)) return error;
+  auto checked = maintenance::CheckSettingJson(type, ctx.body);
+  if (!checked.ok()) return BadRequest(checked.status().message());
+  meta::MaintenanceSetting setting{ctx.path.name, "", ctx.path.type, *checked, ToUnixMillis(Now())};
+  if (Status put = ctx.catalog().PutMaintenanceSetting(setting); !put.ok()) return StoreError(put);
+  return SendNoContent(ctx);
+}
+
+HandlerResult DeleteWarehouseMaintenance(RequestContext& ctx) {
+  MaintenanceType type;
+  if (auto error = TypeFromPath(ctx, type)) return error;
+  if (auto error = RequireWarehouse(ctx, ctx.path.name)) return error;
+  Status deleted = ctx.catalog().DeleteMaintenanceSetting(ctx.path.name, "", ctx.path.type);
+  if (!deleted.ok() && deleted.code() != ErrorCode::kNotFound) return StoreError(deleted);
+  return SendNoContent(ctx);
+}
+
+// ---- tables ----
+
+HandlerResult GetTableMaintenance(RequestContext& ctx) {
+  if (auto error = RequireTable(ctx)) return error;
+  std::map<MaintenanceType, std::string> overrides;
+  auto settings = EffectiveSettings(ctx, &overrides);
+  if (!settings.ok()) return StoreError(settings.status());
+  Json configuration = Json::object();
+  Json overridden = Json::object();
+  for (MaintenanceType type : maintenance::kMaintenanceTypes) {
+    const std::string name(maintenance::MaintenanceTypeName(type));
+    if (!ctx.path.type.empty() && ctx.path.type != name) continue;
+    configuration[name] = Json::parse(maintenance::EffectiveSettingJson(type, *settings));
+    if (auto it = overrides.find(type); it != overrides.end()) overridden[name] = Json::parse(it->second);
+  }
+  if (!ctx.path.type.empty()) {
+    MaintenanceType type;
+    if (auto error = TypeFromPath(ctx, type)) return error;
+  }
+  return SendJson(ctx, {{"tableARN", auth::TablesTableArn(RouteWarehouse(ctx), ctx.entity->uuid)},
+                        {"configuration", configuration},
+                        {"overrides", overridden}});
+}
+
+HandlerResult PutTableMaintenance(RequestContext& ctx) {
+  if (auto error = RequireTable(ctx)) return error;
+  MaintenanceType type;
+  if (auto error = TypeFromPath(ctx, type)) return error;
+  auto checked = maintenance::CheckSettingJson(type, ctx.body);
+  if (!checked.ok()) return BadRequest(checked.status().message());
+  meta::MaintenanceSetting setting{RouteWarehouse(ctx), ctx.entity->uuid, ctx.path.type, *checked,
+                                   ToUnixMillis(Now())};
+  if (Status put = ctx.catalog().PutMaintenanceSetting(setting); !put.ok()) return StoreError(put);
+  return SendNoContent(ctx);
+}
+
+HandlerResult DeleteTableMaintenance(RequestContext& ctx) {
+  if (auto error = RequireTable(ctx)) return error;
+  MaintenanceType type;
+  if (auto error = TypeFromPath(ctx, type)) return error;
+  Status deleted =
+      ctx.catalog().DeleteMaintenanceSetting(RouteWarehouse(ctx), ctx.entity->uuid, ctx.path.type);
+  if (!deleted.ok() && deleted.code() != ErrorCode::kNotFound) return StoreError(deleted);
+  return SendNoContent(ctx);
+}
+
+HandlerResult GetTableMaintenanceStatus(RequestContext& ctx) {
+  if (auto error = RequireTable(ctx)) return error;
+  MaintenanceType type;
+  if (auto error = TypeFromPath(ctx, type)) return error;
+  auto settings = EffectiveSettings(ctx, nullptr);
+  if (!settings.ok()) return StoreError(settings.status());
+  auto jobs = ctx.catalog().ListMaintenanceJobs(RouteWarehouse(ctx), ctx.entity->uuid, ctx.path.type,
+                                                kStatusJobsShown);
+  if (!jobs.ok()) return StoreError(jobs.status());
+  Json history = Json::array();
+  for (const meta::MaintenanceJobRecord& job : *jobs) history.push_back(JobJson(ctx, job));
+  const bool enabled = Json::parse(maintenance::EffectiveSettingJson(type, *settings))["status"] == "enabled";
+  // S3 Tables' status words: Not_Yet_Run, Successful, Failed, Disabled (and serac's Running).
+  Json status = {{"status", !enabled                              ? "Disabled"
+                            : history.empty()                     ? "Not_Yet_Run"
+                            : history[0]["status"] == "running"   ? "Running"
+                            : history[0]["status"] == "succeeded" ? "Successful"
+                                                                  : "Failed"}};
+  if (!history.empty()) {
+    status["lastRunTimestamp"] = history[0]["startedAt"];
+    if (history[0].contains("error")) status["failureMessage"] = history[0]["error"];
+  }
+  return SendJson(ctx, {{"tableARN", auth::TablesTableArn(RouteWarehouse(ctx), ctx.entity->uuid)},
+                        {"status", {{ctx.path.type, status}}},
+                        {"jobs", history}});
+}
+
+HandlerResult RunTableMaintenance(RequestContext& ctx) {
+  if (auto error = RequireTable(ctx)) return error;
+  MaintenanceType type;
+  if (auto error = TypeFromPath(ctx, type)) return error;
+  if (ctx.backend.jobs == nullptr) return MakeError(503, "ServiceUnavailableException", "no job runner");
+  auto settings = EffectiveSettings(ctx, nullptr);
+  if (!settings.ok()) return StoreError(settings.status());
+  maintenance::JobRunner::Target target;
+  target.warehouse = RouteWarehouse(ctx);
+  target.table_uuid = ctx.entity->uuid;
+  target.table.namespace_levels = ctx.entity->levels;
+  target.table.name = ctx.entity->name;
+  auto id = ctx.backend.jobs->Start(target, type, *settings);
+  if (!id.ok()) {
+    if (id.status().code() == ErrorCode::kConflict) {
+      return MakeError(409, "CommitFailedException", id.status().message());
+    }
+    if (id.status().code() == ErrorCode::kNotImplemented) {
+      return MakeError(501, "NotImplementedException", id.status().message());
+    }
+    return StoreError(id.status());
+  }
+  return SendJson(ctx, {{"jobId", *id}, {"type", ctx.path.type}, {"status", "running"}}, 202);
+}
+
+}  // namespace serac::catalog

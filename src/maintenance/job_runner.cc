@@ -1,0 +1,259 @@
+#include "maintenance/job_runner.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "maintenance/expire_snapshots.h"
+#include "maintenance/rewrite_data_files.h"
+
+namespace serac::maintenance {
+namespace {
+
+using Json = nlohmann::json;
+
+struct QueuedJob {
+  meta::MaintenanceJobRecord record;
+  iceberg::TableRef table;
+  MaintenanceType type;
+  MaintenanceSettings settings;
+};
+
+// What jobs did, summed over the server's life, for /_serac/metrics.
+struct JobCounters {
+  std::map<std::pair<std::string, std::string>, uint64_t> jobs;  // (type, result)
+  uint64_t files_read = 0;
+  uint64_t bytes_read = 0;
+  uint64_t files_written = 0;
+  uint64_t bytes_written = 0;
+  uint64_t snapshots_removed = 0;
+  uint64_t files_removed = 0;
+  uint64_t bytes_removed = 0;
+};
+
+// Runs one job; its figures as the record's JSON members.
+Result<Json> RunJob(iceberg::TableCatalog& catalog, iceberg::FileIO& io, const QueuedJob& job) {
+  switch (job.type) {
+    case MaintenanceType::kSnapshotManagement: {
+      ExpireOptions options;
+      options.max_snapshot_age_ms = job.settings.max_snapshot_age_ms;
+      options.min_snapshots_to_keep = job.settings.min_snapshots_to_keep;
+      SERAC_ASSIGN_OR_RETURN(ExpireResult expired, ExpireSnapshots(catalog, io, job.table, options));
+      const int64_t files_removed = expired.manifest_lists_deleted + expired.manifests_deleted +
+                                    expired.data_files_deleted + expired.delete_files_deleted;
+      return Json{{"snapshotsRemoved", expired.snapshots_removed},
+                  {"refsRemoved", expired.refs_removed},
+                  {"filesRead", expired.files_read},
+                  {"bytesRead", expired.bytes_read},
+                  {"filesWritten", 0},
+                  {"bytesWritten", 0},
+                  {"filesRemoved", files_removed},
+                  {"dataFilesRemoved", expired.data_files_deleted},
+                  {"deleteFilesRemoved", expired.delete_files_deleted},
+                  {"bytesRemoved", expired.bytes_deleted}};
+    }
+    case MaintenanceType::kCompaction: {
+      RewriteOptions options;
+      options.target_file_bytes = job.settings.target_file_size_bytes;
+      SERAC_ASSIGN_OR_RETURN(RewriteResult rewritten, RewriteDataFiles(catalog, io, job.table, options));
+      return Json{{"snapshotId", rewritten.snapshot_id},
+                  {"filesRead", rewritten.files_rewritten},
+                  {"bytesRead", rewritten.bytes_read},
+                  {"filesWritten", rewritten.files_written},
+                  {"bytesWritten", rewritten.bytes_written},
+                  {"rows", rewritten.rows},
+                  {"partitions", rewritten.partitions},
+                  {"filesSkippedForDeletes", rewritten.files_skipped_for_deletes},
+                  {"snapshotsRemoved", 0},
+                  {"filesRemoved", 0},
+                  {"bytesRemoved", 0}};
+    }
+    case MaintenanceType::kUnreferencedFileRemoval:
+      break;
+  }
+  return Error(ErrorCode::kNotImplemented, "no job runs " + std::string(MaintenanceTypeName(job.type)));
+}
+
+uint64_t Figure(const Json& figures, const char* name) {
+  auto it = figures.find(name);
+  return it != figures.end() && it->is_number_integer() ? static_cast<uint64_t>(it->get<int64_t>()) : 0;
+}
+
+}  // namespace
+
+struct JobRunner::Impl {
+  meta::CatalogStore& store;
+  CatalogFor catalog_for;
+  iceberg::FileIO& io;
+  mutable std::mutex mutex;
+  std::condition_variable wake;       // a job was queued, or the runner stops
+  std::condition_variable idle;       // the queue emptied and nothing runs
+  std::deque<QueuedJob> queue;        // guarded by mutex
+  std::set<std::string> busy_tables;  // uuids with a job queued or running; guarded by mutex
+  std::set<int64_t> active_jobs;      // guarded by mutex
+  bool running_one = false;           // guarded by mutex
+  bool stopping = false;              // guarded by mutex
+  JobCounters counters;               // guarded by mutex
+  std::thread worker;
+
+  Impl(meta::CatalogStore& store_in, CatalogFor catalog_for_in, iceberg::FileIO& io_in)
+      : store(store_in), catalog_for(std::move(catalog_for_in)), io(io_in) {}
+
+  void Finish(QueuedJob& job, const Result<Json>& outcome) {
+    job.record.ended_ms = ToUnixMillis(Now());
+    Json body = Json::parse(job.record.json, nullptr, false);
+    if (!body.is_object()) body = Json::object();
+    if (outcome.ok()) {
+      job.record.status = "succeeded";
+      body.update(*outcome);
+    } else {
+      job.record.status = "failed";
+      body["error"] = outcome.status().message();
+    }
+    job.record.json = body.dump();
+    Result<int64_t> saved = store.SaveMaintenanceJob(job.record);
+    if (!saved.ok())
+      log::Warn("maintenance: cannot record job " + std::to_string(job.record.id) + ": " +
+                saved.status().message());
+    std::lock_guard lock(mutex);
+    ++counters.jobs[{std::string(MaintenanceTypeName(job.type)), job.record.status}];
+    if (outcome.ok()) {
+      counters.files_read += Figure(*outcome, "filesRead");
+      counters.bytes_read += Figure(*outcome, "bytesRead");
+      counters.files_written += Figure(*outcome, "filesWritten");
+      counters.bytes_written += Figure(*outcome, "bytesWritten");
+      counters.snapshots_removed += Figure(*outcome, "snapshotsRemoved");
+      counters.files_removed += Figure(*outcome, "filesRemoved");
+      counters.bytes_removed += Figure(*outcome, "bytesRemoved");
+    }
+  }
+
+  void Work() {
+    while (true) {
+      QueuedJob job;
+      {
+        std::unique_lock lock(mutex);
+        wake.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (stopping) return;
+        job = std::move(queue.front());
+        queue.pop_front();
+        running_one = true;
+      }
+      Result<Json> outcome = Error(ErrorCode::kInternal, "the job did not run");
+      try {
+        std::unique_ptr<iceberg::TableCatalog> catalog = catalog_for(job.record.warehouse);
+        outcome = RunJob(*catalog, io, job);
+      } catch (const std::exception& e) {
+        outcome = Error(ErrorCode::kInternal, std::string("the job stopped: ") + e.what());
+      }
+      Finish(job, outcome);
+      std::lock_guard lock(mutex);
+      busy_tables.erase(job.record.table_uuid);
+      active_jobs.erase(job.record.id);
+      running_one = false;
+      if (queue.empty()) idle.notify_all();
+    }
+  }
+};
+
+JobRunner::JobRunner(meta::CatalogStore& store, CatalogFor catalog_for, iceberg::FileIO& io)
+    : impl_(std::make_unique<Impl>(store, std::move(catalog_for), io)) {
+  impl_->worker = std::thread([this] { impl_->Work(); });
+}
+
+JobRunner::~JobRunner() {
+  std::deque<QueuedJob> dropped;
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->stopping = true;
+    dropped.swap(impl_->queue);
+  }
+  impl_->wake.notify_all();
+  if (impl_->worker.joinable()) impl_->worker.join();
+  for (QueuedJob& job : dropped) {
+    impl_->Finish(job, Error(ErrorCode::kUnavailable, "the server stopped before the job ran"));
+  }
+}
+
+Result<int64_t> JobRunner::Start(const Target& target, MaintenanceType type,
+                                 const MaintenanceSettings& settings) {
+  if (type == MaintenanceType::kUnreferencedFileRemoval) {
+    return Error(ErrorCode::kNotImplemented,
+                 "icebergUnreferencedFileRemoval jobs are not run yet: its settings are kept, and expiry "
+                 "deletes the files of the snapshots it removes");
+  }
+  QueuedJob job;
+  job.table = target.table;
+  job.type = type;
+  job.settings = settings;
+  job.record.warehouse = target.warehouse;
+  job.record.table_uuid = target.table_uuid;
+  job.record.type = std::string(MaintenanceTypeName(type));
+  job.record.started_ms = ToUnixMillis(Now());
+  job.record.status = "running";
+  job.record.json = Json{{"table", target.table.DisplayName()}}.dump();
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->stopping) return Error(ErrorCode::kUnavailable, "the server is stopping");
+    if (!impl_->busy_tables.insert(target.table_uuid).second) {
+      return Error(ErrorCode::kConflict,
+                   target.table.DisplayName() + " has a maintenance job queued or running");
+    }
+  }
+  Result<int64_t> id = impl_->store.SaveMaintenanceJob(job.record);
+  std::lock_guard lock(impl_->mutex);
+  if (!id.ok()) {
+    impl_->busy_tables.erase(target.table_uuid);
+    return id.status();
+  }
+  job.record.id = *id;
+  impl_->active_jobs.insert(*id);
+  impl_->queue.push_back(std::move(job));
+  impl_->wake.notify_all();
+  return *id;
+}
+
+bool JobRunner::Active(int64_t job_id) const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->active_jobs.count(job_id) != 0;
+}
+
+void JobRunner::WaitIdle() {
+  std::unique_lock lock(impl_->mutex);
+  impl_->idle.wait(lock, [&] { return impl_->queue.empty() && !impl_->running_one; });
+}
+
+std::string JobRunner::RenderMetrics() const {
+  std::lock_guard lock(impl_->mutex);
+  const JobCounters& c = impl_->counters;
+  std::string out;
+  out += "# HELP serac_maintenance_jobs_total Table maintenance jobs by type and result.\n";
+  out += "# TYPE serac_maintenance_jobs_total counter\n";
+  for (const auto& [key, count] : c.jobs) {
+    out += "serac_maintenance_jobs_total{type=\"" + key.first + "\",result=\"" + key.second + "\"} " +
+           std::to_string(count) + "\n";
+  }
+  auto counter = [&](const char* name, const char* help, uint64_t value) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " counter\n" + name + " " +
+           std::to_string(value) + "\n";
+  };
+  counter("serac_maintenance_files_read_total", "Files maintenance jobs read.", c.files_read);
+  counter("serac_maintenance_read_bytes_total", "Bytes of the files maintenance jobs read.", c.bytes_read);
+  counter("serac_maintenance_files_written_total", "Files maintenance jobs wrote.", c.files_written);
+  counter("serac_maintenance_written_bytes_total", "Bytes maintenance jobs wrote.", c.bytes_written);
+  counter("serac_maintenance_snapshots_removed_total", "Snapshots maintenance jobs expired.",
+          c.snapshots_removed);
+  counter("serac_maintenance_files_removed_total", "Files maintenance jobs deleted.", c.files_removed);
+  counter("serac_maintenance_removed_bytes_total", "Bytes of the files maintenance jobs deleted.",
+          c.bytes_removed);
+  return out;
+}
+
+}  // namespace serac::maintenance

@@ -1,0 +1,55 @@
+// The server's maintenance jobs: one worker thread runs them one at a time (so maintenance takes at
+// most one core, and foreground requests keep the rest), at most one job per table queued or running,
+// each recorded in the catalog store (meta::MaintenanceJobRecord) when queued and again when it ends,
+// with its figures (files and bytes read and written, snapshots and files removed) and its error.
+// Jobs run over the writers' seams, so the commits they make are the catalog's own, validated as any
+// writer's: a job that loses to a writer retries or gives up, never wins.
+//
+// A job whose record says "running" but which no runner holds was cut short by a server stop (kill
+// -9 included: every job's commit is atomic, so the table is as it was before the job or after it);
+// Active() tells a reader so.
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "iceberg/file_io.h"
+#include "iceberg/table_catalog.h"
+#include "maintenance/settings.h"
+#include "meta/catalog_store.h"
+
+namespace serac::maintenance {
+
+class JobRunner {
+ public:
+  // The tables of one warehouse, committed to with the server's authority.
+  using CatalogFor = std::function<std::unique_ptr<iceberg::TableCatalog>(const std::string& warehouse)>;
+  JobRunner(meta::CatalogStore& store, CatalogFor catalog_for, iceberg::FileIO& io);
+  // Lets the running job finish; queued ones are recorded as failed (the server stopped).
+  ~JobRunner();
+
+  struct Target {
+    std::string warehouse;
+    std::string table_uuid;
+    iceberg::TableRef table;
+  };
+  // Records the job as running and queues it; its record's id. kConflict while the table has a
+  // job queued or running; kNotImplemented for a type the server does not run yet.
+  Result<int64_t> Start(const Target& target, MaintenanceType type, const MaintenanceSettings& settings);
+  bool Active(int64_t job_id) const;
+  // Returns once nothing is queued or running.
+  void WaitIdle();
+  // Prometheus text: serac_maintenance_jobs_total{type,result} and the files, bytes and snapshots
+  // jobs read, wrote and removed.
+  std::string RenderMetrics() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace serac::maintenance

@@ -1,0 +1,198 @@
+"""Table maintenance through the server: AIStor's maintenance API (warehouse defaults, table
+overrides, status and job history), the CLI over it, snapshot expiry and compaction run as jobs
+inside the server, the tables read back by PyIceberg and DuckDB, counters in /_serac/metrics, and a
+server killed during a job."""
+from __future__ import annotations
+
+import json
+import time
+
+import boto3
+import requests
+from botocore.config import Config
+
+from catalog_util import CatalogApi, catalog, catalog_api, load_pyiceberg_catalog, warehouse  # noqa: F401
+from s3util import ACCESS_KEY, REGION, SECRET_KEY, SeracServer
+from test_table_writes import ROWS, delete_rows, fill, ids_by_duckdb, ids_by_pyiceberg, load_rows
+from test_table_writes import make_table, serac
+
+SNAPSHOTS = "icebergSnapshotManagement"
+COMPACTION = "icebergCompaction"
+
+
+def table_path(warehouse: str, name: str, suffix: str = "") -> str:
+    ns, table = name.split(".")
+    return f"/v1/warehouses/{warehouse}/namespaces/{ns}/tables/{table}/maintenance{suffix}"
+
+
+def object_keys(server, bucket: str, prefix: str) -> set[str]:
+    s3 = boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id=ACCESS_KEY,
+                      aws_secret_access_key=SECRET_KEY, region_name=REGION,
+                      config=Config(s3={"addressing_style": "path"}))
+    keys = set()
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        keys.update(item["Key"] for item in page.get("Contents", []))
+    return keys
+
+
+def wait_for_job(api: CatalogApi, warehouse: str, name: str, kind: str, job_id: int) -> dict:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        reply = api.ok("GET", table_path(warehouse, name, f"/{kind}/status")).json()
+        for job in reply["jobs"]:
+            if job["jobId"] == job_id and job["status"] != "running":
+                return job
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} did not end")
+
+
+def test_settings_api_and_cli(server, catalog, catalog_api, warehouse):  # noqa: F811
+    make_table(catalog, "m.settings", 2)
+    # Warehouse defaults through the CLI, shown as text and as the API's JSON.
+    serac(server, "warehouse", "maintenance", "set", warehouse, "--type", SNAPSHOTS, "--min-snapshots", "4",
+          "--max-age-hours", "48")
+    shown = serac(server, "warehouse", "maintenance", "show", warehouse).stdout
+    assert "maxSnapshotAgeHours=48 minSnapshotsToKeep=4" in shown, shown
+    value = json.loads(serac(server, "warehouse", "maintenance", "show", warehouse, "--json").stdout)
+    assert value["configuration"][SNAPSHOTS] == {
+        "settings": {SNAPSHOTS: {"minSnapshotsToKeep": 4, "maxSnapshotAgeHours": 48}}}
+
+    # The table's effective settings: the warehouse's, then its Iceberg property, then its override.
+    effective = catalog_api.ok("GET", table_path(warehouse, "m.settings")).json()
+    assert effective["configuration"][SNAPSHOTS] == {
+        "status": "enabled", "settings": {SNAPSHOTS: {"minSnapshotsToKeep": 4, "maxSnapshotAgeHours": 48}}}
+    assert effective["configuration"][COMPACTION]["settings"][COMPACTION]["targetFileSizeMB"] == 512
+    assert effective["tableARN"].startswith(f"arn:aws:s3tables:::bucket/{warehouse}/table/")
+    with catalog.load_table("m.settings").transaction() as tx:
+        tx.set_properties({"history.expire.min-snapshots-to-keep": "6"})
+    serac(server, "table", "maintenance", "set", warehouse, "m", "settings", "--type", SNAPSHOTS,
+          "--max-age-hours", "2", "--status", "disabled")
+    effective = catalog_api.ok("GET", table_path(warehouse, "m.settings", f"/{SNAPSHOTS}")).json()
+    assert effective["configuration"] == {SNAPSHOTS: {
+        "status": "disabled", "settings": {SNAPSHOTS: {"minSnapshotsToKeep": 6, "maxSnapshotAgeHours": 2}}}}
+    assert effective["overrides"] == {SNAPSHOTS: {"status": "disabled", "settings": {SNAPSHOTS: {"maxSnapshotAgeHours": 2}}}}
+    shown = serac(server, "table", "maintenance", "show", warehouse, "m", "settings").stdout
+    line = next(line for line in shown.splitlines() if line.startswith(SNAPSHOTS))
+    assert " disabled " in line and "maxSnapshotAgeHours=2 minSnapshotsToKeep=6" in line and "table override" in line
+    status = serac(server, "table", "maintenance", "status", warehouse, "m", "settings", "--type", SNAPSHOTS).stdout
+    assert status.strip() == "icebergSnapshotManagement: Disabled", status
+    # S3 Tables' wrapped form is taken too; removing the override goes back to the layers below.
+    catalog_api.ok("PUT", table_path(warehouse, "m.settings", f"/{COMPACTION}"),
+                   body={"value": {"status": "enabled", "settings": {COMPACTION: {"targetFileSizeMB": 64,
+                                                                                  "strategy": "binpack"}}}})
+    catalog_api.ok("DELETE", table_path(warehouse, "m.settings", f"/{SNAPSHOTS}"))
+    effective = catalog_api.ok("GET", table_path(warehouse, "m.settings")).json()
+    assert effective["configuration"][SNAPSHOTS]["settings"][SNAPSHOTS]["maxSnapshotAgeHours"] == 48
+    assert effective["configuration"][COMPACTION]["settings"][COMPACTION] == {"targetFileSizeMB": 64,
+                                                                             "strategy": "binpack"}
+
+    # Bad input: the catalog's error document naming the field; the CLI naming the flag.
+    bad = catalog_api.call("PUT", table_path(warehouse, "m.settings", f"/{COMPACTION}"),
+                           body={"status": "enabled", "settings": {COMPACTION: {"strategy": "zorder"}}})
+    assert bad.status_code == 400
+    assert bad.json()["error"]["message"].startswith(
+        "icebergCompaction.settings.icebergCompaction.strategy: must be auto, binpack or sort"), bad.text
+    unknown = catalog_api.call("PUT", table_path(warehouse, "m.settings", "/icebergSorting"), body={})
+    assert unknown.status_code == 400 and "unknown maintenance type" in unknown.json()["error"]["message"]
+    missing = catalog_api.call("GET", table_path(warehouse, "m.ghost"))
+    assert missing.status_code == 404 and missing.json()["error"]["type"] == "NoSuchTableException"
+    out = serac(server, "table", "maintenance", "set", warehouse, "m", "settings", "--type", SNAPSHOTS,
+                "--target-file-size-mb", "64", check=False)
+    assert out.returncode != 0
+    assert "--target-file-size-mb is a setting of icebergCompaction, not of icebergSnapshotManagement" in out.stderr
+
+
+def test_expiry_and_compaction_run_as_jobs(server, catalog, catalog_api, warehouse, tmp_path):  # noqa: F811
+    name = "m.jobs"
+    make_table(catalog, name, 2)
+    fill(server, warehouse, name, tmp_path)
+    for part in range(4):  # small appends: many small files and snapshots
+        load_rows(server, warehouse, name, tmp_path,
+                  [{"id": ROWS + part * 10 + i, "category": "a", "value": 0.5} for i in range(10)])
+    delete_rows(server, warehouse, name, tmp_path, [1, 2, 3], "position")
+    expected = sorted(set(range(ROWS + 40)) - {1, 2, 3})
+    assert ids_by_pyiceberg(catalog, name) == expected
+    before = catalog.load_table(name)
+    assert len(before.metadata.snapshots) == 7
+    location = before.metadata.location.removeprefix(f"s3://{warehouse}/")
+
+    # Compaction: the small files of each partition become one; rows unchanged.
+    out = serac(server, "table", "maintenance", "run", warehouse, "m", "jobs", "--type", COMPACTION)
+    assert "icebergCompaction succeeded" in out.stdout, out.stdout
+    compacted = catalog.load_table(name)
+    assert compacted.metadata.current_snapshot().summary.operation.value == "replace"
+    assert ids_by_pyiceberg(catalog, name) == expected
+    assert ids_by_duckdb(server, warehouse, name) == expected
+    data_files = {task.file.file_path for task in compacted.scan().plan_files()}
+    assert len(data_files) < len({task.file.file_path for task in before.scan().plan_files()})
+
+    # Expiry: snapshots older than a millisecond (the table's own property), two kept.
+    with catalog.load_table(name).transaction() as tx:
+        tx.set_properties({"history.expire.max-snapshot-age-ms": "1", "history.expire.min-snapshots-to-keep": "2"})
+    keys_before = object_keys(server, warehouse, location)
+    started = catalog_api.ok("POST", table_path(warehouse, name, f"/{SNAPSHOTS}/run"), expect=(202,)).json()
+    job = wait_for_job(catalog_api, warehouse, name, SNAPSHOTS, started["jobId"])
+    assert job["status"] == "succeeded", job
+    table = catalog.load_table(name)
+    assert len(table.metadata.snapshots) == 2
+    assert job["snapshotsRemoved"] == 6  # seven writes and the compaction, two kept
+    assert ids_by_pyiceberg(catalog, name) == expected
+    assert ids_by_duckdb(server, warehouse, name) == expected
+    # Every file a remaining snapshot reaches is there; what only the expired ones reached is gone.
+    keys_after = object_keys(server, warehouse, location)
+    for task in table.scan().plan_files():
+        assert task.file.file_path.removeprefix(f"s3://{warehouse}/") in keys_after
+    removed = keys_before - keys_after
+    assert job["filesRemoved"] == len(removed) > 0
+    assert all(key.endswith((".avro", ".parquet")) for key in removed), removed
+    assert not any(f"s3://{warehouse}/{key}" in data_files for key in removed)
+
+    status = catalog_api.ok("GET", table_path(warehouse, name, f"/{SNAPSHOTS}/status")).json()
+    assert status["status"][SNAPSHOTS]["status"] == "Successful"
+    assert status["jobs"][0]["jobId"] == started["jobId"]
+    history = serac(server, "table", "maintenance", "status", warehouse, "m", "jobs", "--type", COMPACTION).stdout
+    assert history.startswith("icebergCompaction: Successful\n  icebergCompaction succeeded "), history
+    metrics = requests.get(server.endpoint + "/_serac/metrics", timeout=10).text
+    assert 'serac_maintenance_jobs_total{type="icebergSnapshotManagement",result="succeeded"}' in metrics
+    assert "serac_maintenance_snapshots_removed_total" in metrics
+
+    # One job per table at a time; a type not run yet says so.
+    unreferenced = catalog_api.call("POST", table_path(warehouse, name, "/icebergUnreferencedFileRemoval/run"))
+    assert unreferenced.status_code == 501, unreferenced.text
+
+
+def test_a_server_killed_during_a_job_leaves_the_table_whole(tmp_path):
+    server = SeracServer(tmp_path / "server")
+    server.start()
+    try:
+        api = CatalogApi(server.endpoint)
+        api.create_warehouse("killed")
+        catalog = load_pyiceberg_catalog(server.endpoint, "killed")
+        name = "m.killed"
+        make_table(catalog, name, 2)
+        for part in range(12):
+            load_rows(server, "killed", name, tmp_path,
+                      [{"id": part * 100 + i, "category": "abc"[i % 3], "value": 1.0} for i in range(100)])
+        with catalog.load_table(name).transaction() as tx:
+            tx.set_properties({"history.expire.max-snapshot-age-ms": "1"})
+        expected = list(range(1200))
+        for kind in (COMPACTION, SNAPSHOTS):
+            started = api.ok("POST", table_path("killed", name, f"/{kind}/run"), expect=(202,)).json()
+            time.sleep(0.05)
+            server.kill()
+            server.start()
+            api = CatalogApi(server.endpoint)
+            catalog = load_pyiceberg_catalog(server.endpoint, "killed")
+            assert sorted(r["id"] for r in catalog.load_table(name).scan().to_arrow().to_pylist()) == expected
+            status = api.ok("GET", table_path("killed", name, f"/{kind}/status")).json()
+            job = next(job for job in status["jobs"] if job["jobId"] == started["jobId"])
+            assert job["status"] in ("succeeded", "failed"), job
+            if job["status"] == "failed":
+                assert job["error"] == "interrupted: the server stopped while the job ran", job
+            # Run again to the end: the table is whole and equal.
+            again = api.ok("POST", table_path("killed", name, f"/{kind}/run"), expect=(202,)).json()
+            assert wait_for_job(api, "killed", name, kind, again["jobId"])["status"] == "succeeded"
+            assert sorted(r["id"] for r in catalog.load_table(name).scan().to_arrow().to_pylist()) == expected
+    finally:
+        server.stop()
+
