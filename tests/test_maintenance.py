@@ -8,6 +8,7 @@ import json
 import time
 
 import boto3
+import pytest
 import requests
 from botocore.config import Config
 
@@ -196,3 +197,38 @@ def test_a_server_killed_during_a_job_leaves_the_table_whole(tmp_path):
     finally:
         server.stop()
 
+
+
+@pytest.mark.parametrize("format_version,kind", [(2, "position"), (2, "equality"), (3, "dv")])
+def test_compaction_applies_deletes(server, catalog, warehouse, tmp_path, format_version, kind):  # noqa: F811
+    """CDC-like history (deletes in two commits, some rows written again after them), compacted
+    by the server's job: the deletes are applied, the delete files dropped, the rows unchanged."""
+    name = f"m.applied_{kind}"
+    make_table(catalog, name, format_version)
+    fill(server, warehouse, name, tmp_path)
+    deleted = set(range(0, ROWS, 7)) | {1, 2}
+    for ids in (sorted(range(0, ROWS, 7)), [1, 2]):
+        keys = tmp_path / f"keys-{ids[0]}-{ids[-1]}.csv"
+        keys.write_text("id,category\n" + "".join(f"{i},{'abc'[i % 3]}\n" for i in ids))
+        serac(server, "table", "delete-rows", warehouse, "m", f"applied_{kind}", "--keys", keys, "--as", kind)
+    again = [0, 7, 14]  # written again after the deletes: equality deletes must not remove them
+    load_rows(server, warehouse, name, tmp_path, [{"id": i, "category": "abc"[i % 3], "value": 1.0} for i in again])
+    expected = sorted((set(range(ROWS)) - deleted) | set(again))
+    readers = [lambda: ids_by_duckdb(server, warehouse, name)]
+    if kind != "equality":  # PyIceberg refuses equality deletes (README's table)
+        readers.append(lambda: ids_by_pyiceberg(catalog, name))
+    for read in readers:
+        assert read() == expected
+    assert int(catalog.load_table(name).current_snapshot().summary["total-delete-files"]) > 0
+
+    catalog_api = CatalogApi(server.endpoint)
+    started = catalog_api.ok("POST", table_path(warehouse, name, f"/{COMPACTION}/run"), expect=(202,)).json()
+    job = wait_for_job(catalog_api, warehouse, name, COMPACTION, started["jobId"])
+    assert job["status"] == "succeeded", job
+    assert job["rowsDeleted"] == len(deleted), job
+    summary = catalog.load_table(name).current_snapshot().summary
+    assert summary.operation.value == "replace"
+    assert summary["total-delete-files"] == "0", summary
+    assert int(summary["total-records"]) == len(expected)
+    assert ids_by_pyiceberg(catalog, name) == expected
+    assert ids_by_duckdb(server, warehouse, name) == expected

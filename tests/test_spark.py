@@ -311,6 +311,11 @@ def test_deletes_serac_wrote_and_spark_extends(spark, cat, server, warehouse, tm
     if format_version == 3:  # one DV per data file: serac merged its deletes into Spark's DVs
         referenced = [row[0] for row in spark.sql(f"SELECT referenced_data_file FROM {table}.delete_files").collect()]
         assert len(referenced) == len(set(referenced)) == 2, referenced
+    # serac compacts with every delete applied, Spark's and its own: no delete file is left to read.
+    out = serac_cli(server, "table", "compact", warehouse, "db", "serac_deletes")
+    assert "6 deleted rows left out" in out, out
+    assert ids() == [i for i in range(100) if i not in (3, 4, 5, 6, 7, 9)]
+    assert spark.sql(f"SELECT count(*) FROM {table}.delete_files").collect()[0][0] == 0
 
 
 def test_alter_table_schema_and_partition_evolution(spark, cat, catalog_api, warehouse):

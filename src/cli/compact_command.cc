@@ -22,19 +22,17 @@ Status CompactTable(const CommandState& state) {
       maintenance::RewriteDataFiles(table_catalog, *io, iceberg::TableRef{levels, state.name}, options));
   char line[512];
   if (result.snapshot_id == 0) {
-    std::snprintf(
-        line, sizeof(line), "Nothing to compact in %s.%s (%lld small files skipped for their deletes).",
-        state.ns.c_str(), state.name.c_str(), static_cast<long long>(result.files_skipped_for_deletes));
+    std::snprintf(line, sizeof(line), "Nothing to compact in %s.%s.", state.ns.c_str(), state.name.c_str());
   } else {
     std::snprintf(
         line, sizeof(line),
         "Compacted %s.%s: %lld files (%lld bytes, %lld rows) in %lld partitions into %lld files (%lld "
-        "bytes), snapshot %lld; %lld small files skipped for their deletes.",
+        "bytes), snapshot %lld; %lld deleted rows left out, %lld delete files dropped.",
         state.ns.c_str(), state.name.c_str(), static_cast<long long>(result.files_rewritten),
         static_cast<long long>(result.bytes_read), static_cast<long long>(result.rows),
         static_cast<long long>(result.partitions), static_cast<long long>(result.files_written),
         static_cast<long long>(result.bytes_written), static_cast<long long>(result.snapshot_id),
-        static_cast<long long>(result.files_skipped_for_deletes));
+        static_cast<long long>(result.rows_deleted), static_cast<long long>(result.delete_files_removed));
   }
   Print(line);
   return Status::Ok();

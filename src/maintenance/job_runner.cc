@@ -70,7 +70,9 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, iceberg::FileIO& io, const Q
                   {"bytesWritten", rewritten.bytes_written},
                   {"rows", rewritten.rows},
                   {"partitions", rewritten.partitions},
-                  {"filesSkippedForDeletes", rewritten.files_skipped_for_deletes},
+                  {"rowsDeleted", rewritten.rows_deleted},
+                  {"deleteFilesRead", rewritten.delete_files_read},
+                  {"deleteFilesRemoved", rewritten.delete_files_removed},
                   {"snapshotsRemoved", 0},
                   {"filesRemoved", 0},
                   {"bytesRemoved", 0}};

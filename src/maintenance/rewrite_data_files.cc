@@ -12,6 +12,7 @@
 #include "iceberg/snapshot_producer.h"
 #include "iceberg/table_files.h"
 #include "parquet/parquet_files.h"
+#include "parquet/row_deletes.h"
 
 namespace serac::maintenance {
 namespace {
@@ -34,7 +35,7 @@ class DeleteIndex {
   DeleteIndex(const iceberg::TableFiles& files, const iceberg::TableMetadata& metadata) {
     for (const iceberg::LiveFile& live : files.deletes) {
       if (live.file.referenced_data_file) {
-        referenced_.insert(*live.file.referenced_data_file);
+        referenced_[*live.file.referenced_data_file].push_back(&live);
         continue;
       }
       auto spec = metadata.FindSpec(live.file.spec_id);
@@ -42,21 +43,33 @@ class DeleteIndex {
     }
   }
 
-  bool MayApply(const iceberg::LiveFile& data) const {
-    if (referenced_.count(data.file.file_path)) return true;
-    auto applies = [&](const std::vector<const iceberg::LiveFile*>& deletes) {
-      return std::any_of(deletes.begin(), deletes.end(), [&](const iceberg::LiveFile* deletes_file) {
-        return deletes_file->file.content == iceberg::FileContent::kPositionDeletes
-                   ? deletes_file->sequence_number >= data.sequence_number
-                   : deletes_file->sequence_number > data.sequence_number;
-      });
+  bool MayApply(const iceberg::LiveFile& data) const { return !Applying(data).empty(); }
+
+  // The delete files that may apply to `data` (a position delete file of its partition may name
+  // other files only: it is read to know).
+  std::vector<const iceberg::LiveFile*> Applying(const iceberg::LiveFile& data) const {
+    std::vector<const iceberg::LiveFile*> found;
+    auto add = [&](const std::vector<const iceberg::LiveFile*>& deletes) {
+      for (const iceberg::LiveFile* deletes_file : deletes) {
+        if (Applies(*deletes_file, data)) found.push_back(deletes_file);
+      }
     };
-    auto it = by_partition_.find(GroupKey(data.file));
-    return applies(global_) || (it != by_partition_.end() && applies(it->second));
+    if (auto it = referenced_.find(data.file.file_path); it != referenced_.end()) add(it->second);
+    add(global_);
+    if (auto it = by_partition_.find(GroupKey(data.file)); it != by_partition_.end()) add(it->second);
+    return found;
+  }
+
+  // Whether a delete file applies to rows of `data` by sequence number: position deletes of the
+  // same or a later commit, equality deletes of a later one only.
+  static bool Applies(const iceberg::LiveFile& deletes_file, const iceberg::LiveFile& data) {
+    return deletes_file.file.content == iceberg::FileContent::kPositionDeletes
+               ? deletes_file.sequence_number >= data.sequence_number
+               : deletes_file.sequence_number > data.sequence_number;
   }
 
  private:
-  std::set<std::string> referenced_;
+  std::map<std::string, std::vector<const iceberg::LiveFile*>> referenced_;
   std::vector<const iceberg::LiveFile*> global_;
   std::map<std::string, std::vector<const iceberg::LiveFile*>> by_partition_;
 };
@@ -84,14 +97,22 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
   SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles files, iceberg::ReadTableFiles(io, snapshot));
   const DeleteIndex deletes(files, metadata);
   const int32_t default_spec = metadata.default_spec_id();
-  std::map<std::string, std::vector<const iceberg::LiveFile*>> groups;
+  // Small files, and (applying deletes) files some delete applies to: rewritten without their
+  // deleted rows, so that readers stop reading those deletes.
+  struct Candidate {
+    const iceberg::LiveFile* live = nullptr;
+    std::vector<const iceberg::LiveFile*> deletes;
+  };
+  std::map<std::string, std::vector<Candidate>> groups;
   for (const iceberg::LiveFile& live : files.data) {
-    if (live.file.spec_id != default_spec || live.file.file_size_in_bytes >= small_bytes) continue;
-    if (deletes.MayApply(live)) {
-      ++result.files_skipped_for_deletes;
+    if (live.file.spec_id != default_spec) continue;
+    Candidate candidate{&live, deletes.Applying(live)};
+    if (!options.apply_deletes && !candidate.deletes.empty()) {
+      if (live.file.file_size_in_bytes < small_bytes) ++result.files_skipped_for_deletes;
       continue;
     }
-    groups[GroupKey(live.file)].push_back(&live);
+    if (live.file.file_size_in_bytes >= small_bytes && candidate.deletes.empty()) continue;
+    groups[GroupKey(live.file)].push_back(std::move(candidate));
   }
 
   iceberg::SnapshotProducer producer(io, iceberg::ProducerKind::kReplaceFiles);
@@ -103,27 +124,75 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
   std::string data_location = metadata.location();
   while (!data_location.empty() && data_location.back() == '/') data_location.pop_back();
   data_location += "/data";
-  int64_t kept_sequence_number = 0;
+  // Delete files read once however many data files they apply to.
+  std::map<std::string, std::map<std::string, std::vector<int64_t>>> position_files;
+  std::map<std::string, parquet::RowKeys> equality_files;
+  const iceberg::Schema schema = metadata.CurrentSchema();
+  auto deleted_positions = [&](const Candidate& candidate) -> Result<std::vector<int64_t>> {
+    std::vector<int64_t> positions;
+    const iceberg::DataFile& data = candidate.live->file;
+    for (const iceberg::LiveFile* deletes_file : candidate.deletes) {
+      const iceberg::DataFile& file = deletes_file->file;
+      if (iceberg::IsDeletionVector(file)) {
+        SERAC_ASSIGN_OR_RETURN(iceberg::DeletionVector vector, iceberg::ReadDeletionVector(io, file));
+        std::vector<int64_t> dv = vector.Positions();
+        positions.insert(positions.end(), dv.begin(), dv.end());
+      } else if (file.content == iceberg::FileContent::kPositionDeletes) {
+        auto cached = position_files.find(file.file_path);
+        if (cached == position_files.end()) {
+          SERAC_ASSIGN_OR_RETURN(auto read, parquet::ReadPositionDeletes(io, file));
+          cached = position_files.emplace(file.file_path, std::move(read)).first;
+          ++result.delete_files_read;
+        }
+        if (auto it = cached->second.find(data.file_path); it != cached->second.end()) {
+          positions.insert(positions.end(), it->second.begin(), it->second.end());
+        }
+      } else {
+        auto cached = equality_files.find(file.file_path);
+        if (cached == equality_files.end()) {
+          SERAC_ASSIGN_OR_RETURN(parquet::RowKeys keys,
+                                 parquet::RowKeys::ReadEqualityDeletes(io, file, schema));
+          cached = equality_files.emplace(file.file_path, std::move(keys)).first;
+          ++result.delete_files_read;
+        }
+        SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> found, cached->second.FindIn(io, data));
+        positions.insert(positions.end(), found.begin(), found.end());
+      }
+    }
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    return positions;
+  };
+
+  std::set<std::string> rewritten;
   for (const auto& [key, group] : groups) {
-    if (static_cast<int64_t>(group.size()) < options.min_input_files) continue;
-    auto writer = parquet::DataFileWriter::Make(metadata.CurrentSchema(), metadata.DefaultSpec(), write, io,
-                                                data_location);
+    const bool has_deletes = std::any_of(
+        group.begin(), group.end(), [](const Candidate& candidate) { return !candidate.deletes.empty(); });
+    if (static_cast<int64_t>(group.size()) < options.min_input_files && !has_deletes) continue;
+    auto writer = parquet::DataFileWriter::Make(schema, metadata.DefaultSpec(), write, io, data_location);
     if (!writer.ok()) {
       discard_written();
       return writer.status();
     }
     writers.push_back(std::move(writer).value());
-    for (const iceberg::LiveFile* live : group) {
-      Status appended = writers.back().AppendFile(live->file.file_path, parquet::InputFormat::kParquet, &io);
+    for (const Candidate& candidate : group) {
+      const iceberg::LiveFile* live = candidate.live;
+      Result<std::vector<int64_t>> positions = deleted_positions(candidate);
+      Status appended = positions.status();
+      if (appended.ok()) {
+        appended = writers.back().AppendFile(live->file.file_path, parquet::InputFormat::kParquet, &io,
+                                             positions->empty() ? nullptr : &*positions);
+      }
       if (!appended.ok()) {
         discard_written();
         return Error(appended.code(), "rewriting " + live->file.file_path + ": " + appended.message());
       }
       producer.RemoveDataFile(live->file);
-      kept_sequence_number = std::max(kept_sequence_number, live->sequence_number);
+      rewritten.insert(live->file.file_path);
       ++result.files_rewritten;
       result.bytes_read += live->file.file_size_in_bytes;
-      result.rows += live->file.record_count;
+      result.rows_deleted += static_cast<int64_t>(positions->size());
+      result.rows += live->file.record_count - static_cast<int64_t>(positions->size());
     }
     auto written = writers.back().Finish();
     if (!written.ok()) {
@@ -138,7 +207,41 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
     ++result.partitions;
   }
   if (result.files_rewritten == 0) return result;
-  if (metadata.format_version() >= 2) producer.KeepDataSequenceNumber(kept_sequence_number);
+
+  // Delete files that apply to no data file once the rewritten ones are gone: position deletes
+  // naming only rewritten (or no longer live) files, and equality deletes with no file left in
+  // their scope written before them. The rewritten files' DVs go with them (the producer's rule).
+  std::set<std::string> live_paths;
+  for (const iceberg::LiveFile& live : files.data) live_paths.insert(live.file.file_path);
+  for (const iceberg::LiveFile& deletes_file : files.deletes) {
+    const iceberg::DataFile& file = deletes_file.file;
+    if (iceberg::IsDeletionVector(file)) continue;
+    bool applies_to_nothing = false;
+    if (file.content == iceberg::FileContent::kPositionDeletes) {
+      if (file.referenced_data_file) {
+        applies_to_nothing = rewritten.count(*file.referenced_data_file) > 0;
+      } else if (auto read = position_files.find(file.file_path); read != position_files.end()) {
+        applies_to_nothing = std::all_of(read->second.begin(), read->second.end(), [&](const auto& named) {
+          return rewritten.count(named.first) > 0 || live_paths.count(named.first) == 0;
+        });
+      }
+    } else if (equality_files.count(file.file_path) > 0) {
+      auto spec = metadata.FindSpec(file.spec_id);
+      const bool global = spec && spec->is_unpartitioned();
+      applies_to_nothing =
+          std::none_of(files.data.begin(), files.data.end(), [&](const iceberg::LiveFile& live) {
+            return rewritten.count(live.file.file_path) == 0 && DeleteIndex::Applies(deletes_file, live) &&
+                   (global || GroupKey(live.file) == GroupKey(file));
+          });
+    }
+    if (applies_to_nothing) {
+      producer.RemoveDeleteFile(file);
+      ++result.delete_files_removed;
+    }
+  }
+  // The rewritten rows take the sequence number of the snapshot they were read from: every delete
+  // committed up to it is applied, and every later one still applies to them.
+  if (metadata.format_version() >= 2) producer.KeepDataSequenceNumber(snapshot->sequence_number);
   Result<int64_t> committed = iceberg::CommitSnapshot(catalog, table, producer);
   if (!committed.ok()) {
     if (committed.status().code() != ErrorCode::kOutcomeUnknown) discard_written();

@@ -1,15 +1,16 @@
-// Compaction by bin-packing, as Java's RewriteDataFiles with the binpack strategy: the small data
-// files of each partition are read and written again as files of the table's target size (sorted
-// by its sort order, when it has one), and swapped in by one replace-files commit that keeps the
-// highest data sequence number of what it replaces, so deletes committed meanwhile or later still
-// apply to the rewritten rows, and which fails (nothing changed) when a file it replaces was
-// removed or got new deletes meanwhile. It runs over the writers' seams (iceberg/file_io.h,
-// iceberg/table_catalog.h): from the command line over S3 and REST, in the server over its own
-// object and commit paths.
+// Compaction, as Java's RewriteDataFiles with the binpack strategy and deletes applied: the small
+// data files of each partition, and every file some delete applies to, are read and written again
+// as files of the table's target size (sorted by its sort order, when it has one) without the rows
+// their deletion vectors, position deletes and equality deletes remove, and swapped in by one
+// replace-files commit. The rewritten files take the data sequence number of the snapshot they
+// were read from, so deletes committed meanwhile or later still apply to them; the delete files
+// that then apply to nothing are dropped in the same commit (DVs go with their data files); and
+// the commit fails, with nothing changed, when a file it replaces was removed or got new position
+// deletes meanwhile. It runs over the writers' seams (iceberg/file_io.h, iceberg/table_catalog.h):
+// from the command line over S3 and REST, in the server over its own object and commit paths.
 //
-// Files some delete file may apply to are left as they are (their deletes are not applied here),
-// and so are files of other partition specs than the default one; a table whose schema has
-// evolved is refused, since its older files may name columns that have been renamed since.
+// Files of other partition specs than the default one are left as they are; a table whose schema
+// has evolved is refused, since its older files may name columns that have been renamed since.
 // Thread-safety: one call at a time per table; the seams are shared.
 #pragma once
 
@@ -31,6 +32,10 @@ struct RewriteOptions {
   int32_t min_input_files = 2;
   // The size files are written at; 0: the table's write.target-file-size-bytes.
   int64_t target_file_bytes = 0;
+  // Files some delete applies to are rewritten without the deleted rows (whatever their size), and
+  // the delete files that then apply to nothing are dropped in the same commit. false: such files
+  // are left as they are.
+  bool apply_deletes = true;
 };
 
 struct RewriteResult {
@@ -41,7 +46,10 @@ struct RewriteResult {
   int64_t bytes_written = 0;
   int64_t rows = 0;
   int64_t partitions = 0;
-  int64_t files_skipped_for_deletes = 0;
+  int64_t files_skipped_for_deletes = 0;  // small files left because deletes apply (apply_deletes false)
+  int64_t rows_deleted = 0;               // deleted rows left out of the rewritten files
+  int64_t delete_files_read = 0;          // position and equality delete files read (DVs not counted)
+  int64_t delete_files_removed = 0;  // position and equality delete files dropped (DVs go with their files)
 };
 
 Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::FileIO& io,

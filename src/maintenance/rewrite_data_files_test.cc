@@ -14,6 +14,7 @@
 #include "iceberg/snapshot_producer.h"
 #include "iceberg/table_files.h"
 #include "parquet/parquet_files.h"
+#include "parquet/row_deletes.h"
 
 namespace serac::maintenance {
 namespace {
@@ -84,49 +85,87 @@ class RewriteDataFilesTest : public ::testing::Test {
   std::unique_ptr<iceberg::MemoryTableCatalog> catalog_;
 };
 
-TEST_F(RewriteDataFilesTest, SmallFilesOfAPartitionBecomeOneKeepingSequenceNumbersAndDeletes) {
+TEST_F(RewriteDataFilesTest, SmallFilesOfAPartitionBecomeOneWithTheirDeletesApplied) {
   for (int64_t load = 0; load < 3; ++load) Load(load * 100, 100);
   EXPECT_EQ(FilesPerCategory(), (std::map<std::string, int>{{"a", 3}, {"b", 3}}));
-  // A position delete file for one of b's files: that file is not rewritten.
+  // A position delete file for two rows of one of b's files.
   const iceberg::TableFiles before = Files();
   const iceberg::LiveFile* with_deletes = nullptr;
   for (const iceberg::LiveFile& live : before.data)
     if (std::get<std::string>(live.file.partition[0]) == "b") with_deletes = &live;
   ASSERT_NE(with_deletes, nullptr);
-  iceberg::DataFile deletes;
-  deletes.content = iceberg::FileContent::kPositionDeletes;
-  deletes.file_path = dir_ + "/t/data/deletes.parquet";
-  deletes.record_count = 1;
-  deletes.file_size_in_bytes = 10;
-  deletes.partition = with_deletes->file.partition;
-  deletes.referenced_data_file = with_deletes->file.file_path;
+  auto write = parquet::WriteOptions::FromTableProperties(catalog_->metadata().properties());
+  ASSERT_TRUE(write.ok());
+  auto deletes = parquet::WritePositionDeletes(*io_, dir_ + "/t/data/deletes.parquet", with_deletes->file,
+                                               {0, 1}, *write);
+  ASSERT_TRUE(deletes.ok()) << deletes.status().ToString();
   iceberg::SnapshotProducer delta(*io_, iceberg::ProducerKind::kRowDelta);
-  delta.AddDeleteFile(deletes);
+  delta.AddDeleteFile(*deletes);
   ASSERT_TRUE(iceberg::CommitSnapshot(*catalog_, kTable, delta).ok());
-  const int64_t highest_data_sequence = 3;  // the third load
+  const int64_t read_sequence = catalog_->metadata().CurrentSnapshot()->sequence_number;
+
+  // Without applying deletes, the file they apply to stays.
+  auto kept = RewriteDataFiles(*catalog_, *io_, kTable, {.apply_deletes = false});
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(kept->files_skipped_for_deletes, 1);
+  EXPECT_EQ(FilesPerCategory(), (std::map<std::string, int>{{"a", 1}, {"b", 2}}));
 
   auto result = RewriteDataFiles(*catalog_, *io_, kTable);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
-  EXPECT_EQ(result->files_rewritten, 5);
-  EXPECT_EQ(result->files_written, 2);
-  EXPECT_EQ(result->partitions, 2);
-  EXPECT_EQ(result->files_skipped_for_deletes, 1);
-  EXPECT_EQ(result->rows, 250);
-  EXPECT_EQ(FilesPerCategory(), (std::map<std::string, int>{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(result->files_rewritten, 2);  // b's: the packed one and the one with deletes
+  EXPECT_EQ(result->files_written, 1);
+  EXPECT_EQ(result->rows_deleted, 2);
+  EXPECT_EQ(result->delete_files_read, 1);
+  EXPECT_EQ(result->delete_files_removed, 1);
+  EXPECT_EQ(result->rows, 148);
+  EXPECT_EQ(FilesPerCategory(), (std::map<std::string, int>{{"a", 1}, {"b", 1}}));
   const auto summary = catalog_->metadata().CurrentSnapshot()->summary;
   EXPECT_EQ(summary.at("operation"), "replace");
-  EXPECT_EQ(summary.at("total-records"), "300");
-  EXPECT_EQ(summary.at("total-delete-files"), "1");  // the delete file still applies to its file
+  EXPECT_EQ(summary.at("total-records"), "298");
+  EXPECT_EQ(summary.at("total-delete-files"), "0");  // applied, and no longer read
   for (const iceberg::LiveFile& live : Files().data) {
-    if (live.file.file_path == with_deletes->file.file_path) continue;
-    EXPECT_EQ(live.sequence_number, highest_data_sequence) << live.file.file_path;
+    if (std::get<std::string>(live.file.partition[0]) == "b") {
+      EXPECT_GE(live.sequence_number, read_sequence) << live.file.file_path;
+    }
     EXPECT_EQ(live.file.sort_order_id, 1);
   }
-  // Nothing small is left to pack: a second run commits nothing.
+  // Nothing small and no delete is left: a second run commits nothing.
   auto again = RewriteDataFiles(*catalog_, *io_, kTable);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->snapshot_id, 0);
   EXPECT_EQ(again->files_rewritten, 0);
+}
+
+TEST_F(RewriteDataFilesTest, EqualityDeletesApplyOnlyToRowsWrittenBeforeThem) {
+  Load(0, 20);
+  // Equality deletes of ids 4 (a) and 5 (b), then id 4 written again after them.
+  const std::string keys_csv = dir_ + "/keys.csv";
+  std::ofstream(keys_csv) << "id,category\n4,a\n5,b\n";
+  const iceberg::TableMetadata& table = catalog_->metadata();
+  auto keys = parquet::RowKeys::Read(keys_csv, parquet::InputFormat::kCsv, table.CurrentSchema());
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  auto write = parquet::WriteOptions::FromTableProperties(table.properties());
+  ASSERT_TRUE(write.ok());
+  auto deletes = parquet::WriteEqualityDeletes(*io_, keys_csv, parquet::InputFormat::kCsv, *keys,
+                                               table.DefaultSpec(), *write, dir_ + "/t/data");
+  ASSERT_TRUE(deletes.ok()) << deletes.status().ToString();
+  iceberg::SnapshotProducer delta(*io_, iceberg::ProducerKind::kRowDelta);
+  for (const iceberg::DataFile& file : *deletes) delta.AddDeleteFile(file);
+  ASSERT_TRUE(iceberg::CommitSnapshot(*catalog_, kTable, delta).ok());
+  Load(4, 1);  // id 4 again, in a later commit: the delete does not apply to it
+
+  auto result = RewriteDataFiles(*catalog_, *io_, kTable);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->rows_deleted, 2);
+  EXPECT_EQ(result->delete_files_removed, 2);  // one per partition
+  EXPECT_EQ(result->rows, 19);
+  const auto summary = catalog_->metadata().CurrentSnapshot()->summary;
+  EXPECT_EQ(summary.at("total-records"), "19");
+  EXPECT_EQ(summary.at("total-delete-files"), "0");
+  // Row 4 is there once (the later write), row 5 is gone.
+  int64_t records = 0;
+  for (const iceberg::LiveFile& live : Files().data) records += live.file.record_count;
+  EXPECT_EQ(records, 19);
 }
 
 // A catalog that lets another writer remove a file between the compaction's load and its commit.

@@ -487,24 +487,45 @@ Result<DataFileWriter> DataFileWriter::Make(iceberg::Schema schema, iceberg::Par
   return DataFileWriter(std::move(state));
 }
 
-Status DataFileWriter::AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io) {
+Status DataFileWriter::AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io,
+                                  const std::vector<int64_t>* deleted_positions) {
   // Arrow's readers return errors, but the Parquet metadata they decode on the way can throw.
   try {
-    return AppendFileUnguarded(path, format, io);
+    return AppendFileUnguarded(path, format, io, deleted_positions);
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInvalidArgument, path + ": " + e.what());
   }
 }
 
-Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io) {
+Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io,
+                                           const std::vector<int64_t>* deleted_positions) {
   State& s = *state_;
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
                          OpenInputBatches(path, format, *s.arrow_schema, &s.progress.input_bytes, io));
   int64_t rows = 0;
+  size_t next_deleted = 0;  // into deleted_positions: the first at or after `rows`
   while (true) {
     SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
     if (batch == nullptr) break;
     SERAC_ASSIGN_OR_RETURN(auto conformed, ConformBatch(*batch, s.arrow_schema, s.schema, path, rows + 1));
+    const int64_t batch_end = rows + batch->num_rows();
+    if (deleted_positions != nullptr && next_deleted < deleted_positions->size() &&
+        (*deleted_positions)[next_deleted] < batch_end) {
+      // The batch without its deleted rows: a mask of the rows kept, applied by Arrow's filter.
+      arrow::BooleanBuilder keep;
+      SERAC_RETURN_IF_ERROR(FromArrow(keep.Reserve(batch->num_rows()), path));
+      for (int64_t row = rows; row < batch_end; ++row) {
+        const bool deleted =
+            next_deleted < deleted_positions->size() && (*deleted_positions)[next_deleted] == row;
+        if (deleted) ++next_deleted;
+        keep.UnsafeAppend(!deleted);
+      }
+      std::shared_ptr<arrow::BooleanArray> mask;
+      SERAC_RETURN_IF_ERROR(FromArrow(keep.Finish(&mask), path));
+      auto filtered = arrow::compute::Filter(arrow::Datum(conformed), arrow::Datum(mask));
+      if (!filtered.ok()) return FromArrow(filtered.status(), path);
+      conformed = filtered->record_batch();
+    }
     SERAC_RETURN_IF_ERROR(s.Append(conformed, path, rows + 1));
     rows += batch->num_rows();
     s.progress.rows += static_cast<uint64_t>(batch->num_rows());

@@ -132,7 +132,10 @@ class DataFileWriter {
   // to the table's types (widening only); a value that does not fit stops the load with an error
   // naming the file, the row and the column. Nothing appended is visible until Finish.
   // With `io`, `path` is a location read through it (an object on the server: "s3://bucket/key").
-  Status AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io = nullptr);
+  // With `deleted_positions` (ascending), the rows at those positions of the file are left out (a
+  // data file rewritten with its deletes applied).
+  Status AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io = nullptr,
+                    const std::vector<int64_t>* deleted_positions = nullptr);
 
   // Appends rows given value by value (serac sync). kInvalidArgument naming `context`, the row
   // (`first_row` is the first's number) and the column of a value whose kind does not fit the
@@ -161,7 +164,8 @@ class DataFileWriter {
   ~DataFileWriter();
 
  private:
-  Status AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io);
+  Status AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io,
+                             const std::vector<int64_t>* deleted_positions);
 
   std::unique_ptr<State> state_;
 };

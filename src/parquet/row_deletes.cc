@@ -66,9 +66,24 @@ std::optional<int32_t> FieldIdOf(const arrow::Field& field) {
 }  // namespace
 
 Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const iceberg::Schema& schema) {
+  return ReadColumns(path, format, schema, nullptr, nullptr);
+}
+
+Result<RowKeys> RowKeys::ReadEqualityDeletes(iceberg::FileIO& io, const iceberg::DataFile& delete_file,
+                                             const iceberg::Schema& schema) {
+  if (delete_file.equality_ids.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 delete_file.file_path + ": an equality delete file without equality ids");
+  }
+  return ReadColumns(delete_file.file_path, InputFormat::kParquet, schema, &io, &delete_file.equality_ids);
+}
+
+Result<RowKeys> RowKeys::ReadColumns(const std::string& path, InputFormat format,
+                                     const iceberg::Schema& schema, iceberg::FileIO* io,
+                                     const std::vector<int32_t>* only_field_ids) {
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Schema> table_arrow, ToArrowSchema(schema));
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
-                         OpenInputBatches(path, format, *table_arrow, nullptr));
+                         OpenInputBatches(path, format, *table_arrow, nullptr, io));
   RowKeys keys;
   std::shared_ptr<arrow::Schema> key_arrow;
   int64_t rows = 0;
@@ -78,6 +93,11 @@ Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const
     if (key_arrow == nullptr) {
       for (const auto& field : batch->schema()->fields()) {
         const iceberg::NestedField* column = schema.FindFieldByName(field->name());
+        if (only_field_ids != nullptr &&
+            (column == nullptr || std::find(only_field_ids->begin(), only_field_ids->end(), column->id) ==
+                                      only_field_ids->end())) {
+          continue;  // an equality delete file's other columns are not compared
+        }
         bool top_level = false;
         for (const iceberg::NestedField& top : schema.fields) top_level = top_level || column == &top;
         if (column == nullptr || !top_level) {
@@ -344,6 +364,49 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io, const iceb
       if (every_key != nullptr) every_key->emplace_back(key, position + row);
     }
     position += batch->num_rows();
+  }
+  return positions;
+}
+
+Result<std::map<std::string, std::vector<int64_t>>> ReadPositionDeletes(
+    iceberg::FileIO& io, const iceberg::DataFile& delete_file) {
+  iceberg::Schema schema;
+  schema.fields.push_back(iceberg::NestedField{kDeleteFilePathFieldId, "file_path", true,
+                                               iceberg::Type{iceberg::TypeId::kString}, "", "", ""});
+  schema.fields.push_back(iceberg::NestedField{kDeletePositionFieldId, "pos", true,
+                                               iceberg::Type{iceberg::TypeId::kLong}, "", "", ""});
+  const std::string& path = delete_file.file_path;
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Schema> arrow_schema, ToArrowSchema(schema));
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
+                         OpenInputBatches(path, InputFormat::kParquet, *arrow_schema, nullptr, &io));
+  std::map<std::string, std::vector<int64_t>> positions;
+  int64_t rows = 0;
+  while (true) {
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
+    if (batch == nullptr) break;
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> conformed,
+                           ConformBatch(*batch, arrow_schema, schema, path, rows + 1));
+    const auto& paths = static_cast<const arrow::StringArray&>(*conformed->column(0));
+    const auto& rows_deleted = static_cast<const arrow::Int64Array&>(*conformed->column(1));
+    std::vector<int64_t>* current = nullptr;
+    std::string_view current_path;
+    for (int64_t row = 0; row < conformed->num_rows(); ++row) {
+      if (paths.IsNull(row) || rows_deleted.IsNull(row)) {
+        return Error(ErrorCode::kInvalidArgument, path + ": row " + std::to_string(rows + row + 1) +
+                                                      ": a position delete without file_path or pos");
+      }
+      const std::string_view data_path = paths.GetView(row);
+      if (current == nullptr || data_path != current_path) {
+        current = &positions[std::string(data_path)];
+        current_path = data_path;
+      }
+      current->push_back(rows_deleted.Value(row));
+    }
+    rows += batch->num_rows();
+  }
+  for (auto& [data_path, list] : positions) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
   }
   return positions;
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,6 +35,10 @@ class RowKeys {
   // kInvalidArgument naming the file, row and column for a value that does not fit the table's
   // type, a column the table lacks, or a key column that is not a top-level primitive.
   static Result<RowKeys> Read(const std::string& path, InputFormat format, const iceberg::Schema& schema);
+  // The rows of a table's equality delete file (read through `io`) as keys: its equality columns
+  // (equality_ids) only, by their names in `schema`.
+  static Result<RowKeys> ReadEqualityDeletes(iceberg::FileIO& io, const iceberg::DataFile& delete_file,
+                                             const iceberg::Schema& schema);
 
   // Keys given as values (serac sync): each row one Datum per column of `key_schema` (top-level
   // primitive columns of the table, with its ids and types); lists are not keys.
@@ -67,6 +72,9 @@ class RowKeys {
  private:
   Result<std::vector<int64_t>> FindInFile(iceberg::FileIO& io, const iceberg::DataFile& data_file,
                                           KeyPositions* every_key) const;
+  static Result<RowKeys> ReadColumns(const std::string& path, InputFormat format,
+                                     const iceberg::Schema& schema, iceberg::FileIO* io,
+                                     const std::vector<int32_t>* only_field_ids);
   void MakeCanonicalKeys();
   std::vector<std::string> canonical_keys_;
   bool indexable_ = false;
@@ -87,6 +95,11 @@ class RowKeys {
   std::unordered_set<std::string, BytesHash, std::equal_to<>> bytes_keys_;
   bool BytesKey() const;
 };
+
+// The positions a position delete file (file_path, pos; read through `io`) deletes, by data file
+// path, each ascending.
+Result<std::map<std::string, std::vector<int64_t>>> ReadPositionDeletes(iceberg::FileIO& io,
+                                                                        const iceberg::DataFile& delete_file);
 
 // Position deletes of rows found by key: one position delete file per data file (format v2), or
 // deletion vectors (v3), each merged with the data file's DV, which it then replaces.
