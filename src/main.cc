@@ -64,6 +64,12 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
               std::to_string(std::chrono::seconds(serac::limits::kSessionCredentialsTtlDefault).count()) +
               ")")
       ->envname("SERAC_VENDED_CREDENTIAL_TTL");
+  command
+      ->add_option("--maintenance-interval", options.maintenance_check_interval_seconds,
+                   "Seconds after a commit before the server looks at the table for automatic maintenance "
+                   "(compaction, snapshot expiry), and at most how often; 0 runs jobs only when asked")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{7} * 24 * 3600));
   command->add_flag_callback(
       "--no-fsync", [&options] { options.fsync = false; },
       "Do not fsync writes (benchmarks only: acknowledged data can be lost)");

@@ -26,7 +26,9 @@ def session_tmp():
 
 @pytest.fixture(scope="session")
 def server(session_tmp):
-    serac = SeracServer(session_tmp / "http", name="serac-http")
+    # Automatic maintenance off: tests that count a table's files and snapshots must see only their
+    # own commits (test_maintenance.py runs servers with it on).
+    serac = SeracServer(session_tmp / "http", name="serac-http", extra_args=["--maintenance-interval", "0"])
     serac.start()
     yield serac
     serac.stop()

@@ -232,3 +232,51 @@ def test_compaction_applies_deletes(server, catalog, warehouse, tmp_path, format
     assert int(summary["total-records"]) == len(expected)
     assert ids_by_pyiceberg(catalog, name) == expected
     assert ids_by_duckdb(server, warehouse, name) == expected
+
+
+def test_jobs_start_by_themselves_after_commits(tmp_path):
+    """With --maintenance-interval 1 the server looks at a table a second after a commit: a table
+    with many small files and deletes is compacted, and snapshots past the table's age limit are
+    expired, each job recorded as automatic."""
+    server = SeracServer(tmp_path / "server", extra_args=["--maintenance-interval", "1"])
+    server.start()
+    try:
+        api = CatalogApi(server.endpoint)
+        api.create_warehouse("auto")
+        catalog = load_pyiceberg_catalog(server.endpoint, "auto")
+        name = "m.auto"
+        make_table(catalog, name, 2)
+        with catalog.load_table(name).transaction() as tx:
+            tx.set_properties({"history.expire.max-snapshot-age-ms": "1", "history.expire.min-snapshots-to-keep": "1"})
+        for part in range(6):
+            load_rows(server, "auto", name, tmp_path,
+                      [{"id": part * 10 + i, "category": "abc"[i % 3], "value": 1.0} for i in range(10)])
+        delete_rows(server, "auto", name, tmp_path, [1, 2, 3], "position")
+        expected = sorted(set(range(60)) - {1, 2, 3})
+
+        def jobs(kind):
+            return api.ok("GET", table_path("auto", name, f"/{kind}/status")).json()["jobs"]
+
+        def settled():
+            done = {job["type"] for kind in (COMPACTION, SNAPSHOTS) for job in jobs(kind)
+                    if job["status"] == "succeeded"}
+            summary = catalog.load_table(name).current_snapshot().summary
+            return done == {COMPACTION, SNAPSHOTS} and summary["total-delete-files"] == "0"
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not settled():
+            time.sleep(0.5)
+        compaction, expiry = jobs(COMPACTION)[0], jobs(SNAPSHOTS)[0]
+        assert compaction["status"] == "succeeded" and compaction["trigger"] == "automatic", compaction
+        assert expiry["status"] == "succeeded" and expiry["trigger"] == "automatic", expiry
+        table = catalog.load_table(name)
+        assert table.current_snapshot().summary["total-delete-files"] == "0"
+        assert len(table.metadata.snapshots) < 8
+        assert sorted(r["id"] for r in table.scan().to_arrow().to_pylist()) == expected
+        # Once nothing is due, the table is not worked on again.
+        time.sleep(3)
+        counts = (len(jobs(COMPACTION)), len(jobs(SNAPSHOTS)))
+        time.sleep(3)
+        assert (len(jobs(COMPACTION)), len(jobs(SNAPSHOTS))) == counts
+    finally:
+        server.stop()

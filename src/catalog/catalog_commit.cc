@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/limits.h"
 #include "common/random.h"
+#include "maintenance/job_runner.h"
 
 namespace serac::catalog {
 namespace {
@@ -34,6 +35,18 @@ struct PreparedCommit {
 };
 
 std::string DisplayName(const meta::EntityId& id) { return NamespaceDisplayName(id.levels) + "." + id.name; }
+
+// Lets the maintenance runner look at a table a commit changed (tables a commit creates have
+// nothing to maintain yet).
+void NoteCommitForMaintenance(Backend& backend, const meta::EntityId& id, const PreparedCommit& commit) {
+  if (backend.jobs == nullptr || !commit.entity) return;
+  maintenance::JobRunner::Target target;
+  target.warehouse = id.warehouse;
+  target.table_uuid = commit.entity->uuid;
+  target.table.namespace_levels = id.levels;
+  target.table.name = id.name;
+  backend.jobs->NoteCommit(target);
+}
 
 // Moves the member out of the parsed request: the body is not read again.
 HandlerResult TakeArray(Json& body, const char* key, Json& out) {
@@ -254,6 +267,7 @@ HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table, i
     if (swapped.ok()) {
       out.metadata_location = next.new_location;
       out.metadata = backend.tables.Get(next.new_location);
+      NoteCommitForMaintenance(backend, change.id, next);
       return kHandled;
     }
     DiscardPrepared(backend, prepared);
@@ -349,7 +363,12 @@ HandlerResult CommitTransaction(RequestContext& ctx) {
     };
     Status swapped = ctx.catalog().CommitMetadata(commit);
     if (visible && !swapped.ok()) return StateUnknown(swapped);
-    if (swapped.ok()) return SendNoContent(ctx);
+    if (swapped.ok()) {
+      for (size_t i = 0; i < changes.size(); ++i) {
+        if (prepared[i].changed) NoteCommitForMaintenance(ctx.backend, changes[i].id, prepared[i]);
+      }
+      return SendNoContent(ctx);
+    }
     DiscardPrepared(ctx.backend, prepared);
     if (swapped.code() != ErrorCode::kConflict) return SwapError(swapped, "in transaction");
     BackOff(attempt);

@@ -48,14 +48,10 @@ Result<std::map<MaintenanceType, std::string>> StoredLayer(RequestContext& ctx,
 // The table's effective settings: its overrides, its Iceberg properties, the warehouse's defaults.
 Result<maintenance::MaintenanceSettings> EffectiveSettings(
     RequestContext& ctx, std::map<MaintenanceType, std::string>* overrides) {
-  maintenance::SettingLayers layers;
-  SERAC_ASSIGN_OR_RETURN(layers.warehouse, StoredLayer(ctx, ""));
-  SERAC_ASSIGN_OR_RETURN(layers.table, StoredLayer(ctx, ctx.entity->uuid));
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<const iceberg::TableMetadata> metadata,
                          LoadTableMetadata(ctx.backend, ctx.entity->metadata_location));
-  layers.table_properties = metadata->properties();
-  if (overrides != nullptr) *overrides = layers.table;
-  return maintenance::ResolveSettings(layers);
+  return maintenance::LoadTableSettings(ctx.catalog(), RouteWarehouse(ctx), ctx.entity->uuid,
+                                        metadata->properties(), overrides);
 }
 
 Json JobJson(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {

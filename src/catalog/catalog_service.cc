@@ -55,7 +55,7 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
     impl_->backend.jobs = std::make_unique<maintenance::JobRunner>(
         meta->catalog(),
         [&backend](const std::string& warehouse) { return MakeInProcessTableCatalog(backend, warehouse); },
-        *impl_->maintenance_io);
+        *impl_->maintenance_io, impl_->backend.options.maintenance_check_interval_ms);
   }
 }
 

@@ -33,6 +33,9 @@ struct CatalogOptions {
   std::string s3_endpoint;
   // Warehouse used by requests without a {prefix} segment; empty = the only warehouse, if one.
   std::string default_warehouse;
+  // How long after a commit a table is looked at for automatic maintenance (and at most how often);
+  // 0: maintenance jobs run only when asked (maintenance/job_runner.h).
+  int64_t maintenance_check_interval_ms = 60'000;
 };
 
 class CatalogService {

@@ -1,11 +1,13 @@
 #include "maintenance/job_runner.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -24,7 +26,17 @@ struct QueuedJob {
   iceberg::TableRef table;
   MaintenanceType type;
   MaintenanceSettings settings;
+  bool automatic = false;  // started by the runner itself
 };
+
+// Whether a job's figures show it changed nothing.
+bool ChangedNothing(const Json& figures) {
+  for (const char* name : {"filesRead", "snapshotsRemoved", "filesRemoved", "refsRemoved"}) {
+    auto it = figures.find(name);
+    if (it != figures.end() && it->is_number_integer() && it->get<int64_t>() > 0) return false;
+  }
+  return true;
+}
 
 // What jobs did, summed over the server's life, for /_serac/metrics.
 struct JobCounters {
@@ -94,6 +106,12 @@ struct JobRunner::Impl {
   meta::CatalogStore& store;
   CatalogFor catalog_for;
   iceberg::FileIO& io;
+  int64_t check_interval_ms = 0;
+  // Tables to look at, by uuid: the target and when (steady milliseconds). Guarded by mutex.
+  std::map<std::string, std::pair<Target, int64_t>> checks;
+  std::map<std::string, int64_t> last_checked;  // uuid: steady ms; guarded by mutex
+  // (uuid, type): no automatic job before this steady ms. Guarded by mutex.
+  std::map<std::pair<std::string, MaintenanceType>, int64_t> no_auto_before;
   mutable std::mutex mutex;
   std::condition_variable wake;       // a job was queued, or the runner stops
   std::condition_variable idle;       // the queue emptied and nothing runs
@@ -101,12 +119,60 @@ struct JobRunner::Impl {
   std::set<std::string> busy_tables;  // uuids with a job queued or running; guarded by mutex
   std::set<int64_t> active_jobs;      // guarded by mutex
   bool running_one = false;           // guarded by mutex
+  bool checking = false;              // a table is being looked at; guarded by mutex
   bool stopping = false;              // guarded by mutex
   JobCounters counters;               // guarded by mutex
   std::thread worker;
 
-  Impl(meta::CatalogStore& store_in, CatalogFor catalog_for_in, iceberg::FileIO& io_in)
-      : store(store_in), catalog_for(std::move(catalog_for_in)), io(io_in) {}
+  Impl(meta::CatalogStore& store_in, CatalogFor catalog_for_in, iceberg::FileIO& io_in, int64_t interval_ms)
+      : store(store_in), catalog_for(std::move(catalog_for_in)), io(io_in), check_interval_ms(interval_ms) {}
+
+  static int64_t SteadyMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  // The next table whose look is due (its entry taken), or nullopt; `wait_ms` set to the wait
+  // until the earliest one otherwise. Called with mutex held.
+  std::optional<Target> TakeDueCheck(int64_t& wait_ms) {
+    const int64_t now = SteadyMs();
+    wait_ms = -1;
+    for (auto it = checks.begin(); it != checks.end(); ++it) {
+      if (it->second.second <= now) {
+        Target target = std::move(it->second.first);
+        last_checked[it->first] = now;
+        checks.erase(it);
+        return target;
+      }
+      const int64_t wait = it->second.second - now;
+      if (wait_ms < 0 || wait < wait_ms) wait_ms = wait;
+    }
+    return std::nullopt;
+  }
+
+  // Looks at one table: the jobs due by its metadata and settings are queued (one per table: the
+  // other waits for the next look, which the job's own commit brings).
+  void Check(JobRunner& runner, const Target& target) {
+    std::unique_ptr<iceberg::TableCatalog> catalog = catalog_for(target.warehouse);
+    Result<iceberg::TableMetadata> table = catalog->LoadTable(target.table);
+    if (!table.ok() || table->table_uuid() != target.table_uuid) return;  // dropped or replaced meanwhile
+    Result<MaintenanceSettings> settings =
+        LoadTableSettings(store, target.warehouse, target.table_uuid, table->properties());
+    if (!settings.ok()) return;
+    const int64_t now_ms = ToUnixMillis(Now());
+    for (MaintenanceType type : {MaintenanceType::kCompaction, MaintenanceType::kSnapshotManagement}) {
+      const bool due = type == MaintenanceType::kCompaction ? CompactionDue(*table, *settings)
+                                                            : ExpiryDue(*table, *settings, now_ms);
+      if (!due) continue;
+      {
+        std::lock_guard lock(mutex);
+        auto held = no_auto_before.find({target.table_uuid, type});
+        if (held != no_auto_before.end() && held->second > SteadyMs()) continue;
+      }
+      if (runner.StartJob(target, type, *settings, /*automatic=*/true).ok()) return;
+    }
+  }
 
   void Finish(QueuedJob& job, const Result<Json>& outcome) {
     job.record.ended_ms = ToUnixMillis(Now());
@@ -125,6 +191,9 @@ struct JobRunner::Impl {
       log::Warn("maintenance: cannot record job " + std::to_string(job.record.id) + ": " +
                 saved.status().message());
     std::lock_guard lock(mutex);
+    if (job.automatic && (!outcome.ok() || ChangedNothing(*outcome))) {
+      no_auto_before[{job.record.table_uuid, job.type}] = SteadyMs() + kAutoJobRetryMs;
+    }
     ++counters.jobs[{std::string(MaintenanceTypeName(job.type)), job.record.status}];
     if (outcome.ok()) {
       counters.files_read += Figure(*outcome, "filesRead");
@@ -137,13 +206,30 @@ struct JobRunner::Impl {
     }
   }
 
-  void Work() {
+  void Work(JobRunner& runner) {
     while (true) {
       QueuedJob job;
       {
         std::unique_lock lock(mutex);
-        wake.wait(lock, [&] { return stopping || !queue.empty(); });
-        if (stopping) return;
+        while (true) {
+          if (stopping) return;
+          if (!queue.empty()) break;
+          int64_t wait_ms = -1;
+          if (std::optional<Target> target = TakeDueCheck(wait_ms)) {
+            checking = true;
+            lock.unlock();
+            Check(runner, *target);
+            lock.lock();
+            checking = false;
+            if (queue.empty() && checks.empty()) idle.notify_all();
+            continue;
+          }
+          if (wait_ms < 0) {
+            wake.wait(lock);
+          } else {
+            wake.wait_for(lock, std::chrono::milliseconds(wait_ms));
+          }
+        }
         job = std::move(queue.front());
         queue.pop_front();
         running_one = true;
@@ -160,14 +246,27 @@ struct JobRunner::Impl {
       busy_tables.erase(job.record.table_uuid);
       active_jobs.erase(job.record.id);
       running_one = false;
-      if (queue.empty()) idle.notify_all();
+      if (queue.empty() && checks.empty()) idle.notify_all();
     }
   }
 };
 
-JobRunner::JobRunner(meta::CatalogStore& store, CatalogFor catalog_for, iceberg::FileIO& io)
-    : impl_(std::make_unique<Impl>(store, std::move(catalog_for), io)) {
-  impl_->worker = std::thread([this] { impl_->Work(); });
+JobRunner::JobRunner(meta::CatalogStore& store, CatalogFor catalog_for, iceberg::FileIO& io,
+                     int64_t check_interval_ms)
+    : impl_(std::make_unique<Impl>(store, std::move(catalog_for), io, check_interval_ms)) {
+  impl_->worker = std::thread([this] { impl_->Work(*this); });
+}
+
+void JobRunner::NoteCommit(const Target& target) {
+  if (impl_->check_interval_ms <= 0) return;
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->stopping || impl_->checks.count(target.table_uuid) != 0) return;
+  int64_t due = Impl::SteadyMs() + impl_->check_interval_ms;
+  if (auto last = impl_->last_checked.find(target.table_uuid); last != impl_->last_checked.end()) {
+    due = std::max(due, last->second + impl_->check_interval_ms);
+  }
+  impl_->checks.emplace(target.table_uuid, std::make_pair(target, due));
+  impl_->wake.notify_all();
 }
 
 JobRunner::~JobRunner() {
@@ -186,6 +285,11 @@ JobRunner::~JobRunner() {
 
 Result<int64_t> JobRunner::Start(const Target& target, MaintenanceType type,
                                  const MaintenanceSettings& settings) {
+  return StartJob(target, type, settings, false);
+}
+
+Result<int64_t> JobRunner::StartJob(const Target& target, MaintenanceType type,
+                                    const MaintenanceSettings& settings, bool automatic) {
   if (type == MaintenanceType::kUnreferencedFileRemoval) {
     return Error(ErrorCode::kNotImplemented,
                  "icebergUnreferencedFileRemoval jobs are not run yet: its settings are kept, and expiry "
@@ -200,7 +304,9 @@ Result<int64_t> JobRunner::Start(const Target& target, MaintenanceType type,
   job.record.type = std::string(MaintenanceTypeName(type));
   job.record.started_ms = ToUnixMillis(Now());
   job.record.status = "running";
-  job.record.json = Json{{"table", target.table.DisplayName()}}.dump();
+  job.automatic = automatic;
+  job.record.json =
+      Json{{"table", target.table.DisplayName()}, {"trigger", automatic ? "automatic" : "requested"}}.dump();
   {
     std::lock_guard lock(impl_->mutex);
     if (impl_->stopping) return Error(ErrorCode::kUnavailable, "the server is stopping");
@@ -229,7 +335,9 @@ bool JobRunner::Active(int64_t job_id) const {
 
 void JobRunner::WaitIdle() {
   std::unique_lock lock(impl_->mutex);
-  impl_->idle.wait(lock, [&] { return impl_->queue.empty() && !impl_->running_one; });
+  impl_->idle.wait(lock, [&] {
+    return impl_->queue.empty() && !impl_->running_one && !impl_->checking && impl_->checks.empty();
+  });
 }
 
 std::string JobRunner::RenderMetrics() const {

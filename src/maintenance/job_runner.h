@@ -5,6 +5,11 @@
 // Jobs run over the writers' seams, so the commits they make are the catalog's own, validated as any
 // writer's: a job that loses to a writer retries or gives up, never wins.
 //
+// Jobs also start by themselves: a commit to a table (NoteCommit) makes the runner look at it, at
+// most once per check interval, and start compaction or expiry when the table's metadata says it is
+// due (settings.h: CompactionDue, ExpiryDue). A job started so that changed nothing or failed is
+// not started by itself again for that table before kAutoJobRetryMs.
+//
 // A job whose record says "running" but which no runner holds was cut short by a server stop (kill
 // -9 included: every job's commit is atomic, so the table is as it was before the job or after it);
 // Active() tells a reader so.
@@ -24,11 +29,16 @@
 
 namespace serac::maintenance {
 
+inline constexpr int64_t kAutoJobRetryMs = 3600LL * 1000;  // see JobRunner
+
 class JobRunner {
  public:
   // The tables of one warehouse, committed to with the server's authority.
   using CatalogFor = std::function<std::unique_ptr<iceberg::TableCatalog>(const std::string& warehouse)>;
-  JobRunner(meta::CatalogStore& store, CatalogFor catalog_for, iceberg::FileIO& io);
+  // `check_interval_ms`: how long after a commit (and after the last look) a table is looked at
+  // again; 0: jobs start only when asked.
+  JobRunner(meta::CatalogStore& store, CatalogFor catalog_for, iceberg::FileIO& io,
+            int64_t check_interval_ms);
   // Lets the running job finish; queued ones are recorded as failed (the server stopped).
   ~JobRunner();
 
@@ -40,14 +50,18 @@ class JobRunner {
   // Records the job as running and queues it; its record's id. kConflict while the table has a
   // job queued or running; kNotImplemented for a type the server does not run yet.
   Result<int64_t> Start(const Target& target, MaintenanceType type, const MaintenanceSettings& settings);
+  // A commit landed on the table: it is looked at once the check interval has passed.
+  void NoteCommit(const Target& target);
   bool Active(int64_t job_id) const;
-  // Returns once nothing is queued or running.
+  // Returns once nothing is queued or running (tables waiting for a look included).
   void WaitIdle();
   // Prometheus text: serac_maintenance_jobs_total{type,result} and the files, bytes and snapshots
   // jobs read, wrote and removed.
   std::string RenderMetrics() const;
 
  private:
+  Result<int64_t> StartJob(const Target& target, MaintenanceType type, const MaintenanceSettings& settings,
+                           bool automatic);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

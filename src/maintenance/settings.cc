@@ -214,4 +214,67 @@ std::string EffectiveSettingJson(MaintenanceType type, const MaintenanceSettings
   return value.dump();
 }
 
+Result<MaintenanceSettings> LoadTableSettings(meta::CatalogStore& store, const std::string& warehouse,
+                                              const std::string& table_uuid,
+                                              const std::map<std::string, std::string>& table_properties,
+                                              std::map<MaintenanceType, std::string>* overrides) {
+  SettingLayers layers;
+  auto stored_layer = [&](const std::string& uuid, std::map<MaintenanceType, std::string>& layer) -> Status {
+    SERAC_ASSIGN_OR_RETURN(std::vector<meta::MaintenanceSetting> stored,
+                           store.ListMaintenanceSettings(warehouse, uuid));
+    for (meta::MaintenanceSetting& setting : stored) {
+      if (auto type = ParseMaintenanceType(setting.type)) layer[*type] = std::move(setting.json);
+    }
+    return Status::Ok();
+  };
+  SERAC_RETURN_IF_ERROR(stored_layer("", layers.warehouse));
+  SERAC_RETURN_IF_ERROR(stored_layer(table_uuid, layers.table));
+  layers.table_properties = table_properties;
+  if (overrides != nullptr) *overrides = layers.table;
+  return ResolveSettings(layers);
+}
+
+namespace {
+
+int64_t SummaryNumber(const iceberg::Snapshot& snapshot, const char* name) {
+  auto it = snapshot.summary.find(name);
+  if (it == snapshot.summary.end()) return 0;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+bool CompactionDue(const iceberg::TableMetadata& table, const MaintenanceSettings& settings) {
+  if (!settings.compaction_enabled) return false;
+  const std::optional<iceberg::Snapshot> current = table.CurrentSnapshot();
+  if (!current) return false;
+  const int64_t data_files = SummaryNumber(*current, "total-data-files");
+  const int64_t delete_files = SummaryNumber(*current, "total-delete-files");
+  const int64_t bytes = SummaryNumber(*current, "total-files-size");
+  if (data_files <= 0) return false;
+  if (delete_files > 0 && static_cast<double>(delete_files) >=
+                              kAutoCompactionDeleteFilesPerDataFile * static_cast<double>(data_files)) {
+    return true;
+  }
+  return data_files >= kAutoCompactionSmallFilesMin &&
+         bytes / data_files < settings.target_file_size_bytes / 4 * 3;
+}
+
+bool ExpiryDue(const iceberg::TableMetadata& table, const MaintenanceSettings& settings, int64_t now_ms) {
+  if (!settings.snapshot_management_enabled) return false;
+  if (table.snapshot_count() <= static_cast<size_t>(settings.min_snapshots_to_keep)) return false;
+  const auto& log = table.snapshot_log();
+  int64_t oldest = now_ms;
+  for (const iceberg::SnapshotLogEntry& entry : log) oldest = std::min(oldest, entry.timestamp_ms);
+  if (log.empty()) {
+    for (const iceberg::Snapshot& snapshot : table.Snapshots())
+      oldest = std::min(oldest, snapshot.timestamp_ms);
+  }
+  return oldest < now_ms - settings.max_snapshot_age_ms;
+}
+
 }  // namespace serac::maintenance

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "common/status.h"
+#include "iceberg/table_metadata.h"
+#include "meta/catalog_store.h"
 
 namespace serac::maintenance {
 
@@ -57,6 +59,25 @@ struct SettingLayers {
   std::map<MaintenanceType, std::string> table;
 };
 MaintenanceSettings ResolveSettings(const SettingLayers& layers);
+
+// A table's settings layers from the catalog store (its overrides, its warehouse's defaults) and
+// its Iceberg properties, resolved. `overrides`, when given, receives the table's own layer.
+Result<MaintenanceSettings> LoadTableSettings(meta::CatalogStore& store, const std::string& warehouse,
+                                              const std::string& table_uuid,
+                                              const std::map<std::string, std::string>& table_properties,
+                                              std::map<MaintenanceType, std::string>* overrides = nullptr);
+
+// When the server starts a job by itself, judged from the table's metadata alone (its current
+// snapshot's summary and its snapshot list), so that a check after a commit reads no file: the
+// job itself decides what to rewrite or remove.
+// Compaction: enabled, and either at least kAutoCompactionSmallFilesMin data files averaging under
+// three quarters of the target size, or delete files numbering at least
+// kAutoCompactionDeleteFilesPerDataFile of the data files.
+inline constexpr int64_t kAutoCompactionSmallFilesMin = 16;
+inline constexpr double kAutoCompactionDeleteFilesPerDataFile = 0.1;
+bool CompactionDue(const iceberg::TableMetadata& table, const MaintenanceSettings& settings);
+// Expiry: enabled, more snapshots than the minimum kept, and the oldest older than the age limit.
+bool ExpiryDue(const iceberg::TableMetadata& table, const MaintenanceSettings& settings, int64_t now_ms);
 
 // The API's value of one type of effective settings: {"status": ..., "settings": {"<type>": {...}}}.
 std::string EffectiveSettingJson(MaintenanceType type, const MaintenanceSettings& settings);

@@ -354,6 +354,7 @@ int RunServer(const ServerCommandOptions& options) {
   s3::S3Service s3(stores->meta.get(), stores->blobs.get(), &identity, s3_options);
   catalog::CatalogOptions catalog_options;
   catalog_options.region = options.region;
+  catalog_options.maintenance_check_interval_ms = options.maintenance_check_interval_seconds * 1000;
   catalog::CatalogService catalog(stores->meta.get(), stores->blobs.get(), &identity, catalog_options);
   admin::AdminApi admin(&identity);
   http::Metrics metrics;

@@ -26,6 +26,7 @@ struct ServerCommandOptions {
   std::chrono::seconds token_ttl = limits::kBearerTokenTtlDefault;  // OAuth2 bearer tokens
   // Vended (session) credentials; --vended-credential-ttl or SERAC_VENDED_CREDENTIAL_TTL.
   std::chrono::seconds vended_credential_ttl = limits::kSessionCredentialsTtlDefault;
+  int64_t maintenance_check_interval_seconds = 60;  // --maintenance-interval; 0: jobs only when asked
 };
 
 // Holds an exclusive lock on DIR/serac.lock for as long as it lives (the kernel drops it when the
