@@ -19,6 +19,7 @@ from test_table_writes import make_table, serac
 
 SNAPSHOTS = "icebergSnapshotManagement"
 COMPACTION = "icebergCompaction"
+UNREFERENCED = "icebergUnreferencedFileRemoval"
 
 
 def table_path(warehouse: str, name: str, suffix: str = "") -> str:
@@ -157,9 +158,27 @@ def test_expiry_and_compaction_run_as_jobs(server, catalog, catalog_api, warehou
     assert 'serac_maintenance_jobs_total{type="icebergSnapshotManagement",result="succeeded"}' in metrics
     assert "serac_maintenance_snapshots_removed_total" in metrics
 
-    # One job per table at a time; a type not run yet says so.
-    unreferenced = catalog_api.call("POST", table_path(warehouse, name, "/icebergUnreferencedFileRemoval/run"))
-    assert unreferenced.status_code == 501, unreferenced.text
+    # Unreferenced files: objects under the table's location no metadata reaches. Young ones stay
+    # (they may be a writer's files not committed yet); past the age asked for, they go.
+    s3 = boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id=ACCESS_KEY,
+                      aws_secret_access_key=SECRET_KEY, region_name=REGION,
+                      config=Config(s3={"addressing_style": "path"}))
+    orphans = [f"{location}/data/category=a/orphan.parquet", f"{location}/metadata/99999-orphan.metadata.json",
+               f"{location}/stray.txt"]
+    for key in orphans:
+        s3.put_object(Bucket=warehouse, Key=key, Body=b"not referenced")
+    reached_before = object_keys(server, warehouse, location) - set(orphans)
+    out = serac(server, "table", "maintenance", "run", warehouse, "m", "jobs", "--type", UNREFERENCED)
+    assert "filesKeptYoung=3 filesRemoved=0" in out.stdout, out.stdout
+    assert object_keys(server, warehouse, location) == reached_before | set(orphans)
+    out = serac(server, "table", "maintenance", "run", warehouse, "m", "jobs", "--type", UNREFERENCED,
+                "--older-than-seconds", "0")
+    assert "filesKeptYoung=0 filesRemoved=3" in out.stdout, out.stdout
+    assert object_keys(server, warehouse, location) == reached_before
+    assert ids_by_pyiceberg(catalog, name) == expected
+    assert ids_by_duckdb(server, warehouse, name) == expected
+    bad = catalog_api.call("POST", table_path(warehouse, name, f"/{SNAPSHOTS}/run"), body={"olderThanSeconds": 1})
+    assert bad.status_code == 400 and "only icebergUnreferencedFileRemoval" in bad.json()["error"]["message"]
 
 
 def test_a_server_killed_during_a_job_leaves_the_table_whole(tmp_path):

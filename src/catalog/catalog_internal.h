@@ -33,6 +33,7 @@
 
 namespace serac::maintenance {
 class JobRunner;
+struct ListedFile;
 }  // namespace serac::maintenance
 
 namespace serac::catalog {
@@ -377,6 +378,9 @@ Result<std::shared_ptr<const iceberg::ViewMetadata>> LoadViewMetadata(Backend& b
                                                                       const std::string& location);
 // Deletes every object under the location's key prefix (blobs go to the GC queue).
 Status PurgeLocation(Backend& backend, const std::string& location);
+// Every object whose location starts with `prefix` ("s3://bucket/key-prefix"), for the
+// unreferenced-file job (maintenance/remove_unreferenced_files.h).
+Result<std::vector<maintenance::ListedFile>> ListTableFiles(Backend& backend, const std::string& prefix);
 // The metadata files a commit dropped from the metadata log, when the table asks for their deletion.
 // The metadata files (bucket, key) a commit from `before` to `after` drops from the history when
 // write.metadata.delete-after-commit.enabled is set; empty otherwise.

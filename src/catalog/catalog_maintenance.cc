@@ -200,7 +200,25 @@ HandlerResult RunTableMaintenance(RequestContext& ctx) {
   target.table_uuid = ctx.entity->uuid;
   target.table.namespace_levels = ctx.entity->levels;
   target.table.name = ctx.entity->name;
-  auto id = ctx.backend.jobs->Start(target, type, *settings);
+  // serac's own: {"olderThanSeconds": N} removes unreferenced files past that age instead of the
+  // settings' days (as Spark's remove_orphan_files takes older_than).
+  std::optional<int64_t> older_than_ms;
+  if (!ctx.body.empty()) {
+    Json body;
+    if (auto error = ParseJsonObject(ctx, body)) return error;
+    for (const auto& [key, value] : body.items()) {
+      if (key != "olderThanSeconds")
+        return BadRequest(key + ": unknown field (a run takes olderThanSeconds)");
+      if (type != MaintenanceType::kUnreferencedFileRemoval) {
+        return BadRequest("olderThanSeconds: only icebergUnreferencedFileRemoval jobs take an age");
+      }
+      if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+        return BadRequest("olderThanSeconds: must be a whole number of seconds, 0 or more");
+      }
+      older_than_ms = value.get<int64_t>() * 1000;
+    }
+  }
+  auto id = ctx.backend.jobs->Start(target, type, *settings, older_than_ms);
   if (!id.ok()) {
     if (id.status().code() == ErrorCode::kConflict) {
       return MakeError(409, "CommitFailedException", id.status().message());

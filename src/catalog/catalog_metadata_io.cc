@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "maintenance/remove_unreferenced_files.h"
 #include "objects/object_io.h"
 
 namespace serac::catalog {
@@ -170,6 +171,29 @@ Status PurgeLocation(Backend& backend, const std::string& location) {
       SERAC_RETURN_IF_ERROR(backend.meta->DeleteObject(object.bucket, object.key, {}));
     }
     if (page.size() < query.limit) return Status::Ok();
+    query.start_after = page.back().key;
+  }
+}
+
+Result<std::vector<maintenance::ListedFile>> ListTableFiles(Backend& backend, const std::string& prefix) {
+  auto target = ParseS3Location(prefix);
+  // An empty key would be the whole bucket: a table's files are always under a key prefix.
+  if (!target || target->key.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "not a table location in a warehouse: " + prefix);
+  }
+  meta::ListObjectsQuery query;
+  query.bucket = target->bucket;
+  query.prefix = target->key;
+  query.limit = limits::kKeysPerListMax;
+  query.with_details = false;
+  std::vector<maintenance::ListedFile> files;
+  while (true) {
+    SERAC_ASSIGN_OR_RETURN(std::vector<meta::ObjectRecord> page, backend.meta->ListObjects(query));
+    for (const meta::ObjectRecord& object : page) {
+      files.push_back(
+          {"s3://" + object.bucket + "/" + object.key, static_cast<int64_t>(object.size), object.mtime_ms});
+    }
+    if (page.size() < query.limit) return files;
     query.start_after = page.back().key;
   }
 }

@@ -52,10 +52,21 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
   if (meta != nullptr && blobs != nullptr) {
     impl_->maintenance_io = MakeObjectFileIO(*meta, *blobs);
     Backend& backend = impl_->backend;
+    maintenance::JobRunner::Seams seams;
+    seams.catalog_for = [&backend](const std::string& warehouse) {
+      return MakeInProcessTableCatalog(backend, warehouse);
+    };
+    seams.io = impl_->maintenance_io.get();
+    seams.list_files = [&backend](const std::string& prefix) { return ListTableFiles(backend, prefix); };
+    seams.current_metadata = [&backend](const std::string& warehouse,
+                                        const iceberg::TableRef& table) -> Result<std::string> {
+      SERAC_ASSIGN_OR_RETURN(meta::EntityRecord entity,
+                             backend.catalog().GetEntity(
+                                 {warehouse, table.namespace_levels, table.name, meta::EntityKind::kTable}));
+      return entity.metadata_location;
+    };
     impl_->backend.jobs = std::make_unique<maintenance::JobRunner>(
-        meta->catalog(),
-        [&backend](const std::string& warehouse) { return MakeInProcessTableCatalog(backend, warehouse); },
-        *impl_->maintenance_io, impl_->backend.options.maintenance_check_interval_ms);
+        meta->catalog(), std::move(seams), impl_->backend.options.maintenance_check_interval_ms);
   }
 }
 

@@ -77,6 +77,7 @@ struct CommandState {
   int64_t unreferenced_days = 0;
   int64_t noncurrent_days = 0;
   bool no_wait = false;
+  int64_t older_than_seconds = -1;  // table maintenance run, unreferenced files: -1 = the settings' days
 };
 
 // The bytes of FILE, or of standard input for "-", refused past `bytes_max` (`limit_name` names the

@@ -160,7 +160,7 @@ std::string JobLine(const Json& job) {
       (job.value("type", "") + " " + job.value("status", "") + " " + job.value("startedAt", ""));
   std::string figures;
   for (const char* name : {"snapshotsRemoved", "filesRead", "bytesRead", "filesWritten", "bytesWritten",
-                           "filesRemoved", "bytesRemoved"}) {
+                           "rowsDeleted", "filesListed", "filesKeptYoung", "filesRemoved", "bytesRemoved"}) {
     if (job.contains(name) && job[name].is_number()) {
       figures += std::string(figures.empty() ? "" : " ") + name + "=" + job[name].dump();
     }
@@ -189,9 +189,9 @@ Status TableMaintenanceStatus(const State& state) {
 
 Status RunTableMaintenance(const State& state) {
   SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, Levels(state));
-  SERAC_ASSIGN_OR_RETURN(Json started,
-                         Call(state, client::RunTableMaintenanceRequest(state.warehouse, levels, state.name,
-                                                                        state.maintenance_type)));
+  SERAC_ASSIGN_OR_RETURN(Json started, Call(state, client::RunTableMaintenanceRequest(
+                                                       state.warehouse, levels, state.name,
+                                                       state.maintenance_type, state.older_than_seconds)));
   const int64_t job_id = started.value("jobId", int64_t{0});
   if (state.no_wait) {
     Print("Started " + state.maintenance_type + " job " + std::to_string(job_id));
@@ -295,6 +295,10 @@ void RegisterMaintenanceCommands(CLI::App& warehouse, CLI::App& table, CommandSt
   AddTableArguments(run, state);
   AddTypeOption(run, state, true);
   run->add_flag("--no-wait", state.no_wait, "Start the job and return");
+  run->add_option("--older-than-seconds", state.older_than_seconds,
+                  "icebergUnreferencedFileRemoval: remove unreferenced files older than this instead of the "
+                  "settings' days")
+      ->check(CLI::NonNegativeNumber);
   CLI::App* status = AddLeaf(table_group, "status", "Print a maintenance type's status and job history",
                              state, TableMaintenanceStatus);
   AddTableArguments(status, state);

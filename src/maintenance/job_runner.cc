@@ -27,6 +27,7 @@ struct QueuedJob {
   MaintenanceType type;
   MaintenanceSettings settings;
   bool automatic = false;  // started by the runner itself
+  std::optional<int64_t> files_older_than_ms;
 };
 
 // Whether a job's figures show it changed nothing.
@@ -51,7 +52,8 @@ struct JobCounters {
 };
 
 // Runs one job; its figures as the record's JSON members.
-Result<Json> RunJob(iceberg::TableCatalog& catalog, iceberg::FileIO& io, const QueuedJob& job) {
+Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seams, const QueuedJob& job) {
+  iceberg::FileIO& io = *seams.io;
   switch (job.type) {
     case MaintenanceType::kSnapshotManagement: {
       ExpireOptions options;
@@ -89,8 +91,29 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, iceberg::FileIO& io, const Q
                   {"filesRemoved", 0},
                   {"bytesRemoved", 0}};
     }
-    case MaintenanceType::kUnreferencedFileRemoval:
-      break;
+    case MaintenanceType::kUnreferencedFileRemoval: {
+      if (!seams.list_files || !seams.current_metadata) break;
+      constexpr int64_t kDayMs = 24LL * 3600 * 1000;
+      UnreferencedOptions options;
+      options.unreferenced_older_than_ms =
+          job.files_older_than_ms.value_or(job.settings.unreferenced_days * kDayMs);
+      options.non_current_older_than_ms =
+          job.files_older_than_ms.value_or(job.settings.non_current_days * kDayMs);
+      SERAC_ASSIGN_OR_RETURN(std::string current, seams.current_metadata(job.record.warehouse, job.table));
+      SERAC_ASSIGN_OR_RETURN(
+          UnreferencedResult removed,
+          RemoveUnreferencedFiles(catalog, io, job.table, current, seams.list_files, options));
+      return Json{{"filesListed", removed.files_listed},
+                  {"filesReached", removed.files_reached},
+                  {"filesKeptYoung", removed.files_kept_young},
+                  {"filesRead", removed.files_read},
+                  {"bytesRead", removed.bytes_read},
+                  {"filesWritten", 0},
+                  {"bytesWritten", 0},
+                  {"snapshotsRemoved", 0},
+                  {"filesRemoved", removed.files_removed},
+                  {"bytesRemoved", removed.bytes_removed}};
+    }
   }
   return Error(ErrorCode::kNotImplemented, "no job runs " + std::string(MaintenanceTypeName(job.type)));
 }
@@ -104,14 +127,14 @@ uint64_t Figure(const Json& figures, const char* name) {
 
 struct JobRunner::Impl {
   meta::CatalogStore& store;
-  CatalogFor catalog_for;
-  iceberg::FileIO& io;
+  Seams seams;
   int64_t check_interval_ms = 0;
   // Tables to look at, by uuid: the target and when (steady milliseconds). Guarded by mutex.
   std::map<std::string, std::pair<Target, int64_t>> checks;
   std::map<std::string, int64_t> last_checked;  // uuid: steady ms; guarded by mutex
   // (uuid, type): no automatic job before this steady ms. Guarded by mutex.
   std::map<std::pair<std::string, MaintenanceType>, int64_t> no_auto_before;
+  std::map<std::string, int64_t> last_unreferenced_run;  // uuid: steady ms; guarded by mutex
   mutable std::mutex mutex;
   std::condition_variable wake;       // a job was queued, or the runner stops
   std::condition_variable idle;       // the queue emptied and nothing runs
@@ -124,8 +147,8 @@ struct JobRunner::Impl {
   JobCounters counters;               // guarded by mutex
   std::thread worker;
 
-  Impl(meta::CatalogStore& store_in, CatalogFor catalog_for_in, iceberg::FileIO& io_in, int64_t interval_ms)
-      : store(store_in), catalog_for(std::move(catalog_for_in)), io(io_in), check_interval_ms(interval_ms) {}
+  Impl(meta::CatalogStore& store_in, Seams seams_in, int64_t interval_ms)
+      : store(store_in), seams(std::move(seams_in)), check_interval_ms(interval_ms) {}
 
   static int64_t SteadyMs() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -154,23 +177,40 @@ struct JobRunner::Impl {
   // Looks at one table: the jobs due by its metadata and settings are queued (one per table: the
   // other waits for the next look, which the job's own commit brings).
   void Check(JobRunner& runner, const Target& target) {
-    std::unique_ptr<iceberg::TableCatalog> catalog = catalog_for(target.warehouse);
+    std::unique_ptr<iceberg::TableCatalog> catalog = seams.catalog_for(target.warehouse);
     Result<iceberg::TableMetadata> table = catalog->LoadTable(target.table);
     if (!table.ok() || table->table_uuid() != target.table_uuid) return;  // dropped or replaced meanwhile
     Result<MaintenanceSettings> settings =
         LoadTableSettings(store, target.warehouse, target.table_uuid, table->properties());
     if (!settings.ok()) return;
     const int64_t now_ms = ToUnixMillis(Now());
-    for (MaintenanceType type : {MaintenanceType::kCompaction, MaintenanceType::kSnapshotManagement}) {
-      const bool due = type == MaintenanceType::kCompaction ? CompactionDue(*table, *settings)
-                                                            : ExpiryDue(*table, *settings, now_ms);
+    for (MaintenanceType type : kMaintenanceTypes) {
+      bool due = false;
+      switch (type) {
+        case MaintenanceType::kCompaction:
+          due = CompactionDue(*table, *settings);
+          break;
+        case MaintenanceType::kSnapshotManagement:
+          due = ExpiryDue(*table, *settings, now_ms);
+          break;
+        case MaintenanceType::kUnreferencedFileRemoval: {
+          // Listing a table's files costs more than a look at its metadata: once a day at most.
+          std::lock_guard lock(mutex);
+          auto last = last_unreferenced_run.find(target.table_uuid);
+          due =
+              settings->unreferenced_file_removal_enabled && seams.list_files &&
+              (last == last_unreferenced_run.end() || last->second + kAutoUnreferencedEveryMs <= SteadyMs());
+          if (due) last_unreferenced_run[target.table_uuid] = SteadyMs();
+          break;
+        }
+      }
       if (!due) continue;
       {
         std::lock_guard lock(mutex);
         auto held = no_auto_before.find({target.table_uuid, type});
         if (held != no_auto_before.end() && held->second > SteadyMs()) continue;
       }
-      if (runner.StartJob(target, type, *settings, /*automatic=*/true).ok()) return;
+      if (runner.StartJob(target, type, *settings, /*automatic=*/true, std::nullopt).ok()) return;
     }
   }
 
@@ -236,8 +276,8 @@ struct JobRunner::Impl {
       }
       Result<Json> outcome = Error(ErrorCode::kInternal, "the job did not run");
       try {
-        std::unique_ptr<iceberg::TableCatalog> catalog = catalog_for(job.record.warehouse);
-        outcome = RunJob(*catalog, io, job);
+        std::unique_ptr<iceberg::TableCatalog> catalog = seams.catalog_for(job.record.warehouse);
+        outcome = RunJob(*catalog, seams, job);
       } catch (const std::exception& e) {
         outcome = Error(ErrorCode::kInternal, std::string("the job stopped: ") + e.what());
       }
@@ -251,9 +291,8 @@ struct JobRunner::Impl {
   }
 };
 
-JobRunner::JobRunner(meta::CatalogStore& store, CatalogFor catalog_for, iceberg::FileIO& io,
-                     int64_t check_interval_ms)
-    : impl_(std::make_unique<Impl>(store, std::move(catalog_for), io, check_interval_ms)) {
+JobRunner::JobRunner(meta::CatalogStore& store, Seams seams, int64_t check_interval_ms)
+    : impl_(std::make_unique<Impl>(store, std::move(seams), check_interval_ms)) {
   impl_->worker = std::thread([this] { impl_->Work(*this); });
 }
 
@@ -284,16 +323,17 @@ JobRunner::~JobRunner() {
 }
 
 Result<int64_t> JobRunner::Start(const Target& target, MaintenanceType type,
-                                 const MaintenanceSettings& settings) {
-  return StartJob(target, type, settings, false);
+                                 const MaintenanceSettings& settings,
+                                 std::optional<int64_t> files_older_than_ms) {
+  return StartJob(target, type, settings, false, files_older_than_ms);
 }
 
 Result<int64_t> JobRunner::StartJob(const Target& target, MaintenanceType type,
-                                    const MaintenanceSettings& settings, bool automatic) {
-  if (type == MaintenanceType::kUnreferencedFileRemoval) {
-    return Error(ErrorCode::kNotImplemented,
-                 "icebergUnreferencedFileRemoval jobs are not run yet: its settings are kept, and expiry "
-                 "deletes the files of the snapshots it removes");
+                                    const MaintenanceSettings& settings, bool automatic,
+                                    std::optional<int64_t> files_older_than_ms) {
+  if (type == MaintenanceType::kUnreferencedFileRemoval &&
+      (!impl_->seams.list_files || !impl_->seams.current_metadata)) {
+    return Error(ErrorCode::kNotImplemented, "this runner cannot list a table's files");
   }
   QueuedJob job;
   job.table = target.table;
@@ -305,6 +345,7 @@ Result<int64_t> JobRunner::StartJob(const Target& target, MaintenanceType type,
   job.record.started_ms = ToUnixMillis(Now());
   job.record.status = "running";
   job.automatic = automatic;
+  job.files_older_than_ms = files_older_than_ms;
   job.record.json =
       Json{{"table", target.table.DisplayName()}, {"trigger", automatic ? "automatic" : "requested"}}.dump();
   {

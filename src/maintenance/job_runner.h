@@ -7,8 +7,8 @@
 //
 // Jobs also start by themselves: a commit to a table (NoteCommit) makes the runner look at it, at
 // most once per check interval, and start compaction or expiry when the table's metadata says it is
-// due (settings.h: CompactionDue, ExpiryDue). A job started so that changed nothing or failed is
-// not started by itself again for that table before kAutoJobRetryMs.
+// due (settings.h: CompactionDue, ExpiryDue), and unreferenced-file removal once a day. A job started so that
+// changed nothing or failed is not started by itself again for that table before kAutoJobRetryMs.
 //
 // A job whose record says "running" but which no runner holds was cut short by a server stop (kill
 // -9 included: every job's commit is atomic, so the table is as it was before the job or after it);
@@ -19,26 +19,37 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
 #include "iceberg/file_io.h"
 #include "iceberg/table_catalog.h"
+#include "maintenance/remove_unreferenced_files.h"
 #include "maintenance/settings.h"
 #include "meta/catalog_store.h"
 
 namespace serac::maintenance {
 
 inline constexpr int64_t kAutoJobRetryMs = 3600LL * 1000;  // see JobRunner
+inline constexpr int64_t kAutoUnreferencedEveryMs =
+    24LL * 3600 * 1000;  // a table's files listed at most so often
 
 class JobRunner {
  public:
-  // The tables of one warehouse, committed to with the server's authority.
-  using CatalogFor = std::function<std::unique_ptr<iceberg::TableCatalog>(const std::string& warehouse)>;
+  // What jobs reach beyond the catalog store: the tables of one warehouse (committed to with the
+  // server's authority), their files (read, written, deleted; listed) and a table's current
+  // metadata file. Without list_files and current_metadata, no unreferenced-file job runs.
+  struct Seams {
+    std::function<std::unique_ptr<iceberg::TableCatalog>(const std::string& warehouse)> catalog_for;
+    iceberg::FileIO* io = nullptr;
+    ListFiles list_files;
+    std::function<Result<std::string>(const std::string& warehouse, const iceberg::TableRef& table)>
+        current_metadata;
+  };
   // `check_interval_ms`: how long after a commit (and after the last look) a table is looked at
   // again; 0: jobs start only when asked.
-  JobRunner(meta::CatalogStore& store, CatalogFor catalog_for, iceberg::FileIO& io,
-            int64_t check_interval_ms);
+  JobRunner(meta::CatalogStore& store, Seams seams, int64_t check_interval_ms);
   // Lets the running job finish; queued ones are recorded as failed (the server stopped).
   ~JobRunner();
 
@@ -49,7 +60,10 @@ class JobRunner {
   };
   // Records the job as running and queues it; its record's id. kConflict while the table has a
   // job queued or running; kNotImplemented for a type the server does not run yet.
-  Result<int64_t> Start(const Target& target, MaintenanceType type, const MaintenanceSettings& settings);
+  // `files_older_than_ms` (unreferenced-file removal): the age past which unreferenced files go,
+  // instead of the settings' days.
+  Result<int64_t> Start(const Target& target, MaintenanceType type, const MaintenanceSettings& settings,
+                        std::optional<int64_t> files_older_than_ms = std::nullopt);
   // A commit landed on the table: it is looked at once the check interval has passed.
   void NoteCommit(const Target& target);
   bool Active(int64_t job_id) const;
@@ -61,7 +75,7 @@ class JobRunner {
 
  private:
   Result<int64_t> StartJob(const Target& target, MaintenanceType type, const MaintenanceSettings& settings,
-                           bool automatic);
+                           bool automatic, std::optional<int64_t> files_older_than_ms);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
