@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "iceberg/memory_table_catalog.h"
 #include "iceberg/snapshot_producer.h"
 #include "iceberg/table_files.h"
+#include "maintenance/remove_unreferenced_files.h"
 
 namespace serac::maintenance {
 namespace {
@@ -234,6 +236,67 @@ TEST_F(ExpireSnapshotsTest, AWriterCommittingMeanwhileMakesTheJobPlanAgain) {
   EXPECT_FALSE(Exists("a"));
   EXPECT_FALSE(Exists("a2"));
   EXPECT_TRUE(Exists("a3"));
+}
+
+// Unreferenced files under the same table: what its metadata reaches stays whatever its age,
+// the rest goes past its limit, and an unreadable manifest stops the job before any delete.
+TEST_F(ExpireSnapshotsTest, UnreferencedFilesGoPastTheirAgeAndReachedOnesNever) {
+  Append("a");
+  Replace("a", "a2");  // a: reached only by the first snapshot, which is kept
+  const std::string table_dir = dir_ + "/t";
+  const std::string current = table_dir + "/metadata/00003-current.metadata.json";
+  std::ofstream(current) << "{}";
+  std::ofstream(table_dir + "/data/orphan.parquet") << "never committed";
+  std::ofstream(table_dir + "/stray.txt") << "x";
+  std::ofstream(table_dir + "/metadata/00001-dropped.metadata.json") << "{}";
+  ListFiles list = [](const std::string& prefix) -> Result<std::vector<ListedFile>> {
+    std::string root = prefix.rfind("file://", 0) == 0 ? prefix.substr(7) : prefix;
+    std::vector<ListedFile> files;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+      if (!entry.is_regular_file()) continue;
+      const auto modified = std::chrono::file_clock::to_sys(entry.last_write_time());
+      files.push_back(
+          {entry.path().string(), static_cast<int64_t>(entry.file_size()),
+           std::chrono::duration_cast<std::chrono::milliseconds>(modified.time_since_epoch()).count()});
+    }
+    return files;
+  };
+  const size_t before = list("file://" + table_dir + "/")->size();
+  constexpr int64_t kDayMs = 24 * kHourMs;
+  UnreferencedOptions options;
+  options.now_ms = ToUnixMillis(Now()) + 2 * kDayMs;
+  options.unreferenced_older_than_ms = kDayMs;
+  options.non_current_older_than_ms = 3 * kDayMs;
+  auto result = RemoveUnreferencedFiles(*catalog_, *io_, kTable, "file://" + current, list, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->files_listed, static_cast<int64_t>(before));
+  EXPECT_EQ(result->files_removed, 2);     // the orphan and the stray file
+  EXPECT_EQ(result->files_kept_young, 1);  // the dropped metadata file: three days for those
+  EXPECT_FALSE(std::filesystem::exists(table_dir + "/data/orphan.parquet"));
+  EXPECT_FALSE(std::filesystem::exists(table_dir + "/stray.txt"));
+  EXPECT_TRUE(Exists("a"));  // an old snapshot reaches it
+  EXPECT_TRUE(Exists("a2"));
+  EXPECT_TRUE(std::filesystem::exists(current));
+  EXPECT_EQ(Files().data.size(), 1u);
+
+  options.non_current_older_than_ms = kDayMs;
+  auto again = RemoveUnreferencedFiles(*catalog_, *io_, kTable, "file://" + current, list, options);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->files_removed, 1);
+  EXPECT_FALSE(std::filesystem::exists(table_dir + "/metadata/00001-dropped.metadata.json"));
+
+  // A manifest that cannot be read: nothing is deleted.
+  std::ofstream(table_dir + "/data/orphan2.parquet") << "never committed";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(table_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".avro") && name.rfind("snap-", 0) != 0) {
+      std::filesystem::remove(entry.path());
+      break;
+    }
+  }
+  auto refused = RemoveUnreferencedFiles(*catalog_, *io_, kTable, "file://" + current, list, options);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_TRUE(std::filesystem::exists(table_dir + "/data/orphan2.parquet"));
 }
 
 }  // namespace

@@ -14,11 +14,12 @@ namespace {
 
 using Json = nlohmann::json;
 
-// "s3a://b/k" and "s3n://b/k" name the same object as "s3://b/k".
+// "s3a://b/k" and "s3n://b/k" name the same object as "s3://b/k", "file:///p" the same file as "/p".
 std::string Canonical(std::string location) {
   for (const char* scheme : {"s3a://", "s3n://"}) {
     if (location.rfind(scheme, 0) == 0) return "s3://" + location.substr(6);
   }
+  if (location.rfind("file:///", 0) == 0) return location.substr(7);
   return location;
 }
 
