@@ -297,6 +297,11 @@ TEST_F(ExpireSnapshotsTest, UnreferencedFilesGoPastTheirAgeAndReachedOnesNever) 
   auto refused = RemoveUnreferencedFiles(*catalog_, *io_, kTable, "file://" + current, list, options);
   EXPECT_FALSE(refused.ok());
   EXPECT_TRUE(std::filesystem::exists(table_dir + "/data/orphan2.parquet"));
+  // gc.enabled=false: the location may hold another table's files.
+  Commit(Json::array({{{"action", "set-properties"}, {"updates", {{"gc.enabled", "false"}}}}}));
+  auto not_collected = RemoveUnreferencedFiles(*catalog_, *io_, kTable, "file://" + current, list, options);
+  ASSERT_FALSE(not_collected.ok());
+  EXPECT_NE(not_collected.status().message().find("gc.enabled=false"), std::string::npos);
 }
 
 }  // namespace

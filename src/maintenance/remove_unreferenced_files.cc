@@ -47,6 +47,13 @@ Result<UnreferencedResult> RemoveUnreferencedFiles(iceberg::TableCatalog& catalo
   const int64_t now_ms = options.now_ms != 0 ? options.now_ms : ToUnixMillis(Now());
   UnreferencedResult result;
   SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata before_listing, catalog.LoadTable(table));
+  if (auto gc = before_listing.properties().find("gc.enabled");
+      gc != before_listing.properties().end() && gc->second == "false") {
+    return Error(ErrorCode::kValidationFailed,
+                 table.DisplayName() +
+                     " has gc.enabled=false: files under its location may belong to "
+                     "another table, so none is removed");
+  }
   std::string prefix = before_listing.location();
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   if (prefix.empty()) return Error(ErrorCode::kInvalidArgument, table.DisplayName() + " has no location");

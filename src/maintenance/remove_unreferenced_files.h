@@ -7,7 +7,8 @@
 // reached; the age limit keeps the files of writes not committed yet (a writer uploads before it
 // commits). Metadata files dropped from the metadata log were current once and go after
 // `non_current_older_than_ms`; any other unreferenced file after `unreferenced_older_than_ms`.
-// When any manifest list or manifest cannot be read, nothing is deleted.
+// When any manifest list or manifest cannot be read, nothing is deleted; a table with
+// gc.enabled=false is refused (kValidationFailed), as Java refuses it.
 // Thread-safety: one call at a time per table; the seams are shared.
 #pragma once
 
