@@ -72,7 +72,8 @@ Result<MaintenanceSettings> LoadTableSettings(meta::CatalogStore& store, const s
 // job itself decides what to rewrite or remove.
 // Compaction: enabled, and either at least kAutoCompactionSmallFilesMin data files averaging under
 // three quarters of the target size, or delete files numbering at least
-// kAutoCompactionDeleteFilesPerDataFile of the data files.
+// kAutoCompactionDeleteFilesPerDataFile of the data files; never for a table whose schema has
+// evolved, which compaction refuses.
 inline constexpr int64_t kAutoCompactionSmallFilesMin = 16;
 inline constexpr double kAutoCompactionDeleteFilesPerDataFile = 0.1;
 bool CompactionDue(const iceberg::TableMetadata& table, const MaintenanceSettings& settings);
