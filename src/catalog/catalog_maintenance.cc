@@ -34,17 +34,6 @@ HandlerResult StoreError(const Status& status) {
   return ErrorFromStatus(status, BadRequest(status.message()));
 }
 
-Result<std::map<MaintenanceType, std::string>> StoredLayer(RequestContext& ctx,
-                                                           const std::string& table_uuid) {
-  SERAC_ASSIGN_OR_RETURN(std::vector<meta::MaintenanceSetting> stored,
-                         ctx.catalog().ListMaintenanceSettings(RouteWarehouse(ctx), table_uuid));
-  std::map<MaintenanceType, std::string> layer;
-  for (meta::MaintenanceSetting& setting : stored) {
-    if (auto type = maintenance::ParseMaintenanceType(setting.type)) layer[*type] = std::move(setting.json);
-  }
-  return layer;
-}
-
 // The table's effective settings: its overrides, its Iceberg properties, the warehouse's defaults.
 Result<maintenance::MaintenanceSettings> EffectiveSettings(
     RequestContext& ctx, std::map<MaintenanceType, std::string>* overrides) {
@@ -86,7 +75,7 @@ HandlerResult RequireTable(RequestContext& ctx) {
 
 HandlerResult GetWarehouseMaintenance(RequestContext& ctx) {
   if (auto error = RequireWarehouse(ctx, ctx.path.name)) return error;
-  auto layer = StoredLayer(ctx, "");
+  auto layer = maintenance::LoadSettingLayer(ctx.catalog(), ctx.path.name, "");
   if (!layer.ok()) return StoreError(layer.status());
   Json configuration = Json::object();
   for (const auto& [type, text] : *layer) {

@@ -12,6 +12,7 @@
 #include "iceberg/manifest.h"
 #include "iceberg/table_files.h"
 #include "iceberg/table_metadata.h"
+#include "maintenance/settings.h"
 
 namespace serac::maintenance {
 namespace {
@@ -25,18 +26,8 @@ constexpr int64_t kDefaultMaxSnapshotAgeMs = 5LL * 24 * 3600 * 1000;  // Java's 
 constexpr int32_t kDefaultMinSnapshotsToKeep = 1;
 constexpr int64_t kDefaultMaxRefAgeMs = std::numeric_limits<int64_t>::max();
 
-// A numeric table property; `fallback` when absent or not a number (Java would refuse the table's
-// commits long before: a property a writer mistyped must not stop the job).
 int64_t PropertyOr(const TableMetadata& table, const char* name, int64_t fallback) {
-  auto it = table.properties().find(name);
-  if (it == table.properties().end()) return fallback;
-  try {
-    size_t used = 0;
-    const int64_t value = std::stoll(it->second, &used);
-    return used == it->second.size() ? value : fallback;
-  } catch (...) {
-    return fallback;
-  }
+  return IntegerProperty(table.properties(), name, 0).value_or(fallback);
 }
 
 // What one planning of the expiry removes from `table`.

@@ -44,20 +44,6 @@ Json InnerSettings(MaintenanceType type, const std::string& text, Json* status) 
   return inner != settings->end() && inner->is_object() ? *inner : Json::object();
 }
 
-std::optional<int64_t> NumberProperty(const std::map<std::string, std::string>& properties,
-                                      const char* name) {
-  auto it = properties.find(name);
-  if (it == properties.end()) return std::nullopt;
-  try {
-    size_t used = 0;
-    int64_t value = std::stoll(it->second, &used);
-    if (used != it->second.size() || value < 1) return std::nullopt;
-    return value;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
 void ApplyLayer(MaintenanceType type, const std::string& text, MaintenanceSettings& out) {
   Json status;
   const Json inner = InnerSettings(type, text, &status);
@@ -176,11 +162,11 @@ MaintenanceSettings ResolveSettings(const SettingLayers& layers) {
   MaintenanceSettings settings;
   for (const auto& [type, text] : layers.warehouse) ApplyLayer(type, text, settings);
   const auto& properties = layers.table_properties;
-  if (auto bytes = NumberProperty(properties, "write.target-file-size-bytes"))
+  if (auto bytes = IntegerProperty(properties, "write.target-file-size-bytes"))
     settings.target_file_size_bytes = *bytes;
-  if (auto age = NumberProperty(properties, "history.expire.max-snapshot-age-ms"))
+  if (auto age = IntegerProperty(properties, "history.expire.max-snapshot-age-ms"))
     settings.max_snapshot_age_ms = *age;
-  if (auto keep = NumberProperty(properties, "history.expire.min-snapshots-to-keep")) {
+  if (auto keep = IntegerProperty(properties, "history.expire.min-snapshots-to-keep")) {
     settings.min_snapshots_to_keep = static_cast<int32_t>(std::min<int64_t>(*keep, 1'000'000));
   }
   for (const auto& [type, text] : layers.table) ApplyLayer(type, text, settings);
@@ -214,21 +200,39 @@ std::string EffectiveSettingJson(MaintenanceType type, const MaintenanceSettings
   return value.dump();
 }
 
+std::optional<int64_t> IntegerProperty(const std::map<std::string, std::string>& properties, const char* name,
+                                       int64_t min) {
+  auto it = properties.find(name);
+  if (it == properties.end()) return std::nullopt;
+  try {
+    size_t used = 0;
+    const int64_t value = std::stoll(it->second, &used);
+    if (used != it->second.size() || value < min) return std::nullopt;
+    return value;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+Result<std::map<MaintenanceType, std::string>> LoadSettingLayer(meta::CatalogStore& store,
+                                                                const std::string& warehouse,
+                                                                const std::string& table_uuid) {
+  SERAC_ASSIGN_OR_RETURN(std::vector<meta::MaintenanceSetting> stored,
+                         store.ListMaintenanceSettings(warehouse, table_uuid));
+  std::map<MaintenanceType, std::string> layer;
+  for (meta::MaintenanceSetting& setting : stored) {
+    if (auto type = ParseMaintenanceType(setting.type)) layer[*type] = std::move(setting.json);
+  }
+  return layer;
+}
+
 Result<MaintenanceSettings> LoadTableSettings(meta::CatalogStore& store, const std::string& warehouse,
                                               const std::string& table_uuid,
                                               const std::map<std::string, std::string>& table_properties,
                                               std::map<MaintenanceType, std::string>* overrides) {
   SettingLayers layers;
-  auto stored_layer = [&](const std::string& uuid, std::map<MaintenanceType, std::string>& layer) -> Status {
-    SERAC_ASSIGN_OR_RETURN(std::vector<meta::MaintenanceSetting> stored,
-                           store.ListMaintenanceSettings(warehouse, uuid));
-    for (meta::MaintenanceSetting& setting : stored) {
-      if (auto type = ParseMaintenanceType(setting.type)) layer[*type] = std::move(setting.json);
-    }
-    return Status::Ok();
-  };
-  SERAC_RETURN_IF_ERROR(stored_layer("", layers.warehouse));
-  SERAC_RETURN_IF_ERROR(stored_layer(table_uuid, layers.table));
+  SERAC_ASSIGN_OR_RETURN(layers.warehouse, LoadSettingLayer(store, warehouse, ""));
+  SERAC_ASSIGN_OR_RETURN(layers.table, LoadSettingLayer(store, warehouse, table_uuid));
   layers.table_properties = table_properties;
   if (overrides != nullptr) *overrides = layers.table;
   return ResolveSettings(layers);

@@ -60,6 +60,17 @@ struct SettingLayers {
 };
 MaintenanceSettings ResolveSettings(const SettingLayers& layers);
 
+// A table property that is a whole number of at least `min` (a mistyped one is ignored: it must
+// not stop a job, and Java would have refused the writer's commits long before).
+std::optional<int64_t> IntegerProperty(const std::map<std::string, std::string>& properties, const char* name,
+                                       int64_t min = 1);
+
+// One layer of settings from the catalog store: a warehouse's defaults (`table_uuid` empty) or a
+// table's overrides, by type.
+Result<std::map<MaintenanceType, std::string>> LoadSettingLayer(meta::CatalogStore& store,
+                                                                const std::string& warehouse,
+                                                                const std::string& table_uuid);
+
 // A table's settings layers from the catalog store (its overrides, its warehouse's defaults) and
 // its Iceberg properties, resolved. `overrides`, when given, receives the table's own layer.
 Result<MaintenanceSettings> LoadTableSettings(meta::CatalogStore& store, const std::string& warehouse,
