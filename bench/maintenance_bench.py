@@ -40,9 +40,9 @@ from s3_bench import Processes, Serac, cpu_seconds_of_tree, proc_status_kib  # n
 
 REGION = "us-east-1"
 ROWS_PER_FILE = 26_000  # about 1 MiB of zstd Parquet with the payload below
-# The writer rolls files on its estimate of the rows' size before compression, about 7.5 times the
-# compressed size of these rows: this target makes files of about 1 MiB.
-TARGET_FILE_BYTES = 7_864_320
+# Until a file's first row group is flushed the writer rolls it on the rows' size before
+# compression, about 5 to 7 times their compressed size here: this target makes files of 1 to 1.5 MB.
+TARGET_FILE_BYTES = 6_000_000
 SCHEMA = json.dumps({"type": "struct", "schema-id": 0, "fields": [
     {"id": 1, "name": "id", "required": False, "type": "long"},
     {"id": 2, "name": "category", "required": False, "type": "string"},
