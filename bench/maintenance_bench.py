@@ -3,7 +3,7 @@
 `rewrite_data_files` (Iceberg's Spark procedures) on two copies of the same table, side by side in
 one run, and DuckDB's read of each table before and after.
 
-- the table: format v3, FILES data files of about 1 MiB (id, category, value, payload; zstd) made by
+- the table: format v3, about FILES data files of 1 to 1.5 MB (id, category, value, payload; zstd) made by
   one `serac table load`, and a deletion vector on every data file deleting a
   tenth of its rows (`serac table delete-rows --as dv`), loaded twice as `serac_t` and `spark_t`;
 - compaction: serac's `icebergCompaction` job (`table maintenance run`, `targetFileSizeMB` 512;
