@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -212,7 +213,17 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
   // naming only rewritten (or no longer live) files, and equality deletes with no file left in
   // their scope written before them. The rewritten files' DVs go with them (the producer's rule).
   std::set<std::string> live_paths;
-  for (const iceberg::LiveFile& live : files.data) live_paths.insert(live.file.file_path);
+  // The lowest data sequence number of the files that stay, per partition and over all: an
+  // equality delete applies to a file written before it (lower sequence number) in its scope.
+  std::map<std::string, int64_t> lowest_kept_by_partition;
+  std::optional<int64_t> lowest_kept;
+  for (const iceberg::LiveFile& live : files.data) {
+    live_paths.insert(live.file.file_path);
+    if (rewritten.count(live.file.file_path) != 0) continue;
+    auto [it, inserted] = lowest_kept_by_partition.emplace(GroupKey(live.file), live.sequence_number);
+    if (!inserted) it->second = std::min(it->second, live.sequence_number);
+    lowest_kept = std::min(lowest_kept.value_or(live.sequence_number), live.sequence_number);
+  }
   for (const iceberg::LiveFile& deletes_file : files.deletes) {
     const iceberg::DataFile& file = deletes_file.file;
     if (iceberg::IsDeletionVector(file)) continue;
@@ -228,11 +239,12 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
     } else if (equality_files.count(file.file_path) > 0) {
       auto spec = metadata.FindSpec(file.spec_id);
       const bool global = spec && spec->is_unpartitioned();
-      applies_to_nothing =
-          std::none_of(files.data.begin(), files.data.end(), [&](const iceberg::LiveFile& live) {
-            return rewritten.count(live.file.file_path) == 0 && DeleteIndex::Applies(deletes_file, live) &&
-                   (global || GroupKey(live.file) == GroupKey(file));
-          });
+      std::optional<int64_t> lowest = lowest_kept;
+      if (!global) {
+        auto it = lowest_kept_by_partition.find(GroupKey(file));
+        lowest = it == lowest_kept_by_partition.end() ? std::nullopt : std::optional<int64_t>(it->second);
+      }
+      applies_to_nothing = !lowest || *lowest >= deletes_file.sequence_number;
     }
     if (applies_to_nothing) {
       producer.RemoveDeleteFile(file);
