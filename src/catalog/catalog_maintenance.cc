@@ -61,11 +61,7 @@ Json JobJson(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {
 }
 
 HandlerResult RequireTable(RequestContext& ctx) {
-  if (!ctx.entity) {
-    std::string name;
-    for (const std::string& level : ctx.path.levels) name += level + ".";
-    return NoSuchTable(name + ctx.path.name);
-  }
+  if (!ctx.entity) return NoSuchTable(EntityDisplayName(ctx));
   return kHandled;
 }
 
