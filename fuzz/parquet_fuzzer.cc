@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -87,6 +88,12 @@ struct Setup {
     auto read = pq::RowKeys::Read(keys_path, pq::InputFormat::kCsv, schema);
     if (!read.ok()) Fail("the key file does not read");
     keys = std::make_unique<pq::RowKeys>(std::move(read).value());
+  }
+  // libFuzzer ends its runs with exit(), which destroys this static: the
+  // scratch directory goes with it instead of piling up in /tmp.
+  ~Setup() {
+    std::error_code ignored;
+    std::filesystem::remove_all(directory, ignored);
   }
 };
 

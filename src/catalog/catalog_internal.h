@@ -6,11 +6,13 @@
 
 #include <array>
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -123,6 +125,31 @@ using TableText = std::vector<iceberg::MetadataTextPiece>;
 
 // ---- Shared state and the request context. ----
 
+// What server-side scan planning remembers (catalog_scan_planning.cc): the plan ids it handed out,
+// for GET and DELETE .../plan/{id} (the newest limits::kScanPlansKept; plan tasks themselves carry
+// all they need, so a forgotten plan's tasks still fetch), and each warehouse's planning mode as
+// stored, read once per process and kept current by the routes that change it.
+class ScanPlanningState {
+ public:
+  struct PlanRecord {
+    std::string table_uuid;
+    std::vector<std::string> plan_tasks;
+  };
+  void Remember(const std::string& plan_id, PlanRecord record);
+  std::optional<PlanRecord> Find(const std::string& plan_id);
+  bool Forget(const std::string& plan_id);
+
+  // nullopt: not read yet; an empty string: the warehouse sets none.
+  std::optional<std::string> CachedWarehouseMode(const std::string& warehouse);
+  void CacheWarehouseMode(const std::string& warehouse, std::string mode);
+
+ private:
+  std::mutex mutex_;
+  std::list<std::string> order_;  // plan ids, oldest first
+  std::unordered_map<std::string, std::pair<PlanRecord, std::list<std::string>::iterator>> plans_;
+  std::unordered_map<std::string, std::string> warehouse_modes_;
+};
+
 struct Backend : service::FrontEndStores {
   CatalogOptions options;
   // Table maintenance jobs (maintenance/job_runner.h); null where the service runs none.
@@ -136,6 +163,7 @@ struct Backend : service::FrontEndStores {
   // pieces, so the loads that follow it (every client whose commit lost the race) cost no
   // serialisation either.
   LruCache<TableText> table_texts;
+  ScanPlanningState scan_planning;
 
   Backend();
   ~Backend();
@@ -153,6 +181,7 @@ struct PathParams {
   meta::NamespaceLevels levels;  // {namespace}
   std::string name;              // {table} / {view} / warehouse name of the admin API
   std::string type;              // {type}: a maintenance type
+  std::string plan_id;           // {plan-id}: a scan plan
 };
 
 // The exchange, query, signature and principal are service::RequestContext's.
@@ -215,6 +244,10 @@ inline constexpr std::string_view kPutTableMaintenance = "s3tables:PutTableMaint
 inline constexpr std::string_view kGetTableMaintenanceStatus = "s3tables:GetTableMaintenanceJobStatus";
 // serac's own: starting a job now.
 inline constexpr std::string_view kRunTableMaintenance = "s3tables:StartTableMaintenanceJob";
+inline constexpr std::string_view kGetWarehouseScanPlanning =
+    "s3tables:GetTableBucketScanPlanningConfiguration";
+inline constexpr std::string_view kPutWarehouseScanPlanning =
+    "s3tables:PutTableBucketScanPlanningConfiguration";
 }  // namespace actions
 
 // What a route's action is checked against, decided before its handler runs (or by it).
@@ -393,6 +426,19 @@ std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceb
 // catalog_config.cc / catalog_warehouses.cc
 HandlerResult GetConfig(RequestContext& ctx);
 // ---- Table maintenance (catalog_maintenance.cc). ----
+// Server-side scan planning (catalog_scan_planning.cc).
+HandlerResult PlanTableScan(RequestContext& ctx);
+HandlerResult FetchPlanningResult(RequestContext& ctx);
+HandlerResult CancelPlanning(RequestContext& ctx);
+HandlerResult FetchScanTasks(RequestContext& ctx);
+HandlerResult GetWarehouseScanPlanning(RequestContext& ctx);
+HandlerResult PutWarehouseScanPlanning(RequestContext& ctx);
+HandlerResult DeleteWarehouseScanPlanning(RequestContext& ctx);
+// The scan planning mode a table's clients are told ("server" or "client" from the table's
+// `scan-planning-mode` property, else its warehouse's setting); empty when neither says.
+std::string ScanPlanningMode(RequestContext& ctx, const iceberg::TableMetadata& metadata);
+// The warehouse's own setting alone (empty when it sets none), for /v1/config.
+std::string WarehouseScanPlanningMode(RequestContext& ctx, const std::string& warehouse);
 HandlerResult GetWarehouseMaintenance(RequestContext& ctx);
 HandlerResult PutWarehouseMaintenance(RequestContext& ctx);
 HandlerResult DeleteWarehouseMaintenance(RequestContext& ctx);

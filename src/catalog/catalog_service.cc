@@ -107,7 +107,7 @@ HandlerResult ListTablesRoute(RequestContext& ctx) { return ListEntities(ctx, me
 // (catalog_commit.cc), a rename also the action with the destination's condition keys.
 using S = AccessScope;
 namespace a = actions;
-constexpr std::array<Route, 41> kRoutes = {{
+constexpr std::array<Route, 47> kRoutes = {{
     {"GET", "/v1/config", "GetConfig", GetConfig, false, a::kGetConfig, S::kHandler},
     {"GET", "/v1/warehouses", "ListWarehouses", ListWarehouses, false, a::kListWarehouses, S::kHandler},
     {"POST", "/v1/warehouses", "CreateWarehouse", CreateWarehouse, false, a::kCreateWarehouse, S::kHandler},
@@ -121,6 +121,12 @@ constexpr std::array<Route, 41> kRoutes = {{
      false, a::kPutWarehouseMaintenance, S::kWarehouseName},
     {"DELETE", "/v1/warehouses/{name}/maintenance/{type}", "DeleteWarehouseMaintenance",
      DeleteWarehouseMaintenance, false, a::kPutWarehouseMaintenance, S::kWarehouseName},
+    {"GET", "/v1/warehouses/{name}/scan-planning", "GetWarehouseScanPlanning", GetWarehouseScanPlanning,
+     false, a::kGetWarehouseScanPlanning, S::kWarehouseName},
+    {"PUT", "/v1/warehouses/{name}/scan-planning", "PutWarehouseScanPlanning", PutWarehouseScanPlanning,
+     false, a::kPutWarehouseScanPlanning, S::kWarehouseName},
+    {"DELETE", "/v1/warehouses/{name}/scan-planning", "DeleteWarehouseScanPlanning",
+     DeleteWarehouseScanPlanning, false, a::kPutWarehouseScanPlanning, S::kWarehouseName},
     {"GET", "/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance",
      "GetTableMaintenance", GetTableMaintenance, false, a::kGetTableMaintenance, S::kTable},
     {"GET", "/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance/{type}",
@@ -183,8 +189,14 @@ constexpr std::array<Route, 41> kRoutes = {{
     {"POST", "/v1/{prefix}/namespaces/{namespace}/register-view", "RegisterView", RegisterView, true,
      a::kRegisterView, S::kHandler},
     {"POST", "/v1/oauth/tokens", "OAuthTokens", nullptr, false, {}, S::kPublic},
-    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", "PlanTableScan", nullptr, false,
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", "PlanTableScan", PlanTableScan, true,
      a::kGetTable, S::kTable},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}", "FetchPlanningResult",
+     FetchPlanningResult, true, a::kGetTable, S::kTable},
+    {"DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}", "CancelPlanning",
+     CancelPlanning, true, a::kGetTable, S::kTable},
+    {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks", "FetchScanTasks", FetchScanTasks,
+     true, a::kGetTable, S::kTable},
 }};
 
 std::vector<std::string_view> SplitSegments(std::string_view path) {
@@ -248,6 +260,8 @@ bool MatchTemplate(const std::vector<std::string_view>& parts, const std::vector
       found.warehouse = std::move(*decoded);
     } else if (parts[i] == "{type}") {
       found.type = std::move(*decoded);
+    } else if (parts[i] == "{plan-id}") {
+      found.plan_id = std::move(*decoded);
     } else if (parts[i] == "{namespace}") {
       auto levels = SplitNamespace(*decoded);
       if (!levels) {

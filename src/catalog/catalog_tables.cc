@@ -199,15 +199,24 @@ namespace {
 // A LoadTableResult up to its "metadata" member. Without vended credentials that is the same few
 // strings on every load, so it is written without a Json tree.
 std::string TableResultHead(RequestContext& ctx, const std::optional<std::string>& metadata_location,
-                            const std::string& table_location, bool vend_write) {
+                            const iceberg::TableMetadata& metadata, bool vend_write) {
+  // The mode the table's clients plan scans in, when the table or its warehouse chooses one.
+  const std::string planning_mode = ScanPlanningMode(ctx, metadata);
   if (WantsVendedCredentials(ctx.request)) {
     Json body = {{"metadata-location", metadata_location ? Json(*metadata_location) : Json(nullptr)},
                  {"config", StorageConfig(ctx)}};
-    AddVendedCredentials(ctx, ctx.Entity(meta::EntityKind::kTable), table_location, vend_write, body);
+    if (!planning_mode.empty()) body["config"]["scan-planning-mode"] = planning_mode;
+    AddVendedCredentials(ctx, ctx.Entity(meta::EntityKind::kTable), metadata.location(), vend_write, body);
     return RawMemberHead(body, "metadata");
   }
   std::string head = "{\"config\":";
   AppendStorageConfigText(ctx, head);
+  if (!planning_mode.empty()) {
+    head.pop_back();  // the config object's closing brace
+    head += ",\"scan-planning-mode\":";
+    AppendJsonString(head, planning_mode);
+    head += '}';
+  }
   head += ",\"metadata-location\":";
   if (metadata_location) {
     AppendJsonString(head, *metadata_location);
@@ -223,7 +232,7 @@ std::string TableResultHead(RequestContext& ctx, const std::optional<std::string
 HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::string>& metadata_location,
                               const iceberg::TableMetadata& metadata, bool vend_write,
                               iceberg::SnapshotSelection selection, const std::string* etag) {
-  std::string head = TableResultHead(ctx, metadata_location, metadata.location(), vend_write);
+  std::string head = TableResultHead(ctx, metadata_location, metadata, vend_write);
   if (!metadata_location) {
     return SendJsonAfterHead(ctx, std::move(head), metadata.ToJsonText(selection));
   }

@@ -53,6 +53,9 @@ HandlerResult GetConfig(RequestContext& ctx) {
   Json defaults = StorageConfig(ctx);
   defaults["view-endpoints-supported"] = "true";
   Json overrides = {{"prefix", warehouse}, {"warehouse", warehouse}, {"namespace-separator", "%1F"}};
+  if (const std::string mode = WarehouseScanPlanningMode(ctx, warehouse); !mode.empty()) {
+    overrides["scan-planning-mode"] = mode;
+  }
   Json body = {{"defaults", defaults}, {"overrides", overrides}, {"endpoints", AdvertisedEndpoints()}};
   return SendJson(ctx, body);
 }
@@ -133,6 +136,7 @@ HandlerResult DeleteWarehouse(RequestContext& ctx) {
     }
     return ErrorFromStatus(deleted, NoSuchWarehouse(ctx.path.name));
   }
+  ctx.backend.scan_planning.CacheWarehouseMode(ctx.path.name, "");  // its settings went with it
   return SendNoContent(ctx);
 }
 

@@ -175,6 +175,12 @@ inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table chang
 inline constexpr uint32_t kMaintenanceJobsKeptPerTable =
     100;  // job records kept per table and maintenance type
 inline constexpr uint64_t kMaintenanceSettingBytesMax = 16 * kKiB;  // one maintenance type's settings JSON
+// Server-side scan planning: a plan whose data manifests list more live files than this is answered
+// with plan tasks, each a run of whole manifests of about this many files, fetched one at a time.
+inline constexpr uint32_t kScanPlanFilesPerTask = 2000;
+inline constexpr uint32_t kScanPlanDeleteFilesMax =
+    1'000'000;                                    // live delete files a planned snapshot may have
+inline constexpr uint32_t kScanPlansKept = 4096;  // plan ids remembered for GET and DELETE .../plan/{id}
 inline constexpr uint32_t kCatalogUpdatesPerCommitMax =
     1000;  // requirements and updates in one table or view commit
 inline constexpr uint64_t kCatalogMetadataFileBytesMax =

@@ -99,6 +99,10 @@ struct BoundExpression {
 Result<BoundExpression> BindExpression(const Expression& expression, const Schema& schema,
                                        bool case_sensitive = true);
 
+// The field at a dotted name, with or without letter case (nullptr when none, or, without case, when
+// more than one matches): how a filter's and a scan's column names are found.
+const NestedField* FindColumn(const Schema& schema, std::string_view dotted_name, bool case_sensitive);
+
 // How many rows of a file may match: none, possibly some (unknown), all.
 enum class FileMatch : uint8_t { kNone, kSome, kAll };
 
@@ -111,8 +115,14 @@ class FileFilter {
   // `metadata` gives the schema of the expression and every partition spec a file may have.
   FileFilter(BoundExpression expression, const TableMetadata& metadata);
   FileMatch Evaluate(const DataFile& file) const;
+  // What is left of the expression for the rows of `file` once its partition is known, as Java's
+  // ResidualEvaluator leaves it: predicates the partition decides become true or false (metrics
+  // are not used, so the answer is the same for every file of a partition), and AND/OR simplify.
+  BoundExpression Residual(const DataFile& file) const;
+  const BoundExpression& expression() const { return expression_; }
 
  private:
+  const PartitionSpec* SpecOf(const DataFile& file) const;
   BoundExpression expression_;
   std::vector<PartitionSpec> specs_;
 };

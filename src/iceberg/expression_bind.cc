@@ -365,8 +365,7 @@ Result<BoundExpression> Bind(const Expression& expression, const Schema& schema,
     default:
       break;
   }
-  const NestedField* field = case_sensitive ? schema.FindFieldByName(expression.column)
-                                            : FindFieldIgnoringCase(schema.fields, expression.column);
+  const NestedField* field = FindColumn(schema, expression.column, case_sensitive);
   if (!field) return Invalid("filter: no column " + expression.column + " in the table's schema");
   if (!field->type.is_primitive()) {
     return Invalid("filter: " + expression.column + " is a " + field->type.Name() +
@@ -401,6 +400,11 @@ Result<BoundExpression> Bind(const Expression& expression, const Schema& schema,
 }
 
 }  // namespace
+
+const NestedField* FindColumn(const Schema& schema, std::string_view dotted_name, bool case_sensitive) {
+  return case_sensitive ? schema.FindFieldByName(dotted_name)
+                        : FindFieldIgnoringCase(schema.fields, dotted_name);
+}
 
 Result<BoundExpression> BindExpression(const Expression& expression, const Schema& schema,
                                        bool case_sensitive) {

@@ -273,22 +273,16 @@ FileMatch EvaluatePredicate(const BoundExpression& predicate, const ColumnFacts&
   }
 }
 
-}  // namespace
-
-FileFilter::FileFilter(BoundExpression expression, const TableMetadata& metadata)
-    : expression_(std::move(expression)), specs_(metadata.Specs()) {}
-
-FileMatch FileFilter::Evaluate(const DataFile& file) const {
-  if (file.record_count <= 0) return FileMatch::kNone;
-  const PartitionSpec* spec = nullptr;
-  for (const PartitionSpec& candidate : specs_) {
-    if (candidate.spec_id == file.spec_id) spec = &candidate;
-  }
-  auto facts_of = [&](const BoundExpression& predicate) {
-    ColumnFacts facts;
-    const int32_t id = predicate.field_id;
-    const Type& type = predicate.type;
-    const bool floating = type.id == TypeId::kFloat || type.id == TypeId::kDouble;
+// What one file's partition (under `spec`, when known) and, with `use_metrics`, its column metrics
+// say about the column of `predicate`.
+ColumnFacts FactsOf(const BoundExpression& predicate, const DataFile& file, const PartitionSpec* spec,
+                    bool use_metrics) {
+  ColumnFacts facts;
+  const int32_t id = predicate.field_id;
+  const Type& type = predicate.type;
+  const bool floating = type.id == TypeId::kFloat || type.id == TypeId::kDouble;
+  if (!floating) facts.no_nan = true;
+  if (use_metrics) {
     const std::optional<int64_t> values = CountOf(file.value_counts, id);
     const std::optional<int64_t> nulls = CountOf(file.null_value_counts, id);
     const std::optional<int64_t> nans = CountOf(file.nan_value_counts, id);
@@ -296,9 +290,7 @@ FileMatch FileFilter::Evaluate(const DataFile& file) const {
       facts.no_null = *nulls == 0;
       facts.all_null = values && *values == *nulls;
     }
-    if (!floating) {
-      facts.no_nan = true;
-    } else if (nans) {
+    if (floating && nans) {
       facts.no_nan = *nans == 0;
       facts.all_nan = values && *values == *nans && *nans > 0;
     }
@@ -314,16 +306,39 @@ FileMatch FileFilter::Evaluate(const DataFile& file) const {
         LowerUpper(type, facts, std::move(bound).value());
       }
     }
-    if (spec) {
-      for (size_t i = 0; i < spec->fields.size() && i < file.partition.size(); ++i) {
-        const PartitionField& field = spec->fields[i];
-        if (field.source_ids.size() != 1 || field.source_ids[0] != id) continue;
-        auto transform = Transform::Parse(field.transform);
-        if (transform.ok()) AddPartitionFacts(type, *transform, file.partition[i], facts);
-      }
+  }
+  if (spec) {
+    for (size_t i = 0; i < spec->fields.size() && i < file.partition.size(); ++i) {
+      const PartitionField& field = spec->fields[i];
+      if (field.source_ids.size() != 1 || field.source_ids[0] != id) continue;
+      auto transform = Transform::Parse(field.transform);
+      if (transform.ok()) AddPartitionFacts(type, *transform, file.partition[i], facts);
     }
-    return facts;
-  };
+  }
+  return facts;
+}
+
+BoundExpression Constant(bool value) {
+  BoundExpression constant;
+  constant.op = value ? ExprOp::kTrue : ExprOp::kFalse;
+  return constant;
+}
+
+}  // namespace
+
+FileFilter::FileFilter(BoundExpression expression, const TableMetadata& metadata)
+    : expression_(std::move(expression)), specs_(metadata.Specs()) {}
+
+const PartitionSpec* FileFilter::SpecOf(const DataFile& file) const {
+  for (const PartitionSpec& candidate : specs_) {
+    if (candidate.spec_id == file.spec_id) return &candidate;
+  }
+  return nullptr;
+}
+
+FileMatch FileFilter::Evaluate(const DataFile& file) const {
+  if (file.record_count <= 0) return FileMatch::kNone;
+  const PartitionSpec* spec = SpecOf(file);
   auto evaluate = [&](const auto& self, const BoundExpression& expression) -> FileMatch {
     switch (expression.op) {
       case ExprOp::kTrue:
@@ -345,10 +360,48 @@ FileMatch FileFilter::Evaluate(const DataFile& file) const {
         return left == FileMatch::kNone && right == FileMatch::kNone ? FileMatch::kNone : FileMatch::kSome;
       }
       default:
-        return EvaluatePredicate(expression, facts_of(expression));
+        return EvaluatePredicate(expression, FactsOf(expression, file, spec, /*use_metrics=*/true));
     }
   };
   return evaluate(evaluate, expression_);
+}
+
+BoundExpression FileFilter::Residual(const DataFile& file) const {
+  const PartitionSpec* spec = SpecOf(file);
+  auto residual = [&](const auto& self, const BoundExpression& expression) -> BoundExpression {
+    switch (expression.op) {
+      case ExprOp::kTrue:
+      case ExprOp::kFalse:
+        return expression;
+      case ExprOp::kAnd:
+      case ExprOp::kOr: {
+        const bool is_and = expression.op == ExprOp::kAnd;
+        BoundExpression left = self(self, expression.children[0]);
+        BoundExpression right = self(self, expression.children[1]);
+        // and: false wins, true drops out; or: true wins, false drops out.
+        const ExprOp absorbing = is_and ? ExprOp::kFalse : ExprOp::kTrue;
+        const ExprOp neutral = is_and ? ExprOp::kTrue : ExprOp::kFalse;
+        if (left.op == absorbing || right.op == absorbing) return Constant(!is_and);
+        if (left.op == neutral) return right;
+        if (right.op == neutral) return left;
+        BoundExpression combined;
+        combined.op = expression.op;
+        combined.children = {std::move(left), std::move(right)};
+        return combined;
+      }
+      default:
+        switch (EvaluatePredicate(expression, FactsOf(expression, file, spec, /*use_metrics=*/false))) {
+          case FileMatch::kAll:
+            return Constant(true);
+          case FileMatch::kNone:
+            return Constant(false);
+          case FileMatch::kSome:
+            break;
+        }
+        return expression;
+    }
+  };
+  return residual(residual, expression_);
 }
 
 }  // namespace serac::iceberg
