@@ -17,6 +17,7 @@ import subprocess
 import threading
 
 import pytest
+import requests
 
 from catalog_util import catalog_api, list_keys, split_s3_location, warehouse  # noqa: F401
 from s3util import ACCESS_KEY, SECRET_KEY
@@ -264,6 +265,54 @@ def test_merge_on_read_dml(spark, cat, catalog_api, warehouse, format_version):
         assert all(count == 1 for _, count in per_file), per_file
         assert_row_lineage(spark, catalog_api, warehouse, t, "accounts")
         assert row_id(spark, t, 3) == row_id_of_3, "an updated row keeps its row id"
+
+
+# --- Server-side scan planning --------------------------------------------------------------------
+
+
+def plan_requests(server) -> int:
+    """How many PlanTableScan and FetchScanTasks calls the server has answered with 200."""
+    metrics = requests.get(server.endpoint + "/_serac/metrics", timeout=10).text
+    total = 0
+    for line in metrics.splitlines():
+        if line.startswith("serac_http_requests_total{") and ('operation="PlanTableScan"' in line or
+                                                              'operation="FetchScanTasks"' in line) \
+                and 'status="200"' in line:
+            total += int(float(line.rsplit(" ", 1)[1]))
+    return total
+
+
+@pytest.mark.parametrize("format_version", FORMAT_VERSIONS)
+def test_server_side_scan_planning(spark, cat, server, warehouse, format_version):
+    """With `scan-planning-mode=server` in a table's load config (its property here), Iceberg 1.12's
+    Spark reader plans every scan through serac's plan endpoints and reads the same rows as with its
+    own planning: filters on partition and data columns, deletes (position deletes on v2, DVs on
+    v3), time travel."""
+    t = f"{cat}.db.planned"
+    spark.sql(f"CREATE TABLE {t} (id bigint, category string, amount double, day date) USING iceberg "
+              f"PARTITIONED BY (category, days(day)) TBLPROPERTIES ('format-version'='{format_version}', "
+              f"{MERGE_ON_READ})")
+    for batch in range(4):
+        values = ", ".join(f"({i}, '{'abc'[i % 3]}', {i * 1.5}, DATE '2026-01-0{1 + batch}')"
+                           for i in range(batch * 25, batch * 25 + 25))
+        spark.sql(f"INSERT INTO {t} VALUES {values}")
+    first_snapshot = snapshot_ids(spark, t)[0]
+    spark.sql(f"DELETE FROM {t} WHERE id IN (1, 2, 30, 77)")
+    spark.sql(f"UPDATE {t} SET amount = -1 WHERE id % 10 = 5")
+    queries = ["SELECT * FROM {t}",
+               "SELECT id FROM {t} WHERE category = 'a'",
+               "SELECT id, amount FROM {t} WHERE id < 40 AND category IN ('b', 'c')",
+               "SELECT count(*), sum(amount) FROM {t} WHERE day >= DATE '2026-01-03'",
+               "SELECT id FROM {t} WHERE amount < 0",
+               "SELECT * FROM {t} VERSION AS OF " + str(first_snapshot)]
+    expected = [rows(spark, q.format(t=t)) for q in queries]
+    assert len(expected[0]) == 96 and len(expected[5]) == 25
+
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('scan-planning-mode'='server')")
+    planned = f"{add_sigv4_catalog(spark, server.endpoint, warehouse)}.db.planned"
+    before = plan_requests(server)
+    assert [rows(spark, q.format(t=planned)) for q in queries] == expected
+    assert plan_requests(server) >= before + len(queries), "every scan was planned by the server"
 
 
 # --- Schema and partition evolution ---------------------------------------------------------------

@@ -442,7 +442,9 @@ void AddScanTasks(const iceberg::ScanPlan& plan, const iceberg::ScanPlanner& pla
   for (const iceberg::PlannedTask& task : plan.tasks) {
     Json out = {{"data-file", ContentFileJson(task.file, types, &planner.stats_field_ids())}};
     if (!task.deletes.empty()) out["delete-file-references"] = task.deletes;
-    if (task.residual.op != ExprOp::kTrue) out["residual-filter"] = ExpressionJson(task.residual, names);
+    // Always written, true included: Java's client evaluates the residual it reads and has none to
+    // fall back on.
+    out["residual-filter"] = ExpressionJson(task.residual, names);
     tasks.push_back(std::move(out));
   }
   body["file-scan-tasks"] = std::move(tasks);
