@@ -12,7 +12,7 @@ one run, and DuckDB's read of each table before and after.
   read, MB/s per CPU second, peak RSS, and the ratio to Spark per core;
 - reads: DuckDB's `SELECT count(*), sum(value)` of each table before and after (median of 3).
 
-Scan planning (`.../plan`) is not built yet: its cell says so.
+Scan planning has a bench of its own: bench/scan_plan_bench.py.
 Not a test: it prints tables and exits 0 unless it could not run.
 
     bench/maintenance_bench.py [--files 1000] [--keep]
@@ -213,7 +213,6 @@ def main() -> int:
         print_table(("table", "before s", "after s", "speed-up"),
                     [(t, f"{before[t][0]:.3f}", f"{after[t][0]:.3f}", f"{before[t][0] / after[t][0]:.1f}x")
                      for t in ("serac_t", "spark_t")])
-        print("\nscan planning: not built yet (no .../plan endpoint to measure)")
         return 0
     finally:
         processes.stop_all()

@@ -18,7 +18,7 @@ from pyiceberg.types import IntegerType, LongType, NestedField
 
 from catalog_util import CatalogApi, assert_iceberg_error, catalog, catalog_api, warehouse  # noqa: F401
 from s3util import SeracServer
-from test_table_writes import delete_rows, fill, make_table
+from test_table_writes import delete_rows, fill, load_rows, make_table, serac
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -300,3 +300,25 @@ def test_warehouse_mode_survives_a_restart(tmp_path):
         assert api.config("modes")["overrides"]["scan-planning-mode"] == "server"
     finally:
         server.stop()
+
+
+def test_equality_deletes_go_to_older_files_of_their_partition(server, catalog, catalog_api, warehouse,  # noqa: F811
+                                                               tmp_path):
+    name = "plan.equality"
+    make_table(catalog, name, 2)
+    fill(server, warehouse, name, tmp_path)
+    keys = tmp_path / "equality-keys.csv"
+    keys.write_text("id,category\n0,a\n3,a\n")
+    serac(server, "table", "delete-rows", warehouse, "plan", "equality", "--keys", keys, "--as", "equality")
+    older = set(server_plan(catalog_api, warehouse, name, {})["tasks"])
+    load_rows(server, warehouse, name, tmp_path, [{"id": 1000, "category": "a", "value": 1.0}])
+    reply = catalog_api.ok("POST", table_path(warehouse, name, "plan"), {}).json()
+    equality = [i for i, f in enumerate(reply["delete-files"]) if f["content"] == "equality-deletes"]
+    assert len(equality) == 1 and reply["delete-files"][equality[0]]["equality-ids"] == [1, 2]
+    # Only an older file of partition a whose id range can hold 0 or 3: the first load's (the
+    # second load's ids are 300 and up, the newest file came after the deletes).
+    with_it = [t["data-file"] for t in reply["file-scan-tasks"] if equality[0] in t.get("delete-file-references", [])]
+    assert len(with_it) == 1, with_it
+    assert with_it[0]["file-path"] in older and with_it[0]["partition"] == ["a"]
+    ids = server_plan(catalog_api, warehouse, name, {"stats-fields": ["id"]})["tasks"][with_it[0]["file-path"]][2]
+    assert int.from_bytes(base64.b16decode(ids["lower-bounds"]["values"][0]), "little") == 0
