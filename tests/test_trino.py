@@ -249,3 +249,40 @@ def test_format_versions(trino, pyiceberg_catalog):
     with pytest.raises(TrinoQueryError, match="format_version"):
         trino.execute("CREATE TABLE iceberg.versions.v3 (id bigint) WITH (format_version = 3)")
     assert not pyiceberg_catalog.table_exists(("versions", "v3"))
+
+
+def test_reads_tables_serac_maintained(trino, catalog_api, trino_warehouse, pyiceberg_catalog):  # noqa: F811
+    """Trino writes a table in many small commits with row-level deletes, serac compacts it (deletes
+    applied) and expires its old snapshots as jobs in the server, and Trino reads the same rows from
+    fewer files with no delete file left."""
+    from test_maintenance import COMPACTION, SNAPSHOTS, table_path, wait_for_job
+
+    trino.execute("CREATE SCHEMA iceberg.kept")
+    table = "iceberg.kept.events"
+    trino.execute(f"CREATE TABLE {table} (id bigint, region varchar, amount double) "
+                  "WITH (partitioning = ARRAY['region'], format_version = 2)")
+    for batch in range(6):
+        trino.execute(f"INSERT INTO {table} VALUES " + ", ".join(
+            f"({i}, '{['eu', 'us'][i % 2]}', {i * 1.25})" for i in range(batch * 10, batch * 10 + 10)))
+    trino.execute(f"DELETE FROM {table} WHERE id IN (3, 14, 25, 36)")
+    trino.execute(f"UPDATE {table} SET amount = -1 WHERE id % 7 = 0")
+    expected = trino.query(f"SELECT * FROM {table} ORDER BY id")
+    count = 'SELECT content, count(*) FROM iceberg.kept."events$files" GROUP BY content ORDER BY content'
+    before = dict(trino.query(count))
+    assert before[0] >= 12 and before.get(1, 0) >= 1, before
+
+    # Snapshots older than a millisecond beyond the newest one go: Iceberg's own table property.
+    with pyiceberg_catalog.load_table(("kept", "events")).transaction() as tx:
+        tx.set_properties({"history.expire.max-snapshot-age-ms": "1", "history.expire.min-snapshots-to-keep": "1"})
+    for kind in (COMPACTION, SNAPSHOTS):
+        started = catalog_api.ok("POST", table_path(trino_warehouse, "kept.events", f"/{kind}/run"),
+                                 expect=(202,)).json()
+        ended = wait_for_job(catalog_api, trino_warehouse, "kept.events", kind, started["jobId"])
+        assert ended["status"] == "succeeded", ended
+        assert trino.query(f"SELECT * FROM {table} ORDER BY id") == expected
+
+    after = dict(trino.query(count))
+    assert after.get(1, 0) == 0 and after[0] == 2, after  # one file per partition, deletes applied
+    assert trino.query('SELECT count(*) FROM iceberg.kept."events$snapshots"') == [(1,)]
+    trino.execute(f"DROP TABLE {table}")
+    trino.execute("DROP SCHEMA iceberg.kept")
