@@ -127,6 +127,14 @@ def test_expiry_and_compaction_run_as_jobs(server, catalog, catalog_api, warehou
     assert ids_by_duckdb(server, warehouse, name) == expected
     data_files = {task.file.file_path for task in compacted.scan().plan_files()}
     assert len(data_files) < len({task.file.file_path for task in before.scan().plan_files()})
+    # Then the small manifests, the compaction's own among them, became one per content (a second
+    # replace commit that changes no file).
+    manifests = compacted.current_snapshot().manifests(compacted.io)
+    assert len(manifests) < len(before.current_snapshot().manifests(before.io))
+    assert len({m.content for m in manifests}) == len(manifests), manifests
+    assert compacted.current_snapshot().summary["manifests-replaced"] != "0"
+    status = catalog_api.ok("GET", table_path(warehouse, name, f"/{COMPACTION}/status")).json()
+    assert status["jobs"][0]["manifestsRewritten"] > 1 and status["jobs"][0]["manifestsWritten"] >= 1
 
     # Expiry: snapshots older than a millisecond (the table's own property), two kept.
     with catalog.load_table(name).transaction() as tx:
@@ -137,7 +145,7 @@ def test_expiry_and_compaction_run_as_jobs(server, catalog, catalog_api, warehou
     assert job["status"] == "succeeded", job
     table = catalog.load_table(name)
     assert len(table.metadata.snapshots) == 2
-    assert job["snapshotsRemoved"] == 6  # seven writes and the compaction, two kept
+    assert job["snapshotsRemoved"] == 7  # seven writes, the compaction and its manifests, two kept
     assert ids_by_pyiceberg(catalog, name) == expected
     assert ids_by_duckdb(server, warehouse, name) == expected
     # Every file a remaining snapshot reaches is there; what only the expired ones reached is gone.
@@ -265,13 +273,18 @@ def test_jobs_start_by_themselves_after_commits(tmp_path):
         catalog = load_pyiceberg_catalog(server.endpoint, "auto")
         name = "m.auto"
         make_table(catalog, name, 2)
-        with catalog.load_table(name).transaction() as tx:
-            tx.set_properties({"history.expire.max-snapshot-age-ms": "1", "history.expire.min-snapshots-to-keep": "1"})
+        # Compaction held off while the table is written: a compaction landing between delete-rows'
+        # read and its commit would rightly make that commit fail (its data files are gone).
+        api.ok("PUT", table_path("auto", name, f"/{COMPACTION}"), {"status": "disabled"})
         for part in range(6):
             load_rows(server, "auto", name, tmp_path,
                       [{"id": part * 10 + i, "category": "abc"[i % 3], "value": 1.0} for i in range(10)])
         delete_rows(server, "auto", name, tmp_path, [1, 2, 3], "position")
         expected = sorted(set(range(60)) - {1, 2, 3})
+        api.ok("DELETE", table_path("auto", name, f"/{COMPACTION}"))
+        # The commit that makes the server look: the expiry age, Iceberg's own property.
+        with catalog.load_table(name).transaction() as tx:
+            tx.set_properties({"history.expire.max-snapshot-age-ms": "1", "history.expire.min-snapshots-to-keep": "1"})
 
         def jobs(kind):
             return api.ok("GET", table_path("auto", name, f"/{kind}/status")).json()["jobs"]

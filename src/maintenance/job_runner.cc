@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "maintenance/expire_snapshots.h"
 #include "maintenance/rewrite_data_files.h"
+#include "maintenance/rewrite_manifests.h"
 
 namespace serac::maintenance {
 namespace {
@@ -32,7 +33,8 @@ struct QueuedJob {
 
 // Whether a job's figures show it changed nothing.
 bool ChangedNothing(const Json& figures) {
-  for (const char* name : {"filesRead", "snapshotsRemoved", "filesRemoved", "refsRemoved"}) {
+  for (const char* name :
+       {"filesRead", "snapshotsRemoved", "filesRemoved", "refsRemoved", "manifestsRewritten"}) {
     auto it = figures.find(name);
     if (it != figures.end() && it->is_number_integer() && it->get<int64_t>() > 0) return false;
   }
@@ -77,7 +79,11 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
       RewriteOptions options;
       options.target_file_bytes = job.settings.target_file_size_bytes;
       SERAC_ASSIGN_OR_RETURN(RewriteResult rewritten, RewriteDataFiles(catalog, io, job.table, options));
-      return Json{{"snapshotId", rewritten.snapshot_id},
+      // Then the small manifests, the new ones included, into fewer (Java's RewriteManifests).
+      SERAC_ASSIGN_OR_RETURN(RewriteManifestsResult manifests, RewriteManifests(catalog, io, job.table));
+      return Json{{"snapshotId", manifests.snapshot_id != 0 ? manifests.snapshot_id : rewritten.snapshot_id},
+                  {"manifestsRewritten", manifests.manifests_rewritten},
+                  {"manifestsWritten", manifests.manifests_written},
                   {"filesRead", rewritten.files_rewritten},
                   {"bytesRead", rewritten.bytes_read},
                   {"filesWritten", rewritten.files_written},

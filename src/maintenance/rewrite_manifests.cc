@@ -1,0 +1,231 @@
+#include "maintenance/rewrite_manifests.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/limits.h"
+#include "common/random.h"
+#include "iceberg/manifest.h"
+#include "iceberg/snapshot_producer.h"
+#include "iceberg/table_files.h"
+#include "iceberg/table_metadata.h"
+
+namespace serac::maintenance {
+namespace {
+
+using Json = nlohmann::json;
+using iceberg::ManifestContent;
+using iceberg::ManifestEntry;
+using iceberg::ManifestFile;
+using iceberg::TableMetadata;
+
+// Entries of one partition next to each other: each value's kind and bytes.
+std::string ClusterKey(const iceberg::PartitionTuple& partition) {
+  std::string key;
+  for (const iceberg::Datum& value : partition) {
+    key.push_back(static_cast<char>(value.index()));
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::string>) {
+            key.append(v);
+            key.push_back('\0');
+          } else if constexpr (!std::is_same_v<V, std::monostate>) {
+            key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+          }
+        },
+        value);
+  }
+  return key;
+}
+
+struct Attempt {
+  std::vector<std::string> written;  // new manifests and the list, removed if the commit does not land
+  RewriteManifestsResult result;
+  std::string requirements, updates;
+  bool nothing_to_do = false;
+};
+
+Result<Attempt> Prepare(iceberg::FileIO& io, const TableMetadata& base,
+                        const RewriteManifestsOptions& options, int64_t now_ms) {
+  Attempt attempt;
+  const std::optional<iceberg::Snapshot> current = base.CurrentSnapshot();
+  if (!current) {
+    attempt.nothing_to_do = true;
+    return attempt;
+  }
+  SERAC_ASSIGN_OR_RETURN(iceberg::ManifestMergeOptions merge,
+                         iceberg::ManifestMergeOptions::FromTableProperties(base.properties()));
+  const int64_t target =
+      options.target_manifest_bytes > 0 ? options.target_manifest_bytes : merge.target_size_bytes;
+  SERAC_ASSIGN_OR_RETURN(std::vector<ManifestFile> manifests, iceberg::ReadSnapshotManifests(io, *current));
+
+  // Small manifests by (content, spec), in list order.
+  std::map<std::pair<int, int32_t>, std::vector<size_t>> small;
+  for (size_t i = 0; i < manifests.size(); ++i) {
+    if (manifests[i].manifest_length < target) {
+      small[{static_cast<int>(manifests[i].content), manifests[i].partition_spec_id}].push_back(i);
+    }
+  }
+  std::vector<bool> replaced(manifests.size(), false);
+  std::vector<ManifestFile> created;
+  const int64_t snapshot_id = iceberg::NewSnapshotId();
+  const std::string directory = base.location() + "/metadata/";
+  const iceberg::Schema schema = base.CurrentSchema();
+  for (const auto& [key, indexes] : small) {
+    if (static_cast<int32_t>(indexes.size()) < std::max(options.min_manifests, 2)) continue;
+    const std::optional<iceberg::PartitionSpec> spec = base.FindSpec(key.second);
+    if (!spec) continue;  // a spec the metadata lost: its manifests stay as they are
+    std::vector<ManifestEntry> entries;
+    for (size_t i : indexes) {
+      const ManifestFile& manifest = manifests[i];
+      SERAC_ASSIGN_OR_RETURN(std::string bytes, io.ReadAll(manifest.manifest_path, limits::kManifestBytesMax,
+                                                           "limits::kManifestBytesMax"));
+      SERAC_ASSIGN_OR_RETURN(iceberg::ManifestReader reader, iceberg::ManifestReader::Open(bytes, manifest));
+      ManifestEntry entry;
+      while (true) {
+        SERAC_ASSIGN_OR_RETURN(bool more, reader.Next(entry));
+        if (!more) break;
+        if (entry.status == iceberg::EntryStatus::kDeleted) continue;  // history the list need not repeat
+        entry.status = iceberg::EntryStatus::kExisting;
+        entries.push_back(entry);
+      }
+      attempt.result.bytes_read += manifest.manifest_length;
+      attempt.result.manifests_rewritten++;
+    }
+    std::stable_sort(entries.begin(), entries.end(), [](const ManifestEntry& a, const ManifestEntry& b) {
+      return ClusterKey(a.file.partition) < ClusterKey(b.file.partition);
+    });
+    iceberg::ManifestWriterOptions writer_options;
+    writer_options.format_version = base.format_version();
+    writer_options.content = static_cast<ManifestContent>(key.first);
+    writer_options.snapshot_id = snapshot_id;
+    std::optional<iceberg::ManifestWriter> writer;
+    auto finish = [&]() -> Status {
+      if (!writer || writer->entries() == 0) return Status::Ok();
+      const std::string path = directory + RandomUuid() + "-m" + std::to_string(created.size()) + ".avro";
+      SERAC_ASSIGN_OR_RETURN(iceberg::ManifestWriter::Written written, writer->Finish(path));
+      SERAC_RETURN_IF_ERROR(iceberg::WriteFile(io, path, written.bytes).status());
+      attempt.written.push_back(path);
+      attempt.result.bytes_written += static_cast<int64_t>(written.bytes.size());
+      created.push_back(std::move(written.manifest));
+      writer.reset();
+      return Status::Ok();
+    };
+    for (const ManifestEntry& entry : entries) {
+      if (!writer) {
+        SERAC_ASSIGN_OR_RETURN(iceberg::ManifestWriter made,
+                               iceberg::ManifestWriter::Make(schema, *spec, writer_options));
+        writer.emplace(std::move(made));
+      }
+      SERAC_RETURN_IF_ERROR(writer->Add(entry));
+      attempt.result.entries++;
+      if (static_cast<int64_t>(writer->approximate_size()) >= target) SERAC_RETURN_IF_ERROR(finish());
+    }
+    SERAC_RETURN_IF_ERROR(finish());
+    for (size_t i : indexes) replaced[i] = true;
+  }
+  if (attempt.result.manifests_rewritten == 0) {
+    attempt.nothing_to_do = true;
+    return attempt;
+  }
+
+  // The new list: the manifests kept, in their order, then the rewritten ones.
+  std::vector<ManifestFile> listed;
+  for (size_t i = 0; i < manifests.size(); ++i) {
+    if (!replaced[i]) listed.push_back(manifests[i]);
+  }
+  const size_t kept = listed.size();
+  for (ManifestFile& manifest : created) listed.push_back(std::move(manifest));
+  const int64_t sequence_number = base.last_sequence_number() + 1;
+  iceberg::ManifestListWriterOptions list_options;
+  list_options.format_version = base.format_version();
+  list_options.snapshot_id = snapshot_id;
+  list_options.parent_snapshot_id = current->snapshot_id;
+  list_options.sequence_number = sequence_number;
+  list_options.first_row_id = base.next_row_id();
+  SERAC_ASSIGN_OR_RETURN(iceberg::WrittenManifestList list, iceberg::WriteManifestList(listed, list_options));
+  const std::string list_location =
+      directory + "snap-" + std::to_string(snapshot_id) + "-1-" + RandomUuid() + ".avro";
+  SERAC_RETURN_IF_ERROR(iceberg::WriteFile(io, list_location, list.bytes).status());
+  attempt.written.push_back(list_location);
+  attempt.result.manifests_written = static_cast<int64_t>(listed.size() - kept);
+
+  // Java's summary of a manifest rewrite: no file added or removed, the totals carried over.
+  std::map<std::string, std::string> summary;
+  summary["operation"] = "replace";
+  summary["manifests-created"] = std::to_string(attempt.result.manifests_written);
+  summary["manifests-kept"] = std::to_string(kept);
+  summary["manifests-replaced"] = std::to_string(attempt.result.manifests_rewritten);
+  summary["entries-processed"] = std::to_string(attempt.result.entries);
+  summary["changed-partition-count"] = "0";
+  for (const auto& [name, value] : current->summary) {
+    if (name.rfind("total-", 0) == 0) summary[name] = value;
+  }
+  summary["engine-name"] = "serac";
+  Json snapshot = {{"snapshot-id", snapshot_id},
+                   {"parent-snapshot-id", current->snapshot_id},
+                   {"timestamp-ms", std::max(now_ms, base.last_updated_ms())},
+                   {"manifest-list", list_location},
+                   {"summary", summary},
+                   {"schema-id", base.current_schema_id()}};
+  if (base.format_version() >= 2) snapshot["sequence-number"] = sequence_number;
+  if (base.format_version() >= 3) {
+    snapshot["first-row-id"] = base.next_row_id();
+    snapshot["added-rows"] = list.assigned_rows;
+  }
+  Json requirements = Json::array(
+      {{{"type", "assert-table-uuid"}, {"uuid", base.table_uuid()}},
+       {{"type", "assert-ref-snapshot-id"}, {"ref", "main"}, {"snapshot-id", current->snapshot_id}}});
+  Json updates = Json::array({{{"action", "add-snapshot"}, {"snapshot", snapshot}},
+                              {{"action", "set-snapshot-ref"},
+                               {"ref-name", "main"},
+                               {"type", "branch"},
+                               {"snapshot-id", snapshot_id}}});
+  attempt.requirements = requirements.dump();
+  attempt.updates = updates.dump();
+  attempt.result.snapshot_id = snapshot_id;
+  return attempt;
+}
+
+void RemoveWritten(iceberg::FileIO& io, const Attempt& attempt) {
+  for (const std::string& location : attempt.written) (void)io.Delete(location);
+}
+
+}  // namespace
+
+Result<RewriteManifestsResult> RewriteManifests(iceberg::TableCatalog& catalog, iceberg::FileIO& io,
+                                                const iceberg::TableRef& table,
+                                                const RewriteManifestsOptions& options) {
+  Status last = Status::Ok();
+  std::optional<Attempt> unknown;  // an attempt whose answer was lost
+  for (uint32_t round = 0; round < limits::kTableCommitAttemptsMax; ++round) {
+    if (round > 0) iceberg::BackOffBeforeAttempt(round);
+    SERAC_ASSIGN_OR_RETURN(TableMetadata base, catalog.LoadTable(table));
+    if (unknown) {
+      if (base.FindSnapshot(unknown->result.snapshot_id)) return unknown->result;  // it landed
+      RemoveWritten(io, *unknown);
+      unknown.reset();
+    }
+    SERAC_ASSIGN_OR_RETURN(Attempt attempt, Prepare(io, base, options, ToUnixMillis(Now())));
+    if (attempt.nothing_to_do) return RewriteManifestsResult{};
+    last = catalog.CommitTable(table, attempt.requirements, attempt.updates);
+    if (last.ok()) return attempt.result;
+    if (last.code() == ErrorCode::kOutcomeUnknown) {
+      unknown = std::move(attempt);
+      continue;
+    }
+    RemoveWritten(io, attempt);
+    if (last.code() != ErrorCode::kConflict && last.code() != ErrorCode::kUnavailable) return last;
+  }
+  return Error(ErrorCode::kConflict, "the table " + table.DisplayName() +
+                                         " kept changing: rewriting its manifests gave up after "
+                                         "limits::kTableCommitAttemptsMax attempts");
+}
+
+}  // namespace serac::maintenance
