@@ -331,11 +331,11 @@ void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
                           "parquet, csv or jsonl (default: from the file's name)");
   remove_rows->add_option("--as", state.delete_as,
                           "dv (deletion vectors; format v3's default), position (v2's default) or equality");
-  CLI::App* compact = AddLeaf(
-      group, "compact",
-      "Pack the table's small data files into files of its target size (one replace commit; files that "
-      "deletes apply to stay as they are)",
-      state, CompactTable);
+  CLI::App* compact =
+      AddLeaf(group, "compact",
+              "Pack the table's small data files into files of its target size, deletes applied (one replace "
+              "commit)",
+              state, CompactTable);
   compact->add_option("WAREHOUSE", state.warehouse)->required();
   compact->add_option("NS", state.ns)->required();
   compact->add_option("TABLE", state.name)->required();
@@ -347,6 +347,11 @@ void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
       ->add_option("--min-input-files", state.min_input_files,
                    "Pack a partition when it has at least this many small files (default 2)")
       ->check(CLI::Range(1, 1000000));
+  compact
+      ->add_option("--strategy", state.compaction_strategy,
+                   "binpack (rows in the order read), sort (the table's sort order; unsorted files are "
+                   "rewritten too) or auto (sort when the table has a sort order; the default)")
+      ->check(CLI::IsMember({"auto", "binpack", "sort"}));
 }
 
 void RegisterConfig(CLI::App& app, State& state) {

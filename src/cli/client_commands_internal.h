@@ -66,6 +66,7 @@ struct CommandState {
   // table compact
   int64_t small_file_bytes = 0;  // 0: three quarters of write.target-file-size-bytes
   int32_t min_input_files = 2;
+  std::string compaction_strategy = "auto";  // auto, binpack or sort
   uint64_t limit = 0;
   // table / warehouse maintenance (0 or empty: not given)
   std::string maintenance_type;

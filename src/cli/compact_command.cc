@@ -17,6 +17,9 @@ Status CompactTable(const CommandState& state) {
   maintenance::RewriteOptions options;
   options.small_file_bytes = state.small_file_bytes;
   options.min_input_files = state.min_input_files;
+  options.strategy = state.compaction_strategy == "sort"      ? maintenance::CompactionStrategy::kSort
+                     : state.compaction_strategy == "binpack" ? maintenance::CompactionStrategy::kBinpack
+                                                              : maintenance::CompactionStrategy::kAuto;
   SERAC_ASSIGN_OR_RETURN(
       maintenance::RewriteResult result,
       maintenance::RewriteDataFiles(table_catalog, *io, iceberg::TableRef{levels, state.name}, options));

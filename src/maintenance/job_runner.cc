@@ -78,6 +78,7 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
     case MaintenanceType::kCompaction: {
       RewriteOptions options;
       options.target_file_bytes = job.settings.target_file_size_bytes;
+      options.strategy = job.settings.strategy;
       SERAC_ASSIGN_OR_RETURN(RewriteResult rewritten, RewriteDataFiles(catalog, io, job.table, options));
       // Then the small manifests, the new ones included, into fewer (Java's RewriteManifests).
       SERAC_ASSIGN_OR_RETURN(RewriteManifestsResult manifests, RewriteManifests(catalog, io, job.table));

@@ -91,7 +91,9 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
   }
   SERAC_ASSIGN_OR_RETURN(parquet::WriteOptions write,
                          parquet::WriteOptions::FromTableProperties(metadata.properties()));
-  write.sort_order = metadata.DefaultSortOrder();
+  const iceberg::SortOrder table_order = metadata.DefaultSortOrder();
+  const bool sorted = !table_order.fields.empty() && options.strategy != CompactionStrategy::kBinpack;
+  write.sort_order = sorted ? table_order : iceberg::SortOrder{};
   if (options.target_file_bytes > 0) write.target_file_size_bytes = options.target_file_bytes;
   const int64_t small_bytes =
       options.small_file_bytes > 0 ? options.small_file_bytes : write.target_file_size_bytes / 4 * 3;
@@ -100,19 +102,23 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
   const int32_t default_spec = metadata.default_spec_id();
   // Small files, and (applying deletes) files some delete applies to: rewritten without their
   // deleted rows, so that readers stop reading those deletes.
+  // Files of an older spec, and (sorting) files not written in the table's order, are rewritten
+  // whatever their size or number.
   struct Candidate {
     const iceberg::LiveFile* live = nullptr;
     std::vector<const iceberg::LiveFile*> deletes;
+    bool out_of_place = false;
   };
   std::map<std::string, std::vector<Candidate>> groups;
   for (const iceberg::LiveFile& live : files.data) {
-    if (live.file.spec_id != default_spec) continue;
-    Candidate candidate{&live, deletes.Applying(live)};
+    const bool out_of_place = live.file.spec_id != default_spec ||
+                              (sorted && live.file.sort_order_id.value_or(0) != table_order.order_id);
+    Candidate candidate{&live, deletes.Applying(live), out_of_place};
     if (!options.apply_deletes && !candidate.deletes.empty()) {
       if (live.file.file_size_in_bytes < small_bytes) ++result.files_skipped_for_deletes;
       continue;
     }
-    if (live.file.file_size_in_bytes >= small_bytes && candidate.deletes.empty()) continue;
+    if (live.file.file_size_in_bytes >= small_bytes && candidate.deletes.empty() && !out_of_place) continue;
     groups[GroupKey(live.file)].push_back(std::move(candidate));
   }
 
@@ -167,9 +173,10 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
 
   std::set<std::string> rewritten;
   for (const auto& [key, group] : groups) {
-    const bool has_deletes = std::any_of(
-        group.begin(), group.end(), [](const Candidate& candidate) { return !candidate.deletes.empty(); });
-    if (static_cast<int64_t>(group.size()) < options.min_input_files && !has_deletes) continue;
+    const bool must = std::any_of(group.begin(), group.end(), [](const Candidate& candidate) {
+      return !candidate.deletes.empty() || candidate.out_of_place;
+    });
+    if (static_cast<int64_t>(group.size()) < options.min_input_files && !must) continue;
     auto writer = parquet::DataFileWriter::Make(schema, metadata.DefaultSpec(), write, io, data_location);
     if (!writer.ok()) {
       discard_written();

@@ -9,8 +9,12 @@
 // deletes meanwhile. It runs over the writers' seams (iceberg/file_io.h, iceberg/table_catalog.h):
 // from the command line over S3 and REST, in the server over its own object and commit paths.
 //
-// Files of other partition specs than the default one are left as they are; a table whose schema
-// has evolved is refused, since its older files may name columns that have been renamed since.
+// The strategy, as S3 Tables names it: `binpack` writes the rows in the order read; `sort` writes
+// them in the table's sort order and also rewrites every file not written in that order (its
+// sort_order_id), whatever its size, so that each partition ends up sorted; `auto` is `sort` for a
+// table with a sort order and `binpack` for one without (so is `sort`). Files of older partition
+// specs are always rewritten, into the current spec. A table whose schema has evolved is refused,
+// since its older files may name columns that have been renamed since.
 // Thread-safety: one call at a time per table; the seams are shared.
 #pragma once
 
@@ -20,10 +24,12 @@
 #include "common/status.h"
 #include "iceberg/file_io.h"
 #include "iceberg/table_catalog.h"
+#include "maintenance/settings.h"
 
 namespace serac::maintenance {
 
 struct RewriteOptions {
+  CompactionStrategy strategy = CompactionStrategy::kAuto;
   // A data file below this many bytes is small; 0: three quarters of write.target-file-size-bytes
   // (Java's min-file-size-bytes default).
   int64_t small_file_bytes = 0;

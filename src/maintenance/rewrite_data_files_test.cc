@@ -207,5 +207,44 @@ TEST_F(RewriteDataFilesTest, AFileRemovedMeanwhileFailsTheRewriteAndLeavesNoFile
             static_cast<std::ptrdiff_t>(files_on_disk));  // the rewritten files were deleted again
 }
 
+TEST_F(RewriteDataFilesTest, StrategiesChooseTheOrderAndSortRewritesUnsortedFiles) {
+  for (int64_t load = 0; load < 2; ++load) Load(load * 100, 100);  // unsorted files (sort_order_id 0)
+  // binpack: the small files packed in the order read, not sorted.
+  auto packed = RewriteDataFiles(*catalog_, *io_, kTable, {.strategy = CompactionStrategy::kBinpack});
+  ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+  EXPECT_EQ(packed->files_rewritten, 4);
+  for (const iceberg::LiveFile& live : Files().data) EXPECT_EQ(live.file.sort_order_id.value_or(0), 0);
+  // sort: one file per partition already, but not in the table's order: rewritten, sorted.
+  auto sorted = RewriteDataFiles(*catalog_, *io_, kTable, {.strategy = CompactionStrategy::kSort});
+  ASSERT_TRUE(sorted.ok()) << sorted.status().ToString();
+  EXPECT_EQ(sorted->files_rewritten, 2);
+  EXPECT_EQ(FilesPerCategory(), (std::map<std::string, int>{{"a", 1}, {"b", 1}}));
+  for (const iceberg::LiveFile& live : Files().data) EXPECT_EQ(live.file.sort_order_id, 1);
+  // Sorted and whole: nothing left to do, whichever the strategy.
+  for (CompactionStrategy strategy : {CompactionStrategy::kAuto, CompactionStrategy::kSort}) {
+    auto again = RewriteDataFiles(*catalog_, *io_, kTable, {.strategy = strategy});
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->snapshot_id, 0);
+  }
+}
+
+TEST_F(RewriteDataFilesTest, FilesOfAnOlderSpecMoveToTheCurrentOne) {
+  Load(0, 50);  // spec 0: by category, one file each
+  const std::string updates = R"([{"action": "add-spec", "spec": {"spec-id": 1, "fields": []}},
+                                  {"action": "set-default-spec", "spec-id": -1}])";
+  ASSERT_TRUE(catalog_->CommitTable(kTable, "[]", updates).ok());
+  ASSERT_EQ(catalog_->metadata().default_spec_id(), 1);
+  auto result = RewriteDataFiles(*catalog_, *io_, kTable);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->files_rewritten, 2);
+  int64_t records = 0;
+  for (const iceberg::LiveFile& live : Files().data) {
+    EXPECT_EQ(live.file.spec_id, 1) << live.file.file_path;
+    EXPECT_TRUE(live.file.partition.empty());
+    records += live.file.record_count;
+  }
+  EXPECT_EQ(records, 50);
+}
+
 }  // namespace
 }  // namespace serac::maintenance
