@@ -5,6 +5,7 @@ server killed during a job."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import boto3
@@ -187,6 +188,69 @@ def test_expiry_and_compaction_run_as_jobs(server, catalog, catalog_api, warehou
     assert ids_by_duckdb(server, warehouse, name) == expected
     bad = catalog_api.call("POST", table_path(warehouse, name, f"/{SNAPSHOTS}/run"), body={"olderThanSeconds": 1})
     assert bad.status_code == 400 and "only icebergUnreferencedFileRemoval" in bad.json()["error"]["message"]
+
+
+def test_writers_during_compaction_lose_and_double_nothing(server, catalog, catalog_api, warehouse,  # noqa: F811
+                                                           tmp_path):
+    """A writer appends and deletes rows (position deletes) while compaction jobs run one
+    after another: each write either lands whole or fails with nothing committed, each job either
+    lands or gives up, and the table ends with exactly the rows the landed writes leave."""
+    name = "m.busy"
+    make_table(catalog, name, 2)
+    expected: list[int] = []
+    for part in range(6):
+        rows = [{"id": part * 10 + i, "category": "abc"[i % 3], "value": 1.0} for i in range(10)]
+        load_rows(server, warehouse, name, tmp_path, rows)
+        expected += [r["id"] for r in rows]
+    done = threading.Event()
+    outcomes = {"landed": 0, "refused": 0}
+    writer_dir = tmp_path / "writer"
+    writer_dir.mkdir()
+
+    def write():
+        next_id = 1000
+        step = 0
+        while not done.is_set() and step < 40:
+            step += 1
+            if step % 3:
+                rows = [{"id": next_id + i, "category": "abc"[i % 3], "value": 2.0} for i in range(5)]
+                next_id += 5
+                out = load_rows(server, warehouse, name, writer_dir, rows, check=False)
+                change = ("add", [r["id"] for r in rows])
+            else:
+                victims = sorted(set(expected))[step % 7::9][:3]
+                keys = writer_dir / f"keys-{step}.csv"
+                keys.write_text("id\n" + "".join(f"{v}\n" for v in victims))
+                out = serac(server, "table", "delete-rows", warehouse, "m", "busy", "--keys", keys, "--as",
+                            "position", check=False)
+                change = ("remove", victims)
+            if out.returncode == 0:
+                outcomes["landed"] += 1
+                if change[0] == "add":
+                    expected.extend(change[1])
+                else:
+                    for victim in change[1]:
+                        expected.remove(victim)
+            else:
+                assert "nothing was committed" in out.stderr, out.stderr
+                outcomes["refused"] += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    jobs = []
+    try:
+        while writer.is_alive() and len(jobs) < 12:
+            started = catalog_api.ok("POST", table_path(warehouse, name, f"/{COMPACTION}/run"), expect=(202,)).json()
+            jobs.append(wait_for_job(catalog_api, warehouse, name, COMPACTION, started["jobId"]))
+    finally:
+        done.set()
+        writer.join(timeout=300)
+    assert {job["status"] for job in jobs} <= {"succeeded", "failed"}, jobs
+    assert any(job["status"] == "succeeded" and job["filesRead"] > 0 for job in jobs), jobs
+    print(f"writes: {outcomes}; jobs: {[job['status'] for job in jobs]}")
+    assert outcomes["landed"] > 5, outcomes
+    assert ids_by_pyiceberg(catalog, name) == sorted(expected)
+    assert ids_by_duckdb(server, warehouse, name) == sorted(expected)
 
 
 def test_a_server_killed_during_a_job_leaves_the_table_whole(tmp_path):

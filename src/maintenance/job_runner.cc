@@ -233,11 +233,15 @@ struct JobRunner::Impl {
       body["error"] = outcome.status().message();
     }
     job.record.json = body.dump();
+    // The record that says the job ended and the table's release go together: whoever reads the
+    // record may start the next job on the table at once.
+    std::lock_guard lock(mutex);
     Result<int64_t> saved = store.SaveMaintenanceJob(job.record);
     if (!saved.ok())
       log::Warn("maintenance: cannot record job " + std::to_string(job.record.id) + ": " +
                 saved.status().message());
-    std::lock_guard lock(mutex);
+    busy_tables.erase(job.record.table_uuid);
+    active_jobs.erase(job.record.id);
     if (job.automatic && (!outcome.ok() || ChangedNothing(*outcome))) {
       no_auto_before[{job.record.table_uuid, job.type}] = SteadyMs() + kAutoJobRetryMs;
     }
@@ -290,8 +294,6 @@ struct JobRunner::Impl {
       }
       Finish(job, outcome);
       std::lock_guard lock(mutex);
-      busy_tables.erase(job.record.table_uuid);
-      active_jobs.erase(job.record.id);
       running_one = false;
       if (queue.empty() && checks.empty()) idle.notify_all();
     }
