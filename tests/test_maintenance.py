@@ -190,6 +190,32 @@ def test_expiry_and_compaction_run_as_jobs(server, catalog, catalog_api, warehou
     assert bad.status_code == 400 and "only icebergUnreferencedFileRemoval" in bad.json()["error"]["message"]
 
 
+def test_compacting_a_table_pyiceberg_wrote(server, catalog, catalog_api, warehouse):  # noqa: F811
+    """Data files PyIceberg wrote (format v2: PyIceberg 0.12 writes no v3 manifests), one small file
+    per partition and append, packed by a compaction job into one file per partition (and its
+    manifests into one), the rows unchanged in PyIceberg and DuckDB."""
+    import pyarrow as pa
+
+    name = "m.pyiceberg"
+    table = make_table(catalog, name, 2)
+    arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("category", pa.string()),
+                              pa.field("value", pa.float64())])
+    for part in range(5):
+        table.append(pa.Table.from_pylist([{"id": part * 10 + i, "category": "abc"[i % 3], "value": 0.5}
+                                           for i in range(10)], schema=arrow_schema))
+    table = catalog.load_table(name)
+    assert len(list(table.scan().plan_files())) == 15
+    expected = ids_by_pyiceberg(catalog, name)
+    started = catalog_api.ok("POST", table_path(warehouse, name, f"/{COMPACTION}/run"), expect=(202,)).json()
+    job = wait_for_job(catalog_api, warehouse, name, COMPACTION, started["jobId"])
+    assert job["status"] == "succeeded" and job["filesRead"] == 15 and job["filesWritten"] == 3, job
+    compacted = catalog.load_table(name)
+    assert len(list(compacted.scan().plan_files())) == 3
+    assert len(compacted.current_snapshot().manifests(compacted.io)) == 1
+    assert ids_by_pyiceberg(catalog, name) == expected
+    assert ids_by_duckdb(server, warehouse, name) == expected
+
+
 def test_writers_during_compaction_lose_and_double_nothing(server, catalog, catalog_api, warehouse,  # noqa: F811
                                                            tmp_path):
     """A writer appends and deletes rows (position deletes) while compaction jobs run one
