@@ -24,20 +24,6 @@ struct ColumnFacts {
   std::vector<std::pair<Transform, int32_t>> buckets;  // every non-null value hashes to the bucket
 };
 
-std::optional<int64_t> CountOf(const ColumnCounts& counts, int32_t field_id) {
-  for (const auto& [id, count] : counts) {
-    if (id == field_id) return count;
-  }
-  return std::nullopt;
-}
-
-const std::string* BoundOf(const ColumnBounds& bounds, int32_t field_id) {
-  for (const auto& [id, bytes] : bounds) {
-    if (id == field_id) return &bytes;
-  }
-  return nullptr;
-}
-
 void RaiseLower(const Type& type, ColumnFacts& facts, Datum value) {
   if (!facts.lower || CompareDatums(type, value, *facts.lower) > 0) facts.lower = std::move(value);
 }
@@ -283,9 +269,9 @@ ColumnFacts FactsOf(const BoundExpression& predicate, const DataFile& file, cons
   const bool floating = type.id == TypeId::kFloat || type.id == TypeId::kDouble;
   if (!floating) facts.no_nan = true;
   if (use_metrics) {
-    const std::optional<int64_t> values = CountOf(file.value_counts, id);
-    const std::optional<int64_t> nulls = CountOf(file.null_value_counts, id);
-    const std::optional<int64_t> nans = CountOf(file.nan_value_counts, id);
+    const std::optional<int64_t> values = FindCount(file.value_counts, id);
+    const std::optional<int64_t> nulls = FindCount(file.null_value_counts, id);
+    const std::optional<int64_t> nans = FindCount(file.nan_value_counts, id);
     if (nulls) {
       facts.no_null = *nulls == 0;
       facts.all_null = values && *values == *nulls;
@@ -296,7 +282,7 @@ ColumnFacts FactsOf(const BoundExpression& predicate, const DataFile& file, cons
     }
     for (const auto& [bounds, is_lower] :
          {std::make_pair(&file.lower_bounds, true), std::make_pair(&file.upper_bounds, false)}) {
-      const std::string* bytes = BoundOf(*bounds, id);
+      const std::string* bytes = FindBound(*bounds, id);
       if (!bytes) continue;
       Result<Datum> bound = FromSingleValue(type, *bytes);
       if (!bound.ok() || IsNull(*bound) || IsNaN(*bound)) continue;  // a NaN bound says nothing

@@ -62,6 +62,20 @@ struct DataFile {
   int32_t spec_id = 0;
 };
 
+// A column's metric in a file's metrics (nullptr / nullopt when the file has none for it).
+inline const std::string* FindBound(const ColumnBounds& bounds, int32_t field_id) {
+  for (const auto& [id, bytes] : bounds) {
+    if (id == field_id) return &bytes;
+  }
+  return nullptr;
+}
+inline std::optional<int64_t> FindCount(const ColumnCounts& counts, int32_t field_id) {
+  for (const auto& [id, count] : counts) {
+    if (id == field_id) return count;
+  }
+  return std::nullopt;
+}
+
 // Whether a delete file is a v3 deletion vector (a blob in a Puffin file).
 inline bool IsDeletionVector(const DataFile& file) {
   if (file.content != FileContent::kPositionDeletes || file.file_format.size() != 6) return false;

@@ -665,6 +665,26 @@ int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day) {
   return era * 146097 + year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year - 719468;
 }
 
+std::string PartitionGroupKey(int32_t spec_id, const PartitionTuple& partition) {
+  std::string key(reinterpret_cast<const char*>(&spec_id), sizeof(spec_id));
+  for (const Datum& value : partition) {
+    key.push_back(static_cast<char>(value.index()));
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::string>) {
+            const uint32_t size = static_cast<uint32_t>(v.size());
+            key.append(reinterpret_cast<const char*>(&size), sizeof(size));
+            key.append(v);
+          } else if constexpr (!std::is_same_v<V, std::monostate>) {
+            key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+          }
+        },
+        value);
+  }
+  return key;
+}
+
 bool IsNaN(const Datum& value) {
   if (const auto* f = std::get_if<float>(&value)) return std::isnan(*f);
   if (const auto* d = std::get_if<double>(&value)) return std::isnan(*d);

@@ -91,6 +91,10 @@ std::string_view TrimTwosComplement(std::string_view big_endian);
 // day transform count.
 int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day);
 
+// A byte string equal for two files exactly when their spec ids and partition tuples are equal: the
+// key files are grouped or looked up by partition with (not an order anyone reads).
+std::string PartitionGroupKey(int32_t spec_id, const PartitionTuple& partition);
+
 // Whether a float or double value is NaN (false for any other).
 bool IsNaN(const Datum& value);
 

@@ -18,47 +18,12 @@ Status Invalid(const std::string& message) { return Error(ErrorCode::kInvalidArg
 // file a position delete file was written for.
 constexpr int32_t kDeleteFilePathFieldId = 2147483546;
 
-// A partition tuple as a map key: each value's alternative and bytes.
-std::string PartitionKey(int32_t spec_id, const PartitionTuple& partition) {
-  std::string key(reinterpret_cast<const char*>(&spec_id), sizeof(spec_id));
-  for (const Datum& value : partition) {
-    key.push_back(static_cast<char>(value.index()));
-    std::visit(
-        [&](const auto& v) {
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<V, std::string>) {
-            const uint32_t size = static_cast<uint32_t>(v.size());
-            key.append(reinterpret_cast<const char*>(&size), sizeof(size));
-            key.append(v);
-          } else if constexpr (!std::is_same_v<V, std::monostate>) {
-            key.append(reinterpret_cast<const char*>(&v), sizeof(v));
-          }
-        },
-        value);
-  }
-  return key;
-}
-
-const std::string* BoundOf(const ColumnBounds& bounds, int32_t field_id) {
-  for (const auto& [id, bytes] : bounds) {
-    if (id == field_id) return &bytes;
-  }
-  return nullptr;
-}
-
-std::optional<int64_t> CountOf(const ColumnCounts& counts, int32_t field_id) {
-  for (const auto& [id, count] : counts) {
-    if (id == field_id) return count;
-  }
-  return std::nullopt;
-}
-
 // The one data file a position delete file applies to, when it names one (Java's
 // ContentFileUtil.referencedDataFile).
 std::optional<std::string> ReferencedDataFile(const DataFile& deletes) {
   if (deletes.referenced_data_file) return deletes.referenced_data_file;
-  const std::string* lower = BoundOf(deletes.lower_bounds, kDeleteFilePathFieldId);
-  const std::string* upper = BoundOf(deletes.upper_bounds, kDeleteFilePathFieldId);
+  const std::string* lower = FindBound(deletes.lower_bounds, kDeleteFilePathFieldId);
+  const std::string* upper = FindBound(deletes.upper_bounds, kDeleteFilePathFieldId);
   if (lower && upper && *lower == *upper) return *lower;
   return std::nullopt;
 }
@@ -70,10 +35,10 @@ bool EqualityDeletesMayApply(const DataFile& data, const DataFile& deletes, cons
   for (int32_t id : deletes.equality_ids) {
     const NestedField* field = schema.FindField(id);
     if (!field || !field->type.is_primitive()) continue;
-    const auto data_nulls = CountOf(data.null_value_counts, id);
-    const auto data_values = CountOf(data.value_counts, id);
-    const auto delete_nulls = CountOf(deletes.null_value_counts, id);
-    const auto delete_values = CountOf(deletes.value_counts, id);
+    const auto data_nulls = FindCount(data.null_value_counts, id);
+    const auto data_values = FindCount(data.value_counts, id);
+    const auto delete_nulls = FindCount(deletes.null_value_counts, id);
+    const auto delete_values = FindCount(deletes.value_counts, id);
     const bool data_has_null = data_nulls && *data_nulls > 0;
     const bool delete_has_null = delete_nulls && *delete_nulls > 0;
     if (data_has_null && delete_has_null) continue;
@@ -83,10 +48,10 @@ bool EqualityDeletesMayApply(const DataFile& data, const DataFile& deletes, cons
     const bool delete_no_null = delete_nulls && *delete_nulls == 0;
     if (data_all_null && delete_no_null) return false;
     if (delete_all_null && data_no_null) return false;
-    const std::string* data_lower = BoundOf(data.lower_bounds, id);
-    const std::string* data_upper = BoundOf(data.upper_bounds, id);
-    const std::string* delete_lower = BoundOf(deletes.lower_bounds, id);
-    const std::string* delete_upper = BoundOf(deletes.upper_bounds, id);
+    const std::string* data_lower = FindBound(data.lower_bounds, id);
+    const std::string* data_upper = FindBound(data.upper_bounds, id);
+    const std::string* delete_lower = FindBound(deletes.lower_bounds, id);
+    const std::string* delete_upper = FindBound(deletes.upper_bounds, id);
     if (!data_lower || !data_upper || !delete_lower || !delete_upper) continue;
     auto dl = FromSingleValue(field->type, *data_lower);
     auto du = FromSingleValue(field->type, *data_upper);
@@ -236,14 +201,14 @@ Status ScanPlanner::LoadDeleteIndex() {
         } else if (auto referenced = ReferencedDataFile(file)) {
           index->position_by_data_file[*referenced].push_back(at);
         } else {
-          index->position_by_partition[PartitionKey(file.spec_id, file.partition)].push_back(at);
+          index->position_by_partition[PartitionGroupKey(file.spec_id, file.partition)].push_back(at);
         }
       } else if (file.content == FileContent::kEqualityDeletes) {
         const std::optional<PartitionSpec> spec = metadata_->FindSpec(file.spec_id);
         if (!spec || spec->fields.empty()) {
           index->equality_global.push_back(at);
         } else {
-          index->equality_by_partition[PartitionKey(file.spec_id, file.partition)].push_back(at);
+          index->equality_by_partition[PartitionGroupKey(file.spec_id, file.partition)].push_back(at);
         }
       }
       index->files.push_back(std::move(live));
@@ -300,7 +265,7 @@ Result<ScanPlan> ScanPlanner::Plan(size_t begin, size_t end) {
         }
       };
       add_equality(deletes.equality_global);
-      const std::string partition_key = PartitionKey(task.file.spec_id, task.file.partition);
+      const std::string partition_key = PartitionGroupKey(task.file.spec_id, task.file.partition);
       if (auto it = deletes.equality_by_partition.find(partition_key);
           it != deletes.equality_by_partition.end()) {
         add_equality(it->second);

@@ -20,12 +20,7 @@ namespace {
 
 // A partition tuple (with its spec) as a map key.
 std::string GroupKey(const iceberg::DataFile& file) {
-  std::string key = std::to_string(file.spec_id) + "/";
-  for (const iceberg::Datum& value : file.partition) {
-    const std::string text = iceberg::IsNull(value) ? "" : iceberg::DatumToText(iceberg::Type{}, value);
-    key += std::to_string(value.index()) + ":" + std::to_string(text.size()) + ":" + text;
-  }
-  return key;
+  return iceberg::PartitionGroupKey(file.spec_id, file.partition);
 }
 
 // The delete files that may apply to a data file: a DV or position delete file naming it, and

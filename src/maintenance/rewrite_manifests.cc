@@ -24,26 +24,6 @@ using iceberg::ManifestEntry;
 using iceberg::ManifestFile;
 using iceberg::TableMetadata;
 
-// Entries of one partition next to each other: each value's kind and bytes.
-std::string ClusterKey(const iceberg::PartitionTuple& partition) {
-  std::string key;
-  for (const iceberg::Datum& value : partition) {
-    key.push_back(static_cast<char>(value.index()));
-    std::visit(
-        [&](const auto& v) {
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<V, std::string>) {
-            key.append(v);
-            key.push_back('\0');
-          } else if constexpr (!std::is_same_v<V, std::monostate>) {
-            key.append(reinterpret_cast<const char*>(&v), sizeof(v));
-          }
-        },
-        value);
-  }
-  return key;
-}
-
 struct Attempt {
   std::vector<std::string> written;  // new manifests and the list, removed if the commit does not land
   RewriteManifestsResult result;
@@ -65,7 +45,7 @@ Result<Attempt> Prepare(iceberg::FileIO& io, const TableMetadata& base,
       options.target_manifest_bytes > 0 ? options.target_manifest_bytes : merge.target_size_bytes;
   SERAC_ASSIGN_OR_RETURN(std::vector<ManifestFile> manifests, iceberg::ReadSnapshotManifests(io, *current));
 
-  // Small manifests by (content, spec), in list order.
+  // Small manifests by (content, spec), in list order. Entries are written clustered by partition.
   std::map<std::pair<int, int32_t>, std::vector<size_t>> small;
   for (size_t i = 0; i < manifests.size(); ++i) {
     if (manifests[i].manifest_length < target) {
@@ -99,7 +79,8 @@ Result<Attempt> Prepare(iceberg::FileIO& io, const TableMetadata& base,
       attempt.result.manifests_rewritten++;
     }
     std::stable_sort(entries.begin(), entries.end(), [](const ManifestEntry& a, const ManifestEntry& b) {
-      return ClusterKey(a.file.partition) < ClusterKey(b.file.partition);
+      return iceberg::PartitionGroupKey(0, a.file.partition) <
+             iceberg::PartitionGroupKey(0, b.file.partition);
     });
     iceberg::ManifestWriterOptions writer_options;
     writer_options.format_version = base.format_version();
