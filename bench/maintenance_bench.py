@@ -25,7 +25,6 @@ import os
 import secrets
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -135,15 +134,9 @@ def main() -> int:
         if not serac.start():
             print(f"maintenance_bench: {serac.failure}", file=sys.stderr)
             return 1
-        endpoint = f"http://127.0.0.1:{serac.port}"
-        env = dict(os.environ, SERAC_ENDPOINT=endpoint, SERAC_ACCESS_KEY=serac.user, SERAC_SECRET_KEY=serac.password)
+        endpoint = serac.endpoint
         warehouse = "bench-" + secrets.token_hex(4)
-
-        def cli(*argv):
-            done = subprocess.run([args.serac, *argv], env=env, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"serac {' '.join(argv[:3])}: {done.stderr.strip()}")
-            return done.stdout
+        cli = serac.cli
 
         cli("warehouse", "create", warehouse)
         cli("namespace", "create", warehouse, "bench")
@@ -194,9 +187,16 @@ def main() -> int:
 
         after = {t: duckdb_read_seconds(endpoint, serac.user, serac.password, warehouse, t)
                  for t in ("serac_t", "spark_t")}
-        if after["serac_t"][1] != after["spark_t"][1] or after["serac_t"][1] != before["serac_t"][1]:
-            print(f"maintenance_bench: the tables differ: {before} {after}", file=sys.stderr)
+        # After compaction no delete is left to apply: both tables must hold exactly the rows kept.
+        # Before it DuckDB applies the DVs itself, and its DV reading has dropped a row too many
+        # now and then (duckdb-iceberg issue 1005): a difference there is reported, not fatal.
+        kept = rows - len(range(0, rows, 10))
+        if after["serac_t"][1] != after["spark_t"][1] or after["serac_t"][1][0] != kept:
+            print(f"maintenance_bench: the tables differ: {before} {after} (expected {kept:,} rows)", file=sys.stderr)
             return 1
+        if before["serac_t"][1] != after["serac_t"][1]:
+            print(f"note: DuckDB read {before['serac_t'][1]} before compaction, {after['serac_t'][1]} after "
+                  f"({kept:,} rows kept)", file=sys.stderr)
 
         print(f"\ncompaction of {data_files:,} data files ({mb:,.0f} MB, a DV on each deleting a tenth of its rows), "
               f"one serac server on loopback, 2 CPUs")

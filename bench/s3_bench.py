@@ -222,6 +222,20 @@ class Serac:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def cli(self, *argv) -> str:
+        """A serac client command against this server as its root user: its stdout, or RuntimeError
+        with its error."""
+        env = dict(os.environ, SERAC_ENDPOINT=self.endpoint, SERAC_ACCESS_KEY=self.user,
+                   SERAC_SECRET_KEY=self.password)
+        done = subprocess.run([self.binary, *map(str, argv)], env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"serac {' '.join(map(str, argv[:3]))}: {done.stderr.strip()}")
+        return done.stdout
+
     def log_tail(self, lines: int = 15) -> str:
         try:
             with open(self.log_path) as f:

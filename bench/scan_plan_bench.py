@@ -24,7 +24,6 @@ import resource
 import secrets
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests"))
+from maintenance_bench import print_table  # noqa: E402
 from s3_bench import Processes, Serac, proc_status_kib  # noqa: E402
 
 REGION = "us-east-1"
@@ -50,12 +50,6 @@ def make_input(path: Path, first_id: int, partitions: int) -> None:
     rows = [{"id": first_id + i, "part": i % partitions, "value": float(i)} for i in range(partitions * 4)]
     schema = pa.schema([pa.field("id", pa.int64()), pa.field("part", pa.int32()), pa.field("value", pa.float64())])
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
-
-
-def print_table(header: tuple, rows: list[tuple]) -> None:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    for row in (header, *rows):
-        print("| " + " | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)) + " |")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -79,15 +73,9 @@ def main() -> int:
         if not serac.start():
             print(f"scan_plan_bench: {serac.failure}", file=sys.stderr)
             return 1
-        endpoint = f"http://127.0.0.1:{serac.port}"
-        env = dict(os.environ, SERAC_ENDPOINT=endpoint, SERAC_ACCESS_KEY=serac.user, SERAC_SECRET_KEY=serac.password)
+        endpoint = serac.endpoint
         warehouse = "bench-" + secrets.token_hex(4)
-
-        def cli(*argv):
-            done = subprocess.run([args.serac, *argv], env=env, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"serac {' '.join(argv[:3])}: {done.stderr.strip()}")
-            return done.stdout
+        cli = serac.cli
 
         cli("warehouse", "create", warehouse)
         cli("namespace", "create", warehouse, "bench")
