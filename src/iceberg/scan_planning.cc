@@ -174,15 +174,8 @@ int64_t ScanPlanner::LiveFilesIn(size_t manifest_index) const {
 
 Status ScanPlanner::LoadDeleteIndex() {
   auto index = std::make_shared<DeleteIndex>();
-  ManifestEntry entry;
   for (const ManifestFile& manifest : delete_manifests_) {
-    SERAC_ASSIGN_OR_RETURN(std::string bytes, io_->ReadAll(manifest.manifest_path, limits::kManifestBytesMax,
-                                                           "limits::kManifestBytesMax"));
-    SERAC_ASSIGN_OR_RETURN(ManifestReader reader, ManifestReader::Open(bytes, manifest));
-    while (true) {
-      SERAC_ASSIGN_OR_RETURN(bool more, reader.Next(entry));
-      if (!more) break;
-      if (entry.status == EntryStatus::kDeleted) continue;
+    SERAC_RETURN_IF_ERROR(ForEachLiveEntry(*io_, manifest, [&](ManifestEntry& entry) -> Status {
       if (index->files.size() >= limits::kScanPlanDeleteFilesMax) {
         return Error(ErrorCode::kLimitExceeded,
                      "the snapshot has more than limits::kScanPlanDeleteFilesMax (" +
@@ -205,14 +198,15 @@ Status ScanPlanner::LoadDeleteIndex() {
         }
       } else if (file.content == FileContent::kEqualityDeletes) {
         const std::optional<PartitionSpec> spec = metadata_->FindSpec(file.spec_id);
-        if (!spec || spec->fields.empty()) {
+        if (!spec || spec->is_unpartitioned()) {
           index->equality_global.push_back(at);
         } else {
           index->equality_by_partition[PartitionGroupKey(file.spec_id, file.partition)].push_back(at);
         }
       }
       index->files.push_back(std::move(live));
-    }
+      return Status::Ok();
+    }));
   }
   delete_index_ = std::move(index);
   return Status::Ok();
@@ -231,62 +225,58 @@ Result<ScanPlan> ScanPlanner::Plan(size_t begin, size_t end) {
     task.deletes.push_back(it->second);
   };
 
-  ManifestEntry entry;
+  // The delete files of one planned data file.
+  auto attach_deletes = [&](PlannedTask& task) {
+    const int64_t seq = task.sequence_number;
+    const std::string& path = task.file.file_path;
+    // Equality deletes: newer than the data file (strictly), of its partition or global.
+    auto add_equality = [&](const std::vector<uint32_t>& candidates) {
+      for (uint32_t at : candidates) {
+        const LiveFile& candidate = deletes.files[at];
+        if (candidate.sequence_number > seq && EqualityDeletesMayApply(task.file, candidate.file, schema_)) {
+          attach(task, at);
+        }
+      }
+    };
+    add_equality(deletes.equality_global);
+    const std::string partition_key = PartitionGroupKey(task.file.spec_id, task.file.partition);
+    if (auto it = deletes.equality_by_partition.find(partition_key);
+        it != deletes.equality_by_partition.end()) {
+      add_equality(it->second);
+    }
+    // A DV stands in for every position delete file of its data file.
+    if (auto dv = deletes.dv_by_data_file.find(path);
+        dv != deletes.dv_by_data_file.end() && deletes.files[dv->second].sequence_number >= seq) {
+      attach(task, dv->second);
+      return;
+    }
+    auto add_position = [&](const std::unordered_map<std::string, std::vector<uint32_t>>& by,
+                            const std::string& key) {
+      auto it = by.find(key);
+      if (it == by.end()) return;
+      for (uint32_t at : it->second) {
+        if (deletes.files[at].sequence_number >= seq) attach(task, at);
+      }
+    };
+    add_position(deletes.position_by_partition, partition_key);
+    add_position(deletes.position_by_data_file, path);
+  };
+
   for (size_t m = begin; m < end; ++m) {
-    const ManifestFile& manifest = data_manifests_[m];
-    SERAC_ASSIGN_OR_RETURN(std::string bytes, io_->ReadAll(manifest.manifest_path, limits::kManifestBytesMax,
-                                                           "limits::kManifestBytesMax"));
-    SERAC_ASSIGN_OR_RETURN(ManifestReader reader, ManifestReader::Open(bytes, manifest));
-    while (true) {
-      SERAC_ASSIGN_OR_RETURN(bool more, reader.Next(entry));
-      if (!more) break;
-      if (entry.status == EntryStatus::kDeleted) continue;
+    SERAC_RETURN_IF_ERROR(ForEachLiveEntry(*io_, data_manifests_[m], [&](ManifestEntry& entry) {
       if (incremental_ && (entry.status != EntryStatus::kAdded || !entry.snapshot_id ||
                            !std::binary_search(append_snapshot_ids_.begin(), append_snapshot_ids_.end(),
                                                *entry.snapshot_id))) {
-        continue;
+        return Status::Ok();
       }
-      if (filter_->Evaluate(entry.file) == FileMatch::kNone) continue;
+      if (filter_->Evaluate(entry.file) == FileMatch::kNone) return Status::Ok();
       PlannedTask& task = plan.tasks.emplace_back();
       task.sequence_number = entry.sequence_number.value_or(0);
       task.residual = filter_->Residual(entry.file);
       task.file = entry.file;
-      if (deletes.files.empty()) continue;
-      const int64_t seq = task.sequence_number;
-      const std::string& path = task.file.file_path;
-      // Equality deletes: newer than the data file (strictly), of its partition or global.
-      auto add_equality = [&](const std::vector<uint32_t>& candidates) {
-        for (uint32_t at : candidates) {
-          const LiveFile& candidate = deletes.files[at];
-          if (candidate.sequence_number > seq &&
-              EqualityDeletesMayApply(task.file, candidate.file, schema_)) {
-            attach(task, at);
-          }
-        }
-      };
-      add_equality(deletes.equality_global);
-      const std::string partition_key = PartitionGroupKey(task.file.spec_id, task.file.partition);
-      if (auto it = deletes.equality_by_partition.find(partition_key);
-          it != deletes.equality_by_partition.end()) {
-        add_equality(it->second);
-      }
-      // A DV stands in for every position delete file of its data file.
-      if (auto dv = deletes.dv_by_data_file.find(path);
-          dv != deletes.dv_by_data_file.end() && deletes.files[dv->second].sequence_number >= seq) {
-        attach(task, dv->second);
-        continue;
-      }
-      auto add_position = [&](const std::unordered_map<std::string, std::vector<uint32_t>>& by,
-                              const std::string& key) {
-        auto it = by.find(key);
-        if (it == by.end()) return;
-        for (uint32_t at : it->second) {
-          if (deletes.files[at].sequence_number >= seq) attach(task, at);
-        }
-      };
-      add_position(deletes.position_by_partition, partition_key);
-      add_position(deletes.position_by_data_file, path);
-    }
+      if (!deletes.files.empty()) attach_deletes(task);
+      return Status::Ok();
+    }));
   }
   return plan;
 }

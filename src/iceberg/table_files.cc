@@ -5,21 +5,28 @@
 
 namespace serac::iceberg {
 
+Status ForEachLiveEntry(FileIO& io, const ManifestFile& manifest,
+                        const std::function<Status(ManifestEntry&)>& visit) {
+  SERAC_ASSIGN_OR_RETURN(std::string bytes, io.ReadAll(manifest.manifest_path, limits::kManifestBytesMax,
+                                                       "limits::kManifestBytesMax"));
+  SERAC_ASSIGN_OR_RETURN(ManifestReader reader, ManifestReader::Open(bytes, manifest));
+  ManifestEntry entry;
+  while (true) {
+    SERAC_ASSIGN_OR_RETURN(bool more, reader.Next(entry));
+    if (!more) return Status::Ok();
+    if (entry.status == EntryStatus::kDeleted) continue;
+    SERAC_RETURN_IF_ERROR(visit(entry));
+  }
+}
+
 Result<TableFiles> ReadTableFiles(FileIO& io, const std::optional<Snapshot>& snapshot) {
   TableFiles files;
   if (!snapshot) return files;
   SERAC_ASSIGN_OR_RETURN(std::vector<ManifestFile> manifests, ReadSnapshotManifests(io, *snapshot));
-  ManifestEntry entry;
   for (const ManifestFile& manifest : manifests) {
     if (manifest.added_files_count == 0 && manifest.existing_files_count == 0) continue;
-    SERAC_ASSIGN_OR_RETURN(std::string bytes, io.ReadAll(manifest.manifest_path, limits::kManifestBytesMax,
-                                                         "limits::kManifestBytesMax"));
-    SERAC_ASSIGN_OR_RETURN(ManifestReader reader, ManifestReader::Open(bytes, manifest));
-    const bool deletes = reader.header().content == ManifestContent::kDeletes;
-    while (true) {
-      SERAC_ASSIGN_OR_RETURN(bool more, reader.Next(entry));
-      if (!more) break;
-      if (entry.status == EntryStatus::kDeleted) continue;
+    const bool deletes = manifest.content == ManifestContent::kDeletes;
+    SERAC_RETURN_IF_ERROR(ForEachLiveEntry(io, manifest, [&](ManifestEntry& entry) {
       LiveFile live;
       live.file = entry.file;
       live.sequence_number = entry.sequence_number.value_or(0);
@@ -32,7 +39,8 @@ Result<TableFiles> ReadTableFiles(FileIO& io, const std::optional<Snapshot>& sna
       } else {
         files.data.push_back(std::move(live));
       }
-    }
+      return Status::Ok();
+    }));
   }
   return files;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,11 @@ struct TableFiles {
 // The manifests of a snapshot (its manifest list read through `io`); kNotImplemented for a v1
 // snapshot that lists its manifests itself.
 Result<std::vector<ManifestFile>> ReadSnapshotManifests(FileIO& io, const Snapshot& snapshot);
+
+// Calls `visit` with each live (ADDED or EXISTING) entry of one manifest, read through `io`, its
+// inherited fields resolved; the entry is reused between calls, and a visit's error stops the read.
+Status ForEachLiveEntry(FileIO& io, const ManifestFile& manifest,
+                        const std::function<Status(ManifestEntry&)>& visit);
 
 // The live files of `snapshot` (nullopt: the table is empty, and so is the answer).
 Result<TableFiles> ReadTableFiles(FileIO& io, const std::optional<Snapshot>& snapshot);

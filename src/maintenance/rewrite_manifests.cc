@@ -64,17 +64,12 @@ Result<Attempt> Prepare(iceberg::FileIO& io, const TableMetadata& base,
     std::vector<ManifestEntry> entries;
     for (size_t i : indexes) {
       const ManifestFile& manifest = manifests[i];
-      SERAC_ASSIGN_OR_RETURN(std::string bytes, io.ReadAll(manifest.manifest_path, limits::kManifestBytesMax,
-                                                           "limits::kManifestBytesMax"));
-      SERAC_ASSIGN_OR_RETURN(iceberg::ManifestReader reader, iceberg::ManifestReader::Open(bytes, manifest));
-      ManifestEntry entry;
-      while (true) {
-        SERAC_ASSIGN_OR_RETURN(bool more, reader.Next(entry));
-        if (!more) break;
-        if (entry.status == iceberg::EntryStatus::kDeleted) continue;  // history the list need not repeat
+      // Live entries only: deleted ones are history the new list need not repeat.
+      SERAC_RETURN_IF_ERROR(iceberg::ForEachLiveEntry(io, manifest, [&](ManifestEntry& entry) {
         entry.status = iceberg::EntryStatus::kExisting;
         entries.push_back(entry);
-      }
+        return Status::Ok();
+      }));
       attempt.result.bytes_read += manifest.manifest_length;
       attempt.result.manifests_rewritten++;
     }
