@@ -685,6 +685,22 @@ def main():
     write("sigv_fuzzer", "catalog_commit", b"g" + request_text("POST", f"{base}/namespaces/db/tables/t2", host,
                                                                dumps(table_commits(False)["append"])))
 
+    # --- sigv_decision_fuzzer: [form][change kind][where lo][where hi][new byte] + an unsigned request ---
+    decision = "sigv_decision_fuzzer"
+    small = b"hello world\n" * 3
+    write(decision, "header_put_body_byte", b"h\x05\x03\x00X" + request_text("PUT", "/bucket/key.txt", host, small))
+    write(decision, "header_get_path_byte", b"h\x01\x02\x00Z" + request_text("GET", "/bucket/key.txt", host))
+    write(decision, "header_list_query_byte", b"h\x02\x04\x00Q" + request_text("GET", "/bucket?list-type=2&prefix=a%2Fb", host))
+    write(decision, "unsigned_put_amz_header", b"u\x07\x00\x00\x01" + request_text("PUT", "/bucket/key.txt", host, small))
+    write(decision, "presigned_get_amz_header", b"p\x07\x00\x00\x01" + request_text("GET", "/bucket/key.txt", host))
+    write(decision, "presigned_put_method", b"p\x00\x00\x00G" + request_text("PUT", "/bucket/up.bin", host, small))
+    write(decision, "catalog_unsent_hash_body", b"g\x05\x10\x00}" + request_text(
+        "POST", f"{base}/namespaces/db/tables/t2", dict(host, **{"Content-Type": "application/json"}),
+        dumps(table_commits(False)["append"])))
+    write(decision, "catalog_delete_path", b"g\x09\x30\x00x" + request_text("DELETE", f"{base}/namespaces/db/tables/t2", host))
+    write(decision, "chunked_put_body", b"c\x05\x40\x00Y" + request_text("PUT", "/bucket/big.bin", host, b"z" * 20000))
+    write(decision, "header_delete_signature", b"h\x03\x00\x01f" + request_text("DELETE", "/bucket/key.txt", host))
+
     # --- http_request_fuzzer (raw bytes on the wire) ---
     web = "http_request_fuzzer"
     write(web, "get", http_text("GET", "/bucket/key?x=1", dict(host, **{"Accept": "*/*", "User-Agent": "aws-cli/2.9"})))

@@ -324,7 +324,14 @@ class AdminCall {
   static AdminError Failed(const Status& status) { return Failed(status, AdminErrorFor(status.code())); }
 
   HandlerResult Serve() {
-    if (Status authenticated = Authenticate(); !authenticated.ok()) return Failed(authenticated);
+    if (Status authenticated = Authenticate(); !authenticated.ok()) {
+      // A refused request's body is never waited for (nor drained): the connection closes.
+      if (!ctx_.body_read_for_signature &&
+          (ctx_.has_header("transfer-encoding") || ctx_.raw_body.content_length().value_or(0) > 0)) {
+        ctx_.response.CloseAfterResponse();
+      }
+      return Failed(authenticated);
+    }
     if (HandlerResult error = ReadBody()) return error;
     Result<AdminRoute> matched = MatchAdminRoute(ctx_.request.method, ctx_.request.path);
     if (!matched.ok()) return Failed(matched.status(), RouteError(matched.status().code()));
@@ -354,6 +361,7 @@ class AdminCall {
     service::SignaturePolicy policy;
     policy.services = {"s3", "s3tables"};
     policy.uri_encoding = auth::UriEncoding::kS3;
+    policy.unsent_body_hash_bytes_max = limits::kAdminRequestBodyBytesMax;
     service::SignatureFailure failure;
     if (!service::AuthenticateSignature(ctx_, identity_, identity_.LookupFunction(), policy, failure)) {
       return failure.status;
@@ -361,9 +369,15 @@ class AdminCall {
     return Status::Ok();
   }
 
-  // Reads the body through the payload verifier, which completes the signature check when the
-  // client signed the body's hash.
+  // Reads the body through the payload verifier, which checks it against the hash the signature
+  // covers (a body signed without sending its hash was read, and verified, by Authenticate).
   HandlerResult ReadBody() {
+    if (ctx_.body_read_for_signature) {
+      ctx_.outcome.bytes_in += ctx_.body_read_for_signature->size();
+      body_ = std::move(*ctx_.body_read_for_signature);
+      ctx_.body_read_for_signature.reset();
+      return service::kHandled;
+    }
     auth::PayloadOptions options;
     options.compute_md5 = false;
     auto reader = auth::VerifyingBodyReader::Create(ctx_.request, ctx_.verified, ctx_.raw_body, options);

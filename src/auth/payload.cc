@@ -189,7 +189,7 @@ struct VerifyingBodyReader::Impl {
   bool finished = false;
   Status failure;
 
-  std::unique_ptr<Digest> body_sha256;  // kSignedHex, kAbsent; not for a body known to be empty
+  std::unique_ptr<Digest> body_sha256;  // kSignedHex; not for a body known to be empty
   bool body_known_empty = false;        // kSignedHex with Content-Length: 0
   std::unique_ptr<Digest> md5;
   std::string md5_result;  // raw, after the end
@@ -248,7 +248,7 @@ Status VerifyingBodyReader::Impl::Setup(const http::Request& request) {
   }
   // Most catalog requests carry no body; its hash is known without hashing.
   body_known_empty = mode == PayloadMode::kSignedHex && raw.content_length() == 0;
-  if ((mode == PayloadMode::kSignedHex && !body_known_empty) || mode == PayloadMode::kAbsent) {
+  if (mode == PayloadMode::kSignedHex && !body_known_empty) {
     body_sha256 = std::make_unique<Digest>(Digest::Algorithm::kSha256);
   }
   SERAC_RETURN_IF_ERROR(SetupContentMd5(request));
@@ -513,20 +513,9 @@ Status VerifyingBodyReader::Impl::FinishSignature() {
   if (!body_sha256 && !body_known_empty) return Status::Ok();
   std::string body_hex =
       body_known_empty ? std::string(internal::kEmptySha256Hex) : HexEncode(body_sha256->Finish());
-  if (verified.payload_mode == PayloadMode::kSignedHex) {
-    if (!ConstantTimeEquals(body_hex, verified.payload_sha256_hex)) {
-      return Error(ErrorCode::kPayloadHashMismatch,
-                   "The provided 'x-amz-content-sha256' header does not match what was computed.");
-    }
-    return Status::Ok();
-  }
-  // kAbsent: the body hash completes the canonical request the head signature covers.
-  std::string canonical_request = verified.canonical_request_without_payload + body_hex;
-  std::string expected = internal::SignatureHex(
-      verified.signing_key, internal::StringToSign(internal::kSigningAlgorithm, verified.amz_date,
-                                                   verified.scope, Sha256Hex(canonical_request)));
-  if (!internal::SignaturesEqual(expected, verified.seed_signature)) {
-    return Error(ErrorCode::kSignatureMismatch, std::string(internal::kSignatureMismatchMessage));
+  if (!ConstantTimeEquals(body_hex, verified.payload_sha256_hex)) {
+    return Error(ErrorCode::kPayloadHashMismatch,
+                 "The provided 'x-amz-content-sha256' header does not match what was computed.");
   }
   return Status::Ok();
 }

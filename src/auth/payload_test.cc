@@ -356,7 +356,8 @@ TEST(SignedTrailer, GoodAndTampered) {
   EXPECT_EQ(CodeOf(Decode(request, verified, unsigned_trailer)), ErrorCode::kSignatureMismatch);
 }
 
-// --- Plain bodies: Content-MD5, checksum headers, payload hash, kAbsent ------------------------------
+// --- Plain bodies: Content-MD5, checksum headers, payload hash, unsent payload hash
+// ------------------------------
 
 TEST(PlainBody, ContentMd5) {
   VerifiedRequest verified = VerifiedFor(PayloadMode::kUnsigned);
@@ -443,7 +444,7 @@ TEST(PlainBody, PayloadHash) {
   EXPECT_EQ(CodeOf(Decode(RequestWith({}), verified, std::string(kHello))), ErrorCode::kPayloadHashMismatch);
 }
 
-TEST(PlainBody, AbsentPayloadHashCompletesTheSignature) {
+TEST(PlainBody, UnsentPayloadHashIsDecidedBeforeTheBodyIsRead) {
   Credentials credentials{std::string(kAccessKey), std::string(kSecretKey), ""};
   const std::string body = R"({"namespace":["a","b"]})";
   SignOptions sign;
@@ -463,17 +464,23 @@ TEST(PlainBody, AbsentPayloadHashCompletesTheSignature) {
   options.uri_encoding = UriEncoding::kGeneric;
   options.now = sign.now;
   auto lookup = [&](std::string_view) -> Result<Credentials> { return credentials; };
+  // The head alone proves nothing: the verdict needs the body's hash.
+  EXPECT_EQ(Verify(request, options, lookup).status().code(), ErrorCode::kInvalidArgument);
+  std::string tampered = body;
+  tampered[3] = 'N';
+  options.body_sha256_hex = Sha256Hex(tampered);
+  EXPECT_EQ(Verify(request, options, lookup).status().code(), ErrorCode::kSignatureMismatch);
+  options.body_sha256_hex = Sha256Hex(body);
   Result<VerifiedRequest> verified = Verify(request, options, lookup);
   ASSERT_TRUE(verified.ok()) << verified.status().ToString();
-  ASSERT_EQ(verified->payload_mode, PayloadMode::kAbsent);
+  ASSERT_EQ(verified->payload_mode, PayloadMode::kSignedHex);
+  // Reading the same body again through the verifier checks it against the signed hash.
   PayloadOptions no_md5;
   no_md5.compute_md5 = false;
   Result<std::string> good = Decode(request, *verified, body, no_md5);
   ASSERT_TRUE(good.ok()) << good.status().ToString();
   EXPECT_EQ(*good, body);
-  std::string tampered = body;
-  tampered[3] = 'N';
-  EXPECT_EQ(CodeOf(Decode(request, *verified, tampered, no_md5)), ErrorCode::kSignatureMismatch);
+  EXPECT_EQ(CodeOf(Decode(request, *verified, tampered, no_md5)), ErrorCode::kPayloadHashMismatch);
 }
 
 TEST(PlainBody, SetLimitIsPassedToTheRawReader) {

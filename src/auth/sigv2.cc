@@ -175,6 +175,14 @@ Status CheckRequestTime(const V2Parameters& params, WallTime now) {
     if (now_seconds < 0 || static_cast<uint64_t>(now_seconds) > expires) {
       return Error(ErrorCode::kExpired, "Request has expired");
     }
+    // SigV2 names an instant, not a lifetime: without a cap a URL could be made to last forever.
+    // It gets SigV4's (limits::kPresignedExpiryMax), counted from now.
+    if (expires - static_cast<uint64_t>(now_seconds) >
+        static_cast<uint64_t>(limits::kPresignedExpiryMax.count())) {
+      return Error(
+          ErrorCode::kAccessDenied,
+          "Expires must be at most seven days (limits::kPresignedExpiryMax, 604800 seconds) from now");
+    }
     return Status::Ok();
   }
   auto skew = params.request_time > now ? params.request_time - now : now - params.request_time;

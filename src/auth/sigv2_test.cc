@@ -193,6 +193,17 @@ TEST(SigV2Test, PresignedUrlVerifiesUntilItExpires) {
   EXPECT_EQ(expired.status().message(), "Request has expired");
 }
 
+TEST(SigV2Test, PresignedUrlMayLastAtMostSevenDays) {
+  // The AWS example's Expires is 1175139620: checked seven days and a second before, it is too far.
+  const int64_t expires = 1175139620;
+  const int64_t week = 7 * 24 * 3600;
+  EXPECT_TRUE(Verify(PresignedPuppy(), OptionsAt(EpochSeconds(expires - week)), Lookup()).ok());
+  Result<VerifiedRequest> too_long =
+      Verify(PresignedPuppy(), OptionsAt(EpochSeconds(expires - week - 1)), Lookup());
+  EXPECT_EQ(too_long.status().code(), ErrorCode::kAccessDenied);
+  EXPECT_NE(too_long.status().message().find("seven days"), std::string::npos);
+}
+
 TEST(SigV2Test, PresignedUrlRejectsTamperingAndWrongSecret) {
   WallTime now = EpochSeconds(1175130000);
   http::Request other_key = PresignedPuppy();

@@ -483,8 +483,10 @@ Status CheckRequestTime(const AuthParameters& params, WallTime now) {
   return Status::Ok();
 }
 
-// `host` must be signed; with header auth every x-amz-* header sent must be signed too. Presigned
-// URLs are handed to tools (browsers, curl) that add their own headers, so they are not held to that.
+// `host` must be signed, and so must every x-amz-* header sent, in both forms: a presigned URL's
+// holder who adds an unsigned x-amz-copy-source, x-amz-meta-* or x-amz-tagging would make the
+// request do what its signer never asked for (AWS refuses them the same way). Other headers
+// browsers and tools add stay allowed.
 Status CheckSignedHeaders(const http::Request& request, const AuthParameters& params) {
   const std::vector<std::string>& names = params.signed_headers;
   if (std::find(names.begin(), names.end(), "host") == names.end()) {
@@ -492,7 +494,6 @@ Status CheckSignedHeaders(const http::Request& request, const AuthParameters& pa
                  params.presigned ? "X-Amz-SignedHeaders must include host"
                                   : std::string(kHeaderMalformedPrefix) + "SignedHeaders must include host.");
   }
-  if (params.presigned) return Status::Ok();
   for (const http::Header& header : request.headers) {
     std::string name = AsciiLower(header.name);
     if (name.rfind("x-amz-", 0) != 0) continue;
@@ -506,7 +507,7 @@ Status CheckSignedHeaders(const http::Request& request, const AuthParameters& pa
 
 struct PayloadClaim {
   PayloadMode mode = PayloadMode::kUnsigned;
-  std::string line;  // the payload line of the canonical request ("" for kAbsent)
+  std::string line;  // the payload line of the canonical request
 };
 
 // Java clients (AWS SDK v2 with a SHA-256 checksum, as Iceberg's REST SigV4 session uses) send
@@ -519,9 +520,7 @@ std::optional<std::string> Base64Sha256AsHex(std::string_view text) {
   return HexEncode(*digest);
 }
 
-Result<PayloadClaim> ParsePayloadClaim(const std::string* value, UriEncoding encoding) {
-  if (value == nullptr) return PayloadClaim{PayloadMode::kAbsent, ""};
-  const std::string& text = *value;
+Result<PayloadClaim> ParsePayloadClaim(const std::string& text, UriEncoding encoding) {
   if (text == internal::kUnsignedPayload) return PayloadClaim{PayloadMode::kUnsigned, text};
   if (text == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD") return PayloadClaim{PayloadMode::kStreamingSigned, text};
   if (text == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER") {
@@ -542,27 +541,35 @@ Result<PayloadClaim> ParsePayloadClaim(const std::string* value, UriEncoding enc
   return Error(ErrorCode::kInvalidArgument, std::string(kInvalidContentSha256));
 }
 
-// True when the request cannot have a body, so a kAbsent payload hash is known now.
+// True when the request cannot have a body, so the hash of an unsent payload line is known now.
 bool BodyKnownEmpty(const http::Request& request) {
   if (FindHeader(request, "transfer-encoding") != nullptr) return false;
   const std::string* length = FindHeader(request, "content-length");
   return length == nullptr || TrimWhitespace(*length) == "0";
 }
 
+constexpr std::string_view kMissingContentSha256 =
+    "Missing required header for this request: x-amz-content-sha256";
+
 Result<PayloadClaim> ReadPayloadClaim(const http::Request& request, const AuthParameters& params,
-                                      const std::vector<QueryParam>& query, UriEncoding encoding) {
+                                      const std::vector<QueryParam>& query, const VerifyOptions& options) {
   if (params.presigned) {
     const std::string* claimed = FindParam(query, "X-Amz-Content-Sha256");
     if (claimed == nullptr)
       return PayloadClaim{PayloadMode::kUnsigned, std::string(internal::kUnsignedPayload)};
-    return ParsePayloadClaim(claimed, encoding);
+    return ParsePayloadClaim(*claimed, options.uri_encoding);
   }
-  SERAC_ASSIGN_OR_RETURN(PayloadClaim claim,
-                         ParsePayloadClaim(FindHeader(request, "x-amz-content-sha256"), encoding));
-  if (claim.mode == PayloadMode::kAbsent && BodyKnownEmpty(request)) {
-    claim = PayloadClaim{PayloadMode::kSignedHex, std::string(internal::kEmptySha256Hex)};
+  if (const std::string* header = FindHeader(request, "x-amz-content-sha256")) {
+    return ParsePayloadClaim(*header, options.uri_encoding);
   }
-  return claim;
+  // The signature covers the body's hash, which the request does not carry: it is decided here,
+  // from a body known to be empty or already read, or not at all.
+  if (BodyKnownEmpty(request))
+    return PayloadClaim{PayloadMode::kSignedHex, std::string(internal::kEmptySha256Hex)};
+  if (options.body_sha256_hex && internal::IsLowerHex(*options.body_sha256_hex, 64)) {
+    return PayloadClaim{PayloadMode::kSignedHex, *options.body_sha256_hex};
+  }
+  return Error(ErrorCode::kInvalidArgument, std::string(kMissingContentSha256));
 }
 
 Result<AuthParameters> ParseAuthParameters(const http::Request& request, const std::vector<QueryParam>& query,
@@ -634,6 +641,13 @@ std::string CanonicalQuery(std::string_view raw_query, bool drop_signature) {
   return text;
 }
 
+bool SignsUnsentBodyHash(const http::Request& request) {
+  if (internal::IsSignatureV2(request)) return false;
+  const std::string* authorization = FindHeader(request, "authorization");
+  if (authorization == nullptr) return false;
+  return FindHeader(request, "x-amz-content-sha256") == nullptr && !BodyKnownEmpty(request);
+}
+
 bool HasSignature(const http::Request& request) {
   if (FindHeader(request, "authorization") != nullptr) return true;
   if (request.query.empty()) return false;
@@ -655,8 +669,7 @@ Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions
     return internal::VerifySignatureV2(request, options, lookup, mismatch);
   std::vector<QueryParam> query = DecodeQuery(request.query);
   SERAC_ASSIGN_OR_RETURN(AuthParameters params, ParseAuthParameters(request, query, options));
-  SERAC_ASSIGN_OR_RETURN(PayloadClaim payload,
-                         ReadPayloadClaim(request, params, query, options.uri_encoding));
+  SERAC_ASSIGN_OR_RETURN(PayloadClaim payload, ReadPayloadClaim(request, params, query, options));
   SERAC_RETURN_IF_ERROR(CheckRequestTime(params, options.now));
   SERAC_RETURN_IF_ERROR(CheckSignedHeaders(request, params));
   SERAC_ASSIGN_OR_RETURN(Credentials credentials, lookup(params.scope.access_key));
@@ -677,11 +690,6 @@ Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions
                                           CanonicalQuery(request.query, params.presigned),
                                           CanonicalHeaders(request.headers, params.signed_headers),
                                           JoinSignedHeaders(params.signed_headers));
-  if (payload.mode == PayloadMode::kAbsent) {
-    // The body's hash is part of the signature; the body reader finishes the check.
-    verified.canonical_request_without_payload = std::move(head);
-    return verified;
-  }
   std::string canonical_request = head + payload.line;
   std::string string_to_sign = internal::StringToSign(internal::kSigningAlgorithm, verified.amz_date,
                                                       verified.scope, Sha256Hex(canonical_request));

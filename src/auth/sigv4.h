@@ -40,11 +40,11 @@ enum class PayloadMode {
   kStreamingSigned,           // STREAMING-AWS4-HMAC-SHA256-PAYLOAD
   kStreamingSignedTrailer,    // STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER
   kStreamingUnsignedTrailer,  // STREAMING-UNSIGNED-PAYLOAD-TRAILER
-  kAbsent,                    // no x-amz-content-sha256 header (generic AWS services): the
-                              // signature covers the hex SHA-256 of the body, checked at its end
-                              // (when the head shows there is no body, Verify checks the empty
-                              // body's hash at once and reports kSignedHex instead)
 };
+// A request signed without x-amz-content-sha256 (generic AWS services, PyIceberg) signs the hex
+// SHA-256 of its body without sending it. Verify checks such a request only against the hash of a
+// body already read (VerifyOptions::body_sha256_hex) or known to be empty, and then reports it as
+// kSignedHex: a VerifiedRequest always means the signature was compared.
 
 struct VerifyOptions {
   std::vector<std::string> services = {"s3"};  // accepted signing names in the scope
@@ -53,6 +53,10 @@ struct VerifyOptions {
   // SigV2 only: the bucket named by a virtual-host request's Host, which SigV2 signs as a path
   // prefix ("/bucket/key"). Empty for path-style requests.
   std::string virtual_host_bucket;
+  // The hex SHA-256 of the whole body, read before verifying, for a request whose signature
+  // covers a body hash it does not send (SignsUnsentBodyHash). Without it such a request with a
+  // body is refused (kInvalidArgument), never accepted unchecked.
+  std::optional<std::string> body_sha256_hex;
 };
 
 // What a verified request proved, and what the body reader still has to check.
@@ -62,13 +66,12 @@ struct VerifiedRequest {
   bool presigned = false;
   PayloadMode payload_mode = PayloadMode::kUnsigned;
   std::string payload_sha256_hex;  // for kSignedHex: the value to match against the body
-  // Needed to verify aws-chunked chunk and trailer signatures, and kAbsent payloads.
-  std::string signing_key;                        // raw 32 bytes of kSigning — never log
-  std::string seed_signature;                     // hex signature of the request head
-  std::string amz_date;                           // 20130524T000000Z
-  std::string scope;                              // 20130524/us-east-1/s3/aws4_request
-  std::string canonical_request_without_payload;  // kAbsent: canonical request up to the payload line
-  int signature_version = 4;  // 2 for the legacy HMAC-SHA1 forms (payload_mode is then kUnsigned)
+  // Needed to verify aws-chunked chunk and trailer signatures.
+  std::string signing_key;     // raw 32 bytes of kSigning — never log
+  std::string seed_signature;  // hex signature of the request head
+  std::string amz_date;        // 20130524T000000Z
+  std::string scope;           // 20130524/us-east-1/s3/aws4_request
+  int signature_version = 4;   // 2 for the legacy HMAC-SHA1 forms (payload_mode is then kUnsigned)
 };
 
 // What the server computed when a signature did not match, for the SignatureDoesNotMatch error
@@ -83,9 +86,17 @@ struct SignatureMismatchDetail {
 // True if the request carries SigV4 or SigV2 auth (header or query); false means anonymous.
 bool HasSignature(const http::Request& request);
 
-// Verifies the signature of the request head. Errors: kAuthorizationMalformed, kUnknownAccessKey,
-// kSignatureMismatch, kClockSkewed, kExpired, kAccessDenied (missing date, unsigned
-// x-amz-* headers), kNotImplemented (SigV4a), kInvalidArgument (malformed SigV2, mixed mechanisms).
+// True for a SigV4 Authorization-header request without x-amz-content-sha256 whose head does not
+// show an empty body: its signature covers the SHA-256 of a body that must be read before Verify
+// can decide (VerifyOptions::body_sha256_hex). S3 refuses such requests, as AWS does.
+bool SignsUnsentBodyHash(const http::Request& request);
+
+// Verifies the signature of the request head; success means the signature was computed and
+// compared (what the body must still match, for signed payloads, is in the VerifiedRequest).
+// Errors: kAuthorizationMalformed, kUnknownAccessKey, kSignatureMismatch, kClockSkewed, kExpired,
+// kAccessDenied (missing date, unsigned x-amz-* headers, in the header or presigned forms),
+// kNotImplemented (SigV4a), kInvalidArgument (malformed SigV2, mixed mechanisms, a body hash
+// signed but neither sent nor given in `options`).
 Result<VerifiedRequest> Verify(const http::Request& request, const VerifyOptions& options,
                                const CredentialLookup& lookup);
 

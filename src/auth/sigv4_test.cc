@@ -241,10 +241,19 @@ TEST(SigV4Presigned, AwsExampleVerifies) {
   EXPECT_TRUE(verified->presigned);
   EXPECT_EQ(verified->payload_mode, PayloadMode::kUnsigned);
   EXPECT_TRUE(HasSignature(PresignedExample()));
-  // Headers a browser adds are not held against presigned URLs.
+  // Headers a browser adds are not held against presigned URLs...
   http::Request with_extra = PresignedExample();
-  with_extra.headers.push_back({"x-amz-meta-extra", "1"});
+  with_extra.headers.push_back({"User-Agent", "Mozilla/5.0"});
+  with_extra.headers.push_back({"Accept", "*/*"});
   EXPECT_TRUE(Verify(with_extra, OptionsAt("20130524T000000Z"), Lookup()).ok());
+  // ...but x-amz-* headers the signer did not sign would make the request do more than it asked.
+  for (const char* name : {"x-amz-meta-extra", "x-amz-copy-source", "x-amz-tagging", "X-Amz-Acl"}) {
+    http::Request with_amz = PresignedExample();
+    with_amz.headers.push_back({name, "1"});
+    EXPECT_EQ(Verify(with_amz, OptionsAt("20130524T000000Z"), Lookup()).status().code(),
+              ErrorCode::kAccessDenied)
+        << name;
+  }
 }
 
 TEST(SigV4Presigned, PresignQueryReproducesAwsExample) {
@@ -396,13 +405,20 @@ TEST(SigV4RoundTrip, S3TablesGenericEncodingWithoutPayloadHeader) {
   options.services = {"s3tables"};
   options.uri_encoding = UriEncoding::kGeneric;
   options.now = sign.now;
-  Result<VerifiedRequest> verified = Verify(MakeRequest("POST", path, "", headers), options, Lookup());
+  const http::Request post = MakeRequest("POST", path, "", headers);
+  EXPECT_TRUE(SignsUnsentBodyHash(post));
+  // Without the body's hash there is nothing to compare: refused, never accepted unchecked.
+  Result<VerifiedRequest> unchecked = Verify(post, options, Lookup());
+  EXPECT_EQ(unchecked.status().code(), ErrorCode::kInvalidArgument);
+  VerifyOptions with_body = options;
+  with_body.body_sha256_hex = Sha256Hex(body);
+  Result<VerifiedRequest> verified = Verify(post, with_body, Lookup());
   ASSERT_TRUE(verified.ok()) << verified.status().ToString();
-  EXPECT_EQ(verified->payload_mode, PayloadMode::kAbsent);
-  EXPECT_NE(verified->canonical_request_without_payload.find("/_iceberg/v1/wh/namespaces/a%251Fb/tables\n"),
-            std::string::npos);
-  // Single encoding (the S3 rule) does not match what the client signed... but only at the body
-  // end, so check with a body-less GET where the verdict comes at once.
+  EXPECT_EQ(verified->payload_mode, PayloadMode::kSignedHex);
+  // Another body is another request.
+  with_body.body_sha256_hex = Sha256Hex(R"({"name":"t2"})");
+  EXPECT_EQ(Verify(post, with_body, Lookup()).status().code(), ErrorCode::kSignatureMismatch);
+  // Single encoding (the S3 rule) does not match what the client signed.
   std::vector<http::Header> get_headers = {{"Host", "localhost:9000"}};
   SignOptions get_sign = sign;
   get_sign.payload_sha256_hex.clear();
@@ -410,7 +426,7 @@ TEST(SigV4RoundTrip, S3TablesGenericEncodingWithoutPayloadHeader) {
   Result<VerifiedRequest> get =
       Verify(MakeRequest("GET", path, "pageToken=", get_headers), options, Lookup());
   ASSERT_TRUE(get.ok()) << get.status().ToString();
-  EXPECT_EQ(get->payload_mode, PayloadMode::kSignedHex);  // empty body: verified now
+  EXPECT_EQ(get->payload_mode, PayloadMode::kSignedHex);  // empty body: its hash is known
   VerifyOptions s3_rules = options;
   s3_rules.uri_encoding = UriEncoding::kS3;
   EXPECT_EQ(Verify(MakeRequest("GET", path, "pageToken=", get_headers), s3_rules, Lookup()).status().code(),

@@ -317,12 +317,23 @@ IcebergError AuthenticationError(const Status& status) {
   return error;
 }
 
+HandlerResult BodyTooLarge() {
+  return MakeError(413, "BadRequestException",
+                   "request body exceeds limits::kJsonRequestBodyBytesMax (16 MiB)");
+}
+
 HandlerResult AuthenticateSigV4(RequestContext& ctx) {
   service::SignaturePolicy policy;
   policy.services = {"s3tables", "s3"};
   policy.uri_encoding = auth::UriEncoding::kGeneric;
+  // PyIceberg signs the body's hash without sending it: the body is read before the verdict.
+  policy.unsent_body_hash_bytes_max = limits::kJsonRequestBodyBytesMax;
   service::SignatureFailure failure;
   if (!service::AuthenticateSignature(ctx, *ctx.backend.identity, ctx.backend.credentials, policy, failure)) {
+    if (failure.status.code() == ErrorCode::kLimitExceeded) {
+      ctx.response.CloseAfterResponse();  // the rest of the body is still on the wire
+      return BodyTooLarge();
+    }
     return AuthenticationError(failure.status);
   }
   return kHandled;
@@ -346,18 +357,33 @@ HandlerResult Authenticate(RequestContext& ctx) {
   return kHandled;
 }
 
-HandlerResult BodyTooLarge() {
-  return MakeError(413, "BadRequestException",
-                   "request body exceeds limits::kJsonRequestBodyBytesMax (16 MiB)");
+// SigV4 signs generic services' paths with "." and ".." segments removed, and the router would
+// read them as names: the two would disagree on what was signed. No client sends them.
+HandlerResult DotSegmentProblem(std::string_view path) {
+  for (std::string_view segment : SplitSegments(path)) {
+    if (segment == "." || segment == "..") {
+      return BadRequest("a catalog path may not hold \".\" or \"..\" segments: " + std::string(path));
+    }
+  }
+  return kHandled;
 }
 
-// Reads the whole body through the payload verifier; for PyIceberg-style requests (no
-// x-amz-content-sha256) this is where the signature check completes. Bearer requests have nothing
-// to verify in the body.
+bool HasUnreadBody(RequestContext& ctx) {
+  if (ctx.body_read_for_signature) return false;
+  return ctx.request.FindHeader("transfer-encoding") != nullptr ||
+         ctx.raw_body.content_length().value_or(0) > 0;
+}
+
+// Reads the whole body through the payload verifier (a body PyIceberg-style requests signed
+// without sending its hash was read, and verified, by authentication). Bearer requests have
+// nothing to verify in the body.
 HandlerResult ReadBody(RequestContext& ctx) {
   const bool signed_request = !ctx.verified.access_key.empty();
   Result<std::string> text = std::string();
-  if (signed_request) {
+  if (ctx.body_read_for_signature) {
+    text = std::move(*ctx.body_read_for_signature);
+    ctx.body_read_for_signature.reset();
+  } else if (signed_request) {
     auth::PayloadOptions options;
     options.compute_md5 = false;
     auto reader = auth::VerifyingBodyReader::Create(ctx.request, ctx.verified, ctx.raw_body, options);
@@ -474,7 +500,9 @@ void CatalogService::Handle(const http::Request& request, http::BodyReader& body
     ServeOAuthTokens(ctx);
     return;
   }
-  HandlerResult error = Authenticate(ctx);
+  HandlerResult error = DotSegmentProblem(request.path);
+  if (!error) error = Authenticate(ctx);
+  if (error && HasUnreadBody(ctx)) ctx.response.CloseAfterResponse();  // never wait for an unproven body
   if (!error) error = ReadBody(ctx);
   try {
     if (!error) error = Dispatch(ctx, match, decode_error);

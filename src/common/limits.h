@@ -13,10 +13,13 @@ inline constexpr uint64_t kGiB = 1024 * kMiB;
 inline constexpr uint64_t kTiB = 1024 * kGiB;
 
 // HTTP.
-inline constexpr uint64_t kRequestHeaderBytesMax = 16 * kKiB;    // request line + all header lines
-inline constexpr uint32_t kRequestHeaderCountMax = 100;          // header fields per request
-inline constexpr uint64_t kRequestTargetBytesMax = 8 * kKiB;     // method-independent URL length
-inline constexpr uint64_t kXmlRequestBodyBytesMax = 2 * kMiB;    // DeleteObjects, CompleteMultipartUpload
+inline constexpr uint64_t kRequestHeaderBytesMax = 16 * kKiB;  // request line + all header lines
+inline constexpr uint32_t kRequestHeaderCountMax = 100;        // header fields per request
+inline constexpr uint64_t kRequestTargetBytesMax = 8 * kKiB;   // method-independent URL length
+inline constexpr uint64_t kXmlRequestBodyBytesMax = 2 * kMiB;  // DeleteObjects, CompleteMultipartUpload
+// A body sent with an S3 operation that takes none (GET, DELETE, CopyObject, ...): read and checked
+// against its signature before the operation acts, and refused beyond this.
+inline constexpr uint64_t kUnusedRequestBodyBytesMax = 64 * kKiB;
 inline constexpr uint64_t kJsonRequestBodyBytesMax = 16 * kMiB;  // catalog requests
 // Arrays and objects inside one another in any JSON text serac parses (request bodies, metadata
 // files, policies): Jackson's default, so whatever a Java engine writes, serac reads.

@@ -31,9 +31,15 @@ namespace {
 
 using HandlerFn = HandlerResult (*)(RequestContext&);
 
+// Whether a route's handler reads the request body. Every other route has any body it was sent
+// read and verified against the signature before the handler runs (VerifyUnusedBody), so no
+// operation acts on a request whose signed parts were not all checked.
+enum class Body { kNone, kRead };
+
 struct Route {
   const char* operation;
   HandlerFn handler;  // nullptr: not implemented
+  Body body = Body::kNone;
 };
 
 // Sub-resources serac recognises but does not offer; they must not fall through to a plain
@@ -96,13 +102,13 @@ Route BucketRoute(const RequestContext& ctx) {
   if (method == "HEAD") return {"HeadBucket", HeadBucket};
   if (method == "PUT") {
     if (!q.entries().empty()) return NotImplementedRoute("UnsupportedBucketOperation");
-    return {"CreateBucket", CreateBucket};
+    return {"CreateBucket", CreateBucket, Body::kRead};
   }
   if (method == "DELETE") {
     if (!q.entries().empty()) return NotImplementedRoute("UnsupportedBucketOperation");
     return {"DeleteBucket", DeleteBucket};
   }
-  if (method == "POST" && q.Has("delete")) return {"DeleteObjects", DeleteObjects};
+  if (method == "POST" && q.Has("delete")) return {"DeleteObjects", DeleteObjects, Body::kRead};
   return NotImplementedRoute("UnsupportedBucketOperation");
 }
 
@@ -120,11 +126,11 @@ Route ObjectRoute(const RequestContext& ctx) {
   if (method == "HEAD") return {"HeadObject", [](RequestContext& c) { return GetObject(c, true); }};
   if (method == "PUT") {
     if (q.Has("partNumber") && q.Has("uploadId")) {
-      return copy ? Route{"UploadPartCopy", UploadPartCopy} : Route{"UploadPart", UploadPart};
+      return copy ? Route{"UploadPartCopy", UploadPartCopy} : Route{"UploadPart", UploadPart, Body::kRead};
     }
-    if (q.Has("tagging")) return {"PutObjectTagging", PutObjectTagging};
+    if (q.Has("tagging")) return {"PutObjectTagging", PutObjectTagging, Body::kRead};
     if (q.Has("acl")) return NotImplementedRoute("PutObjectAcl");
-    return copy ? Route{"CopyObject", CopyObject} : Route{"PutObject", PutObject};
+    return copy ? Route{"CopyObject", CopyObject} : Route{"PutObject", PutObject, Body::kRead};
   }
   if (method == "DELETE") {
     if (q.Has("uploadId")) return {"AbortMultipartUpload", AbortMultipartUpload};
@@ -133,7 +139,7 @@ Route ObjectRoute(const RequestContext& ctx) {
   }
   if (method == "POST") {
     if (q.Has("uploads")) return {"CreateMultipartUpload", CreateMultipartUpload};
-    if (q.Has("uploadId")) return {"CompleteMultipartUpload", CompleteMultipartUpload};
+    if (q.Has("uploadId")) return {"CompleteMultipartUpload", CompleteMultipartUpload, Body::kRead};
   }
   return NotImplementedRoute("UnsupportedObjectOperation");
 }
@@ -190,9 +196,19 @@ S3Error PrincipalError(const Status& status, const auth::VerifiedRequest& verifi
   return ErrorFromStatus(status);
 }
 
+// A SigV4 Authorization header without x-amz-content-sha256: AWS refuses it for S3, whose
+// signatures always name their payload, and so does serac.
+bool LacksPayloadHeader(const http::Request& request) {
+  std::string_view authorization = TrimWhitespace(request.HeaderOr("authorization"));
+  return authorization.substr(0, 5) == "AWS4-" && request.FindHeader("x-amz-content-sha256") == nullptr;
+}
+
 std::optional<S3Error> Authenticate(RequestContext& ctx) {
   if (!auth::HasSignature(ctx.request)) {
     return MakeError(403, "AccessDenied", "Anonymous access is not allowed");
+  }
+  if (LacksPayloadHeader(ctx.request)) {
+    return InvalidRequest("Missing required header for this request: x-amz-content-sha256");
   }
   service::SignaturePolicy policy;
   policy.services = {"s3"};
@@ -237,6 +253,45 @@ std::optional<S3Error> VersionProblem(const RequestContext& ctx) {
   return InvalidArgument(std::string(kInvalidVersionIdMessage));
 }
 
+// True when the request head shows no body at all.
+bool HasNoBody(RequestContext& ctx) {
+  return ctx.request.FindHeader("transfer-encoding") == nullptr &&
+         ctx.raw_body.content_length().value_or(0) == 0;
+}
+
+// Reads and verifies a body sent to an operation that takes none: a body that does not match
+// its signed hash (or whose aws-chunked signatures fail) refuses the request before it acts.
+std::optional<S3Error> VerifyUnusedBody(RequestContext& ctx) {
+  if (HasNoBody(ctx)) return std::nullopt;
+  auth::PayloadOptions options;
+  options.compute_md5 = false;
+  auto body = OpenVerifiedBody(ctx, options);
+  if (!body.ok()) {
+    ctx.response.CloseAfterResponse();
+    return BodyOpenError(ctx, body.status());
+  }
+  Result<std::string> text = (*body)->ReadAll(limits::kUnusedRequestBodyBytesMax);
+  if (!text.ok()) {
+    ctx.response.CloseAfterResponse();  // what is left of the body is still on the wire
+    if (text.status().code() == ErrorCode::kLimitExceeded) {
+      return MakeError(
+          400, "MaxMessageLengthExceeded",
+          "Your request was too big: " + std::string(ctx.outcome.operation) +
+              " takes no body, and one over limits::kUnusedRequestBodyBytesMax (64 KiB) was sent.");
+    }
+    return ErrorFromStatus(text.status());
+  }
+  ctx.outcome.bytes_in += text->size();
+  return std::nullopt;
+}
+
+// A refused request's body is never waited for: the connection closes after the error instead
+// of draining it, so a client cannot hold the connection by sending it slowly.
+void RefuseUnproven(RequestContext& ctx, const S3Error& error) {
+  if (!HasNoBody(ctx)) ctx.response.CloseAfterResponse();
+  SendError(ctx, error);
+}
+
 Route SelectRoute(const RequestContext& ctx) {
   if (ctx.bucket.empty()) return ServiceRoute(ctx);
   if (ctx.key.empty()) return BucketRoute(ctx);
@@ -251,10 +306,13 @@ void S3Service::Handle(const http::Request& request, http::BodyReader& body, htt
   if (auto error = ResolveAddress(ctx)) return SendError(ctx, *error);
   Route route = SelectRoute(ctx);
   outcome.operation = route.operation;
-  if (auto error = Authenticate(ctx)) return SendError(ctx, *error);
+  if (auto error = Authenticate(ctx)) return RefuseUnproven(ctx, *error);
   if (route.handler == nullptr) return SendError(ctx, NotImplemented(route.operation));
-  if (auto error = AuthorizeOperation(ctx, route.operation)) return SendError(ctx, *error);
+  if (auto error = AuthorizeOperation(ctx, route.operation)) return RefuseUnproven(ctx, *error);
   if (auto error = VersionProblem(ctx)) return SendError(ctx, *error);
+  if (route.body == Body::kNone) {
+    if (auto error = VerifyUnusedBody(ctx)) return SendError(ctx, *error);
+  }
   HandlerResult result = route.handler(ctx);
   if (result) SendError(ctx, *result);
 }

@@ -1,6 +1,7 @@
 #include "service/authenticate.h"
 
 #include "common/encoding.h"
+#include "common/hash.h"
 
 namespace serac::service {
 
@@ -13,6 +14,17 @@ bool AuthenticateSignature(RequestContext& ctx, const auth::IdentityService& ide
   options.virtual_host_bucket = policy.virtual_host_bucket;
   options.now = Now();
   failure.now = options.now;
+  if (policy.unsent_body_hash_bytes_max > 0 && auth::SignsUnsentBodyHash(ctx.request)) {
+    // The signature covers this body: nothing is decided, and no principal exists, before it is read.
+    Result<std::string> body = ctx.raw_body.ReadAll(policy.unsent_body_hash_bytes_max);
+    if (!body.ok()) {
+      failure.step = SignatureFailure::Step::kSignature;
+      failure.status = body.status();
+      return false;
+    }
+    options.body_sha256_hex = Sha256Hex(*body);
+    ctx.body_read_for_signature = std::move(body).value();
+  }
   Result<auth::VerifiedRequest> verified = auth::Verify(ctx.request, options, credentials, &failure.mismatch);
   if (!verified.ok()) {
     failure.step = SignatureFailure::Step::kSignature;

@@ -22,6 +22,11 @@ struct SignaturePolicy {
   std::vector<std::string> services;  // SigV4 signing names: {"s3"}, {"s3tables", "s3"}, ...
   auth::UriEncoding uri_encoding = auth::UriEncoding::kS3;
   std::string virtual_host_bucket;  // a virtual-host request's bucket (SigV2 signs it in the path)
+  // The most body bytes read into memory, before the signature is checked, for a request whose
+  // signature covers a body hash it does not send (auth::SignsUnsentBodyHash: PyIceberg and other
+  // generic AWS clients). Such a body is kept in RequestContext::body_read_for_signature. 0: such
+  // requests are refused (S3, as AWS refuses them).
+  uint64_t unsent_body_hash_bytes_max = 0;
 };
 
 // Why a signed request was not authenticated, for the front end's error.
@@ -37,7 +42,9 @@ struct SignatureFailure {
 
 // Verifies ctx.request's signature and fills ctx.verified, ctx.principal and ctx.outcome.principal
 // (the access key id: who tried, never a secret; a front end may name the user once it is known).
-// On failure returns false and fills `failure`.
+// A principal is filled only after the signature was compared: when it covers a body hash the
+// request does not send, the body is read first (SignaturePolicy::unsent_body_hash_bytes_max).
+// On failure returns false and fills `failure` (kLimitExceeded: that body is too large).
 bool AuthenticateSignature(RequestContext& ctx, const auth::IdentityService& identity,
                            const auth::CredentialLookup& credentials, const SignaturePolicy& policy,
                            SignatureFailure& failure);

@@ -5,6 +5,8 @@
 // Thread-safety: one context per request, used by the connection's thread only.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "auth/identity.h"
@@ -30,6 +32,9 @@ struct RequestContext {
   auth::VerifiedRequest verified;  // empty for bearer-token and anonymous requests
   auth::Principal principal;       // who the request acts as, once authenticated
   QueryParams query;
+  // The whole body, when it had to be read to check a signature that covers its unsent hash
+  // (service::AuthenticateSignature); the body is then verified and raw_body is at its end.
+  std::optional<std::string> body_read_for_signature;
 
   std::string_view header(std::string_view name) const { return request.HeaderOr(name); }
   bool has_header(std::string_view name) const { return request.FindHeader(name) != nullptr; }
