@@ -45,8 +45,9 @@ Result<Credentials> LookupRoot(std::string_view access_key) {
 
 [[noreturn]] void Fail(const char* what, const serac::http::Request& signed_request,
                        const serac::http::Request& changed) {
-  std::fprintf(stderr, "fuzz oracle: %s\nsigned:  %s %s\nchanged: %s %s\n", what, signed_request.method.c_str(),
-               signed_request.target.c_str(), changed.method.c_str(), changed.target.c_str());
+  std::fprintf(stderr, "fuzz oracle: %s\nsigned:  %s %s\nchanged: %s %s\n", what,
+               signed_request.method.c_str(), signed_request.target.c_str(), changed.method.c_str(),
+               changed.target.c_str());
   std::abort();
 }
 
@@ -136,7 +137,8 @@ bool HasDotSegment(std::string_view path) {
   size_t start = 0;
   while (start <= path.size()) {
     size_t slash = path.find('/', start);
-    std::string_view segment = path.substr(start, slash == std::string_view::npos ? path.npos : slash - start);
+    std::string_view segment =
+        path.substr(start, slash == std::string_view::npos ? path.npos : slash - start);
     if (segment == "." || segment == "..") return true;
     if (slash == std::string_view::npos) break;
     start = slash + 1;
@@ -197,7 +199,8 @@ bool Sign(char form, serac::fuzz::ParsedInput& input, Signed& out) {
   RemoveHeaders(request, {"authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token",
                           "content-length", "transfer-encoding", "x-amz-decoded-content-length"});
   if (request.FindHeader("host") == nullptr) request.headers.push_back({"Host", "127.0.0.1:9000"});
-  const Credentials root{std::string(serac::fuzz::kRootAccessKey), std::string(serac::fuzz::kRootSecretKey), ""};
+  const Credentials root{std::string(serac::fuzz::kRootAccessKey), std::string(serac::fuzz::kRootSecretKey),
+                         ""};
   serac::auth::SignOptions sign;
   sign.now = serac::FromUnixMillis(kSignedAtMs);
   out.body = input.body;
@@ -236,8 +239,8 @@ bool Sign(char form, serac::fuzz::ParsedInput& input, Signed& out) {
       std::string seed = authorization.substr(authorization.find("Signature=") + 10);
       std::string amz_date = serac::FormatAmzDate(sign.now);
       std::string scope = serac::FormatAmzDay(sign.now) + "/us-east-1/s3/aws4_request";
-      std::string key = serac::auth::DeriveSigningKey(root.secret_key, serac::FormatAmzDay(sign.now),
-                                                      "us-east-1", "s3");
+      std::string key =
+          serac::auth::DeriveSigningKey(root.secret_key, serac::FormatAmzDay(sign.now), "us-east-1", "s3");
       out.wire_body = ChunkedBody(input.body, seed, key, amz_date, scope);
       // Content-Length is the framing's, which SigV4 does not require to be signed.
       request.headers.push_back({"Content-Length", std::to_string(out.wire_body.size())});
@@ -272,7 +275,8 @@ void SetByte(std::string& text, uint16_t where, uint8_t value) {
   text[where % text.size()] = static_cast<char>(value);
 }
 
-void Change(serac::http::Request& request, std::string& wire_body, uint8_t kind, uint16_t where, uint8_t value) {
+void Change(serac::http::Request& request, std::string& wire_body, uint8_t kind, uint16_t where,
+            uint8_t value) {
   std::vector<serac::http::Header>& headers = request.headers;
   switch (kind % kChangeKinds) {
     case kMethodByte:
@@ -297,7 +301,8 @@ void Change(serac::http::Request& request, std::string& wire_body, uint8_t kind,
       if (!headers.empty()) headers.erase(headers.begin() + where % headers.size());
       break;
     case kAddAmzHeader:
-      headers.push_back({value % 2 ? "x-amz-copy-source" : "x-amz-meta-added", std::string(1, 'a' + value % 26)});
+      headers.push_back(
+          {value % 2 ? "x-amz-copy-source" : "x-amz-meta-added", std::string(1, 'a' + value % 26)});
       break;
     case kAddOtherHeader:
       headers.push_back({"x-other-" + std::to_string(value), "v"});
@@ -306,7 +311,8 @@ void Change(serac::http::Request& request, std::string& wire_body, uint8_t kind,
       request.path.insert(request.path.begin() + where % (request.path.size() + 1), static_cast<char>(value));
       break;
     case kInsertQueryByte:
-      request.query.insert(request.query.begin() + where % (request.query.size() + 1), static_cast<char>(value));
+      request.query.insert(request.query.begin() + where % (request.query.size() + 1),
+                           static_cast<char>(value));
       break;
     case kTruncateBody:
       wire_body.resize(wire_body.size() - std::min<size_t>(wire_body.size(), 1 + value % 4));
@@ -330,7 +336,8 @@ Verdict Check(const serac::http::Request& request, const std::string& wire_body,
   options.services = {signer.service};
   options.uri_encoding = signer.encoding;
   options.now = serac::FromUnixMillis(kSignedAtMs + 1000);
-  if (signer.encoding == UriEncoding::kGeneric && HasDotSegment(request.path)) return verdict;  // refused by the router
+  if (signer.encoding == UriEncoding::kGeneric && HasDotSegment(request.path))
+    return verdict;  // refused by the router
   if (signer.encoding == UriEncoding::kGeneric && serac::auth::SignsUnsentBodyHash(request)) {
     options.body_sha256_hex = serac::Sha256Hex(wire_body);
   }

@@ -29,6 +29,7 @@ struct PreparedCommit {
   std::optional<iceberg::TableMetadata> next;  // set once the change is applied
   bool changed = false;
   std::string new_location;  // when changed
+  std::string moved_to;      // when changed and the table's location moves (set-location): the new one
   // When changed: the file's JSON, also the response's "metadata" and what loads of it send.
   std::shared_ptr<const TableText> next_json;
   meta::ObjectRecord new_file;  // when changed: the file's index record (its blob, if any, is written)
@@ -104,9 +105,8 @@ HandlerResult LoadCurrent(Backend& backend, const TableChange& change, bool allo
 void KeepLocationInWarehouse(const TableChange& change, PreparedCommit& prepared) {
   if (ClientLocationInWarehouse(prepared.next->location(), change.id.warehouse)) return;
   prepared.next = prepared.next->WithLocation(
-      prepared.current
-          ? prepared.current->location()
-          : ChooseTableLocation(change.id.warehouse, change.id.levels, change.id.name, std::nullopt));
+      prepared.current ? prepared.current->location()
+                       : DefaultEntityLocation(change.id.warehouse, change.id.levels, change.id.name));
 }
 
 // Applies the change to the current metadata and writes the next metadata file if it differs.
@@ -128,8 +128,19 @@ HandlerResult Prepare(Backend& backend, const TableChange& change, bool allow_cr
   out.changed = applied->changed || !out.entity;
   if (!out.changed) return kHandled;
   KeepLocationInWarehouse(change, out);
+  // What the table owns after the commit, and everything the commit adds must be there.
+  const std::string& warehouse = change.id.warehouse;
+  std::string owned_key;
+  if (auto error = OwnedKey(warehouse, "location", out.next->location(), owned_key)) return error;
+  if (auto error =
+          RequireLocationsOwned(warehouse, owned_key, DisplayName(change.id), out.current.get(), *out.next)) {
+    return error;
+  }
+  if (out.entity && meta::LocationKeyIn(warehouse, out.entity->location) != owned_key) {
+    out.moved_to = "s3://" + warehouse + "/" + owned_key;  // the store checks it as a create's
+  }
   out.new_location = out.next->NewFileLocation(options.previous_metadata_location, RandomUuid());
-  if (auto error = RequireInWarehouse(change.id.warehouse, out.new_location)) return error;
+  if (auto error = RequireOwnedMetadataFile(warehouse, owned_key, out.new_location)) return error;
   out.next_json = std::make_shared<const TableText>(out.next->ToJsonPieces());
   auto file = TableMetadataFileRecord(backend, out.new_location, *out.next_json);
   if (!file.ok()) {
@@ -161,9 +172,15 @@ void AddToCommit(const TableChange& change, const PreparedCommit& prepared, meta
     commit.created.push_back(CreatedEntity(change, prepared));
     return;
   }
-  commit.swaps.push_back({change.id, prepared.entity->metadata_location, prepared.new_location});
-  for (auto& trimmed :
-       TrimmedMetadataFiles(*prepared.current, prepared.entity->metadata_location, *prepared.next)) {
+  commit.swaps.push_back(
+      {change.id, prepared.entity->metadata_location, prepared.new_location, prepared.moved_to});
+  // Trimmed files go only from what the table owned (a table from before locations were confined
+  // may own nothing).
+  const std::optional<std::string> owned_key =
+      meta::LocationKeyIn(change.id.warehouse, prepared.entity->location);
+  if (!owned_key) return;
+  for (auto& trimmed : TrimmedMetadataFiles(*prepared.current, prepared.entity->metadata_location,
+                                            *prepared.next, change.id.warehouse, *owned_key)) {
     commit.removed_files.push_back(std::move(trimmed));
   }
 }

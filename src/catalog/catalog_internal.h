@@ -26,6 +26,7 @@
 #include "common/lru_cache.h"
 #include "http/http.h"
 #include "iceberg/table_metadata.h"
+#include "meta/catalog_locations.h"
 #include "meta/catalog_store.h"
 #include "meta/meta_store.h"
 #include "service/front_end_stores.h"
@@ -93,15 +94,23 @@ struct S3Location {
 };
 // "s3://bucket/key" (also s3a:// and s3n://); nullopt otherwise.
 std::optional<S3Location> ParseS3Location(std::string_view location);
-// A name as one segment of an object key: '/' (allowed in names) becomes '_'.
-std::string LocationSegment(std::string_view name);
-// s3://<warehouse>/<levels joined by '/'>, each level a LocationSegment: the directory under which
-// the namespace's tables get their default locations.
+// s3://<warehouse>/<meta::NamespaceLocationKey>: the directory under which the namespace's tables
+// get their default locations.
 std::string DefaultNamespaceLocation(std::string_view warehouse, const meta::NamespaceLevels& levels);
-// s3://<warehouse>/<levels joined by '/'>/<name>-<32 hex>, each part a LocationSegment: unique for
-// every entity ever created, whatever its name holds.
+// s3://<warehouse>/<levels joined by '/'>/<name>-<32 hex>, each part a meta::LocationSegment:
+// unique for every entity ever created, whatever its name holds.
 std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
                                   std::string_view name);
+// The key below which the table or view at `location` owns every object (meta::LocationKeyIn); a
+// 400 naming `what` and the location when it is no such place in the warehouse.
+HandlerResult OwnedKey(std::string_view warehouse, std::string_view what, const std::string& location,
+                       std::string& key);
+// 400 unless every place `after` names that `before` (null: none) does not — manifest lists,
+// statistics files, write.*.path properties (iceberg::TableMetadata::LocationsAddedSince) — is below
+// `owned_key`, the table `display_name`'s location key.
+HandlerResult RequireLocationsOwned(std::string_view warehouse, const std::string& owned_key,
+                                    std::string_view display_name, const iceberg::TableMetadata* before,
+                                    const iceberg::TableMetadata& after);
 // The client's location without trailing slashes, if it is below the warehouse bucket (not the
 // bucket root itself, so a purge can never remove the whole warehouse); nullopt otherwise.
 std::optional<std::string> ClientLocationInWarehouse(std::string_view location, std::string_view warehouse);
@@ -409,17 +418,21 @@ Result<std::shared_ptr<const iceberg::TableMetadata>> LoadTableMetadata(Backend&
                                                                         const std::string& location);
 Result<std::shared_ptr<const iceberg::ViewMetadata>> LoadViewMetadata(Backend& backend,
                                                                       const std::string& location);
-// Deletes every object under the location's key prefix (blobs go to the GC queue).
-Status PurgeLocation(Backend& backend, const std::string& location);
+// Deletes every object a dropped table or view owned: those below its location's key in its
+// warehouse's bucket (blobs go to the GC queue). A location that owns nothing (one outside the
+// warehouse, from before locations were confined) purges nothing: kValidationFailed.
+Status PurgeLocation(Backend& backend, const meta::EntityRecord& dropped);
 // Every object whose location starts with `prefix` ("s3://bucket/key-prefix"), for the
 // unreferenced-file job (maintenance/remove_unreferenced_files.h).
 Result<std::vector<maintenance::ListedFile>> ListTableFiles(Backend& backend, const std::string& prefix);
-// The metadata files a commit dropped from the metadata log, when the table asks for their deletion.
 // The metadata files (bucket, key) a commit from `before` to `after` drops from the history when
-// write.metadata.delete-after-commit.enabled is set; empty otherwise.
+// write.metadata.delete-after-commit.enabled is set, and only those the table owns (below
+// `owned_key` in `warehouse`): a metadata log may name any file; empty otherwise.
 std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceberg::TableMetadata& before,
                                                                       const std::string& before_location,
-                                                                      const iceberg::TableMetadata& after);
+                                                                      const iceberg::TableMetadata& after,
+                                                                      std::string_view warehouse,
+                                                                      std::string_view owned_key);
 
 // ---- Handlers. ----
 
@@ -497,9 +510,12 @@ HandlerResult RequireNameFree(Backend& backend, const meta::EntityId& wanted);
 // Where a new table lives: the client's location when it lies inside the warehouse bucket (below
 // its root), else a fresh default location. Locations elsewhere (another bucket, file:/...) are
 // overridden rather than refused, as the REST spec allows: serac stores data only in its own
-// buckets, and the response tells the client where the table went.
-std::string ChooseTableLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
-                                std::string_view name, const std::optional<std::string>& requested);
+// buckets, and the response tells the client where the table went. A location in the bucket that
+// names no place a table can own (its root, an empty, "." or ".." segment) is a 400; one that
+// overlaps another table's is refused by the store when the table is created.
+HandlerResult ChooseTableLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
+                                  std::string_view name, const std::optional<std::string>& requested,
+                                  std::string& location);
 // The quoted ETag of one rendering of one metadata file.
 // The table document (with every snapshot, or only referenced ones) as loads send it, from the
 // cache or serialised now and cached.
@@ -526,6 +542,9 @@ HandlerResult SendTableResult(RequestContext& ctx, const std::optional<std::stri
 // 400 unless `location` is an object location in the warehouse bucket (the request's).
 HandlerResult RequireInWarehouse(std::string_view warehouse, const std::string& location);
 HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location);
+// 400 unless the metadata file is an object below `owned_key`, its table's location key.
+HandlerResult RequireOwnedMetadataFile(std::string_view warehouse, const std::string& owned_key,
+                                       const std::string& file);
 
 // catalog_commit.cc
 // What caching a new version pushed out of the caches: released once the commit has answered,

@@ -156,13 +156,18 @@ Result<std::shared_ptr<const iceberg::ViewMetadata>> LoadViewMetadata(Backend& b
   return shared;
 }
 
-Status PurgeLocation(Backend& backend, const std::string& location) {
-  auto target = ParseS3Location(location);
-  // An empty key would be the whole bucket: never purge that.
-  if (!target || target->key.empty()) return Status::Ok();
+Status PurgeLocation(Backend& backend, const meta::EntityRecord& dropped) {
+  // Only what the entity owned: the keys below its location's key in its own warehouse. (An empty
+  // key would be the whole bucket; the store never lets an entity own that.)
+  std::optional<std::string> key = meta::LocationKeyIn(dropped.warehouse, dropped.location);
+  if (!key) {
+    return Error(
+        ErrorCode::kValidationFailed,
+        "nothing purged: " + dropped.location + " is not a location inside warehouse " + dropped.warehouse);
+  }
   meta::ListObjectsQuery query;
-  query.bucket = target->bucket;
-  query.prefix = target->key + "/";
+  query.bucket = dropped.warehouse;
+  query.prefix = *key + "/";
   query.limit = limits::kKeysPerListMax;
   query.with_details = false;
   while (true) {
@@ -200,7 +205,9 @@ Result<std::vector<maintenance::ListedFile>> ListTableFiles(Backend& backend, co
 
 std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceberg::TableMetadata& before,
                                                                       const std::string& before_location,
-                                                                      const iceberg::TableMetadata& after) {
+                                                                      const iceberg::TableMetadata& after,
+                                                                      std::string_view warehouse,
+                                                                      std::string_view owned_key) {
   std::vector<std::pair<std::string, std::string>> trimmed;
   auto is_true = [](const std::map<std::string, std::string>& properties) {
     auto it = properties.find("write.metadata.delete-after-commit.enabled");
@@ -215,8 +222,11 @@ std::vector<std::pair<std::string, std::string>> TrimmedMetadataFiles(const iceb
   candidates.push_back(before_location);
   for (const std::string& file : candidates) {
     if (kept.count(file)) continue;
-    auto target = ParseS3Location(file);
-    if (target && !target->key.empty()) trimmed.emplace_back(target->bucket, target->key);
+    std::optional<std::string> key = meta::LocationKeyIn(warehouse, file);
+    // A metadata log may name any file (a registered table's history, a client's commit): only
+    // the table's own are deleted.
+    if (!key || *key == owned_key || !meta::KeyAtOrBelow(*key, owned_key)) continue;
+    trimmed.emplace_back(std::string(warehouse), *key);
   }
   return trimmed;
 }

@@ -90,21 +90,39 @@ std::optional<S3Location> ParseS3Location(std::string_view location) {
   return std::nullopt;
 }
 
-std::string LocationSegment(std::string_view name) {
-  std::string segment(name);
-  std::replace(segment.begin(), segment.end(), '/', '_');
-  return segment;
-}
-
 std::string DefaultNamespaceLocation(std::string_view warehouse, const meta::NamespaceLevels& levels) {
-  std::string location = "s3://" + std::string(warehouse);
-  for (const std::string& level : levels) location += "/" + LocationSegment(level);
-  return location;
+  return "s3://" + std::string(warehouse) + "/" + meta::NamespaceLocationKey(levels);
 }
 
 std::string DefaultEntityLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
                                   std::string_view name) {
-  return DefaultNamespaceLocation(warehouse, levels) + "/" + LocationSegment(name) + "-" + RandomHexId(16);
+  return DefaultNamespaceLocation(warehouse, levels) + "/" + meta::LocationSegment(name) + "-" +
+         RandomHexId(16);
+}
+
+HandlerResult OwnedKey(std::string_view warehouse, std::string_view what, const std::string& location,
+                       std::string& key) {
+  std::optional<std::string> owned = meta::LocationKeyIn(warehouse, location);
+  if (!owned) {
+    return BadRequest(std::string(what) + " " + location + " is not a place inside warehouse " +
+                      std::string(warehouse) + ": it must be s3://" + std::string(warehouse) +
+                      "/KEY, without empty, \".\" or \"..\" segments");
+  }
+  key = std::move(*owned);
+  return kHandled;
+}
+
+HandlerResult RequireLocationsOwned(std::string_view warehouse, const std::string& owned_key,
+                                    std::string_view display_name, const iceberg::TableMetadata* before,
+                                    const iceberg::TableMetadata& after) {
+  for (const iceberg::TableMetadata::NamedLocation& named : after.LocationsAddedSince(before)) {
+    std::optional<std::string> key = meta::LocationKeyIn(warehouse, named.location);
+    if (key && meta::KeyAtOrBelow(*key, owned_key)) continue;
+    return BadRequest(named.what + " " + named.location + " is outside table " + std::string(display_name) +
+                      "'s location s3://" + std::string(warehouse) + "/" + owned_key +
+                      ": a table's files are kept at or below its location, which it alone owns");
+  }
+  return kHandled;
 }
 
 std::optional<std::string> ClientLocationInWarehouse(std::string_view location, std::string_view warehouse) {

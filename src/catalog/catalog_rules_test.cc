@@ -65,7 +65,7 @@ TEST(CatalogRulesTest, LocationsStayInsideTheWarehouse) {
 TEST(CatalogRulesTest, NamesWithSlashesAreAllowedButNeverSplitALocation) {
   EXPECT_FALSE(EntityNameProblem("tab/le"));
   EXPECT_TRUE(EntityNameProblem(""));
-  EXPECT_EQ(LocationSegment("a/b/c"), "a_b_c");
+  EXPECT_EQ(meta::LocationSegment("a/b/c"), "a_b_c");
   std::string location = DefaultEntityLocation("wh", {"n/s"}, "tab/le");
   EXPECT_EQ(location.rfind("s3://wh/n_s/tab_le-", 0), 0u) << location;
   EXPECT_EQ(std::count(location.begin(), location.end(), '/'), 4);  // s3:// + wh/n_s/<name>

@@ -457,6 +457,17 @@ HandlerResult PlanningError(const Status& status) {
   return ErrorFromStatus(status, BadRequest(status.message()));
 }
 
+// Planning reads the table's manifest lists and manifests with the server's authority: only those
+// below the table's own location.
+HandlerResult OpenTableFiles(RequestContext& ctx, std::unique_ptr<iceberg::FileIO>& io) {
+  std::string owned_key;
+  if (auto error = OwnedKey(ctx.path.warehouse, "the table's location", ctx.entity->location, owned_key)) {
+    return error;
+  }
+  io = MakeTableFileIO(*ctx.backend.meta, *ctx.backend.blobs, ctx.path.warehouse, owned_key);
+  return kHandled;
+}
+
 }  // namespace
 
 HandlerResult PlanTableScan(RequestContext& ctx) {
@@ -467,7 +478,8 @@ HandlerResult PlanTableScan(RequestContext& ctx) {
   if (auto error = ParseScanRequest(body, parsed)) return error;
   auto metadata = LoadTableMetadata(ctx.backend, ctx.entity->metadata_location);
   if (!metadata.ok()) return ErrorFromStatus(metadata.status(), NoSuchTable(EntityDisplayName(ctx)));
-  std::unique_ptr<iceberg::FileIO> io = MakeObjectFileIO(*ctx.backend.meta, *ctx.backend.blobs);
+  std::unique_ptr<iceberg::FileIO> io;
+  if (auto error = OpenTableFiles(ctx, io)) return error;
   auto planner = iceberg::ScanPlanner::Make(*io, **metadata, parsed.scan);
   if (!planner.ok()) return PlanningError(planner.status());
 
@@ -537,7 +549,8 @@ HandlerResult FetchScanTasks(RequestContext& ctx) {
   if (auto error = ParseScanRequest(task->request, parsed)) return error;
   auto metadata = LoadTableMetadata(ctx.backend, ctx.entity->metadata_location);
   if (!metadata.ok()) return ErrorFromStatus(metadata.status(), NoSuchTable(EntityDisplayName(ctx)));
-  std::unique_ptr<iceberg::FileIO> io = MakeObjectFileIO(*ctx.backend.meta, *ctx.backend.blobs);
+  std::unique_ptr<iceberg::FileIO> io;
+  if (auto error = OpenTableFiles(ctx, io)) return error;
   auto planner = iceberg::ScanPlanner::Make(*io, **metadata, parsed.scan);
   if (!planner.ok()) {
     if (planner.status().code() == ErrorCode::kNotFound) {

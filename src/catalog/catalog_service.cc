@@ -40,9 +40,39 @@ std::mutex& Backend::CommitLock(const meta::EntityId& table) {
 }
 
 struct CatalogService::Impl {
-  std::unique_ptr<iceberg::FileIO> maintenance_io;  // declared first: it outlives the runner
   Backend backend;
 };
+
+namespace {
+
+// A table's files as its maintenance jobs reach them: only what the table owns, by its row's
+// location (which the store keeps from overlapping any other's).
+Result<maintenance::JobRunner::TableStorage> TableStorageFor(Backend& backend, const std::string& warehouse,
+                                                             const iceberg::TableRef& table) {
+  SERAC_ASSIGN_OR_RETURN(
+      meta::EntityRecord entity,
+      backend.catalog().GetEntity({warehouse, table.namespace_levels, table.name, meta::EntityKind::kTable}));
+  std::optional<std::string> owned_key = meta::LocationKeyIn(warehouse, entity.location);
+  if (!owned_key) {
+    return Error(ErrorCode::kValidationFailed, "the table's location " + entity.location +
+                                                   " is not inside warehouse " + warehouse +
+                                                   ": maintenance reads and deletes only files a table owns");
+  }
+  maintenance::JobRunner::TableStorage storage;
+  storage.io = MakeTableFileIO(*backend.meta, *backend.blobs, warehouse, *owned_key);
+  storage.list_files = [&backend, warehouse, owned = *owned_key](
+                           const std::string& prefix) -> Result<std::vector<maintenance::ListedFile>> {
+    std::optional<std::string> key = meta::LocationKeyIn(warehouse, prefix);
+    if (!key || !meta::KeyAtOrBelow(*key, owned)) {
+      return Error(ErrorCode::kAccessDenied, prefix + " is outside s3://" + warehouse + "/" + owned +
+                                                 ", the location of the table listed");
+    }
+    return ListTableFiles(backend, "s3://" + warehouse + "/" + *key + "/");
+  };
+  return storage;
+}
+
+}  // namespace
 
 CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
                                const auth::IdentityService* identity, CatalogOptions options)
@@ -50,14 +80,14 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
   impl_->backend.Bind(meta, blobs, identity);
   impl_->backend.options = std::move(options);
   if (meta != nullptr && blobs != nullptr) {
-    impl_->maintenance_io = MakeObjectFileIO(*meta, *blobs);
     Backend& backend = impl_->backend;
     maintenance::JobRunner::Seams seams;
     seams.catalog_for = [&backend](const std::string& warehouse) {
       return MakeInProcessTableCatalog(backend, warehouse);
     };
-    seams.io = impl_->maintenance_io.get();
-    seams.list_files = [&backend](const std::string& prefix) { return ListTableFiles(backend, prefix); };
+    seams.storage_for = [&backend](const std::string& warehouse, const iceberg::TableRef& table) {
+      return TableStorageFor(backend, warehouse, table);
+    };
     seams.current_metadata = [&backend](const std::string& warehouse,
                                         const iceberg::TableRef& table) -> Result<std::string> {
       SERAC_ASSIGN_OR_RETURN(meta::EntityRecord entity,

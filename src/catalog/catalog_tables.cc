@@ -135,12 +135,21 @@ HandlerResult RequireNameFree(Backend& backend, const meta::EntityId& wanted) {
   return kHandled;
 }
 
-std::string ChooseTableLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
-                                std::string_view name, const std::optional<std::string>& requested) {
+HandlerResult ChooseTableLocation(std::string_view warehouse, const meta::NamespaceLevels& levels,
+                                  std::string_view name, const std::optional<std::string>& requested,
+                                  std::string& location) {
   if (requested && !requested->empty()) {
-    if (auto inside = ClientLocationInWarehouse(*requested, warehouse)) return *inside;
+    auto parsed = ParseS3Location(*requested);
+    // The warehouse's root is no table's place: it is overridden like a location elsewhere.
+    if (parsed && parsed->bucket == warehouse && parsed->key.find_first_not_of('/') != std::string::npos) {
+      std::string key;
+      if (auto error = OwnedKey(warehouse, "location", *requested, key)) return error;
+      location = "s3://" + std::string(warehouse) + "/" + key;
+      return kHandled;
+    }
   }
-  return DefaultEntityLocation(warehouse, levels, name);
+  location = DefaultEntityLocation(warehouse, levels, name);
+  return kHandled;
 }
 
 namespace {
@@ -192,6 +201,14 @@ HandlerResult RequireInWarehouse(std::string_view warehouse, const std::string& 
 
 HandlerResult RequireInWarehouse(const RequestContext& ctx, const std::string& location) {
   return RequireInWarehouse(ctx.path.warehouse, location);
+}
+
+HandlerResult RequireOwnedMetadataFile(std::string_view warehouse, const std::string& owned_key,
+                                       const std::string& file) {
+  std::optional<std::string> key = meta::LocationKeyIn(warehouse, file);
+  if (key && *key != owned_key && meta::KeyAtOrBelow(*key, owned_key)) return kHandled;
+  return BadRequest("metadata file " + file + " is outside its table's location s3://" +
+                    std::string(warehouse) + "/" + owned_key + " (write.metadata.path must be below it)");
 }
 
 namespace {
@@ -253,15 +270,23 @@ HandlerResult CreateTable(RequestContext& ctx) {
   }
   if (auto error = CheckNameAndNamespace(ctx, name)) return error;
   if (auto error = RequireNameFree(ctx.backend, ctx.Entity(meta::EntityKind::kTable))) return error;
-  const std::string location =
-      ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, name, request->location());
+  std::string location;
+  if (auto error =
+          ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, name, request->location(), location)) {
+    return error;
+  }
   auto metadata = request->NewMetadata(location, RandomUuid(), ToUnixMillis(Now()));
   if (!metadata.ok()) return ErrorFromStatus(metadata.status(), BadRequest(metadata.status().message()));
+  std::string owned_key;
+  if (auto error = OwnedKey(ctx.path.warehouse, "location", location, owned_key)) return error;
+  const std::string display = NamespaceDisplayName(ctx.path.levels) + "." + name;
+  if (auto error = RequireLocationsOwned(ctx.path.warehouse, owned_key, display, nullptr, *metadata))
+    return error;
   // The creator writes the table's first files, so its credentials (if vended) may write.
   if (request->stage_create()) return SendTableResult(ctx, std::nullopt, *metadata, true);
 
   const std::string file = metadata->NewFileLocation("", RandomUuid());
-  if (auto error = RequireInWarehouse(ctx, file)) return error;
+  if (auto error = RequireOwnedMetadataFile(ctx.path.warehouse, owned_key, file)) return error;
   const std::string json = metadata->ToJsonText();
   auto file_record = MetadataFileRecord(ctx.backend, file, json);
   if (!file_record.ok())
@@ -320,7 +345,7 @@ HandlerResult DropTable(RequestContext& ctx) {
   if (!dropped.ok()) return ErrorFromStatus(dropped.status(), NoSuchTable(EntityDisplayName(ctx)));
   if (*purge) {
     // The table is gone either way; files a failed purge leaves behind are orphans for maintenance.
-    Status purged = PurgeLocation(ctx.backend, dropped->location);
+    Status purged = PurgeLocation(ctx.backend, *dropped);
     if (!purged.ok())
       log::Warn("catalog: purge of " + dropped->location + " incomplete: " + purged.ToString());
   }
@@ -362,6 +387,18 @@ HandlerResult RegisterTable(RequestContext& ctx) {
   auto metadata = LoadTableMetadata(ctx.backend, location);
   if (!metadata.ok()) {
     return ErrorFromStatus(metadata.status(), BadRequest("metadata-location does not exist: " + location));
+  }
+  // A registered table owns its metadata's location, and everything the metadata names must be
+  // there: the file itself, the manifest lists, statistics and write paths.
+  std::string owned_key;
+  if (auto error =
+          OwnedKey(ctx.path.warehouse, "the metadata's location", (*metadata)->location(), owned_key)) {
+    return error;
+  }
+  if (auto error = RequireOwnedMetadataFile(ctx.path.warehouse, owned_key, location)) return error;
+  const std::string display = NamespaceDisplayName(ctx.path.levels) + "." + name;
+  if (auto error = RequireLocationsOwned(ctx.path.warehouse, owned_key, display, nullptr, **metadata)) {
+    return error;
   }
   meta::EntityRecord record;
   record.warehouse = ctx.path.warehouse;

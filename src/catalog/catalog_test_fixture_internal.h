@@ -52,18 +52,21 @@ struct CallOptions {
     {"id": 2, "name": "data", "required": false, "type": "string"}]})");
 }
 
-[[maybe_unused]] Json Snapshot(int64_t id, int64_t sequence) {
+// A snapshot of the table at `location` (the fixture's CreateTable puts table NAME of namespace NS
+// at s3://lake/NS/NAME): its manifest list, like every file of a table, is below that location.
+[[maybe_unused]] Json Snapshot(int64_t id, int64_t sequence, const std::string& location = "s3://lake/db/t") {
   return Json{{"snapshot-id", id},
               {"sequence-number", sequence},
               {"timestamp-ms", 1700000000000 + id},
-              {"manifest-list", "s3://lake/db/t/metadata/snap-" + std::to_string(id) + ".avro"},
+              {"manifest-list", location + "/metadata/snap-" + std::to_string(id) + ".avro"},
               {"summary", {{"operation", "append"}}},
               {"schema-id", 0}};
 }
 
-[[maybe_unused]] Json AddSnapshotToMain(int64_t id, int64_t sequence) {
+[[maybe_unused]] Json AddSnapshotToMain(int64_t id, int64_t sequence,
+                                        const std::string& location = "s3://lake/db/t") {
   return Json::array(
-      {Json{{"action", "add-snapshot"}, {"snapshot", Snapshot(id, sequence)}},
+      {Json{{"action", "add-snapshot"}, {"snapshot", Snapshot(id, sequence, location)}},
        Json{{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"}, {"snapshot-id", id}}});
 }
 
@@ -121,9 +124,11 @@ class CatalogServiceTest : public ::testing::Test {
     ASSERT_EQ(response.status(), 200) << response.body;
   }
 
+  // At s3://lake/NS/NAME unless `extra` names a location (null: the catalog's default one).
   Json CreateTable(const std::string& ns, const std::string& name, Json extra = Json::object()) {
-    Json body = {{"name", name}, {"schema", Schema()}};
+    Json body = {{"name", name}, {"schema", Schema()}, {"location", "s3://lake/" + ns + "/" + name}};
     body.update(extra);
+    if (body["location"].is_null()) body.erase("location");
     auto response = Post(std::string(kBase) + "/namespaces/" + ns + "/tables", body);
     EXPECT_EQ(response.status(), 200) << response.body;
     return BodyJson(response);

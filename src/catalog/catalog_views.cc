@@ -71,8 +71,11 @@ HandlerResult CreateView(RequestContext& ctx) {
   if (auto error = RequireNameFree(ctx.backend, ctx.Entity(meta::EntityKind::kView))) return error;
   // The view's location is kept as given (it names no files serac has to manage); its metadata
   // files live in the warehouse: below that location when it is there, else at a default place.
-  const std::string storage =
-      ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, name, requested_location);
+  std::string storage;
+  if (auto error =
+          ChooseTableLocation(ctx.path.warehouse, ctx.path.levels, name, requested_location, storage)) {
+    return error;
+  }
   const bool kept_as_given = requested_location && !requested_location->empty() &&
                              !ClientLocationInWarehouse(*requested_location, ctx.path.warehouse);
   auto metadata = request->NewMetadata(kept_as_given ? *requested_location : storage, RandomUuid());
@@ -135,7 +138,10 @@ HandlerResult ReplaceView(RequestContext& ctx) {
     }
     if (!applied->changed) return SendViewResult(ctx, entity->metadata_location, **current);
     const std::string file = NextViewMetadataFileLocation(entity->metadata_location);
-    if (auto error = RequireInWarehouse(ctx, file)) return error;
+    std::string owned_key;
+    if (auto error = OwnedKey(ctx.path.warehouse, "the view's location", entity->location, owned_key))
+      return error;
+    if (auto error = RequireOwnedMetadataFile(ctx.path.warehouse, owned_key, file)) return error;
     const std::string json = applied->metadata.ToJsonText();
     Status written = WriteMetadataFile(ctx.backend, file, json);
     if (!written.ok()) return ErrorFromStatus(written, BadRequest(written.message()));

@@ -18,6 +18,22 @@ std::string WarehouseFromParameter(std::string_view value) {
   return std::string(value);
 }
 
+// The catalog acts on a warehouse's bucket with its own authority. Where that reaches objects the
+// catalog did not make — adopting an existing bucket, removing a bucket with whatever it holds —
+// the caller must hold the S3 rights it would need to do the same through S3.
+HandlerResult RequireS3Rights(RequestContext& ctx, const std::string& bucket,
+                              std::initializer_list<std::string_view> bucket_actions,
+                              std::initializer_list<std::string_view> object_actions) {
+  const auth::ConditionContext conditions = auth::RequestConditions(ctx.principal, ctx.request);
+  for (std::string_view action : bucket_actions) {
+    if (auto error = Authorize(ctx, action, auth::S3BucketArn(bucket), conditions)) return error;
+  }
+  for (std::string_view action : object_actions) {
+    if (auto error = Authorize(ctx, action, auth::S3ObjectArn(bucket, "*"), conditions)) return error;
+  }
+  return kHandled;
+}
+
 }  // namespace
 
 HandlerResult RequireWarehouse(RequestContext& ctx, const std::string& warehouse) {
@@ -74,6 +90,13 @@ HandlerResult CreateWarehouse(RequestContext& ctx) {
     if (!it->is_boolean()) return BadRequest("upgrade-existing must be a boolean");
     upgrade_existing = it->get<bool>();
   }
+  if (upgrade_existing && ctx.backend.meta->GetBucket(*name).ok()) {
+    // The catalog will list, read, write and (on purge) delete objects of a bucket it did not make.
+    if (auto error = RequireS3Rights(ctx, *name, {"s3:ListBucket"},
+                                     {"s3:GetObject", "s3:PutObject", "s3:DeleteObject"})) {
+      return error;
+    }
+  }
   meta::WarehouseRecord record{*name, ToUnixMillis(Now())};
   Status created = ctx.catalog().CreateWarehouse(record, upgrade_existing);
   if (!created.ok()) {
@@ -128,6 +151,11 @@ HandlerResult DeleteWarehouse(RequestContext& ctx) {
   auto force = ParseBoolean(ctx.query.Get("force", "false"));
   auto preserve_bucket = ParseBoolean(ctx.query.Get("preserve-bucket", "false"));
   if (!force || !preserve_bucket) return BadRequest("force and preserve-bucket must be true or false");
+  if (!*preserve_bucket) {
+    // The bucket goes with every object in it, whoever wrote them.
+    if (auto error = RequireS3Rights(ctx, ctx.path.name, {"s3:DeleteBucket"}, {"s3:DeleteObject"}))
+      return error;
+  }
   Status deleted = ctx.catalog().DeleteWarehouse(ctx.path.name, *force, *preserve_bucket);
   if (!deleted.ok()) {
     if (deleted.code() == ErrorCode::kNotEmpty) {

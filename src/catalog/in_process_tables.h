@@ -7,6 +7,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "blob/blob_store.h"
 #include "iceberg/file_io.h"
@@ -20,5 +22,14 @@ namespace serac::catalog {
 // the full-object CRC64NVME a PUT without a checksum of its own gets. A file becomes visible (and
 // durable) on Close, and never replaces an object: kAlreadyExists when the key is taken by then.
 std::unique_ptr<iceberg::FileIO> MakeObjectFileIO(meta::MetaStore& meta, blob::BlobStore& blobs);
+
+// The same, confined to what one table owns: objects below `owned_key` in bucket `warehouse`
+// (meta/catalog_locations.h). Any other location is refused (kAccessDenied, naming it), so that no
+// read, write or delete the server makes for one table reaches another's files.
+std::unique_ptr<iceberg::FileIO> MakeTableFileIO(meta::MetaStore& meta, blob::BlobStore& blobs,
+                                                 std::string warehouse, std::string owned_key);
+
+// kAccessDenied unless `location` is an object below `owned_key` in bucket `warehouse`.
+Status RequireOwnedFile(std::string_view warehouse, std::string_view owned_key, const std::string& location);
 
 }  // namespace serac::catalog

@@ -6,6 +6,7 @@
 #include "common/encoding.h"
 #include "common/hash.h"
 #include "common/limits.h"
+#include "meta/catalog_locations.h"
 #include "objects/object_io.h"
 
 namespace serac::catalog {
@@ -134,10 +135,61 @@ class ObjectFileIO final : public iceberg::FileIO {
   blob::BlobStore& blobs_;
 };
 
+// An ObjectFileIO that refuses every location outside what one table owns.
+class TableFileIO final : public iceberg::FileIO {
+ public:
+  TableFileIO(meta::MetaStore& meta, blob::BlobStore& blobs, std::string warehouse, std::string owned_key)
+      : files_(meta, blobs), warehouse_(std::move(warehouse)), owned_key_(std::move(owned_key)) {}
+
+  Result<std::unique_ptr<iceberg::OutputFile>> Create(const std::string& location) override {
+    SERAC_RETURN_IF_ERROR(RequireOwned(location));
+    return files_.Create(location);
+  }
+  Result<std::string> ReadAll(const std::string& location, uint64_t bytes_max,
+                              std::string_view limit_name) override {
+    SERAC_RETURN_IF_ERROR(RequireOwned(location));
+    return files_.ReadAll(location, bytes_max, limit_name);
+  }
+  Result<uint64_t> Size(const std::string& location) override {
+    SERAC_RETURN_IF_ERROR(RequireOwned(location));
+    return files_.Size(location);
+  }
+  Result<std::string> ReadRange(const std::string& location, uint64_t offset, uint64_t length) override {
+    SERAC_RETURN_IF_ERROR(RequireOwned(location));
+    return files_.ReadRange(location, offset, length);
+  }
+  Status Delete(const std::string& location) override {
+    SERAC_RETURN_IF_ERROR(RequireOwned(location));
+    return files_.Delete(location);
+  }
+
+ private:
+  Status RequireOwned(const std::string& location) const {
+    return RequireOwnedFile(warehouse_, owned_key_, location);
+  }
+
+  ObjectFileIO files_;
+  const std::string warehouse_;
+  const std::string owned_key_;
+};
+
 }  // namespace
+
+Status RequireOwnedFile(std::string_view warehouse, std::string_view owned_key, const std::string& location) {
+  std::optional<std::string> key = meta::LocationKeyIn(warehouse, location);
+  if (key && *key != owned_key && meta::KeyAtOrBelow(*key, owned_key)) return Status::Ok();
+  return Error(ErrorCode::kAccessDenied, location + " is outside s3://" + std::string(warehouse) + "/" +
+                                             std::string(owned_key) +
+                                             "/, the location of the table it was read or deleted for");
+}
 
 std::unique_ptr<iceberg::FileIO> MakeObjectFileIO(meta::MetaStore& meta, blob::BlobStore& blobs) {
   return std::make_unique<ObjectFileIO>(meta, blobs);
+}
+
+std::unique_ptr<iceberg::FileIO> MakeTableFileIO(meta::MetaStore& meta, blob::BlobStore& blobs,
+                                                 std::string warehouse, std::string owned_key) {
+  return std::make_unique<TableFileIO>(meta, blobs, std::move(warehouse), std::move(owned_key));
 }
 
 }  // namespace serac::catalog

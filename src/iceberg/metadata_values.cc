@@ -3,6 +3,7 @@
 // take what they find without failing: a member that is absent gets the spec's default.
 #include <algorithm>
 #include <cctype>
+#include <unordered_set>
 
 #include "iceberg/metadata_internal.h"
 #include "iceberg/table_metadata.h"
@@ -189,6 +190,57 @@ std::map<std::string, SnapshotRef> TableMetadata::Refs() const {
   std::map<std::string, SnapshotRef> refs;
   for (const auto& [name, ref] : model_->refs) refs.emplace(name, RefFromJson(ref));
   return refs;
+}
+
+std::vector<TableMetadata::NamedLocation> TableMetadata::LocationsAddedSince(
+    const TableMetadata* before) const {
+  static constexpr const char* kPathProperties[] = {"write.data.path", kMetadataPathProperty,
+                                                    "write.object-storage.path", "write.folder-storage.path"};
+  std::vector<NamedLocation> added;
+  const TableModel* old = before != nullptr ? &before->model() : nullptr;
+  for (const char* name : kPathProperties) {
+    auto it = model_->properties.find(name);
+    if (it == model_->properties.end() || it->second.empty()) continue;
+    if (old != nullptr) {
+      auto was = old->properties.find(name);
+      if (was != old->properties.end() && was->second == it->second) continue;
+    }
+    added.push_back({std::string("property ") + name, it->second});
+  }
+  // Versions share their snapshots' stored form: only snapshots not in `before` are new.
+  std::unordered_set<const StoredSnapshot*> shared;
+  if (old != nullptr) {
+    for (const StoredSnapshotPtr& snapshot : old->snapshots) shared.insert(snapshot.get());
+  }
+  for (const StoredSnapshotPtr& snapshot : model_->snapshots) {
+    if (shared.count(snapshot.get()) != 0) continue;
+    const std::string id = std::to_string(snapshot->id());
+    const Json& json = snapshot->json();
+    if (auto list = json.find("manifest-list"); list != json.end() && list->is_string()) {
+      added.push_back({"snapshot " + id + "'s manifest list", list->get<std::string>()});
+    }
+    if (auto manifests = json.find("manifests"); manifests != json.end() && manifests->is_array()) {
+      for (const Json& manifest : *manifests) {
+        if (manifest.is_string())
+          added.push_back({"snapshot " + id + "'s manifest", manifest.get<std::string>()});
+      }
+    }
+  }
+  auto statistics_paths = [&](const std::vector<Json>& now, const std::vector<Json>* was, const char* kind) {
+    for (const Json& file : now) {
+      auto path = file.find("statistics-path");
+      if (path == file.end() || !path->is_string()) continue;
+      bool known = false;
+      if (was != nullptr) {
+        for (const Json& old_file : *was) known = known || old_file == file;
+      }
+      if (!known) added.push_back({std::string(kind) + " file", path->get<std::string>()});
+    }
+  };
+  statistics_paths(model_->statistics, old != nullptr ? &old->statistics : nullptr, "statistics");
+  statistics_paths(model_->partition_statistics, old != nullptr ? &old->partition_statistics : nullptr,
+                   "partition statistics");
+  return added;
 }
 
 TableMetadata TableMetadata::WithLocation(std::string location) const {

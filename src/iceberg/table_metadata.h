@@ -165,6 +165,19 @@ class TableMetadata {
   // The same version at another table location (the catalog keeps a table's files in its warehouse).
   TableMetadata WithLocation(std::string location) const;
 
+  // A place this version says the table's files are or go: what names it ("snapshot 42's manifest
+  // list", "property write.data.path", ...) and the location.
+  struct NamedLocation {
+    std::string what;
+    std::string location;
+  };
+  // Every such place, besides location() itself, that this version names and `before` (null:
+  // none) does not: each snapshot's manifest list (a v1 snapshot's manifests), statistics and
+  // partition statistics files, and the write.data.path, write.metadata.path,
+  // write.object-storage.path and write.folder-storage.path properties. Snapshots both versions
+  // share are not looked at again.
+  std::vector<NamedLocation> LocationsAddedSince(const TableMetadata* before) const;
+
   // The metadata file's text, every snapshot or only those a ref points at. Never throws: invalid
   // UTF-8 is replaced.
   std::string ToJsonText(SnapshotSelection selection = SnapshotSelection::kAll) const;

@@ -55,7 +55,8 @@ struct JobCounters {
 
 // Runs one job; its figures as the record's JSON members.
 Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seams, const QueuedJob& job) {
-  iceberg::FileIO& io = *seams.io;
+  SERAC_ASSIGN_OR_RETURN(JobRunner::TableStorage storage, seams.storage_for(job.record.warehouse, job.table));
+  iceberg::FileIO& io = *storage.io;
   switch (job.type) {
     case MaintenanceType::kSnapshotManagement: {
       ExpireOptions options;
@@ -99,7 +100,7 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
                   {"bytesRemoved", 0}};
     }
     case MaintenanceType::kUnreferencedFileRemoval: {
-      if (!seams.list_files || !seams.current_metadata) break;
+      if (!storage.list_files || !seams.current_metadata) break;
       constexpr int64_t kDayMs = 24LL * 3600 * 1000;
       UnreferencedOptions options;
       options.unreferenced_older_than_ms =
@@ -109,7 +110,7 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
       SERAC_ASSIGN_OR_RETURN(std::string current, seams.current_metadata(job.record.warehouse, job.table));
       SERAC_ASSIGN_OR_RETURN(
           UnreferencedResult removed,
-          RemoveUnreferencedFiles(catalog, io, job.table, current, seams.list_files, options));
+          RemoveUnreferencedFiles(catalog, io, job.table, current, storage.list_files, options));
       return Json{{"filesListed", removed.files_listed},
                   {"filesReached", removed.files_reached},
                   {"filesKeptYoung", removed.files_kept_young},
@@ -205,7 +206,7 @@ struct JobRunner::Impl {
           std::lock_guard lock(mutex);
           auto last = last_unreferenced_run.find(target.table_uuid);
           due =
-              settings->unreferenced_file_removal_enabled && seams.list_files &&
+              settings->unreferenced_file_removal_enabled && seams.current_metadata &&
               (last == last_unreferenced_run.end() || last->second + kAutoUnreferencedEveryMs <= SteadyMs());
           if (due) last_unreferenced_run[target.table_uuid] = SteadyMs();
           break;
@@ -340,8 +341,7 @@ Result<int64_t> JobRunner::Start(const Target& target, MaintenanceType type,
 Result<int64_t> JobRunner::StartJob(const Target& target, MaintenanceType type,
                                     const MaintenanceSettings& settings, bool automatic,
                                     std::optional<int64_t> files_older_than_ms) {
-  if (type == MaintenanceType::kUnreferencedFileRemoval &&
-      (!impl_->seams.list_files || !impl_->seams.current_metadata)) {
+  if (type == MaintenanceType::kUnreferencedFileRemoval && !impl_->seams.current_metadata) {
     return Error(ErrorCode::kNotImplemented, "this runner cannot list a table's files");
   }
   QueuedJob job;

@@ -37,13 +37,20 @@ inline constexpr int64_t kAutoUnreferencedEveryMs =
 
 class JobRunner {
  public:
+  // One table's files as its jobs reach them: read, written and deleted through `io`, listed by
+  // `list_files` (null: no unreferenced-file job runs), both confined to what the table owns, so
+  // that no job made for one table touches another's files.
+  struct TableStorage {
+    std::unique_ptr<iceberg::FileIO> io;
+    ListFiles list_files;
+  };
   // What jobs reach beyond the catalog store: the tables of one warehouse (committed to with the
-  // server's authority), their files (read, written, deleted; listed) and a table's current
-  // metadata file. Without list_files and current_metadata, no unreferenced-file job runs.
+  // server's authority), each table's files, and a table's current metadata file. Without
+  // current_metadata, no unreferenced-file job runs.
   struct Seams {
     std::function<std::unique_ptr<iceberg::TableCatalog>(const std::string& warehouse)> catalog_for;
-    iceberg::FileIO* io = nullptr;
-    ListFiles list_files;
+    std::function<Result<TableStorage>(const std::string& warehouse, const iceberg::TableRef& table)>
+        storage_for;
     std::function<Result<std::string>(const std::string& warehouse, const iceberg::TableRef& table)>
         current_metadata;
   };

@@ -61,6 +61,9 @@ struct MetadataSwap {
   EntityId id;
   std::string expected_metadata_location;
   std::string new_metadata_location;
+  // Empty: the entity keeps its location. Else the location it moves to (a commit's
+  // set-location), checked as a create's is.
+  std::string new_location;
 };
 
 struct ObjectRecord;  // meta_store.h
@@ -133,7 +136,7 @@ class CatalogStore {
   virtual Status DeleteWarehouse(const std::string& name, bool force, bool preserve_bucket) = 0;
 
   // Namespaces. Create: kAlreadyExists; kNotFound if the warehouse or (for nested) the parent is
-  // missing.
+  // missing; kValidationFailed if its default location is at or below a table's or view's.
   virtual Status CreateNamespace(const NamespaceRecord& ns) = 0;
   virtual Result<NamespaceRecord> GetNamespace(const std::string& warehouse,
                                                const NamespaceLevels& levels) = 0;
@@ -150,7 +153,10 @@ class CatalogStore {
   virtual Status DropNamespace(const std::string& warehouse, const NamespaceLevels& levels) = 0;
 
   // Tables and views. Create: kAlreadyExists if a table OR view has the name; kNotFound if the
-  // namespace is missing.
+  // namespace is missing; kValidationFailed (naming the other) if the location is not a key of the
+  // warehouse's bucket or overlaps another entity's or a namespace's default location
+  // (meta/catalog_locations.h), or the uuid is another entity's in the warehouse. Register and a
+  // commit's created entities and location changes are checked the same way.
   virtual Status CreateEntity(const EntityRecord& entity) = 0;
   virtual Result<EntityRecord> GetEntity(const EntityId& id) = 0;  // kNotFound
   // Names > start_after of one kind in one namespace, ascending, at most limit. kNotFound if the

@@ -111,6 +111,9 @@ struct ObjectRecord {
 struct WriteCondition {
   bool if_none_match_any = false;       // If-None-Match: *  → fail if the key exists
   std::optional<std::string> if_match;  // If-Match: etag (unquoted; "*" = must exist)
+  // S3's writes and deletes: kAccessDenied when the key is the current metadata file of a table or
+  // view (only the catalog's commits change which file that is, and the file never changes).
+  bool keep_catalog_metadata = false;
 };
 
 struct ListObjectsQuery {

@@ -78,8 +78,10 @@ void AddChecksumHeaders(RequestContext& ctx, const meta::ChecksumRecord& checksu
   if (!checksum.type.empty()) ctx.response.AddHeader("x-amz-checksum-type", checksum.type);
 }
 
-// If-None-Match (only "*") and If-Match of a write.
+// If-None-Match (only "*") and If-Match of a write; and no S3 write replaces a table's current
+// metadata file.
 HandlerResult ReadWriteCondition(RequestContext& ctx, meta::WriteCondition& condition) {
+  condition.keep_catalog_metadata = true;
   if (const std::string* none_match = ctx.request.FindHeader("if-none-match")) {
     if (TrimWhitespace(*none_match) != "*") {
       return MakeError(501, "NotImplemented", "If-None-Match accepts only '*' on writes");
@@ -144,6 +146,7 @@ HandlerResult PutObject(RequestContext& ctx) {
 HandlerResult DeleteObject(RequestContext& ctx) {
   if (auto error = RequireBucket(ctx)) return error;
   meta::WriteCondition condition;
+  condition.keep_catalog_metadata = true;
   if (const std::string* match = ctx.request.FindHeader("if-match")) condition.if_match = UnquoteEtag(*match);
   Status deleted = ctx.meta().DeleteObject(ctx.bucket, ctx.key, condition);
   if (!deleted.ok()) return WriteError(deleted, condition, Missing::kBucket);
@@ -164,7 +167,9 @@ Status DeleteListedObject(RequestContext& ctx, const std::string& key, std::stri
   if (!IsUnversionedId(version_id)) {
     return Error(ErrorCode::kInvalidArgument, std::string(kInvalidVersionIdMessage));
   }
-  return ctx.meta().DeleteObject(ctx.bucket, key, {});
+  meta::WriteCondition condition;
+  condition.keep_catalog_metadata = true;
+  return ctx.meta().DeleteObject(ctx.bucket, key, condition);
 }
 
 }  // namespace

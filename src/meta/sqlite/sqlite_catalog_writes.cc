@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/limits.h"
+#include "meta/catalog_locations.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
 #include "meta/sqlite/sqlite_reads_internal.h"
 #include "meta/sqlite/sqlite_writes_internal.h"
@@ -57,18 +58,129 @@ Status NameTaken(EntityKind holder, const NamespaceLevels& levels, const std::st
                std::string("a ") + EntityKindName(holder) + " already exists: " + DisplayName(levels, name));
 }
 
+// Writes the row with its location key (NULL for a location outside the warehouse, which only a
+// row from before locations were confined holds: it keeps it through a rename).
 Status WriteEntityRow(Connection& db, const EntityRecord& entity, bool replace) {
   std::string sql = replace ? "INSERT OR REPLACE" : "INSERT";
   sql +=
       " INTO entities(warehouse, namespace, name, kind, uuid, location, metadata_location, created_ms, "
-      "updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);";
+      "updated_ms, location_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10);";
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
   stmt->BindText(1, entity.warehouse)
       .BindBlob(2, EncodeNamespacePath(entity.levels))
       .BindBlob(3, entity.name);
   stmt->BindInt(4, EntityKindCode(entity.kind)).BindText(5, entity.uuid).BindText(6, entity.location);
   stmt->BindText(7, entity.metadata_location).BindInt(8, entity.created_ms).BindInt(9, entity.updated_ms);
+  if (std::optional<std::string> key = LocationKeyIn(entity.warehouse, entity.location)) {
+    stmt->BindText(10, *key);
+  } else {
+    stmt->BindNull(10);
+  }
   return stmt->Run();
+}
+
+// The entity a row found by a location or uuid query names, for messages.
+std::string RowDisplayName(Statement& stmt) {
+  const bool view = stmt.Int(2) == EntityKindCode(EntityKind::kView);
+  return std::string(view ? "view " : "table ") +
+         DisplayName(DecodeNamespacePath(stmt.Blob(0)), stmt.Blob(1));
+}
+
+Status Overlaps(std::string_view what, const std::string& location, const std::string& other) {
+  return Error(ErrorCode::kValidationFailed,
+               std::string(what) + " location " + location + " overlaps " + other +
+                   ": every table and view owns its location and everything below it alone");
+}
+
+// The entity (other than `self`, by namespace path and name) whose owned key is `key`, is below
+// it, or (unless `only_at_or_below`) is above it; and the namespace whose default location is at
+// or below it. Each is one index lookup: the ancestors of "a/b/c" are "a" and "a/b".
+Status CheckLocationFree(Connection& db, const std::string& warehouse, const std::string& self_path,
+                         const std::string& self_name, std::string_view what, const std::string& location,
+                         const std::string& key) {
+  SERAC_ASSIGN_OR_RETURN(
+      auto at_or_below,
+      db.Prepare("SELECT namespace, name, kind, location FROM entities WHERE warehouse = ?1 AND "
+                 "(location_key = ?2 OR (location_key >= ?2 || '/' AND location_key < ?2 || '0')) AND "
+                 "NOT (namespace = ?3 AND name = ?4) LIMIT 1;"));
+  at_or_below->BindText(1, warehouse).BindText(2, key).BindBlob(3, self_path).BindBlob(4, self_name);
+  SERAC_ASSIGN_OR_RETURN(bool found, at_or_below->Step());
+  if (found) return Overlaps(what, location, RowDisplayName(*at_or_below) + "'s " + at_or_below->Text(3));
+  for (size_t slash = key.find('/'); slash != std::string::npos; slash = key.find('/', slash + 1)) {
+    SERAC_ASSIGN_OR_RETURN(
+        auto above, db.Prepare("SELECT namespace, name, kind, location FROM entities WHERE warehouse = ?1 "
+                               "AND location_key = ?2 AND NOT (namespace = ?3 AND name = ?4) LIMIT 1;"));
+    above->BindText(1, warehouse)
+        .BindText(2, key.substr(0, slash))
+        .BindBlob(3, self_path)
+        .BindBlob(4, self_name);
+    SERAC_ASSIGN_OR_RETURN(bool inside, above->Step());
+    if (inside) return Overlaps(what, location, RowDisplayName(*above) + "'s " + above->Text(3));
+  }
+  SERAC_ASSIGN_OR_RETURN(
+      auto namespaces,
+      db.Prepare("SELECT path FROM namespaces WHERE warehouse = ?1 AND "
+                 "(location_key = ?2 OR (location_key >= ?2 || '/' AND location_key < ?2 || '0')) LIMIT 1;"));
+  SERAC_ASSIGN_OR_RETURN(bool holds_namespace, namespaces->BindText(1, warehouse).BindText(2, key).Step());
+  if (holds_namespace) {
+    std::string levels;
+    for (const std::string& level : DecodeNamespacePath(namespaces->Blob(0)))
+      levels += (levels.empty() ? "" : ".") + level;
+    return Overlaps(what, location, "the default location of namespace " + levels);
+  }
+  return Status::Ok();
+}
+
+// An entity's location must be a key in its warehouse's bucket that no other entity or namespace
+// claims (meta/catalog_locations.h).
+Status CheckEntityLocation(Connection& db, const EntityRecord& entity) {
+  const std::string what =
+      std::string(EntityKindName(entity.kind)) + " " + DisplayName(entity.levels, entity.name);
+  std::optional<std::string> key = LocationKeyIn(entity.warehouse, entity.location);
+  if (!key) {
+    return Error(ErrorCode::kValidationFailed, what + ": location " + entity.location +
+                                                   " is not a location inside warehouse " + entity.warehouse +
+                                                   " (s3://" + entity.warehouse +
+                                                   "/KEY, without empty, \".\" or \"..\" segments)");
+  }
+  return CheckLocationFree(db, entity.warehouse, EncodeNamespacePath(entity.levels), entity.name, what,
+                           entity.location, *key);
+}
+
+// Maintenance settings and job records are keyed by a table's uuid: two entities of one warehouse
+// must not share one, or a table registered with another's uuid would reach its settings.
+Status CheckUuidFree(Connection& db, const EntityRecord& entity) {
+  if (entity.uuid.empty()) return Error(ErrorCode::kValidationFailed, "a table or view needs a uuid");
+  SERAC_ASSIGN_OR_RETURN(auto stmt,
+                         db.Prepare("SELECT namespace, name, kind FROM entities WHERE warehouse = ?1 "
+                                    "AND uuid = ?2 AND NOT (namespace = ?3 AND name = ?4) LIMIT 1;"));
+  stmt->BindText(1, entity.warehouse).BindText(2, entity.uuid);
+  stmt->BindBlob(3, EncodeNamespacePath(entity.levels)).BindBlob(4, entity.name);
+  SERAC_ASSIGN_OR_RETURN(bool taken, stmt->Step());
+  if (!taken) return Status::Ok();
+  return Error(ErrorCode::kValidationFailed, "uuid " + entity.uuid + " of " + EntityKindName(entity.kind) +
+                                                 " " + DisplayName(entity.levels, entity.name) +
+                                                 " is already " + RowDisplayName(*stmt) + "'s");
+}
+
+// A namespace's default location must not be at or below a table's or view's location.
+Status CheckNamespaceLocation(Connection& db, const NamespaceRecord& ns) {
+  const std::string key = NamespaceLocationKey(ns.levels);
+  for (size_t end = key.find('/');; end = key.find('/', end + 1)) {
+    SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT namespace, name, kind, location FROM entities "
+                                                 "WHERE warehouse = ?1 AND location_key = ?2 LIMIT 1;"));
+    SERAC_ASSIGN_OR_RETURN(bool owned,
+                           stmt->BindText(1, ns.warehouse).BindText(2, key.substr(0, end)).Step());
+    if (owned) {
+      return Error(
+          ErrorCode::kValidationFailed,
+          "the default location of namespace " +
+              DisplayName(NamespaceLevels(ns.levels.begin(), ns.levels.end() - 1), ns.levels.back()) +
+              ", s3://" + ns.warehouse + "/" + key + ", is inside " + RowDisplayName(*stmt) + "'s location " +
+              stmt->Text(3));
+    }
+    if (end == std::string::npos) return Status::Ok();
+  }
 }
 
 Status DeleteEntityRow(Connection& db, const EntityId& id) {
@@ -95,7 +207,21 @@ Status ApplySwap(Connection& db, const MetadataSwap& swap, int64_t now_ms) {
                                                "WHERE warehouse = ?1 AND namespace = ?2 AND name = ?3;"));
   stmt->BindText(1, swap.id.warehouse).BindBlob(2, EncodeNamespacePath(swap.id.levels));
   stmt->BindBlob(3, swap.id.name).BindText(4, swap.new_metadata_location).BindInt(5, now_ms);
-  return stmt->Run();
+  SERAC_RETURN_IF_ERROR(stmt->Run());
+  if (swap.new_location.empty()) return Status::Ok();
+  // The entity moves: its new location is checked as a create's would be.
+  EntityRecord moved;
+  moved.warehouse = swap.id.warehouse;
+  moved.levels = swap.id.levels;
+  moved.name = swap.id.name;
+  moved.kind = swap.id.kind;
+  moved.location = swap.new_location;
+  SERAC_RETURN_IF_ERROR(CheckEntityLocation(db, moved));
+  SERAC_ASSIGN_OR_RETURN(auto relocate, db.Prepare("UPDATE entities SET location = ?4, location_key = ?5 "
+                                                   "WHERE warehouse = ?1 AND namespace = ?2 AND name = ?3;"));
+  relocate->BindText(1, swap.id.warehouse).BindBlob(2, EncodeNamespacePath(swap.id.levels));
+  relocate->BindBlob(3, swap.id.name).BindText(4, swap.new_location);
+  return relocate->BindText(5, *LocationKeyIn(swap.id.warehouse, swap.new_location)).Run();
 }
 
 // Two swaps of one entity in one commit would make "expected" ambiguous.
@@ -234,12 +360,14 @@ Status CreateNamespaceTx(Connection& db, const NamespaceRecord& ns) {
     Status parent_found = RequireNamespace(db, ns.warehouse, EncodeNamespacePath(parent));
     if (!parent_found.ok()) return Error(parent_found.code(), "parent " + parent_found.message());
   }
+  SERAC_RETURN_IF_ERROR(CheckNamespaceLocation(db, ns));
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT OR IGNORE INTO namespaces(warehouse, path, parent, "
-                                               "last_level, properties, created_ms) "
-                                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6);"));
+                                               "last_level, properties, created_ms, location_key) "
+                                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);"));
   stmt->BindText(1, ns.warehouse).BindBlob(2, EncodeNamespacePath(ns.levels));
   stmt->BindBlob(3, EncodeNamespacePath(parent)).BindBlob(4, ns.levels.back());
   stmt->BindText(5, EncodeNamespaceProperties(ns.properties)).BindInt(6, ns.created_ms);
+  stmt->BindText(7, NamespaceLocationKey(ns.levels));
   SERAC_RETURN_IF_ERROR(stmt->Run());
   if (db.Changes() == 0) return Error(ErrorCode::kAlreadyExists, "namespace already exists");
   return Status::Ok();
@@ -281,6 +409,8 @@ Status CreateEntityTx(Connection& db, const EntityRecord& entity) {
   SERAC_RETURN_IF_ERROR(RequireNamespace(db, entity.warehouse, path));
   SERAC_ASSIGN_OR_RETURN(auto holder, LoadEntityKind(db, entity.warehouse, path, entity.name));
   if (holder) return NameTaken(*holder, entity.levels, entity.name);
+  SERAC_RETURN_IF_ERROR(CheckEntityLocation(db, entity));
+  SERAC_RETURN_IF_ERROR(CheckUuidFree(db, entity));
   return WriteEntityRow(db, entity, false);
 }
 
@@ -314,6 +444,17 @@ Status RegisterEntityTx(Connection& db, const EntityRecord& entity, bool overwri
   SERAC_ASSIGN_OR_RETURN(auto holder, LoadEntityKind(db, entity.warehouse, path, entity.name));
   // Overwrite replaces an entity of the same kind only: a view never silently replaces a table.
   if (holder && (!overwrite || *holder != entity.kind)) return NameTaken(*holder, entity.levels, entity.name);
+  // The entity it replaces, if any, is `self` to both checks: it gives up what it owned.
+  SERAC_RETURN_IF_ERROR(CheckEntityLocation(db, entity));
+  SERAC_RETURN_IF_ERROR(CheckUuidFree(db, entity));
+  if (holder && *holder == EntityKind::kTable) {
+    SERAC_ASSIGN_OR_RETURN(
+        EntityRecord replaced,
+        GetEntityRead(db, EntityId{entity.warehouse, entity.levels, entity.name, EntityKind::kTable}));
+    // Another table takes the name: the old one's maintenance settings and jobs are not its.
+    if (replaced.uuid != entity.uuid)
+      SERAC_RETURN_IF_ERROR(DeleteTableMaintenance(db, entity.warehouse, replaced.uuid));
+  }
   return WriteEntityRow(db, entity, true);
 }
 

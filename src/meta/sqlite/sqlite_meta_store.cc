@@ -239,6 +239,7 @@ class SqliteCatalogStore final : public CatalogStore {
     for (const MetadataSwap& swap : commit.swaps) {
       cache_.EntityWritten(swap.id, [&](EntityRecord& row) {
         row.metadata_location = swap.new_metadata_location;
+        if (!swap.new_location.empty()) row.location = swap.new_location;
         row.updated_ms = now_ms;
         return true;
       });

@@ -188,8 +188,29 @@ CREATE TABLE maintenance_jobs(
 CREATE INDEX maintenance_jobs_by_table ON maintenance_jobs(warehouse, table_uuid, type, id);
 )sql";
 
-constexpr std::array<std::string_view, 5> kMigrations = {
-    kInitialSchema, kCatalogSchema, kIamSchema, kSharedTextSchema, kMaintenanceSchema,
+// What tables and views own (meta/catalog_locations.h): each entity's location as a key in its
+// warehouse bucket (NULL for a location outside it, which only rows from before this could hold),
+// each namespace's default location key, so that an overlap is found with index lookups in the
+// transaction that would make it; and indexes to find an entity by its current metadata file (S3
+// may not replace or delete it) and by its uuid (unique in a warehouse: it keys maintenance).
+constexpr std::string_view kLocationSchema = R"sql(
+ALTER TABLE entities ADD COLUMN location_key TEXT;
+UPDATE entities SET location_key = CASE
+  WHEN substr(location, 1, instr(location, '://') - 1) IN ('s3', 's3a', 's3n')
+   AND substr(location, instr(location, '://') + 3, length(warehouse) + 1) = warehouse || '/'
+   AND rtrim(substr(location, instr(location, '://') + 3 + length(warehouse) + 1), '/') <> ''
+  THEN rtrim(substr(location, instr(location, '://') + 3 + length(warehouse) + 1), '/')
+END;
+CREATE INDEX entities_by_location ON entities(warehouse, location_key);
+CREATE INDEX entities_by_metadata_location ON entities(warehouse, metadata_location);
+CREATE INDEX entities_by_uuid ON entities(warehouse, uuid);
+ALTER TABLE namespaces ADD COLUMN location_key TEXT;
+UPDATE namespaces SET location_key = replace(replace(CAST(path AS TEXT), '/', '_'), char(31), '/');
+CREATE INDEX namespaces_by_location ON namespaces(warehouse, location_key);
+)sql";
+
+constexpr std::array<std::string_view, 6> kMigrations = {
+    kInitialSchema, kCatalogSchema, kIamSchema, kSharedTextSchema, kMaintenanceSchema, kLocationSchema,
 };
 
 Result<int64_t> ReadUserVersion(Connection& db) {

@@ -52,6 +52,29 @@ Status CheckCondition(const std::optional<StoredObject>& current, const WriteCon
   return Status::Ok();
 }
 
+// S3 may not replace or delete the current metadata file of a table or view: that would change
+// the table behind the catalog's back. The catalog writes new files and never replaces one.
+Status CheckNotCatalogMetadata(Connection& db, const std::string& bucket, const std::string& key,
+                               const WriteCondition& condition) {
+  if (!condition.keep_catalog_metadata) return Status::Ok();
+  SERAC_ASSIGN_OR_RETURN(auto stmt,
+                         db.Prepare("SELECT namespace, name FROM entities WHERE warehouse = ?1 AND "
+                                    "metadata_location IN (?2, ?3, ?4) LIMIT 1;"));
+  const std::string path = bucket + "/" + key;
+  stmt->BindText(1, bucket)
+      .BindText(2, "s3://" + path)
+      .BindText(3, "s3a://" + path)
+      .BindText(4, "s3n://" + path);
+  SERAC_ASSIGN_OR_RETURN(bool current, stmt->Step());
+  if (!current) return Status::Ok();
+  std::string name;
+  for (const std::string& level : DecodeNamespacePath(stmt->Blob(0))) name += level + ".";
+  return Error(ErrorCode::kAccessDenied,
+               "the object is the current metadata file of " + name + stmt->Blob(1) +
+                   ", which only the catalog changes (commit through the Iceberg REST "
+                   "catalog)");
+}
+
 Status QueueGarbage(Connection& db, const std::string& blob_id, int64_t now_ms) {
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("INSERT OR IGNORE INTO gc_queue(blob_id, queued_ms) "
                                                "VALUES (?1, ?2);"));
@@ -201,6 +224,7 @@ Status ReplaceObject(Connection& db, const ObjectRecord& object, const InlineByt
                      const WriteCondition& condition, int64_t now_ms, SharedTextUses& uses) {
   SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, object.bucket, object.key));
   SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
+  if (stored) SERAC_RETURN_IF_ERROR(CheckNotCatalogMetadata(db, object.bucket, object.key, condition));
   if (stored) SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, object.segments, now_ms, uses));
   return WriteObjectRow(db, object, inline_bytes, uses);
 }
@@ -448,6 +472,7 @@ Status DeleteObjectTx(Connection& db, const std::string& bucket, const std::stri
   SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, bucket, key));
   SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
   if (!stored) return RequireBucket(db, bucket);
+  SERAC_RETURN_IF_ERROR(CheckNotCatalogMetadata(db, bucket, key, condition));
   SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, {}, now_ms, uses));
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM objects WHERE bucket = ?1 AND key = ?2;"));
   return stmt->BindText(1, bucket).BindBlob(2, key).Run();
@@ -498,6 +523,15 @@ Status CompleteUploadTx(Connection& db, const std::string& upload_id, const Obje
   SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id));
   if (!upload || upload->bucket != object.bucket || upload->key != object.key) {
     return UploadMissing();
+  }
+  // The object was assembled from the parts as they were read before this transaction; a part
+  // uploaded again since then has a new blob, and its old one is already queued for collection.
+  SERAC_ASSIGN_OR_RETURN(std::vector<std::string> part_blobs, LoadPartBlobs(db, upload_id));
+  std::unordered_set<std::string> current(part_blobs.begin(), part_blobs.end());
+  for (const Segment& segment : object.segments) {
+    if (current.count(segment.blob_id) == 0) {
+      return Error(ErrorCode::kConflict, "a part was uploaded again while the upload was being completed");
+    }
   }
   SharedTextUses uses;  // a completed upload has no pieces, but may replace an object in pieces
   SERAC_RETURN_IF_ERROR(ReplaceObject(db, object, InlineBytes{}, condition, now_ms, uses));
