@@ -46,8 +46,10 @@ struct CatalogFixture {
         R"({"id":2,"name":"data","required":false,"type":"string"}]})";
     for (int version : {2, 3}) {
       const std::string name = "t" + std::to_string(version);
+      // At s3://lake/db/NAME: the seeds' manifest lists are below it, as every file of a table is.
       Send("POST /_iceberg/v1/lake/namespaces/db/tables\n\n{\"name\":\"" + name + "\",\"schema\":" + schema +
-           ",\"properties\":{\"format-version\":\"" + std::to_string(version) + "\"}}");
+           ",\"location\":\"s3://lake/db/" + name + "\",\"properties\":{\"format-version\":\"" +
+           std::to_string(version) + "\"}}");
       Json snapshot = {{"snapshot-id", 1000 + version},
                        {"sequence-number", 1},
                        {"timestamp-ms", 1700000000000},

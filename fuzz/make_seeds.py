@@ -33,7 +33,7 @@ ORDER = {"order-id": 1, "fields": [{"source-id": 1, "transform": "identity", "di
 
 def snapshot(sid, parent, seq, op="append", v3=False, first_row=0, rows=10):
     s = {"snapshot-id": sid, "sequence-number": seq, "timestamp-ms": 1767225600000 + seq * 1000,
-         "manifest-list": f"s3://lake/db/t2/metadata/snap-{sid}-1-8f1c.avro",
+         "manifest-list": f"s3://lake/db/{'t3' if v3 else 't2'}/metadata/snap-{sid}-1-8f1c.avro",
          "summary": {"operation": op, "added-data-files": "1", "added-records": str(rows), "total-records": str(rows * seq),
                      "total-data-files": str(seq), "total-delete-files": "0", "total-position-deletes": "0",
                      "total-equality-deletes": "0", "total-files-size": "1234"},

@@ -1291,7 +1291,8 @@ def setup_shard(server: SeracServer, shard: Shard) -> None:
     for version in (2, 3):
         name = f"t{version}"
         call("POST", f"{base}/namespaces/db/tables",
-             {"name": name, "schema": SCHEMA, "properties": {"format-version": str(version)}})
+             {"name": name, "schema": SCHEMA, "location": f"s3://{shard.warehouse}/db/{name}",
+              "properties": {"format-version": str(version)}})
         snapshot = {"snapshot-id": 1000 + version, "sequence-number": 1, "timestamp-ms": 1700000000000,
                     "manifest-list": f"s3://{shard.warehouse}/db/{name}/metadata/snap-1.avro",
                     "summary": {"operation": "append"}, "schema-id": 0}
