@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/limits.h"
+#include "meta/catalog_locations.h"
 #include "meta/catalog_store.h"
 #include "meta/contract_test_backends_internal.h"
 #include "meta/fault_injection_meta_store.h"
@@ -482,6 +483,117 @@ TEST_P(CatalogStoreContractTest, RegisterCreatesOrOverwrites) {
 }
 
 // ---- Compare-and-swap of metadata locations ----
+
+// What a table or view owns, no other may (meta/catalog_locations.h): the store refuses the
+// create, register or move that would overlap, naming the other, in the same transaction.
+TEST_P(CatalogStoreContractTest, NoTwoEntitiesOwnOverlappingLocations) {
+  SERAC_ASSERT_OK(CreateNamespace({"a"}));
+  SERAC_ASSERT_OK(CreateNamespace({"b"}));
+  EntityRecord victim = Entity({"a"}, "victim", EntityKind::kTable);
+  victim.location = "s3://lake/a/victim-1";
+  SERAC_ASSERT_OK(catalog().CreateEntity(victim));
+  for (const char* location : {"s3://lake/a/victim-1", "s3a://lake/a/victim-1/", "s3://lake/a/victim-1/data",
+                               "s3://lake/a", "s3://lake/b"}) {
+    SCOPED_TRACE(location);
+    EntityRecord attacker = Entity({"b"}, "attacker", EntityKind::kTable);
+    attacker.location = location;
+    Status created = catalog().CreateEntity(attacker);
+    EXPECT_EQ(created.code(), ErrorCode::kValidationFailed);
+    EXPECT_NE(created.message().find("overlaps"), std::string::npos) << created.message();
+    EXPECT_EQ(catalog().RegisterEntity(attacker, false).code(), ErrorCode::kValidationFailed);
+    attacker.kind = EntityKind::kView;  // views own their place too
+    EXPECT_EQ(catalog().CreateEntity(attacker).code(), ErrorCode::kValidationFailed);
+  }
+  // Beside it (a name that only starts the same) is another place.
+  EntityRecord neighbour = Entity({"a"}, "neighbour", EntityKind::kTable);
+  neighbour.location = "s3://lake/a/victim-10";
+  SERAC_EXPECT_OK(catalog().CreateEntity(neighbour));
+  // Places that are not keys of the warehouse bucket own nothing and are refused.
+  for (const char* location :
+       {"s3://other/x", "s3://lake", "s3://lake/", "s3://lake/b/../a", "s3://lake/b//c", "file:/tmp/x"}) {
+    EntityRecord odd = Entity({"b"}, "odd", EntityKind::kTable);
+    odd.location = location;
+    EXPECT_EQ(catalog().CreateEntity(odd).code(), ErrorCode::kValidationFailed) << location;
+  }
+  // A move onto the victim is refused in the commit's transaction, which then changes nothing.
+  EntityRecord mover =
+      Entity({"b"}, "mover", EntityKind::kTable, "s3://lake/b/mover/metadata/0.metadata.json");
+  mover.location = "s3://lake/b/mover";
+  SERAC_ASSERT_OK(catalog().CreateEntity(mover));
+  MetadataCommit move;
+  move.swaps.push_back({Id({"b"}, "mover"), mover.metadata_location,
+                        "s3://lake/b/mover/metadata/1.metadata.json", "s3://lake/a/victim-1/x"});
+  EXPECT_EQ(catalog().CommitMetadata(move).code(), ErrorCode::kValidationFailed);
+  EXPECT_EQ(MetadataOf(Id({"b"}, "mover")), mover.metadata_location);
+  move.swaps[0].new_location = "s3://lake/b/moved";
+  SERAC_ASSERT_OK(catalog().CommitMetadata(move));
+  EXPECT_EQ(catalog().GetEntity(Id({"b"}, "mover"))->location, "s3://lake/b/moved");
+  mover.location = "s3://lake/b/mover";  // its old place is free again
+  mover.name = "second";
+  mover.uuid = "uuid-second";
+  SERAC_EXPECT_OK(catalog().CreateEntity(mover));
+  // Registering over an entity of the same name gives up what the old one owned.
+  EntityRecord again = victim;
+  again.metadata_location = "s3://lake/a/victim-1/metadata/9.metadata.json";
+  SERAC_EXPECT_OK(catalog().RegisterEntity(again, true));
+}
+
+TEST_P(CatalogStoreContractTest, ANamespaceMayNotLieInsideAnEntity) {
+  SERAC_ASSERT_OK(CreateNamespace({"a"}));
+  EntityRecord squatter = Entity({"a"}, "squatter", EntityKind::kTable);
+  squatter.location = "s3://lake/c";
+  SERAC_ASSERT_OK(catalog().CreateEntity(squatter));
+  Status refused = CreateNamespace({"c"});
+  EXPECT_EQ(refused.code(), ErrorCode::kValidationFailed);
+  EXPECT_NE(refused.message().find("a.squatter"), std::string::npos) << refused.message();
+  // A level holding '/' is placed with '_' and is checked as placed.
+  squatter.name = "squatter2";
+  squatter.uuid = "uuid-squatter2";
+  squatter.location = "s3://lake/d_e";
+  SERAC_ASSERT_OK(catalog().CreateEntity(squatter));
+  EXPECT_EQ(CreateNamespace({"d/e"}).code(), ErrorCode::kValidationFailed);
+  SERAC_EXPECT_OK(CreateNamespace({"d"}));
+}
+
+TEST_P(CatalogStoreContractTest, AnEntitysUuidIsItsOwnInItsWarehouse) {
+  SERAC_ASSERT_OK(CreateNamespace({"a"}));
+  SERAC_ASSERT_OK(CreateNamespace({"b"}));
+  EntityRecord victim = Entity({"a"}, "victim", EntityKind::kTable);
+  SERAC_ASSERT_OK(catalog().CreateEntity(victim));
+  EntityRecord copy = Entity({"b"}, "copy", EntityKind::kTable);
+  copy.uuid = victim.uuid;
+  Status refused = catalog().RegisterEntity(copy, false);
+  EXPECT_EQ(refused.code(), ErrorCode::kValidationFailed);
+  EXPECT_NE(refused.message().find("a.victim"), std::string::npos) << refused.message();
+  EXPECT_EQ(catalog().CreateEntity(copy).code(), ErrorCode::kValidationFailed);
+  // Another warehouse is another namespace of uuids (its settings are keyed by warehouse too).
+  SERAC_ASSERT_OK(catalog().CreateWarehouse({"other", 1000}, false));
+  SERAC_ASSERT_OK(catalog().CreateNamespace({"other", {"b"}, {}, 2000}));
+  copy.warehouse = "other";
+  copy.location = "s3://other/b/copy";
+  SERAC_EXPECT_OK(catalog().CreateEntity(copy));
+}
+
+// S3 writes and deletes carry keep_catalog_metadata: they may not change which bytes a table's
+// current metadata file holds, nor remove it; the catalog's own writes never replace a file.
+TEST_P(CatalogStoreContractTest, S3CannotReplaceOrDeleteACurrentMetadataFile) {
+  SERAC_ASSERT_OK(CreateNamespace({"a"}));
+  EntityRecord table = Entity({"a"}, "t", EntityKind::kTable, "s3a://lake/t/metadata/1.metadata.json");
+  SERAC_ASSERT_OK(catalog().CreateEntity(table));
+  SERAC_ASSERT_OK(store_->PutObject(MakeObject("lake", "t/metadata/1.metadata.json", "v1"), {}));
+  SERAC_ASSERT_OK(store_->PutObject(MakeObject("lake", "t/metadata/0.metadata.json", "v0"), {}));
+  WriteCondition s3_write;
+  s3_write.keep_catalog_metadata = true;
+  Status replaced = store_->PutObject(MakeObject("lake", "t/metadata/1.metadata.json", "forged"), s3_write);
+  EXPECT_EQ(replaced.code(), ErrorCode::kAccessDenied);
+  EXPECT_NE(replaced.message().find("a.t"), std::string::npos) << replaced.message();
+  EXPECT_EQ(store_->DeleteObject("lake", "t/metadata/1.metadata.json", s3_write).code(),
+            ErrorCode::kAccessDenied);
+  EXPECT_EQ(store_->GetObject("lake", "t/metadata/1.metadata.json")->etag, "v1");
+  // A file that is no longer current, and any other object, are S3's to change.
+  SERAC_EXPECT_OK(store_->DeleteObject("lake", "t/metadata/0.metadata.json", s3_write));
+  SERAC_EXPECT_OK(store_->PutObject(MakeObject("lake", "t/data/x.parquet", "d"), s3_write));
+}
 
 TEST_P(CatalogStoreContractTest, SwapSucceedsFromTheExpectedLocation) {
   SERAC_ASSERT_OK(CreateNamespace({"db"}));

@@ -591,6 +591,24 @@ TEST_P(MetaStoreContractTest, CompleteWithFailingConditionLeavesTheUploadIntact)
   SERAC_EXPECT_OK(store_->CompleteUpload("u1", object, {false, "existing"}));
 }
 
+// Complete assembles the object from the parts it read before its transaction. A part uploaded
+// again in between has a new blob and its old one is queued for collection: the object must not
+// be made of the old one (it would read as missing once collected).
+TEST_P(MetaStoreContractTest, CompleteRefusesPartsReplacedSinceTheyWereRead) {
+  SERAC_ASSERT_OK(store_->CreateUpload({"u1", "bucket", "k", 1, {}, "", ""}));
+  SERAC_ASSERT_OK(store_->PutPart("u1", Part(1, "p1-read")));
+  SERAC_ASSERT_OK(store_->PutPart("u1", Part(2, "p2")));
+  ObjectRecord object = MakeObject("bucket", "k", "m-2", {{"p1-read", 1}, {"p2", 1}});
+  SERAC_ASSERT_OK(store_->PutPart("u1", Part(1, "p1-again")));  // while Complete assembled `object`
+  EXPECT_EQ(Garbage(), std::vector<std::string>{"p1-read"});
+  EXPECT_EQ(store_->CompleteUpload("u1", object, {}).code(), ErrorCode::kConflict);
+  EXPECT_EQ(store_->GetObject("bucket", "k").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store_->ListParts("u1", 0, 10)->size(), 2u);  // the upload is intact: complete it again
+  SERAC_EXPECT_OK(
+      store_->CompleteUpload("u1", MakeObject("bucket", "k", "m-2", {{"p1-again", 1}, {"p2", 1}}), {}));
+  EXPECT_EQ(store_->GetObject("bucket", "k")->segments[0].blob_id, "p1-again");
+}
+
 TEST_P(MetaStoreContractTest, AbortQueuesEveryPart) {
   SERAC_ASSERT_OK(store_->CreateUpload({"u1", "bucket", "k", 1, {}, "", ""}));
   SERAC_ASSERT_OK(store_->PutPart("u1", Part(1, "p1")));

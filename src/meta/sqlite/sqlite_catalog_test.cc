@@ -129,5 +129,60 @@ TEST(SchemaUpgradeTest, ADatabaseFromBeforeMaintenanceGainsItsTablesOnOpen) {
   EXPECT_GT(*id, 0);
 }
 
+// The schema of a serac from before table locations were confined: the first five migrations.
+constexpr size_t kSchemaVersionBeforeLocations = 5;
+
+TEST(SchemaUpgradeTest, EntitiesFromBeforeConfinedLocationsOwnWhatTheirLocationNames) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "meta.db").string();
+  {
+    auto db = Connection::Open({path, true});
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    for (size_t i = 0; i < kSchemaVersionBeforeLocations; ++i) {
+      std::string sql(Migrations()[i]);
+      sql += "\nPRAGMA user_version = " + std::to_string(i + 1) + ";";
+      SERAC_ASSERT_OK((*db)->Exec(sql.c_str()));
+    }
+    // A table at s3a://lake/a/t/ (a client's scheme and slash), and one registered from before,
+    // whose location is in another bucket (it owns nothing here).
+    SERAC_ASSERT_OK(
+        (*db)->Exec("INSERT INTO buckets(name, created_ms) VALUES ('lake', 1);"
+                    "INSERT INTO warehouses(name, created_ms) VALUES ('lake', 1);"
+                    "INSERT INTO namespaces(warehouse, path, parent, last_level, properties, created_ms) "
+                    "VALUES ('lake', CAST('a' AS BLOB), CAST('' AS BLOB), CAST('a' AS BLOB), '{}', 1);"
+                    "INSERT INTO entities VALUES ('lake', CAST('a' AS BLOB), CAST('t' AS BLOB), 0, 'u1', "
+                    "'s3a://lake/a/t/', "
+                    "'s3a://lake/a/t/metadata/1.metadata.json', 1, 1);"
+                    "INSERT INTO entities VALUES ('lake', CAST('a' AS BLOB), CAST('old' AS BLOB), 0, 'u2', "
+                    "'s3://other/x', "
+                    "'s3://lake/a/old.metadata.json', 1, 1);"));
+  }
+  auto store = OpenSqliteMetaStore({path, true});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  CatalogStore& catalog = (*store)->catalog();
+  EntityRecord attacker;
+  attacker.warehouse = "lake";
+  attacker.levels = {"a"};
+  attacker.name = "attacker";
+  attacker.uuid = "u3";
+  attacker.location = "s3://lake/a/t/data";
+  attacker.metadata_location = "s3://lake/a/t/data/metadata/1.metadata.json";
+  EXPECT_EQ(catalog.CreateEntity(attacker).code(), ErrorCode::kValidationFailed);
+  attacker.location = "s3://lake/a/x";
+  attacker.uuid = "u1";
+  EXPECT_EQ(catalog.CreateEntity(attacker).code(), ErrorCode::kValidationFailed);  // t's uuid
+  attacker.uuid = "u3";
+  SERAC_EXPECT_OK(catalog.CreateEntity(attacker));
+  EXPECT_EQ(catalog.CreateNamespace({"lake", {"a", "t"}, {}, 2}).code(), ErrorCode::kValidationFailed);
+  // The current metadata file is found whatever scheme its location was written with.
+  WriteCondition s3_write;
+  s3_write.keep_catalog_metadata = true;
+  SERAC_ASSERT_OK((*store)->PutObject(testing::MakeObject("lake", "a/t/metadata/1.metadata.json", "v1"), {}));
+  EXPECT_EQ((*store)->DeleteObject("lake", "a/t/metadata/1.metadata.json", s3_write).code(),
+            ErrorCode::kAccessDenied);
+  // The old entity still renames (it keeps what it had: nothing).
+  SERAC_EXPECT_OK(catalog.RenameEntity({"lake", {"a"}, "old", EntityKind::kTable}, {"a"}, "older"));
+}
+
 }  // namespace
 }  // namespace serac::meta::sqlite
