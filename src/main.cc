@@ -70,6 +70,12 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
                    "(compaction, snapshot expiry), and at most how often; 0 runs jobs only when asked")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{0}, int64_t{7} * 24 * 3600));
+  command
+      ->add_option("--connections-per-client-max", options.connections_per_client_max,
+                   "Open connections one client address may hold (of " +
+                       std::to_string(serac::limits::kConnectionsMax) +
+                       "); 0: no cap, as behind a proxy or load balancer that is every client's address")
+      ->capture_default_str();
   command->add_flag_callback(
       "--no-fsync", [&options] { options.fsync = false; },
       "Do not fsync writes (benchmarks only: acknowledged data can be lost)");

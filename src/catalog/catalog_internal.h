@@ -105,9 +105,10 @@ std::string DefaultEntityLocation(std::string_view warehouse, const meta::Namesp
 // 400 naming `what` and the location when it is no such place in the warehouse.
 HandlerResult OwnedKey(std::string_view warehouse, std::string_view what, const std::string& location,
                        std::string& key);
-// 400 unless every place `after` names that `before` (null: none) does not — manifest lists,
-// statistics files, write.*.path properties (iceberg::TableMetadata::LocationsAddedSince) — is below
-// `owned_key`, the table `display_name`'s location key.
+// 400 unless every place in serac's storage (s3:// and its aliases) that `after` names and
+// `before` (null: none) does not — manifest lists, statistics files, write.*.path properties
+// (iceberg::TableMetadata::LocationsAddedSince) — is below `owned_key`, the table
+// `display_name`'s location key.
 HandlerResult RequireLocationsOwned(std::string_view warehouse, const std::string& owned_key,
                                     std::string_view display_name, const iceberg::TableMetadata* before,
                                     const iceberg::TableMetadata& after);

@@ -24,10 +24,20 @@ inline constexpr uint64_t kJsonRequestBodyBytesMax = 16 * kMiB;  // catalog requ
 // Arrays and objects inside one another in any JSON text serac parses (request bodies, metadata
 // files, policies): Jackson's default, so whatever a Java engine writes, serac reads.
 inline constexpr uint32_t kJsonNestingDepthMax = 1000;
-inline constexpr uint32_t kConnectionsMax = 4096;                         // open client connections
+inline constexpr uint32_t kConnectionsMax = 4096;  // open client connections
+// Open connections from one client address (--connections-per-client-max; 0: no cap, as behind a
+// proxy that is every client's address): one client cannot take every connection.
+inline constexpr uint32_t kConnectionsPerClientMax = 1024;
 inline constexpr auto kIdleConnectionTimeout = std::chrono::seconds(60);  // keep-alive wait for next request
 inline constexpr auto kHeaderReadTimeout = std::chrono::seconds(30);      // first byte to end of headers
 inline constexpr auto kBodyStallTimeout = std::chrono::seconds(60);       // no body progress for this long
+// Every request body has a deadline that only its bytes move: after kRequestBodyGracePeriod it
+// must have arrived at kRequestBodyRateMin on average (a client sending a byte a minute is cut off
+// then, one sending at any usable speed never is), and no body takes longer than
+// kRequestBodyDurationMax (a 5 GiB part at 256 KiB/s).
+inline constexpr auto kRequestBodyGracePeriod = std::chrono::seconds(30);
+inline constexpr uint64_t kRequestBodyRateMin = 16 * kKiB;  // bytes per second, on average
+inline constexpr auto kRequestBodyDurationMax = std::chrono::hours(6);
 inline constexpr auto kResponseStallTimeout = std::chrono::seconds(60);  // client reads nothing for this long
 inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);   // in-flight requests on SIGTERM
 inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                   // per-request streaming buffer

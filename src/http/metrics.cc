@@ -52,6 +52,9 @@ struct Metrics::Impl {
   std::atomic<uint64_t> received_bytes{0};
   std::atomic<uint64_t> sent_bytes{0};
   std::atomic<int64_t> open_connections{0};
+  std::atomic<uint64_t> refused_at_capacity{0};
+  std::atomic<uint64_t> refused_per_client{0};
+  std::atomic<uint64_t> client_timeouts{0};
 
   void RenderRequests(std::string& out) const;
   void RenderDurations(std::string& out) const;
@@ -82,6 +85,11 @@ void Metrics::RecordRequest(std::string_view operation, int status, uint64_t byt
 
 void Metrics::ConnectionOpened() { impl_->open_connections.fetch_add(1, std::memory_order_relaxed); }
 void Metrics::ConnectionClosed() { impl_->open_connections.fetch_sub(1, std::memory_order_relaxed); }
+void Metrics::ConnectionRefused(bool per_client) {
+  (per_client ? impl_->refused_per_client : impl_->refused_at_capacity)
+      .fetch_add(1, std::memory_order_relaxed);
+}
+void Metrics::ClientTimedOut() { impl_->client_timeouts.fetch_add(1, std::memory_order_relaxed); }
 
 void Metrics::Impl::RenderRequests(std::string& out) const {
   out += "# HELP serac_http_requests_total HTTP requests by operation and status.\n";
@@ -130,6 +138,15 @@ std::string Metrics::Render() const {
   out += "# HELP serac_http_open_connections Client connections currently open.\n";
   out += "# TYPE serac_http_open_connections gauge\n";
   out += "serac_http_open_connections " + std::to_string(impl_->open_connections.load()) + "\n";
+  out += "# HELP serac_http_refused_connections_total Connections refused at accept, by the limit reached.\n";
+  out += "# TYPE serac_http_refused_connections_total counter\n";
+  out += "serac_http_refused_connections_total{limit=\"server\"} " +
+         std::to_string(impl_->refused_at_capacity.load()) + "\n";
+  out += "serac_http_refused_connections_total{limit=\"client_address\"} " +
+         std::to_string(impl_->refused_per_client.load()) + "\n";
+  out += "# HELP serac_http_client_timeouts_total Connections closed because the client was too slow.\n";
+  out += "# TYPE serac_http_client_timeouts_total counter\n";
+  out += "serac_http_client_timeouts_total " + std::to_string(impl_->client_timeouts.load()) + "\n";
   return out;
 }
 

@@ -18,6 +18,12 @@ class Metrics {
                      double seconds);
   void ConnectionOpened();
   void ConnectionClosed();
+  // A connection refused at accept: the server's limit (`per_client` false) or the client
+  // address's (limits::kConnectionsPerClientMax).
+  void ConnectionRefused(bool per_client);
+  // A connection closed because its client was too slow: a request head, a body that stalled or
+  // came slower than limits::kRequestBodyRateMin, a response it did not read.
+  void ClientTimedOut();
   // Prometheus text exposition format 0.0.4.
   std::string Render() const;
 

@@ -79,6 +79,7 @@ std::string FormatEndpoint(const tcp::endpoint& endpoint) {
 // the connection thread unregisters it before closing, so the watchdog never touches a reused fd.
 struct ConnectionSlot {
   int fd = -1;
+  std::string client_address;              // without the port: what limits::kConnectionsPerClientMax counts
   std::atomic<int64_t> deadline_nanos{0};  // steady clock; 0 while nothing blocks on the socket
   std::atomic<bool> idle{false};           // waiting for the first byte of the next request
   std::atomic<bool> timed_out{false};      // the watchdog shut the socket because of the deadline
@@ -105,6 +106,7 @@ struct ServerCore {
   std::mutex mutex;
   std::condition_variable changed;
   std::map<uint64_t, std::shared_ptr<ConnectionSlot>> slots;  // guarded by mutex
+  std::map<std::string, uint32_t> connections_by_client;      // guarded by mutex
   uint64_t next_slot_id = 0;                                  // guarded by mutex
   size_t connection_threads = 0;                              // guarded by mutex
   bool acceptor_running = false;                              // guarded by mutex
@@ -120,7 +122,7 @@ struct ServerCore {
   Status Listen();
   void AcceptLoop();
   void Dispatch(tcp::socket socket, const tcp::endpoint& peer);
-  void RejectOverCapacity(tcp::socket& socket);
+  void RejectOverCapacity(tcp::socket& socket, std::string_view message);
   void RunConnection(uint64_t slot_id, std::shared_ptr<ConnectionSlot> slot, tcp::socket socket,
                      std::string remote_address);
   void Unregister(uint64_t slot_id);
@@ -199,6 +201,7 @@ class Connection final : public BodyReader, public ResponseWriter {
   Status SendFileByCopy(int fd, uint64_t offset, uint64_t length);
   Status SendFileBySyscall(int fd, uint64_t offset, uint64_t length);
   Status FailBody(ErrorCode code, std::string message);
+  int64_t BodyDeadlineNanos() const;
   Status ConnectionLost() const;
 
   int socket_fd() const { return stream_.lowest_layer().native_handle(); }
@@ -225,6 +228,7 @@ class Connection final : public BodyReader, public ResponseWriter {
   Status body_error_;
   std::optional<uint64_t> body_limit_;
   uint64_t body_bytes_read_ = 0;
+  int64_t body_started_nanos_ = 0;  // first Read of the body; 0 before
   int status_ = 200;
   std::vector<Header> response_headers_;
   bool started_ = false;
@@ -248,6 +252,7 @@ void Connection<Stream>::ResetRequestState() {
   body_error_ = Status::Ok();
   body_limit_.reset();
   body_bytes_read_ = 0;
+  body_started_nanos_ = 0;
   status_ = 200;
   response_headers_.clear();
   started_ = false;
@@ -326,6 +331,7 @@ void Connection<Stream>::RejectMalformedHead(const beast::error_code& error) {
     return;
   }
   bool parse_error = error.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
+  if (slot_.timed_out.load() && server_.metrics != nullptr) server_.metrics->ClientTimedOut();
   if (!parse_error || error == bhttp::error::end_of_stream || error == bhttp::error::partial_message ||
       slot_.timed_out.load()) {
     return;  // connection-level failure: nobody to answer
@@ -490,6 +496,19 @@ Status Connection<Stream>::FailBody(ErrorCode code, std::string message) {
   return body_error_;
 }
 
+// The latest instant the body may still be read at: its bytes so far buy time at the slowest
+// rate a body may arrive at, after a grace period, and never past the longest a body may take.
+template <class Stream>
+int64_t Connection<Stream>::BodyDeadlineNanos() const {
+  const ServerOptions& options = server_.options;
+  const double earned_seconds = options.body_rate_min == 0 ? 1e12
+                                                           : static_cast<double>(body_bytes_read_) /
+                                                                 static_cast<double>(options.body_rate_min);
+  const int64_t earned_nanos = static_cast<int64_t>(std::min(earned_seconds, 1e9) * 1e9);
+  const int64_t by_rate = body_started_nanos_ + ToNanos(options.body_grace_period) + earned_nanos;
+  return std::min(by_rate, body_started_nanos_ + ToNanos(options.body_duration_max));
+}
+
 template <class Stream>
 std::optional<uint64_t> Connection<Stream>::content_length() const {
   if (!parser_ || parser_->chunked()) return std::nullopt;
@@ -509,12 +528,23 @@ Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
                                                    std::to_string(*body_limit_) + " bytes");
   }
   if (!SendContinue().ok()) return FailBody(ErrorCode::kIncompleteBody, "client connection lost");
+  if (body_started_nanos_ == 0) body_started_nanos_ = SteadyNowNanos();
   while (true) {
     auto& body = parser_->get().body();
     body.data = buffer;
     body.size = capacity;
     beast::error_code error;
-    Arm(server_.options.body_stall_timeout);
+    // Whichever comes first: the stall timeout, or the body's own deadline.
+    const int64_t now = SteadyNowNanos();
+    const int64_t deadline = BodyDeadlineNanos();
+    const bool too_slow = deadline - now < ToNanos(server_.options.body_stall_timeout);
+    if (deadline <= now) {
+      if (server_.metrics != nullptr) server_.metrics->ClientTimedOut();
+      return FailBody(ErrorCode::kTimeout, "request body arrived slower than limits::kRequestBodyRateMin (" +
+                                               std::to_string(server_.options.body_rate_min) +
+                                               " bytes/s on average after the grace period)");
+    }
+    slot_.deadline_nanos.store(too_slow ? deadline : now + ToNanos(server_.options.body_stall_timeout));
     bhttp::read_some(stream_, buffer_, *parser_, error);
     Disarm();
     size_t received = capacity - body.size;
@@ -522,7 +552,10 @@ Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
     if (error == bhttp::error::need_buffer) error = {};
     if (error) {
       if (slot_.timed_out.load()) {
-        return FailBody(ErrorCode::kTimeout, "request body stalled longer than the body timeout");
+        if (server_.metrics != nullptr) server_.metrics->ClientTimedOut();
+        return FailBody(ErrorCode::kTimeout,
+                        too_slow ? "request body arrived slower than limits::kRequestBodyRateMin"
+                                 : "request body stalled longer than the body timeout");
       }
       return FailBody(ErrorCode::kIncompleteBody,
                       "the client sent an incomplete request body: " + error.message());
@@ -565,6 +598,7 @@ bool Connection<Stream>::DrainSmallRemainder() {
 template <class Stream>
 Status Connection<Stream>::ConnectionLost() const {
   if (slot_.timed_out.load()) {
+    if (server_.metrics != nullptr) server_.metrics->ClientTimedOut();
     return Error(ErrorCode::kTimeout, "the client stopped reading the response");
   }
   return Error(ErrorCode::kIoError, "the client connection was lost");
@@ -832,13 +866,24 @@ void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer) {
   socket.set_option(tcp::no_delay(true), ignored);  // heads and bodies may leave in two writes
   auto slot = std::make_shared<ConnectionSlot>();
   slot->fd = socket.native_handle();
+  slot->client_address = peer.address().to_string();
   uint64_t slot_id = 0;
   {
     std::lock_guard lock(mutex);
     if (slots.size() >= options.connections_max) {
-      RejectOverCapacity(socket);
+      if (metrics != nullptr) metrics->ConnectionRefused(false);
+      RejectOverCapacity(socket, "Too many open connections; retry later.");
       return;
     }
+    uint32_t& from_client = connections_by_client[slot->client_address];
+    if (options.connections_per_client_max != 0 && from_client >= options.connections_per_client_max) {
+      if (metrics != nullptr) metrics->ConnectionRefused(true);
+      RejectOverCapacity(socket,
+                         "Too many open connections from this address "
+                         "(limits::kConnectionsPerClientMax); retry later.");
+      return;
+    }
+    ++from_client;
     slot_id = next_slot_id++;
     slots.emplace(slot_id, slot);
     ++connection_threads;
@@ -856,13 +901,13 @@ void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer) {
 }
 
 // Answers without a thread: the reply fits the socket's send buffer, so this never blocks.
-void ServerCore::RejectOverCapacity(tcp::socket& socket) {
+void ServerCore::RejectOverCapacity(tcp::socket& socket, std::string_view message) {
   if (!tls) {
     const std::string request_id = RandomRequestId();
     const ErrorDocument error = RenderError({.path = "/",
                                              .status = 503,
                                              .code = "ServiceUnavailable",
-                                             .message = "Too many open connections; retry later.",
+                                             .message = message,
                                              .request_id = request_id});
     std::string response =
         internal::BuildResponseHead(503, {{"Content-Type", error.content_type}}, error.body.size(), true,
@@ -894,7 +939,11 @@ void ServerCore::RunConnection(uint64_t slot_id, std::shared_ptr<ConnectionSlot>
 
 void ServerCore::Unregister(uint64_t slot_id) {
   std::lock_guard lock(mutex);
-  slots.erase(slot_id);
+  auto slot = slots.find(slot_id);
+  if (slot == slots.end()) return;
+  auto counted = connections_by_client.find(slot->second->client_address);
+  if (counted != connections_by_client.end() && --counted->second == 0) connections_by_client.erase(counted);
+  slots.erase(slot);
 }
 
 std::chrono::milliseconds ServerCore::WatchdogTick() const {

@@ -1,7 +1,9 @@
 // The HTTP/1.1 server: keep-alive, Expect: 100-continue, chunked bodies, TLS, timeouts, limits,
 // graceful shutdown, access log and metrics. One thread per active connection (bounded by
-// limits::kConnectionsMax) so a slow disk or client never stalls another connection; a watchdog
-// closes connections whose deadline passed.
+// limits::kConnectionsMax, and per client address by limits::kConnectionsPerClientMax) so a slow
+// disk or client never stalls another connection; a watchdog closes connections whose deadline
+// passed: request heads, bodies (which must also keep limits::kRequestBodyRateMin on average),
+// responses the client does not read.
 #pragma once
 
 #include <chrono>
@@ -29,9 +31,13 @@ struct ServerOptions {
   std::string request_id_header;
   // Limits, overridable so tests need not wait a minute; production uses the defaults.
   uint32_t connections_max = limits::kConnectionsMax;
+  uint32_t connections_per_client_max = limits::kConnectionsPerClientMax;  // 0: no cap per address
   std::chrono::milliseconds idle_timeout = limits::kIdleConnectionTimeout;
   std::chrono::milliseconds header_read_timeout = limits::kHeaderReadTimeout;
   std::chrono::milliseconds body_stall_timeout = limits::kBodyStallTimeout;
+  std::chrono::milliseconds body_grace_period = limits::kRequestBodyGracePeriod;
+  uint64_t body_rate_min = limits::kRequestBodyRateMin;  // bytes per second, on average
+  std::chrono::milliseconds body_duration_max = limits::kRequestBodyDurationMax;
   std::chrono::milliseconds response_stall_timeout = limits::kResponseStallTimeout;
   std::chrono::milliseconds shutdown_grace_period = limits::kShutdownGracePeriod;
 };

@@ -615,6 +615,86 @@ TEST_F(ServerTest, StalledBodyTimesOut) {
   EXPECT_EQ(seen.get().code(), ErrorCode::kTimeout);
 }
 
+// A body that trickles in (a byte at a time, never stalling long enough for the stall timeout)
+// is cut off once it falls behind the slowest average rate a body may arrive at.
+TEST_F(ServerTest, TricklingBodyMissesItsDeadline) {
+  ServerOptions options;
+  options.body_grace_period = 300ms;
+  options.body_rate_min = 1000;  // bytes per second
+  StartServer(options);
+  std::future<Status> seen = observed_.body_read_status.get_future();
+  Client client(server_->port());
+  ASSERT_TRUE(client.Send("PUT /read-until-error HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"));
+  const auto started = std::chrono::steady_clock::now();
+  std::atomic<bool> stop{false};
+  std::thread trickle([&] {
+    while (!stop && client.Send("x")) std::this_thread::sleep_for(50ms);  // 20 bytes/s
+  });
+  ASSERT_EQ(seen.wait_for(10s), std::future_status::ready);
+  stop = true;
+  trickle.join();
+  Status status = seen.get();
+  EXPECT_EQ(status.code(), ErrorCode::kTimeout);
+  EXPECT_NE(status.message().find("kRequestBodyRateMin"), std::string::npos) << status.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  server_->Shutdown();
+  server_->Wait();
+  EXPECT_NE(metrics_.Render().find("serac_http_client_timeouts_total 1\n"), std::string::npos);
+}
+
+TEST_F(ServerTest, ABodyAtAUsableRateIsNeverCutOff) {
+  ServerOptions options;
+  options.body_grace_period = 100ms;
+  options.body_rate_min = 1000;
+  StartServer(options);
+  Client client(server_->port());
+  std::string body;
+  ASSERT_TRUE(client.Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n"));
+  for (int i = 0; i < 8; ++i) {  // 500 bytes every 50 ms: 10,000 bytes/s
+    ASSERT_TRUE(client.Send(std::string(500, 'a' + i)));
+    body += std::string(500, 'a' + i);
+    std::this_thread::sleep_for(50ms);
+  }
+  std::optional<Response> response = client.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(response->body, body);
+}
+
+TEST_F(ServerTest, OneClientAddressCannotTakeEveryConnection) {
+  ServerOptions options;
+  options.connections_per_client_max = 2;
+  StartServer(options);
+  Client first(server_->port());
+  Client second(server_->port());
+  ASSERT_TRUE(first.Send(Get("/hello")));
+  ASSERT_TRUE(first.ReadResponse());
+  ASSERT_TRUE(second.Send(Get("/hello")));
+  ASSERT_TRUE(second.ReadResponse());
+  {
+    Client third(server_->port());
+    std::optional<Response> refused = third.ReadResponse();
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 503);
+    EXPECT_NE(refused->body.find("kConnectionsPerClientMax"), std::string::npos) << refused->body;
+  }
+  // A connection that closes gives its place back.
+  first.Close();
+  for (int attempt = 0;; ++attempt) {
+    Client again(server_->port());
+    if (again.Send(Get("/hello"))) {
+      std::optional<Response> response = again.ReadResponse();
+      if (response && response->status == 200) break;
+    }
+    ASSERT_LT(attempt, 100) << "the closed connection's place never came back";
+    std::this_thread::sleep_for(20ms);
+  }
+  server_->Shutdown();
+  server_->Wait();
+  EXPECT_NE(metrics_.Render().find("serac_http_refused_connections_total{limit=\"client_address\"} "),
+            std::string::npos);
+}
+
 TEST_F(ServerTest, IdleConnectionIsClosed) {
   ServerOptions options;
   options.idle_timeout = 200ms;

@@ -325,6 +325,7 @@ int RunServer(const ServerCommandOptions& options) {
   http::ServerOptions server_options;
   server_options.error_renderer = ServerErrorDocument;
   server_options.request_id_header = "x-amz-request-id";  // what S3 clients log and quote to support
+  server_options.connections_per_client_max = options.connections_per_client_max;
   server_options.address = address->host;
   server_options.port = address->port;
   if (Status tls = ConfigureTls(options.certs_dir, server_options); !tls.ok()) return Fail(tls);

@@ -27,6 +27,8 @@ struct ServerCommandOptions {
   // Vended (session) credentials; --vended-credential-ttl or SERAC_VENDED_CREDENTIAL_TTL.
   std::chrono::seconds vended_credential_ttl = limits::kSessionCredentialsTtlDefault;
   int64_t maintenance_check_interval_seconds = 60;  // --maintenance-interval; 0: jobs only when asked
+  // --connections-per-client-max; 0: no cap (behind a proxy every client has the proxy's address).
+  uint32_t connections_per_client_max = limits::kConnectionsPerClientMax;
 };
 
 // Holds an exclusive lock on DIR/serac.lock for as long as it lives (the kernel drops it when the
