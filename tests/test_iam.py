@@ -270,6 +270,52 @@ def test_admin_api_requires_an_admin(iam_server, admin, name):
     assert name in [user["name"] for user in plain_user.ok("GET", "/users")["users"]]
 
 
+def test_narrow_admin_grants_stay_narrow(iam_server, admin, name):
+    """Admin actions are checked against the user, key or policy they act on: "rotate your own
+    keys" gives no reach over another user's keys, and a grant to attach one policy is no grant to
+    attach another (nor to create a user holding it)."""
+    rotate_own = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["admin:CreateAccessKey", "admin:ListAccessKeys"],
+         "Resource": ["arn:aws:admin:::user/${aws:username}"]},
+        {"Effect": "Allow", "Action": ["admin:DeleteAccessKey", "admin:DisableAccessKey", "admin:EnableAccessKey"],
+         "Resource": ["arn:aws:admin:::user/${aws:username}/access-key/*"]}]}
+    admin.put_policy(f"{name}-rotate", rotate_own)
+    alice_key, alice_secret = user_with_key(admin, f"{name}-alice", [f"{name}-rotate"])
+    bob_key, _ = user_with_key(admin, f"{name}-bob", [])
+    alice = SeracAdmin(iam_server.endpoint, alice_key, alice_secret)
+    created = alice.ok("POST", f"/users/{name}-alice/access-keys", {"description": "rotated"}, status=201)
+    SECRETS.append(created["secret-key"])
+    assert {k["access-key"] for k in alice.ok("GET", f"/users/{name}-alice/access-keys")["access-keys"]} == {
+        alice_key, created["access-key"]}
+    alice.ok("PATCH", f"/access-keys/{alice_key}", {"enabled": False}, status=204)
+    alice = SeracAdmin(iam_server.endpoint, created["access-key"], created["secret-key"])
+    alice.ok("DELETE", f"/access-keys/{alice_key}", status=204)
+    # Nothing of bob's, nothing account-wide, no self-promotion.
+    assert_admin_error(alice.call("POST", f"/users/{name}-bob/access-keys", {}), 403, "AccessDenied")
+    assert_admin_error(alice.call("GET", f"/users/{name}-bob/access-keys"), 403, "AccessDenied")
+    assert_admin_error(alice.call("DELETE", f"/access-keys/{bob_key}"), 403, "AccessDenied")
+    assert_admin_error(alice.call("PATCH", f"/access-keys/{bob_key}", {"enabled": False}), 403, "AccessDenied")
+    assert_admin_error(alice.call("DELETE", "/access-keys/AKNOSUCHKEY0000"), 403, "AccessDenied")
+    assert_admin_error(alice.call("GET", "/access-keys"), 403, "AccessDenied")
+    assert_admin_error(alice.call("PUT", f"/users/{name}-alice/policies/consoleAdmin"), 403, "AccessDenied")
+    assert [k["enabled"] for k in admin.ok("GET", f"/users/{name}-bob/access-keys")["access-keys"]] == [True]
+
+    # A helpdesk that may create users and give them "readonly", and nothing else.
+    helpdesk_policy = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["admin:CreateUser", "admin:AttachUserPolicy"],
+         "Resource": ["arn:aws:admin:::user/*", "arn:aws:admin:::policy/readonly"]}]}
+    admin.put_policy(f"{name}-helpdesk", helpdesk_policy)
+    helpdesk = SeracAdmin(iam_server.endpoint, *user_with_key(admin, f"{name}-helpdesk", [f"{name}-helpdesk"]))
+    helpdesk.ok("POST", "/users", {"name": f"{name}-new", "policies": ["readonly"]}, status=201)
+    helpdesk.ok("PUT", f"/users/{name}-bob/policies/readonly", status=204)
+    assert_admin_error(helpdesk.call("PUT", f"/users/{name}-bob/policies/consoleAdmin"), 403, "AccessDenied")
+    assert_admin_error(helpdesk.call("POST", "/users", {"name": f"{name}-root2", "policies": ["consoleAdmin"]}),
+                       403, "AccessDenied")
+    assert admin.call("GET", f"/users/{name}-root2").status_code == 404
+    assert_admin_error(helpdesk.call("PUT", f"/users/{name}-helpdesk/policies/consoleAdmin"), 403, "AccessDenied")
+    assert admin.ok("GET", f"/users/{name}-bob")["policies"] == ["readonly"]
+
+
 def test_admin_routing_errors(iam_server, admin):
     assert_admin_error(admin.call("GET", "/groups"), 404, "NoSuchRoute")
     assert_admin_error(admin.call("POST", "/policies"), 405, "MethodNotAllowed")

@@ -20,6 +20,7 @@ import http.client
 import json
 import re
 import urllib.parse
+import time
 import uuid
 
 import boto3
@@ -809,3 +810,30 @@ def test_catalog_paths_with_dot_segments_are_refused(world):
         assert wire.path == path, wire.path
         status, _, data = send(world, wire)
         assert status == 400 and b"segments" in data, (status, data[:300])
+
+
+@pytest.mark.parametrize("target", ["/{bucket}/k", "/_iceberg/v1/{bucket}/namespaces", "/_serac/admin/v1/users"])
+def test_a_refused_request_is_closed_not_drained(world, target):
+    """A request refused for its credentials is answered and its connection closed at once: the
+    server does not wait for a body nobody proved they may send (a client sending it a byte a
+    minute would otherwise hold the connection)."""
+    import socket
+
+    bucket = world.name("drain-")
+    world.s3.create_bucket(Bucket=bucket)
+    head = (f"PUT {target.format(bucket=bucket)} HTTP/1.1\r\nHost: {world.host}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n").encode()
+    if "_iceberg" in target:
+        head = head.replace(b"PUT ", b"POST ", 1)
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", world.server.port), timeout=10) as sock:
+        sock.sendall(head)  # and never the body
+        received = b""
+        while True:
+            block = sock.recv(65536)
+            if not block:
+                break
+            received += block
+    assert received.split(b" ", 2)[1] in (b"401", b"403"), received[:200]
+    assert b"connection: close" in received.lower(), received[:400]
+    assert time.monotonic() - started < 5, "the server waited for the body before closing"

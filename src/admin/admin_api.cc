@@ -344,10 +344,8 @@ class AdminCall {
       if (!flag.ok()) return Failed(flag.status());
       enable = *flag;
     }
-    auth::ConditionContext context = auth::RequestConditions(ctx_.principal, ctx_.request);
-    Status allowed =
-        identity_.Authorize(ctx_.principal, ActionName(route, enable), auth::AdminServiceArn(), &context);
-    if (!allowed.ok()) return Failed(allowed);
+    if (Status allowed = AuthorizeRoute(route, ActionName(route, enable)); !allowed.ok())
+      return Failed(allowed);
     Result<Reply> reply = Execute(route, enable);
     if (!reply.ok()) return Failed(reply.status());
     Send(reply->status, reply->body);
@@ -367,6 +365,62 @@ class AdminCall {
       return failure.status;
     }
     return Status::Ok();
+  }
+
+  // Each admin action is checked against what it acts on — a user, one of a user's keys, a policy
+  // (auth::AdminUserArn, AdminAccessKeyArn, AdminPolicyArn) — so that a grant can be narrow.
+  // Attaching a policy, and creating a user with policies, needs admin:AttachUserPolicy on the user
+  // and on each policy: a grant to attach "readonly" is no grant to attach "consoleAdmin".
+  Status AuthorizeRoute(const AdminRoute& route, const std::string& action) {
+    const auth::ConditionContext context = auth::RequestConditions(ctx_.principal, ctx_.request);
+    auto allow = [&](std::string_view what, const std::string& resource) {
+      return identity_.Authorize(ctx_.principal, what, resource, &context);
+    };
+    switch (route.operation) {
+      case AdminOperation::kListUsers:
+      case AdminOperation::kListAllAccessKeys:
+      case AdminOperation::kListPolicies:
+        return allow(action, std::string(auth::AdminServiceArn()));
+      case AdminOperation::kCreateUser: {
+        SERAC_ASSIGN_OR_RETURN(NewUserRequest request, ParseNewUser(body_));
+        SERAC_RETURN_IF_ERROR(allow(action, auth::AdminUserArn(request.name)));
+        for (const std::string& policy : request.policies) {
+          SERAC_RETURN_IF_ERROR(allow("admin:AttachUserPolicy", auth::AdminUserArn(request.name)));
+          SERAC_RETURN_IF_ERROR(allow("admin:AttachUserPolicy", auth::AdminPolicyArn(policy)));
+        }
+        return Status::Ok();
+      }
+      case AdminOperation::kGetUser:
+      case AdminOperation::kUpdateUser:
+      case AdminOperation::kDeleteUser:
+      case AdminOperation::kCreateAccessKey:
+      case AdminOperation::kListUserAccessKeys:
+        return allow(action, auth::AdminUserArn(route.user));
+      case AdminOperation::kUpdateAccessKey:
+      case AdminOperation::kDeleteAccessKey:
+        return allow(action, auth::AdminAccessKeyArn(OwnerOfKey(route.access_key), route.access_key));
+      case AdminOperation::kPutPolicy:
+      case AdminOperation::kGetPolicy:
+      case AdminOperation::kDeletePolicy:
+        return allow(action, auth::AdminPolicyArn(route.policy));
+      case AdminOperation::kAttachPolicy:
+      case AdminOperation::kDetachPolicy:
+        SERAC_RETURN_IF_ERROR(allow(action, auth::AdminUserArn(route.user)));
+        return allow(action, auth::AdminPolicyArn(route.policy));
+    }
+    return Error(ErrorCode::kInternal, "unhandled admin operation");
+  }
+
+  // The user a key belongs to; for a key that does not exist, "*", so that only a grant on every
+  // user's keys tells a caller it is missing (404) rather than refused (403).
+  std::string OwnerOfKey(const std::string& access_key) {
+    Result<std::vector<auth::AccessKeyInfo>> keys = identity_.ListAccessKeys("");
+    if (keys.ok()) {
+      for (const auth::AccessKeyInfo& key : *keys) {
+        if (key.access_key == access_key) return key.user;
+      }
+    }
+    return "*";
   }
 
   // Reads the body through the payload verifier, which checks it against the hash the signature

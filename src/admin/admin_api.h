@@ -1,32 +1,37 @@
 // serac's identity administration API: users, access keys and policies, as JSON over HTTP under
 // /_serac/admin/v1. Every request is signed with SigV4 (signing name "s3" or "s3tables", S3 URI
-// encoding) by root or by a user whose policies allow the admin:<Action> named below on
-// auth::AdminServiceArn() (the built-in consoleAdmin policy allows them all).
+// encoding) by root or by a user whose policies allow the admin:<Action> named below on the
+// resource named below (the built-in consoleAdmin policy allows them all). USER, KEY and POLICY
+// are single path segments, percent-encoded as needed. Each route: method, path, body, answer;
+// then the action and its resource.
 //
-// Routes (NAME, KEY and POLICY are single path segments, percent-encoded as needed):
-//   POST   /users                          {"name":N,"policies":[P...]}        201 user     admin:CreateUser
-//   GET    /users                                                              200 {"users":[user...]}
-//   admin:ListUsers GET    /users/NAME                                                         200 user
-//   admin:GetUser PATCH  /users/NAME                     {"enabled":true|false}             200 user
-//   admin:EnableUser / admin:DisableUser DELETE /users/NAME                     (also deletes the user's
-//   keys)      204          admin:DeleteUser POST   /users/NAME/access-keys
-//   {"access-key"?,"secret-key"?,"description"?}
-//                                                                              201 key with "secret-key" (the
-//                                                                              only time it is shown)
-//                                                                                           admin:CreateAccessKey
-//   GET    /users/NAME/access-keys                                             200 {"access-keys":[key...]}
-//   admin:ListAccessKeys GET    /access-keys                    (every user's keys)                 200
-//   {"access-keys":[key...]}  admin:ListAccessKeys PATCH  /access-keys/KEY {"enabled":true|false} 204
-//   admin:EnableAccessKey / admin:DisableAccessKey DELETE /access-keys/KEY 204          admin:DeleteAccessKey
-//   GET    /policies                                                           200
-//   {"policies":[{"name","builtin"}...]}  admin:ListPolicies PUT    /policies/POLICY                body: the
-//   IAM policy document       201 created / 200 replaced  admin:CreatePolicy GET    /policies/POLICY 200
-//   {"name","builtin","document":{...}}  admin:GetPolicy DELETE /policies/POLICY                (409 while
-//   attached to a user)      204          admin:DeletePolicy PUT    /users/NAME/policies/POLICY     attach
-//   204          admin:AttachUserPolicy DELETE /users/NAME/policies/POLICY     detach 204
-//   admin:DetachUserPolicy
+//   POST   /users {"name":N,"policies":[P...]}  201 user
+//          admin:CreateUser on user/N; admin:AttachUserPolicy on user/N and policy/P for each P
+//   GET    /users  200 {"users":[user...]}  admin:ListUsers on the service
+//   GET    /users/USER  200 user  admin:GetUser on user/USER
+//   PATCH  /users/USER {"enabled":true|false}  200 user
+//          admin:EnableUser or admin:DisableUser on user/USER
+//   DELETE /users/USER (also its keys)  204  admin:DeleteUser on user/USER
+//   POST   /users/USER/access-keys {"access-key"?,"secret-key"?,"description"?}
+//          201 key with "secret-key" (the only time it is shown); admin:CreateAccessKey on user/USER
+//   GET    /users/USER/access-keys  200 {"access-keys":[key...]}  admin:ListAccessKeys on user/USER
+//   GET    /access-keys (every user's)  200 {"access-keys":[key...]}  admin:ListAccessKeys, service
+//   PATCH  /access-keys/KEY {"enabled":true|false}  204
+//          admin:EnableAccessKey or admin:DisableAccessKey on the key
+//   DELETE /access-keys/KEY  204  admin:DeleteAccessKey on the key
+//   GET    /policies  200 {"policies":[{"name","builtin"}...]}  admin:ListPolicies on the service
+//   PUT    /policies/POLICY (the document)  201 created, 200 replaced
+//          admin:CreatePolicy on policy/POLICY
+//   GET    /policies/POLICY  200 {"name","builtin","document"}  admin:GetPolicy on policy/POLICY
+//   DELETE /policies/POLICY (409 while attached)  204  admin:DeletePolicy on policy/POLICY
+//   PUT    /users/USER/policies/POLICY  204  admin:AttachUserPolicy on user/USER and policy/POLICY
+//   DELETE /users/USER/policies/POLICY  204  admin:DetachUserPolicy on user/USER and policy/POLICY
+//
+// Resources (auth/policy.h): the service is arn:aws:admin:::, user/USER is
+// arn:aws:admin:::user/USER, a key is arn:aws:admin:::user/OWNER/access-key/KEY, policy/POLICY is
+// arn:aws:admin:::policy/POLICY.
 // user = {"name","enabled","created-ms","policies":[...]};
-// key  = {"access-key","user","enabled","created-ms","description"} (never the secret, except on create).
+// key  = {"access-key","user","enabled","created-ms","description"} (never the secret, but on create).
 //
 // Errors are {"error":{"code":C,"message":M}} with the HTTP status of AdminErrorFor(); an unknown
 // path is 404 NoSuchRoute, a known path with another method 405 MethodNotAllowed.

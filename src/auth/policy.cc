@@ -949,6 +949,13 @@ std::string TablesViewArn(std::string_view warehouse, std::string_view view_uuid
 std::string_view S3ServiceArn() { return "arn:aws:s3:::"; }
 std::string_view TablesServiceArn() { return "arn:aws:s3tables:::bucket/"; }
 std::string_view AdminServiceArn() { return "arn:aws:admin:::"; }
+std::string AdminUserArn(std::string_view user) { return "arn:aws:admin:::user/" + std::string(user); }
+std::string AdminAccessKeyArn(std::string_view user, std::string_view access_key) {
+  return AdminUserArn(user) + "/access-key/" + std::string(access_key);
+}
+std::string AdminPolicyArn(std::string_view policy) {
+  return "arn:aws:admin:::policy/" + std::string(policy);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Built-in policies.

@@ -122,9 +122,16 @@ std::string S3ObjectArn(std::string_view bucket, std::string_view key);  // arn:
 std::string TablesWarehouseArn(std::string_view warehouse);              // arn:aws:s3tables:::bucket/wh
 std::string TablesTableArn(std::string_view warehouse, std::string_view table_uuid);  // .../table/uuid
 std::string TablesViewArn(std::string_view warehouse, std::string_view view_uuid);    // .../view/uuid
+// What serac's admin:* actions act on, so that a grant can be narrow ("rotate your own keys":
+// admin:CreateAccessKey, admin:ListAccessKeys on arn:aws:admin:::user/${aws:username} and
+// admin:DeleteAccessKey on arn:aws:admin:::user/${aws:username}/access-key/*).
+std::string AdminUserArn(std::string_view user);  // arn:aws:admin:::user/NAME
+std::string AdminAccessKeyArn(std::string_view user,
+                              std::string_view access_key);  // .../user/NAME/access-key/KEY
+std::string AdminPolicyArn(std::string_view policy);         // arn:aws:admin:::policy/NAME
 // Account-level actions: s3:ListAllMyBuckets ("arn:aws:s3:::"), s3tables:ListWarehouses and
-// s3tables:CreateWarehouse before the name is known ("arn:aws:s3tables:::bucket/"), serac's own
-// admin:* actions ("arn:aws:admin:::").
+// s3tables:CreateWarehouse before the name is known ("arn:aws:s3tables:::bucket/"), and the admin
+// listings of every user, key or policy ("arn:aws:admin:::").
 std::string_view S3ServiceArn();
 std::string_view TablesServiceArn();
 std::string_view AdminServiceArn();
