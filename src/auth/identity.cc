@@ -149,8 +149,10 @@ Status ValidateAccessKeyId(std::string_view id) {
 }
 
 Status ValidateSecretKey(std::string_view secret) {
-  if (secret.size() < 8 || secret.size() > 128) {
-    return Error(ErrorCode::kInvalidArgument, "a secret key must be 8 to 128 characters");
+  if (secret.size() < limits::kUserSecretKeyBytesMin || secret.size() > 128) {
+    return Error(ErrorCode::kInvalidArgument, "a secret key must be " +
+                                                  std::to_string(limits::kUserSecretKeyBytesMin) +
+                                                  " to 128 characters (limits::kUserSecretKeyBytesMin)");
   }
   for (char c : secret) {
     if (c <= ' ' || c > '~') {
@@ -291,6 +293,7 @@ Result<Principal> IdentityService::Impl::PrincipalForKey(const View& current,
   if (access_key == root.access_key) {
     principal.kind = PrincipalKind::kRoot;
     principal.user = root.access_key;
+    principal.key = KeyIdentity{root.access_key, 0};
     principal.acts_as_root = true;
     return principal;
   }
@@ -304,6 +307,7 @@ Result<Principal> IdentityService::Impl::PrincipalForKey(const View& current,
   }
   principal.kind = PrincipalKind::kUser;
   principal.user = user->second.record.name;
+  principal.key = KeyIdentity{key->second.record.user, key->second.record.created_ms};
   principal.policies = user->second.policies;
   return principal;
 }
@@ -368,8 +372,12 @@ Result<Principal> IdentityService::PrincipalForSignedRequest(const VerifiedReque
   SERAC_ASSIGN_OR_RETURN(SessionGrant grant, VerifySessionToken(impl_->server_key, verified.access_key,
                                                                 verified.session_token, now));
   std::shared_ptr<const View> current = impl_->Current();
-  // Vended credentials die with the key that obtained them.
+  // Vended credentials die with the key that obtained them (and do not pass to a key made later
+  // under the same id).
   SERAC_ASSIGN_OR_RETURN(Principal parent, impl_->PrincipalForKey(*current, grant.parent_access_key));
+  if (parent.key != grant.parent_key) {
+    return Error(ErrorCode::kAccessDenied, "the access key that obtained these credentials no longer exists");
+  }
   Principal principal = std::move(parent);
   principal.kind = PrincipalKind::kSession;
   principal.access_key = verified.access_key;
@@ -380,7 +388,17 @@ Result<Principal> IdentityService::PrincipalForSignedRequest(const VerifiedReque
 Result<Principal> IdentityService::PrincipalForBearerToken(std::string_view token, WallTime now) const {
   SERAC_ASSIGN_OR_RETURN(BearerClaims claims, VerifyBearerToken(impl_->server_key, token, now));
   std::shared_ptr<const View> current = impl_->Current();
-  return impl_->PrincipalForKey(*current, claims.access_key);
+  SERAC_ASSIGN_OR_RETURN(Principal principal, impl_->PrincipalForKey(*current, claims.access_key));
+  // A key deleted and made again under the same id is another key: its predecessor's tokens fail.
+  if (principal.key != claims.key) {
+    return Error(ErrorCode::kAccessDenied, "the access key this token was issued to no longer exists");
+  }
+  return principal;
+}
+
+Result<BearerClaims> IdentityService::ValidBearerClaims(std::string_view token, WallTime now) const {
+  SERAC_RETURN_IF_ERROR(PrincipalForBearerToken(token, now).status());
+  return VerifyBearerToken(impl_->server_key, token, now);
 }
 
 Status IdentityService::CheckClientSecret(std::string_view access_key, std::string_view secret) const {
@@ -392,8 +410,12 @@ Status IdentityService::CheckClientSecret(std::string_view access_key, std::stri
   return Status::Ok();
 }
 
-std::string IdentityService::IssueBearerToken(std::string_view access_key, WallTime now) const {
-  return auth::IssueBearerToken(impl_->server_key, access_key, now, impl_->options.bearer_token_ttl);
+Result<std::string> IdentityService::IssueBearerToken(std::string_view access_key, WallTime now,
+                                                      std::optional<WallTime> expires_at) const {
+  std::shared_ptr<const View> current = impl_->Current();
+  SERAC_ASSIGN_OR_RETURN(Principal principal, impl_->PrincipalForKey(*current, access_key));
+  return auth::IssueBearerToken(impl_->server_key, access_key, principal.key, now,
+                                expires_at.value_or(now + impl_->options.bearer_token_ttl));
 }
 
 std::chrono::seconds IdentityService::bearer_token_ttl() const { return impl_->options.bearer_token_ttl; }
@@ -441,6 +463,7 @@ Result<SessionCredentials> IdentityService::VendCredentials(const Principal& pri
   if (!IsAllowed(principal, "s3:GetObject", objects)) return Denied("s3:GetObject");
   SessionGrant grant;
   grant.parent_access_key = principal.access_key;
+  grant.parent_key = principal.key;
   grant.bucket = std::string(bucket);
   grant.prefix = std::string(prefix);
   grant.write = want_write && IsAllowed(principal, "s3:PutObject", objects);

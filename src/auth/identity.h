@@ -40,8 +40,11 @@ enum class PrincipalKind { kRoot, kUser, kSession };
 // Who a request acts as; resolved once per request, after its signature or token was verified.
 struct Principal {
   PrincipalKind kind = PrincipalKind::kRoot;
-  std::string access_key;     // the key that signed the request, or that the bearer token names
-  std::string user;           // the IAM user; for root (and root's sessions) the root access key
+  std::string access_key;  // the key that signed the request, or that the bearer token names
+  std::string user;        // the IAM user; for root (and root's sessions) the root access key
+  // The key behind the request as it is now (for a session: its parent's); a token issued to an
+  // earlier key of the same id does not match it.
+  KeyIdentity key;
   bool acts_as_root = false;  // root itself, or a session vended to root
   // The user's policies at the time the request arrived (empty for root).
   std::vector<std::shared_ptr<const Policy>> policies;
@@ -106,11 +109,17 @@ class IdentityService {
   // For "Authorization: Bearer": kExpired, or kAccessDenied for a forged token or a key that is
   // gone or disabled.
   Result<Principal> PrincipalForBearerToken(std::string_view token, WallTime now) const;
+  // The claims of a bearer token that would authenticate now (as PrincipalForBearerToken decides),
+  // for a token exchange, which must not outlive the token it replaces.
+  Result<BearerClaims> ValidBearerClaims(std::string_view token, WallTime now) const;
 
   // OAuth2 client_credentials: Ok when the pair names an enabled key (root or an enabled user's).
   // The comparison of the secret is constant-time. kAccessDenied otherwise.
   Status CheckClientSecret(std::string_view access_key, std::string_view secret) const;
-  std::string IssueBearerToken(std::string_view access_key, WallTime now) const;
+  // A bearer token for an enabled key, valid until `expires_at` (the token lifetime from now when
+  // not given). kAccessDenied for a key that cannot be used.
+  Result<std::string> IssueBearerToken(std::string_view access_key, WallTime now,
+                                       std::optional<WallTime> expires_at = std::nullopt) const;
   std::chrono::seconds bearer_token_ttl() const;
   // The key tokens are issued and verified under (for the OAuth2 token endpoint's own issuing).
   const ServerKey& server_key() const;

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
+#include "common/limits.h"
 #include "meta/meta_store_test_util.h"
 #include "meta/open_meta_store.h"
 
@@ -137,7 +139,7 @@ TEST_F(IdentityTest, BearerTokensDieWithTheirKey) {
   NewAccessKey key = UserWithPolicy("dave", "readonly");
   ASSERT_TRUE(identity_->CheckClientSecret(key.access_key, key.secret_key).ok());
   EXPECT_EQ(identity_->CheckClientSecret(key.access_key, "wrong-secret").code(), ErrorCode::kAccessDenied);
-  std::string token = identity_->IssueBearerToken(key.access_key, Now());
+  std::string token = identity_->IssueBearerToken(key.access_key, Now()).value();
   auto principal = identity_->PrincipalForBearerToken(token, Now());
   ASSERT_TRUE(principal.ok());
   EXPECT_EQ(principal->user, "dave");
@@ -145,6 +147,49 @@ TEST_F(IdentityTest, BearerTokensDieWithTheirKey) {
             ErrorCode::kExpired);
   ASSERT_TRUE(identity_->DeleteAccessKey(key.access_key).ok());
   EXPECT_EQ(identity_->PrincipalForBearerToken(token, Now()).status().code(), ErrorCode::kAccessDenied);
+  EXPECT_FALSE(identity_->IssueBearerToken(key.access_key, Now()).ok());
+}
+
+// An access key id deleted and made again is another key: neither for another user nor for the
+// same one do the old key's tokens and vended credentials hold.
+TEST_F(IdentityTest, AKeyMadeAgainUnderTheSameIdInheritsNoTokens) {
+  ASSERT_TRUE(identity_->CreateUser("frank", {"readwrite"}).ok());
+  ASSERT_TRUE(identity_->CreateUser("mallory", {"readwrite"}).ok());
+  const std::string id = "AKREUSEDKEYID000001";
+  const std::string secret = "a-secret-of-twenty-or-more";
+  ASSERT_TRUE(identity_->CreateAccessKey("frank", "first", id, secret).ok());
+  std::string token = identity_->IssueBearerToken(id, Now()).value();
+  auto vended = identity_->VendCredentials(SignedAs(id), "wh", "ns/t/", false, Now());
+  ASSERT_TRUE(vended.ok()) << vended.status().ToString();
+  ASSERT_TRUE(identity_->PrincipalForBearerToken(token, Now()).ok());
+  for (const char* owner : {"mallory", "frank"}) {
+    ASSERT_TRUE(identity_->DeleteAccessKey(id).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a key made later is another key
+    ASSERT_TRUE(identity_->CreateAccessKey(owner, "again", id, secret).ok());
+    EXPECT_EQ(identity_->PrincipalForBearerToken(token, Now()).status().code(), ErrorCode::kAccessDenied)
+        << owner;
+    VerifiedRequest session;
+    session.access_key = vended->access_key;
+    session.session_token = vended->session_token;
+    EXPECT_EQ(identity_->PrincipalForSignedRequest(session, Now()).status().code(), ErrorCode::kAccessDenied)
+        << owner;
+  }
+}
+
+TEST_F(IdentityTest, ChosenSecretsAreLongEnough) {
+  ASSERT_TRUE(identity_->CreateUser("gina", {"readonly"}).ok());
+  EXPECT_EQ(identity_->CreateAccessKey("gina", "", "AKGINA0000000000001", "eight-ch").status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(identity_
+                ->CreateAccessKey("gina", "", "AKGINA0000000000001",
+                                  std::string(limits::kUserSecretKeyBytesMin - 1, 's'))
+                .status()
+                .code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(identity_
+                  ->CreateAccessKey("gina", "", "AKGINA0000000000001",
+                                    std::string(limits::kUserSecretKeyBytesMin, 's'))
+                  .ok());
 }
 
 TEST_F(IdentityTest, VendedCredentialsStayInsideTheirGrant) {
@@ -215,7 +260,8 @@ TEST_F(IdentityTest, AdminValidation) {
   EXPECT_EQ(
       identity_->CreateAccessKey("gina", "", std::string("fixedkey"), std::string("short")).status().code(),
       ErrorCode::kInvalidArgument);
-  auto fixed = identity_->CreateAccessKey("gina", "ci", std::string("fixedkey"), std::string("fixedsecret1"));
+  auto fixed = identity_->CreateAccessKey("gina", "ci", std::string("fixedkey"),
+                                          std::string("fixedsecret-0123456789"));
   ASSERT_TRUE(fixed.ok());
   EXPECT_EQ(identity_->CreateAccessKey("gina", "", std::string("fixedkey")).status().code(),
             ErrorCode::kAlreadyExists);

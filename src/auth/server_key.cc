@@ -256,7 +256,8 @@ const std::string& ServerKey::MacKey(KeyPurpose purpose) const {
 
 std::string ServerKey::Fingerprint() const { return fingerprint_; }
 
-std::string ServerKey::Seal(std::string_view plaintext, std::string_view associated_data) const {
+std::string ServerKey::Seal(std::string_view plaintext, std::string_view associated_data,
+                            KeyPurpose purpose) const {
   std::string sealed(kSealOverheadBytes + plaintext.size(), '\0');
   sealed[0] = static_cast<char>(kSealVersion);
   std::string nonce = RandomBytes(kSealNonceBytes);
@@ -268,7 +269,7 @@ std::string ServerKey::Seal(std::string_view plaintext, std::string_view associa
   Require(EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1);
   Require(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kSealNonceBytes),
                               nullptr) == 1);
-  Require(EVP_EncryptInit_ex(ctx.get(), nullptr, nullptr, Bytes(seal_key_), Bytes(nonce)) == 1);
+  Require(EVP_EncryptInit_ex(ctx.get(), nullptr, nullptr, Bytes(MacKey(purpose)), Bytes(nonce)) == 1);
   Require(CipherUpdate(ctx.get(), EVP_EncryptUpdate, associated_data, nullptr));
   Require(CipherUpdate(ctx.get(), EVP_EncryptUpdate, plaintext, ciphertext));
   int final_bytes = 0;
@@ -279,7 +280,8 @@ std::string ServerKey::Seal(std::string_view plaintext, std::string_view associa
   return sealed;
 }
 
-Result<std::string> ServerKey::Open(std::string_view sealed, std::string_view associated_data) const {
+Result<std::string> ServerKey::Open(std::string_view sealed, std::string_view associated_data,
+                                    KeyPurpose purpose) const {
   if (sealed.size() < kSealOverheadBytes || static_cast<uint8_t>(sealed[0]) != kSealVersion) {
     return Error(ErrorCode::kInternal,
                  "a sealed secret is malformed or of an unknown version (corrupted storage?)");
@@ -295,7 +297,7 @@ Result<std::string> ServerKey::Open(std::string_view sealed, std::string_view as
       EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
       EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(kSealNonceBytes), nullptr) ==
           1 &&
-      EVP_DecryptInit_ex(ctx.get(), nullptr, nullptr, Bytes(seal_key_), Bytes(nonce)) == 1 &&
+      EVP_DecryptInit_ex(ctx.get(), nullptr, nullptr, Bytes(MacKey(purpose)), Bytes(nonce)) == 1 &&
       CipherUpdate(ctx.get(), EVP_DecryptUpdate, associated_data, nullptr) &&
       CipherUpdate(ctx.get(), EVP_DecryptUpdate, ciphertext, MutableBytes(plaintext)) &&
       EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kSealTagBytes), tag.data()) == 1;

@@ -4,9 +4,10 @@
 //
 // Everything secret that serac derives or stores goes through this key, each use under its own
 // sub-key (HMAC-SHA256(key, "serac/<purpose>")), so no key ever serves two algorithms:
-//   - Seal/Open: AES-256-GCM for secrets at rest (IAM users' secret keys in the MetaStore);
-//   - MacKey(kBearerToken): HMAC-SHA256 of OAuth2 bearer tokens (auth/tokens.h);
-//   - MacKey(kSessionToken), MacKey(kSessionSecret): vended session credentials (auth/tokens.h).
+//   - Seal/Open (kSeal): AES-256-GCM for secrets at rest (IAM users' secret keys in the MetaStore);
+//   - Seal/Open (kBearerToken, kSessionToken): AES-256-GCM of OAuth2 bearer tokens and of vended
+//     credentials' session tokens (auth/tokens.h);
+//   - MacKey(kSessionSecret): HMAC-SHA256 deriving a vended credential's secret (auth/tokens.h).
 // Losing or changing the key invalidates every sealed secret and every issued token.
 //
 // A ServerKey is immutable after construction: share it freely between threads.
@@ -24,9 +25,9 @@ namespace serac::auth {
 
 // What a derived sub-key is for. Each value names a distinct derivation label.
 enum class KeyPurpose : uint8_t {
-  kSeal,           // AES-256-GCM key of Seal/Open
-  kBearerToken,    // HMAC key of OAuth2 bearer tokens
-  kSessionToken,   // HMAC key of session (vended) credential tokens
+  kSeal,           // AES-256-GCM key of Seal/Open for secrets at rest
+  kBearerToken,    // AES-256-GCM key of OAuth2 bearer tokens
+  kSessionToken,   // AES-256-GCM key of session (vended) credential tokens
   kSessionSecret,  // HMAC key that derives a session access key's secret key
 };
 
@@ -62,11 +63,13 @@ class ServerKey {
   // AES-256-GCM with a fresh random 96-bit nonce. `associated_data` is authenticated but not
   // stored: Open must be given the same value (bind a sealed secret to its owner, e.g. the access
   // key, so a sealed value cannot be moved to another row).
-  std::string Seal(std::string_view plaintext, std::string_view associated_data) const;
+  std::string Seal(std::string_view plaintext, std::string_view associated_data,
+                   KeyPurpose purpose = KeyPurpose::kSeal) const;
   // Sealed values are data at rest that serac wrote itself, so failing to open one means the
   // wrong server key or corrupted storage — a server fault, never the client's: kInternal, with a
   // message that says so and contains no key material. Wrong associated data fails the same way.
-  Result<std::string> Open(std::string_view sealed, std::string_view associated_data) const;
+  Result<std::string> Open(std::string_view sealed, std::string_view associated_data,
+                           KeyPurpose purpose = KeyPurpose::kSeal) const;
 
   // The 32-byte sub-key for `purpose`.
   const std::string& MacKey(KeyPurpose purpose) const;

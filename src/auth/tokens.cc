@@ -1,5 +1,6 @@
 #include "auth/tokens.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "common/encoding.h"
@@ -77,6 +78,12 @@ class PayloadReader {
     data_.remove_prefix(4);
     return ReadBytes(size, value);
   }
+  bool ReadIdentity(KeyIdentity* identity) {
+    uint64_t created = 0;
+    if (!ReadUint64(&created) || !ReadString(&identity->user)) return false;
+    identity->created_ms = static_cast<int64_t>(created);
+    return true;
+  }
   bool AtEnd() const { return data_.empty(); }
 
  private:
@@ -96,32 +103,28 @@ int64_t ExpirySeconds(int64_t issued_seconds, std::chrono::seconds ttl) {
   return ttl_seconds > kLatest ? issued_seconds + kLatest : issued_seconds + ttl_seconds;
 }
 
-std::string Mac(const std::string& mac_key, std::string_view signed_text) {
-  Sha256Digest digest = HmacSha256(mac_key, signed_text);
-  return Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+// prefix + base64url(Seal(payload)), the prefix (the token's kind and version) bound in as
+// associated data, so that a token of one kind never opens as another.
+std::string Assemble(const ServerKey& key, KeyPurpose purpose, std::string_view prefix,
+                     std::string_view payload) {
+  return std::string(prefix) + Base64UrlEncode(key.Seal(payload, prefix, purpose));
 }
 
-// prefix + base64url(payload) + "." + base64url(MAC(prefix + base64url(payload))).
-std::string Assemble(const std::string& mac_key, std::string_view prefix, std::string_view payload) {
-  std::string text(prefix);
-  text += Base64UrlEncode(payload);
-  std::string mac = Mac(mac_key, text);
-  text += '.';
-  text += mac;
-  return text;
-}
-
-// The payload of an authentic token, or nullopt. The whole text is compared in constant time with
-// the MAC recomputed over its signed part, so every byte is covered, the MAC's encoding included.
-std::optional<std::string> Disassemble(const std::string& mac_key, std::string_view prefix,
+// The payload of an authentic token, or nullopt: anything malformed, changed, too long, of another
+// kind or sealed under another key.
+std::optional<std::string> Disassemble(const ServerKey& key, KeyPurpose purpose, std::string_view prefix,
                                        std::string_view token, uint64_t token_bytes_max) {
   if (token.size() > token_bytes_max || !token.starts_with(prefix)) return std::nullopt;
-  size_t dot = token.rfind('.');
-  if (dot == std::string_view::npos || dot < prefix.size()) return std::nullopt;
-  std::string_view signed_text = token.substr(0, dot);
-  std::string expected = std::string(signed_text) + "." + Mac(mac_key, signed_text);
-  if (!ConstantTimeEquals(expected, token)) return std::nullopt;
-  return Base64UrlDecode(signed_text.substr(prefix.size()));
+  std::optional<std::string> sealed = Base64UrlDecode(token.substr(prefix.size()));
+  if (!sealed) return std::nullopt;
+  Result<std::string> payload = key.Open(*sealed, prefix, purpose);
+  if (!payload.ok()) return std::nullopt;
+  return std::move(payload).value();
+}
+
+void PutIdentity(std::string& out, const KeyIdentity& identity) {
+  PutUint64(out, static_cast<uint64_t>(identity.created_ms));
+  PutString(out, identity.user);
 }
 
 Status Forged(std::string_view what) {
@@ -142,33 +145,30 @@ std::string RandomSessionAccessKey() {
   return key;
 }
 
-constexpr size_t kBearerNonceBytes = 8;
-
 }  // namespace
 
-std::string IssueBearerToken(const ServerKey& key, std::string_view access_key, WallTime now,
-                             std::chrono::seconds ttl) {
-  int64_t issued = UnixSeconds(now);
+std::string IssueBearerToken(const ServerKey& key, std::string_view access_key, const KeyIdentity& identity,
+                             WallTime now, WallTime expires_at) {
+  const int64_t issued = UnixSeconds(now);
+  const int64_t expires = std::max(issued, UnixSeconds(expires_at));
   std::string payload;
   PutUint64(payload, static_cast<uint64_t>(issued));
-  PutUint64(payload, static_cast<uint64_t>(ExpirySeconds(issued, ttl)));
-  payload += RandomBytes(kBearerNonceBytes);  // distinct tokens even within one second
+  PutUint64(payload, static_cast<uint64_t>(expires));
   PutString(payload, access_key);
-  return Assemble(key.MacKey(KeyPurpose::kBearerToken), kBearerTokenPrefix, payload);
+  PutIdentity(payload, identity);
+  return Assemble(key, KeyPurpose::kBearerToken, kBearerTokenPrefix, payload);
 }
 
 Result<BearerClaims> VerifyBearerToken(const ServerKey& key, std::string_view token, WallTime now) {
-  std::optional<std::string> payload = Disassemble(key.MacKey(KeyPurpose::kBearerToken), kBearerTokenPrefix,
-                                                   token, limits::kBearerTokenBytesMax);
+  std::optional<std::string> payload =
+      Disassemble(key, KeyPurpose::kBearerToken, kBearerTokenPrefix, token, limits::kBearerTokenBytesMax);
   if (!payload.has_value()) return Forged("bearer token");
   PayloadReader reader(*payload);
   uint64_t issued = 0;
   uint64_t expires = 0;
-  std::string nonce;
   BearerClaims claims;
-  if (!reader.ReadUint64(&issued) || !reader.ReadUint64(&expires) ||
-      !reader.ReadBytes(kBearerNonceBytes, &nonce) || !reader.ReadString(&claims.access_key) ||
-      !reader.AtEnd() || claims.access_key.empty() ||
+  if (!reader.ReadUint64(&issued) || !reader.ReadUint64(&expires) || !reader.ReadString(&claims.access_key) ||
+      !reader.ReadIdentity(&claims.key) || !reader.AtEnd() || claims.access_key.empty() ||
       claims.access_key.size() > limits::kTokenAccessKeyBytesMax) {
     return Forged("bearer token");
   }
@@ -190,9 +190,10 @@ SessionCredentials MintSessionCredentials(const ServerKey& key, const SessionGra
   payload.push_back(grant.write ? '\x01' : '\x00');
   PutString(payload, credentials.access_key);
   PutString(payload, grant.parent_access_key);
+  PutIdentity(payload, grant.parent_key);
   PutString(payload, grant.bucket);
   PutString(payload, grant.prefix);
-  credentials.session_token = Assemble(key.MacKey(KeyPurpose::kSessionToken), kSessionTokenPrefix, payload);
+  credentials.session_token = Assemble(key, KeyPurpose::kSessionToken, kSessionTokenPrefix, payload);
   return credentials;
 }
 
@@ -213,7 +214,7 @@ std::string DeriveSessionSecret(const ServerKey& key, std::string_view access_ke
 
 Result<SessionGrant> VerifySessionToken(const ServerKey& key, std::string_view access_key,
                                         std::string_view session_token, WallTime now) {
-  std::optional<std::string> payload = Disassemble(key.MacKey(KeyPurpose::kSessionToken), kSessionTokenPrefix,
+  std::optional<std::string> payload = Disassemble(key, KeyPurpose::kSessionToken, kSessionTokenPrefix,
                                                    session_token, limits::kSessionTokenBytesMax);
   if (!payload.has_value()) return Forged("session token");
   PayloadReader reader(*payload);
@@ -223,7 +224,8 @@ Result<SessionGrant> VerifySessionToken(const ServerKey& key, std::string_view a
   SessionGrant grant;
   if (!reader.ReadUint64(&expires) || !reader.ReadByte(&write) || write > 1 ||
       !reader.ReadString(&token_access_key) || !reader.ReadString(&grant.parent_access_key) ||
-      !reader.ReadString(&grant.bucket) || !reader.ReadString(&grant.prefix) || !reader.AtEnd()) {
+      !reader.ReadIdentity(&grant.parent_key) || !reader.ReadString(&grant.bucket) ||
+      !reader.ReadString(&grant.prefix) || !reader.AtEnd()) {
     return Forged("session token");
   }
   // Access keys are public; the comparison need not be constant-time.

@@ -1,15 +1,17 @@
-// Self-contained, MAC'd credentials that need no storage: OAuth2 bearer tokens for the catalog and
-// table-scoped temporary S3 credentials ("vended credentials"). Both are HMAC-SHA256 under their
-// own sub-key of the ServerKey (auth/server_key.h), so every node that shares the key verifies
-// what any node issued, and changing the key revokes them all.
+// Self-contained credentials that need no storage: OAuth2 bearer tokens for the catalog and
+// table-scoped temporary S3 credentials ("vended credentials"). Both are sealed (AES-256-GCM,
+// ServerKey::Seal, with the token's kind as associated data): a holder learns nothing from one —
+// not the access key it was issued to, not the bucket or prefix it covers — and any changed byte
+// fails. Every node that shares the server key opens what any node issued, and changing the key
+// revokes them all.
 //
 // Neither kind can be revoked one by one here: the caller checks, on every use, that the access
-// key behind a token (BearerClaims::access_key, SessionGrant::parent_access_key) still exists and
-// is enabled, so disabling or deleting a key revokes its tokens and session credentials at once.
+// key behind a token still exists, is enabled, and is the same key (KeyIdentity: a key deleted and
+// made again under the same id is another key), so disabling or deleting a key revokes its tokens
+// and session credentials at once.
 //
-// Token text is URL-safe ASCII: a versioned prefix, then base64url (no padding) of a binary
-// payload, '.', and base64url of the MAC over everything before it. Any changed byte fails.
-// All functions are pure apart from randomness; thread-safe.
+// Token text is URL-safe ASCII: a versioned prefix, then base64url (no padding) of the sealed
+// binary payload. All functions are pure apart from randomness; thread-safe.
 #pragma once
 
 #include <chrono>
@@ -25,25 +27,36 @@
 
 namespace serac::auth {
 
-inline constexpr std::string_view kBearerTokenPrefix = "serac1.";
-inline constexpr std::string_view kSessionTokenPrefix = "serac1s.";
+inline constexpr std::string_view kBearerTokenPrefix = "serac2.";
+inline constexpr std::string_view kSessionTokenPrefix = "serac2s.";
 inline constexpr std::string_view kSessionAccessKeyPrefix = "SRCS";
 inline constexpr size_t kSessionAccessKeyBytes = 20;  // prefix + 16 of [A-Z0-9], like AWS key ids
 inline constexpr size_t kSessionSecretKeyBytes = 40;  // base64url, like AWS secret keys
+
+// Which key an access key id named when a token was issued: its user and when the key was made
+// (root: its own id and 0). A token holds only while the id still names that key.
+struct KeyIdentity {
+  std::string user;
+  int64_t created_ms = 0;
+
+  bool operator==(const KeyIdentity&) const = default;
+};
 
 // ---- OAuth2 bearer tokens ----
 
 struct BearerClaims {
   std::string access_key;  // the IAM access key the token was issued to
+  KeyIdentity key;         // that key, as it was then
   WallTime issued_at;      // whole seconds
   WallTime expires_at;     // whole seconds; the token is valid while now < expires_at
 };
 
-// A token for `access_key` valid for `ttl` from `now` (truncated to whole seconds). The access key
-// must be at most limits::kTokenAccessKeyBytesMax bytes; a longer one yields a token that never
-// verifies. A non-positive ttl yields an expired token.
-std::string IssueBearerToken(const ServerKey& key, std::string_view access_key, WallTime now,
-                             std::chrono::seconds ttl);
+// A token for `access_key` (the key `identity`) issued at `now`, valid until `expires_at` (both
+// truncated to whole seconds). The access key must be at most limits::kTokenAccessKeyBytesMax
+// bytes; a longer one yields a token that never verifies. An expiry not after `now` yields an
+// expired token.
+std::string IssueBearerToken(const ServerKey& key, std::string_view access_key, const KeyIdentity& identity,
+                             WallTime now, WallTime expires_at);
 // kExpired when the token is authentic but now >= expires_at; kAccessDenied for anything
 // malformed, forged, too long (limits::kBearerTokenBytesMax) or issued under another key.
 Result<BearerClaims> VerifyBearerToken(const ServerKey& key, std::string_view token, WallTime now);
@@ -55,6 +68,7 @@ Result<BearerClaims> VerifyBearerToken(const ServerKey& key, std::string_view to
 // only or read-write. The caller enforces it, and also that the parent key still may do so.
 struct SessionGrant {
   std::string parent_access_key;
+  KeyIdentity parent_key;  // the parent key as it was when the credentials were vended
   std::string bucket;
   std::string prefix;
   bool write = false;

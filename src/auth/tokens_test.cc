@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
+
+#include "common/encoding.h"
 
 namespace serac::auth {
 namespace {
@@ -24,47 +27,55 @@ bool IsUrlSafe(std::string_view text) {
   return true;
 }
 
-SessionGrant Grant() { return SessionGrant{"AKIDPARENT", "warehouse-bucket", "ns/0192-table-uuid/", true}; }
+const KeyIdentity kUserKey{"alice", 1'700'000'000'123};
+
+SessionGrant Grant() {
+  return SessionGrant{"AKIDPARENT", kUserKey, "warehouse-bucket", "ns/0192-table-uuid/", true};
+}
+
+// A token for AKIDUSER (alice's key) issued at `now`, valid for `ttl`.
+std::string Issue(const ServerKey& key, std::string_view access_key, WallTime now, seconds ttl) {
+  return IssueBearerToken(key, access_key, kUserKey, now, now + ttl);
+}
 
 // ---- bearer tokens ----
 
 TEST(BearerTokenTest, RoundTrip) {
   ServerKey key = KeyOf('k');
-  std::string token = IssueBearerToken(key, "AKIDUSER", kNow, seconds(3600));
+  std::string token = Issue(key, "AKIDUSER", kNow, seconds(3600));
   EXPECT_TRUE(token.starts_with(kBearerTokenPrefix));
   EXPECT_TRUE(IsUrlSafe(token)) << token;
   EXPECT_LE(token.size(), limits::kBearerTokenBytesMax);
   Result<BearerClaims> claims = VerifyBearerToken(key, token, kNow);
   ASSERT_TRUE(claims.ok()) << claims.status().ToString();
   EXPECT_EQ(claims->access_key, "AKIDUSER");
+  EXPECT_EQ(claims->key, kUserKey);
   EXPECT_EQ(claims->issued_at, kNow);
   EXPECT_EQ(claims->expires_at, kNow + seconds(3600));
 }
 
 TEST(BearerTokenTest, TokensAreDistinctEvenWithinOneSecond) {
   ServerKey key = KeyOf('k');
-  EXPECT_NE(IssueBearerToken(key, "AKIDUSER", kNow, seconds(60)),
-            IssueBearerToken(key, "AKIDUSER", kNow, seconds(60)));
+  EXPECT_NE(Issue(key, "AKIDUSER", kNow, seconds(60)), Issue(key, "AKIDUSER", kNow, seconds(60)));
 }
 
 TEST(BearerTokenTest, ExpiryBoundary) {
   ServerKey key = KeyOf('k');
-  std::string token = IssueBearerToken(key, "AKIDUSER", kNow + std::chrono::milliseconds(999), seconds(60));
+  std::string token = Issue(key, "AKIDUSER", kNow + std::chrono::milliseconds(999), seconds(60));
   EXPECT_TRUE(VerifyBearerToken(key, token, kNow + seconds(60) - std::chrono::milliseconds(1)).ok());
   Result<BearerClaims> at_expiry = VerifyBearerToken(key, token, kNow + seconds(60));
   ASSERT_FALSE(at_expiry.ok());
   EXPECT_EQ(at_expiry.status().code(), ErrorCode::kExpired);
   EXPECT_EQ(VerifyBearerToken(key, token, kNow + seconds(86400)).status().code(), ErrorCode::kExpired);
-  EXPECT_EQ(VerifyBearerToken(key, IssueBearerToken(key, "AKIDUSER", kNow, seconds(0)), kNow).status().code(),
+  EXPECT_EQ(VerifyBearerToken(key, Issue(key, "AKIDUSER", kNow, seconds(0)), kNow).status().code(),
             ErrorCode::kExpired);
-  EXPECT_EQ(
-      VerifyBearerToken(key, IssueBearerToken(key, "AKIDUSER", kNow, seconds(-5)), kNow).status().code(),
-      ErrorCode::kExpired);
+  EXPECT_EQ(VerifyBearerToken(key, Issue(key, "AKIDUSER", kNow, seconds(-5)), kNow).status().code(),
+            ErrorCode::kExpired);
 }
 
 TEST(BearerTokenTest, AnyTamperedByteIsDenied) {
   ServerKey key = KeyOf('k');
-  const std::string token = IssueBearerToken(key, "AKIDUSER", kNow, seconds(3600));
+  const std::string token = Issue(key, "AKIDUSER", kNow, seconds(3600));
   for (size_t i = 0; i < token.size(); ++i) {
     for (char replacement : {'A', 'b', '_', '-', '.', '9'}) {
       if (token[i] == replacement) continue;
@@ -83,30 +94,49 @@ TEST(BearerTokenTest, AnyTamperedByteIsDenied) {
 }
 
 TEST(BearerTokenTest, WrongKeyAndGarbageAreDenied) {
-  std::string token = IssueBearerToken(KeyOf('k'), "AKIDUSER", kNow, seconds(3600));
+  std::string token = Issue(KeyOf('k'), "AKIDUSER", kNow, seconds(3600));
   EXPECT_EQ(VerifyBearerToken(KeyOf('x'), token, kNow).status().code(), ErrorCode::kAccessDenied);
   ServerKey key = KeyOf('k');
   for (std::string_view garbage :
-       {"", "serac1.", "serac1..", "serac1.a.b", "Bearer x", "eyJhbGciOi.e30.sig"}) {
+       {"", "serac2.", "serac2..", "serac2.a.b", "Bearer x", "eyJhbGciOi.e30.sig", "serac1.AAAA.BBBB"}) {
     EXPECT_EQ(VerifyBearerToken(key, garbage, kNow).status().code(), ErrorCode::kAccessDenied) << garbage;
   }
   EXPECT_FALSE(VerifyBearerToken(key, std::string(limits::kBearerTokenBytesMax + 1, 'a'), kNow).ok());
+}
+
+// A token is sealed: whoever holds one learns nothing from it (not whose key it is, nor, for a
+// session token, the parent key, bucket or prefix it covers).
+TEST(BearerTokenTest, TokensRevealNothing) {
+  ServerKey key = KeyOf('k');
+  std::string token = Issue(key, "AKIDUSERVISIBLE", kNow, seconds(3600));
+  SessionCredentials session = MintSessionCredentials(key, Grant(), kNow, seconds(3600));
+  for (const std::string& text : {token, session.session_token}) {
+    std::string decoded = text.substr(text.find('.') + 1);
+    for (char& c : decoded) c = c == '-' ? '+' : c == '_' ? '/' : c;
+    decoded.append((4 - decoded.size() % 4) % 4, '=');
+    std::optional<std::string> bytes = Base64Decode(decoded);
+    ASSERT_TRUE(bytes) << text;
+    for (std::string_view secret :
+         {"AKIDUSERVISIBLE", "alice", "AKIDPARENT", "warehouse-bucket", "0192-table"}) {
+      EXPECT_EQ(bytes->find(secret), std::string::npos) << secret;
+      EXPECT_EQ(text.find(secret), std::string::npos) << secret;
+    }
+  }
 }
 
 TEST(BearerTokenTest, BearerAndSessionTokensAreNotInterchangeable) {
   ServerKey key = KeyOf('k');
   SessionCredentials session = MintSessionCredentials(key, Grant(), kNow, seconds(3600));
   EXPECT_FALSE(VerifyBearerToken(key, session.session_token, kNow).ok());
-  std::string bearer = IssueBearerToken(key, session.access_key, kNow, seconds(3600));
+  std::string bearer = Issue(key, session.access_key, kNow, seconds(3600));
   EXPECT_FALSE(VerifySessionToken(key, session.access_key, bearer, kNow).ok());
 }
 
 TEST(BearerTokenTest, OverlongAccessKeyNeverVerifies) {
   ServerKey key = KeyOf('k');
-  std::string token =
-      IssueBearerToken(key, std::string(limits::kTokenAccessKeyBytesMax + 1, 'A'), kNow, seconds(60));
+  std::string token = Issue(key, std::string(limits::kTokenAccessKeyBytesMax + 1, 'A'), kNow, seconds(60));
   EXPECT_FALSE(VerifyBearerToken(key, token, kNow).ok());
-  token = IssueBearerToken(key, std::string(limits::kTokenAccessKeyBytesMax, 'A'), kNow, seconds(60));
+  token = Issue(key, std::string(limits::kTokenAccessKeyBytesMax, 'A'), kNow, seconds(60));
   EXPECT_TRUE(VerifyBearerToken(key, token, kNow).ok());
 }
 
@@ -211,7 +241,7 @@ TEST(SessionCredentialsTest, AnyTamperedByteOrWrongKeyIsDenied) {
 
 TEST(SessionCredentialsTest, LargestGrantFitsTheTokenLimit) {
   ServerKey key = KeyOf('k');
-  SessionGrant grant{std::string(limits::kTokenAccessKeyBytesMax, 'P'),
+  SessionGrant grant{std::string(limits::kTokenAccessKeyBytesMax, 'P'), KeyIdentity{std::string(128, 'u'), 1},
                      std::string(limits::kBucketNameBytesMax, 'b'),
                      std::string(limits::kObjectKeyBytesMax, 'p'), true};
   SessionCredentials credentials = MintSessionCredentials(key, grant, kNow, seconds(60));

@@ -244,8 +244,10 @@ TEST_F(CatalogAccessTest, BearerTokensFromTheTokenEndpoint) {
   EXPECT_EQ(refused.status(), 401);
   EXPECT_EQ(ErrorType(refused), "NotAuthorizedException");
 
-  const std::string expired = auth::IssueBearerToken(stores_.identity->server_key(), kReaderKey,
-                                                     Now() - std::chrono::hours(2), std::chrono::hours(1));
+  const std::string expired =
+      stores_.identity
+          ->IssueBearerToken(kReaderKey, Now() - std::chrono::hours(2), Now() - std::chrono::hours(1))
+          .value();
   refused = Call("GET", Table("db", "t"), "", "", WithBearer(expired));
   EXPECT_EQ(refused.status(), 401);
   EXPECT_EQ(ErrorType(refused), "NotAuthorizedException");

@@ -18,6 +18,7 @@
 
 #include "auth/identity.h"
 #include "auth/policy.h"
+#include "auth/sign_in_throttle.h"
 #include "auth/sigv4.h"
 #include "blob/blob_store.h"
 #include "catalog/catalog_service.h"
@@ -174,6 +175,8 @@ struct Backend : service::FrontEndStores {
   // serialisation either.
   LruCache<TableText> table_texts;
   ScanPlanningState scan_planning;
+  // Failed OAuth2 sign-ins by client address and client id.
+  auth::SignInThrottle sign_in_throttle;
 
   Backend();
   ~Backend();

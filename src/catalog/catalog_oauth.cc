@@ -82,6 +82,12 @@ Result<Params> CollectParams(const OAuthTokenRequest& request) {
     SERAC_ASSIGN_OR_RETURN(params, ParseForm(request.body, "request body"));
   }
   SERAC_ASSIGN_OR_RETURN(Params query, ParseForm(request.query, "query string"));
+  if (query.count("client_secret") != 0) {
+    return Error(
+        ErrorCode::kInvalidArgument,
+        "client_secret must be sent in the form body or the Authorization header, never in the query "
+        "string (proxies and logs keep URLs)");
+  }
   for (auto& [name, value] : query) {
     auto [it, inserted] = params.emplace(name, value);
     if (!inserted && it->second != value) {
@@ -159,12 +165,17 @@ std::optional<std::string> ValidScope(const Params& params, Failure* failure) {
   return *scope;
 }
 
-OAuthTokenResponse Issue(const auth::ServerKey& key, std::string_view access_key, WallTime now,
-                         std::chrono::seconds ttl, const std::optional<std::string>& scope) {
+OAuthTokenResponse Issue(const OAuthIssue& issue, std::string_view access_key, WallTime now,
+                         WallTime expires_at, const std::optional<std::string>& scope) {
+  Result<std::string> token = issue(access_key, expires_at);
+  if (!token.ok()) {
+    if (std::optional<OAuthTokenResponse> failure = ServerFailure(token.status().code())) return *failure;
+    return OAuthError(400, "invalid_grant", "the credentials can no longer obtain a token");
+  }
   nlohmann::json body = {
-      {"access_token", auth::IssueBearerToken(key, access_key, now, ttl)},
+      {"access_token", *token},
       {"token_type", "bearer"},
-      {"expires_in", ttl.count()},
+      {"expires_in", std::chrono::duration_cast<std::chrono::seconds>(expires_at - now).count()},
       {"issued_token_type", kOAuthAccessTokenType},
   };
   if (scope.has_value()) body["scope"] = *scope;
@@ -219,9 +230,9 @@ std::variant<std::string, OAuthTokenResponse> AuthenticateClient(const OAuthToke
   return rejected;
 }
 
-std::variant<std::string, OAuthTokenResponse> AuthenticateSubject(const OAuthTokenRequest& request,
-                                                                  const Params& params,
-                                                                  const OAuthTokenCheck& check_token) {
+std::variant<auth::BearerClaims, OAuthTokenResponse> AuthenticateSubject(const OAuthTokenRequest& request,
+                                                                         const Params& params,
+                                                                         const OAuthTokenCheck& check_token) {
   for (std::string_view name : {"subject_token_type", "requested_token_type"}) {
     const std::string* type = Find(params, name);
     if (type != nullptr && *type != kOAuthAccessTokenType) {
@@ -236,10 +247,10 @@ std::variant<std::string, OAuthTokenResponse> AuthenticateSubject(const OAuthTok
     subject = authorization.credentials;
   }
   if (subject.empty()) return InvalidRequest("subject_token is required for a token exchange");
-  Result<std::string> access_key = check_token(subject);
-  if (access_key.ok()) return *access_key;
-  if (std::optional<OAuthTokenResponse> failure = ServerFailure(access_key.status().code())) return *failure;
-  if (access_key.status().code() == ErrorCode::kExpired) {
+  Result<auth::BearerClaims> claims = check_token(subject);
+  if (claims.ok()) return std::move(claims).value();
+  if (std::optional<OAuthTokenResponse> failure = ServerFailure(claims.status().code())) return *failure;
+  if (claims.status().code() == ErrorCode::kExpired) {
     return OAuthError(400, "invalid_grant", "the subject token has expired");
   }
   return OAuthError(400, "invalid_grant", "the subject token is not valid");
@@ -247,8 +258,20 @@ std::variant<std::string, OAuthTokenResponse> AuthenticateSubject(const OAuthTok
 
 }  // namespace
 
+std::string OAuthClientId(const OAuthTokenRequest& request) {
+  Authorization authorization = ParseAuthorization(request.authorization_header);
+  if (authorization.scheme == "basic") {
+    Result<BasicCredentials> basic = ParseBasic(authorization.credentials);
+    if (basic.ok()) return basic->decoded.has_value() ? basic->decoded->id : basic->raw.id;
+  }
+  Result<Params> params = CollectParams(request);
+  if (!params.ok()) return "";
+  const std::string* id = Find(*params, "client_id");
+  return id != nullptr ? *id : "";
+}
+
 OAuthTokenResponse HandleOAuthTokenRequest(const OAuthTokenRequest& request, const OAuthKeyCheck& check_key,
-                                           const OAuthTokenCheck& check_token, const auth::ServerKey& key,
+                                           const OAuthTokenCheck& check_token, const OAuthIssue& issue,
                                            WallTime now, std::chrono::seconds ttl) {
   if (request.body.size() > limits::kOAuthTokenRequestBodyBytesMax) {
     return InvalidRequest("the request body is larger than limits::kOAuthTokenRequestBodyBytesMax");
@@ -262,17 +285,23 @@ OAuthTokenResponse HandleOAuthTokenRequest(const OAuthTokenRequest& request, con
 
   const std::string* grant_type = Find(*params, "grant_type");
   if (grant_type == nullptr || grant_type->empty()) return InvalidRequest("grant_type is required");
-  std::variant<std::string, OAuthTokenResponse> outcome;
+  // Whole seconds, as tokens count them.
+  const WallTime issued = std::chrono::floor<std::chrono::seconds>(now);
   if (*grant_type == kOAuthGrantClientCredentials) {
-    outcome = AuthenticateClient(request, *params, check_key);
-  } else if (*grant_type == kOAuthGrantTokenExchange) {
-    outcome = AuthenticateSubject(request, *params, check_token);
-  } else {
-    return OAuthError(400, "unsupported_grant_type",
-                      "supported grant types: client_credentials, " + std::string(kOAuthGrantTokenExchange));
+    std::variant<std::string, OAuthTokenResponse> client = AuthenticateClient(request, *params, check_key);
+    if (auto* response = std::get_if<OAuthTokenResponse>(&client)) return std::move(*response);
+    return Issue(issue, std::get<std::string>(client), issued, issued + ttl, scope);
   }
-  if (auto* response = std::get_if<OAuthTokenResponse>(&outcome)) return std::move(*response);
-  return Issue(key, std::get<std::string>(outcome), now, ttl, scope);
+  if (*grant_type == kOAuthGrantTokenExchange) {
+    std::variant<auth::BearerClaims, OAuthTokenResponse> subject =
+        AuthenticateSubject(request, *params, check_token);
+    if (auto* response = std::get_if<OAuthTokenResponse>(&subject)) return std::move(*response);
+    // A refresh, not an extension: the new token ends when the one it replaces would have.
+    const auth::BearerClaims& claims = std::get<auth::BearerClaims>(subject);
+    return Issue(issue, claims.access_key, issued, std::min(issued + ttl, claims.expires_at), scope);
+  }
+  return OAuthError(400, "unsupported_grant_type",
+                    "supported grant types: client_credentials, " + std::string(kOAuthGrantTokenExchange));
 }
 
 }  // namespace serac::catalog

@@ -454,15 +454,42 @@ void ServeOAuthTokens(RequestContext& ctx) {
   }
   ctx.outcome.bytes_in += request.body.size();
   const WallTime now = Now();
+  // Guessing is slowed down per address and client (the client named by client_id or HTTP Basic;
+  // a token exchange's subject is no guess of a secret worth a name of its own).
+  const std::string address = auth::SourceIpFromPeer(ctx.request.remote_address);
+  const std::string client = OAuthClientId(request);
+  const auth::SignInThrottle::Clock::time_point steady_now = auth::SignInThrottle::Clock::now();
+  if (std::optional<std::chrono::seconds> wait =
+          ctx.backend.sign_in_throttle.WaitFor(address, client, steady_now)) {
+    ctx.response.SetStatus(429);
+    ctx.response.AddHeader("Content-Type", "application/json");
+    ctx.response.AddHeader("Cache-Control", "no-store");
+    ctx.response.AddHeader("Retry-After", std::to_string(wait->count()));
+    const std::string body = Json{
+        {"error", "slow_down"},
+        {"error_description",
+         "too many failed sign-ins from this address; retry in " + std::to_string(wait->count()) +
+             " s"}}.dump();
+    ctx.outcome.bytes_out += body.size();
+    (void)ctx.response.Send(body);
+    return;
+  }
   OAuthKeyCheck check_key = [&identity](std::string_view access_key, std::string_view secret) {
     return identity.CheckClientSecret(access_key, secret);
   };
-  OAuthTokenCheck check_token = [&identity, now](std::string_view token) -> Result<std::string> {
-    SERAC_ASSIGN_OR_RETURN(auth::Principal principal, identity.PrincipalForBearerToken(token, now));
-    return principal.access_key;
+  OAuthTokenCheck check_token = [&identity, now](std::string_view token) {
+    return identity.ValidBearerClaims(token, now);
   };
-  OAuthTokenResponse response = HandleOAuthTokenRequest(
-      request, check_key, check_token, identity.server_key(), now, identity.bearer_token_ttl());
+  OAuthIssue issue = [&identity, now](std::string_view access_key, WallTime expires_at) {
+    return identity.IssueBearerToken(access_key, now, expires_at);
+  };
+  OAuthTokenResponse response =
+      HandleOAuthTokenRequest(request, check_key, check_token, issue, now, identity.bearer_token_ttl());
+  if (response.status == 200) {
+    ctx.backend.sign_in_throttle.RecordSuccess(address, client);
+  } else if (response.status == 401 || response.json_body.find("\"invalid_grant\"") != std::string::npos) {
+    ctx.backend.sign_in_throttle.RecordFailure(address, client, steady_now);
+  }
   ctx.response.SetStatus(response.status);
   ctx.response.AddHeader("Content-Type", "application/json");
   ctx.response.AddHeader("Cache-Control", "no-store");

@@ -143,11 +143,21 @@ inline constexpr uint64_t kSessionTokenBytesMax = 4 * kKiB;       // a session t
 inline constexpr uint64_t kTokenAccessKeyBytesMax = 128;          // the access key named inside a token
 inline constexpr uint64_t kServerKeyFileBytesMax = 1 * kKiB;      // the server key file (one base64 line)
 inline constexpr uint64_t kAdminRequestBodyBytesMax = 64 * kKiB;  // one /_serac/admin request body
+// Failed sign-ins (a wrong client secret or subject token at the OAuth2 token endpoint) allowed
+// within kSignInFailureWindow: per client address and client id, and per client address for any
+// client; beyond either, that address is refused until its oldest counted failure leaves the
+// window (auth/sign_in_throttle.h). At most kSignInThrottledKeysMax counts are kept.
+inline constexpr uint32_t kSignInFailuresPerClientMax = 10;
+inline constexpr uint32_t kSignInFailuresPerAddressMax = 100;
+inline constexpr auto kSignInFailureWindow = std::chrono::seconds(60);
+inline constexpr uint32_t kSignInThrottledKeysMax = 100000;
+// Secrets a user chooses: an IAM user's (admin API), root's (SERAC_ROOT_PASSWORD).
+inline constexpr uint32_t kUserSecretKeyBytesMin = 20;
 
 // Server start-up and housekeeping.
 inline constexpr uint32_t kRootAccessKeyBytesMin = 3;  // SERAC_ROOT_USER
 inline constexpr uint32_t kRootAccessKeyBytesMax = 128;
-inline constexpr uint32_t kRootSecretKeyBytesMin = 8;  // SERAC_ROOT_PASSWORD
+inline constexpr uint32_t kRootSecretKeyBytesMin = 16;  // SERAC_ROOT_PASSWORD
 inline constexpr uint32_t kRootSecretKeyBytesMax = 128;
 inline constexpr uint32_t kGeneratedAccessKeyBytes = 20;  // first-start root access key
 inline constexpr uint32_t kGeneratedSecretKeyBytes = 40;  // first-start root secret key

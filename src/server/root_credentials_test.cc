@@ -65,11 +65,11 @@ TEST_F(RootCredentialsTest, GeneratedKeysDiffer) {
 }
 
 TEST_F(RootCredentialsTest, EnvironmentWinsAndWritesNoFile) {
-  Result<RootCredentials> root = LoadRootCredentials(dir_, "admin", "password123");
+  Result<RootCredentials> root = LoadRootCredentials(dir_, "admin", "password12345678");
   ASSERT_TRUE(root.ok());
   EXPECT_EQ(root->source, CredentialSource::kEnvironment);
   EXPECT_EQ(root->credentials.access_key, "admin");
-  EXPECT_EQ(root->credentials.secret_key, "password123");
+  EXPECT_EQ(root->credentials.secret_key, "password12345678");
   EXPECT_FALSE(std::filesystem::exists(FilePath()));
 }
 
@@ -80,6 +80,9 @@ TEST_F(RootCredentialsTest, RejectsHalfSetOrShortEnvironment) {
   EXPECT_EQ(LoadRootCredentials(dir_, "admin", "").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(LoadRootCredentials(dir_, "ad", "password123").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(LoadRootCredentials(dir_, "admin", "short").status().code(), ErrorCode::kInvalidArgument);
+  // Fifteen characters: one short of limits::kRootSecretKeyBytesMin.
+  EXPECT_EQ(LoadRootCredentials(dir_, "admin", "password1234567").status().code(),
+            ErrorCode::kInvalidArgument);
   EXPECT_EQ(LoadRootCredentials(dir_, "ad/min", "password123").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(LoadRootCredentials(dir_, "admin", "pass word123").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_FALSE(std::filesystem::exists(FilePath()));
@@ -101,10 +104,10 @@ TEST_F(RootCredentialsTest, RejectsMalformedFileInsteadOfRegenerating) {
 
 TEST_F(RootCredentialsTest, ParsesCommentsAndSurroundingWhitespace) {
   Result<auth::Credentials> parsed =
-      ParseCredentialsFile("# root\n  access_key=ADMIN  \r\nsecret_key=abcdefgh12\n\n");
+      ParseCredentialsFile("# root\n  access_key=ADMIN  \r\nsecret_key=abcdefgh12345678\n\n");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->access_key, "ADMIN");
-  EXPECT_EQ(parsed->secret_key, "abcdefgh12");
+  EXPECT_EQ(parsed->secret_key, "abcdefgh12345678");
 }
 
 TEST_F(RootCredentialsTest, FailsWhenTheDirectoryIsMissing) {
