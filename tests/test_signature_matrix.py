@@ -25,6 +25,7 @@ import uuid
 
 import boto3
 import pytest
+import requests
 from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth, SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.config import Config
@@ -837,3 +838,54 @@ def test_a_refused_request_is_closed_not_drained(world, target):
     assert received.split(b" ", 2)[1] in (b"401", b"403"), received[:200]
     assert b"connection: close" in received.lower(), received[:400]
     assert time.monotonic() - started < 5, "the server waited for the body before closing"
+
+
+def test_guessing_a_client_secret_is_slowed_down(world):
+    """Ten wrong secrets for one client from one address within a minute, and that address may not
+    try that client again until the minute has passed — not even with the right secret; other
+    clients are not held up."""
+    user = world.name("guess")
+    access, secret = world.admin.create_user_with_key(user, ["readonly"])
+    other_access, other_secret = world.admin.create_user_with_key(user + "-other", ["readonly"])
+    url = world.server.endpoint + "/_iceberg/v1/oauth/tokens"
+
+    def sign_in(client_id, client_secret):
+        return requests.post(url, data={"grant_type": "client_credentials", "client_id": client_id,
+                                        "client_secret": client_secret, "scope": "catalog"}, timeout=30)
+
+    for attempt in range(10):
+        assert sign_in(access, f"wrong-secret-{attempt:02d}-xxxxxxxx").status_code == 401
+    refused = sign_in(access, secret)
+    assert refused.status_code == 429, refused.text
+    assert refused.json()["error"] == "slow_down"
+    assert 0 < int(refused.headers["Retry-After"]) <= 60
+    assert sign_in(other_access, other_secret).status_code == 200
+
+
+def test_a_token_outlives_neither_its_key_nor_itself(world):
+    """A bearer token names its key opaquely (nothing readable in it), dies with the key even when a
+    key of the same id is made again for another user, and an exchange does not extend it."""
+    import base64
+
+    user = world.name("tok")
+    world.admin.create_user(user, ["readonly"])
+    world.admin.create_user(user + "-b", ["readonly"])
+    key_id = ("AKTOK" + uuid.uuid4().hex.upper())[:20]
+    secret = "a-chosen-secret-of-20-chars"
+    world.admin.create_key(user, key_id, secret)
+    url = world.server.endpoint + "/_iceberg/v1/oauth/tokens"
+    issued = requests.post(url, data={"grant_type": "client_credentials", "client_id": key_id,
+                                      "client_secret": secret}, timeout=30).json()
+    token = issued["access_token"]
+    raw = base64.urlsafe_b64decode(token.split(".", 1)[1] + "==")
+    assert key_id.encode() not in raw and user.encode() not in raw
+    exchanged = requests.post(url, data={"grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+                                         "subject_token": token}, timeout=30).json()
+    assert exchanged["expires_in"] <= issued["expires_in"]
+    config = world.server.endpoint + "/_iceberg/v1/warehouses"
+    assert requests.get(config, headers={"Authorization": f"Bearer {token}"}, timeout=30).status_code in (200, 403)
+    world.admin.ok("DELETE", f"/access-keys/{key_id}", status=204)
+    time.sleep(0.01)
+    world.admin.create_key(user + "-b", key_id, secret)  # the same id, another user's key now
+    for stale in (token, exchanged["access_token"]):
+        assert requests.get(config, headers={"Authorization": f"Bearer {stale}"}, timeout=30).status_code == 401
