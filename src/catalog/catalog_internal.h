@@ -137,7 +137,8 @@ using TableText = std::vector<iceberg::MetadataTextPiece>;
 // ---- Shared state and the request context. ----
 
 // What server-side scan planning remembers (catalog_scan_planning.cc): the plan ids it handed out,
-// for GET and DELETE .../plan/{id} (the newest limits::kScanPlansKept; plan tasks themselves carry
+// for GET and DELETE .../plan/{id} (the newest limits::kScanPlansKept, at most
+// limits::kScanPlansBytesMax of plan tasks all together; plan tasks themselves carry
 // all they need, so a forgotten plan's tasks still fetch), and each warehouse's planning mode as
 // stored, read once per process and kept current by the routes that change it.
 class ScanPlanningState {
@@ -157,6 +158,7 @@ class ScanPlanningState {
  private:
   std::mutex mutex_;
   std::list<std::string> order_;  // plan ids, oldest first
+  uint64_t bytes_ = 0;            // of the plans remembered (estimated)
   std::unordered_map<std::string, std::pair<PlanRecord, std::list<std::string>::iterator>> plans_;
   std::unordered_map<std::string, std::string> warehouse_modes_;
 };

@@ -24,12 +24,33 @@ namespace serac::catalog {
 
 // ---- ScanPlanningState ----
 
+namespace {
+
+uint64_t PlanBytes(const std::string& plan_id, const ScanPlanningState::PlanRecord& record) {
+  uint64_t bytes = plan_id.size() + record.table_uuid.size() + 128;  // list and map nodes
+  for (const std::string& task : record.plan_tasks) bytes += task.size() + sizeof(std::string);
+  return bytes;
+}
+
+}  // namespace
+
 void ScanPlanningState::Remember(const std::string& plan_id, PlanRecord record) {
   std::lock_guard lock(mutex_);
+  if (auto existing = plans_.find(plan_id); existing != plans_.end()) {
+    bytes_ -= PlanBytes(plan_id, existing->second.first);
+    order_.erase(existing->second.second);
+    plans_.erase(existing);
+  }
+  const uint64_t bytes = PlanBytes(plan_id, record);
+  if (bytes > limits::kScanPlansBytesMax)
+    return;  // its tasks still fetch; only GET of the plan id forgets it
   order_.push_back(plan_id);
   plans_[plan_id] = {std::move(record), std::prev(order_.end())};
-  while (plans_.size() > limits::kScanPlansKept) {
-    plans_.erase(order_.front());
+  bytes_ += bytes;
+  while (plans_.size() > limits::kScanPlansKept || bytes_ > limits::kScanPlansBytesMax) {
+    auto oldest = plans_.find(order_.front());
+    bytes_ -= PlanBytes(oldest->first, oldest->second.first);
+    plans_.erase(oldest);
     order_.pop_front();
   }
 }
@@ -45,6 +66,7 @@ bool ScanPlanningState::Forget(const std::string& plan_id) {
   std::lock_guard lock(mutex_);
   auto it = plans_.find(plan_id);
   if (it == plans_.end()) return false;
+  bytes_ -= PlanBytes(it->first, it->second.first);
   order_.erase(it->second.second);
   plans_.erase(it);
   return true;

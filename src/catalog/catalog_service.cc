@@ -25,7 +25,7 @@ namespace serac::catalog {
 
 Backend::Backend()
     : tables(limits::kCatalogMetadataCacheEntriesMax, limits::kCatalogMetadataCacheBytesMax),
-      views(limits::kCatalogMetadataCacheEntriesMax, limits::kCatalogMetadataCacheBytesMax),
+      views(limits::kCatalogMetadataCacheEntriesMax, limits::kCatalogViewMetadataCacheBytesMax),
       table_texts(limits::kCatalogMetadataTextCacheEntriesMax, limits::kCatalogMetadataTextCacheBytesMax) {}
 
 Backend::~Backend() = default;

@@ -204,23 +204,30 @@ inline constexpr uint32_t kScanPlanFilesPerTask = 2000;
 inline constexpr uint32_t kScanPlanDeleteFilesMax =
     1'000'000;                                    // live delete files a planned snapshot may have
 inline constexpr uint32_t kScanPlansKept = 4096;  // plan ids remembered for GET and DELETE .../plan/{id}
+inline constexpr uint64_t kScanPlansBytesMax = 32 * kMiB;  // the plan tasks of those plans, all together
 inline constexpr uint32_t kCatalogUpdatesPerCommitMax =
     1000;  // requirements and updates in one table or view commit
 inline constexpr uint64_t kCatalogMetadataFileBytesMax =
     64 * kMiB;  // one table or view metadata JSON file, read or written
 inline constexpr uint32_t kCatalogMetadataCacheEntriesMax = 1024;  // parsed metadata files kept in memory
-inline constexpr uint64_t kCatalogMetadataCacheBytesMax =
-    256 * kMiB;  // parsed table (and, apart, view) metadata kept in memory
+// Memory the catalog's caches may take, all of them together at most kCatalogCachesBytesMax
+// (estimated from the texts they hold; what a request may hold while it runs is bounded by the
+// request limits above). No sequence of requests grows the server past these and its fixed costs.
+inline constexpr uint64_t kCatalogMetadataCacheBytesMax = 128 * kMiB;     // parsed table metadata
+inline constexpr uint64_t kCatalogViewMetadataCacheBytesMax = 16 * kMiB;  // parsed view metadata
 inline constexpr uint32_t kCatalogEntityCacheEntriesMax =
     16384;  // table/view index rows kept in memory for lookups
 inline constexpr uint32_t kCatalogMetadataTextCacheEntriesMax =
     256;  // serialised table documents kept for loads
-inline constexpr uint64_t kCatalogMetadataTextCacheBytesMax = 128 * kMiB;  // bytes of those documents
+inline constexpr uint64_t kCatalogMetadataTextCacheBytesMax = 64 * kMiB;  // bytes of those documents
 inline constexpr uint64_t kCatalogInlineMetadataBytesMax =
     1 * kMiB;  // metadata files this small live in the index row
 inline constexpr uint32_t kCatalogHistoryCutCacheEntriesMax =
     1024;  // tables whose last cut into pieces is kept
 inline constexpr uint64_t kCatalogHistoryCutCacheBytesMax =
-    96 * kMiB;  // bytes of those cuts (chunk texts, entries, runs)
+    48 * kMiB;  // bytes of those cuts (chunk texts, entries, runs)
+inline constexpr uint64_t kCatalogCachesBytesMax =
+    kCatalogMetadataCacheBytesMax + kCatalogViewMetadataCacheBytesMax + kCatalogMetadataTextCacheBytesMax +
+    kCatalogHistoryCutCacheBytesMax + kScanPlansBytesMax;
 
 }  // namespace serac::limits

@@ -14,12 +14,14 @@
 // which are immutable once made (see StoredSnapshot), so copies never interfere across threads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/json_reads.h"
@@ -136,6 +138,65 @@ Json ReassignFieldIds(const Json& schema, std::map<int64_t, int64_t>* id_map);
 Schema SchemaFromJson(const Json& schema);
 // Same content, ignoring the schema id (what "re-adding an identical schema" means).
 bool SameSchema(const Json& a, const Json& b);
+// What SameSchema compares, as text: equal keys for the schemas it finds the same (so that a
+// commit finds a schema's twin by a lookup, not by comparing it with every schema).
+std::string SchemaContentKey(const Json& schema);
+
+// The ids of a list of items (schemas, partition specs, sort orders, view versions) by a key of
+// their content, built from the list on first use and kept as items are added, and the next free
+// id: a commit adding n items to a table of m then costs O(n + m), not O(n·m) as comparing each new
+// item with every stored one would. Not thread-safe (one commit).
+class ContentIds {
+ public:
+  using KeyOf = std::string (*)(const Json& item);
+  // `id_key`: the member holding an item's id; `first_id`: the next id of an empty list;
+  // `last_wins`: which of several items with one key the lookup finds (the reference's loops).
+  ContentIds(const char* id_key, KeyOf key_of, int32_t first_id, bool last_wins)
+      : id_key_(id_key), key_of_(key_of), first_id_(first_id), last_wins_(last_wins) {}
+
+  std::optional<int32_t> Find(const std::vector<Json>& items, const Json& item) {
+    Build(items);
+    auto it = ids_.find(key_of_(item));
+    if (it == ids_.end()) return std::nullopt;
+    return it->second;
+  }
+  int32_t NextId(const std::vector<Json>& items) {
+    Build(items);
+    return next_id_;
+  }
+  // `item` (with its id) was appended to the list.
+  void Added(const std::vector<Json>& items, const Json& item) {
+    Build(items);
+    Note(item);
+  }
+  // Items were removed: the index is built again on its next use.
+  void Forget() {
+    built_ = false;
+    ids_.clear();
+  }
+
+ private:
+  void Build(const std::vector<Json>& items) {
+    if (built_) return;
+    built_ = true;
+    next_id_ = first_id_;
+    for (const Json& item : items) Note(item);
+  }
+  void Note(const Json& item) {
+    const int32_t id = item.at(id_key_).get<int32_t>();
+    next_id_ = std::max(next_id_, id + 1);
+    auto [it, inserted] = ids_.emplace(key_of_(item), id);
+    if (!inserted && last_wins_) it->second = id;
+  }
+
+  const char* id_key_;
+  KeyOf key_of_;
+  int32_t first_id_;
+  bool last_wins_;
+  bool built_ = false;
+  int32_t next_id_ = 0;
+  std::unordered_map<std::string, int32_t> ids_;
+};
 
 // ---- Table metadata (table_metadata.cc). ----
 // Checks of the JSON parts serac stores as sent: they refuse whatever the reference's parsers

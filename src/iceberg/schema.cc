@@ -554,4 +554,6 @@ Json ReassignFieldIds(const Json& schema, std::map<int64_t, int64_t>* id_map) {
 
 bool SameSchema(const Json& a, const Json& b) { return WithoutSchemaId(a) == WithoutSchemaId(b); }
 
+std::string SchemaContentKey(const Json& schema) { return WithoutSchemaId(schema).dump(); }
+
 }  // namespace serac::iceberg

@@ -20,13 +20,6 @@ Status BadRequest(const std::string& message) { return Error(ErrorCode::kInvalid
 // parsers, throw IllegalArgumentException: BadRequest here).
 Status Invalid(const std::string& message) { return Error(ErrorCode::kValidationFailed, message); }
 
-template <typename IdType>
-IdType NextId(const std::vector<Json>& items, const char* key, IdType first) {
-  IdType next = first;
-  for (const Json& item : items) next = std::max<IdType>(next, item.at(key).get<IdType>() + 1);
-  return next;
-}
-
 // Partition fields compared without their field ids (a re-sent spec matches its stored twin).
 Json FieldsWithout(const Json& fields, const char* key) {
   Json out = Json::array();
@@ -36,6 +29,9 @@ Json FieldsWithout(const Json& fields, const char* key) {
   }
   return out;
 }
+
+std::string SpecContentKey(const Json& spec) { return FieldsWithout(spec.at("fields"), "field-id").dump(); }
+std::string SortOrderContentKey(const Json& order) { return order.at("fields").dump(); }
 
 Result<std::vector<int64_t>> IntList(const Json& update, const char* key) {
   SERAC_ASSIGN_OR_RETURN(const Json* list, RequiredMember(update, key, Json::value_t::array));
@@ -122,6 +118,10 @@ class TableBuilder {
   std::set<int32_t> added_spec_ids_;
   std::set<int32_t> added_order_ids_;
   std::set<int64_t> added_snapshot_ids_;
+  // Stored schemas, specs and sort orders by content (the reference's loops over all of them).
+  ContentIds schema_ids_{"schema-id", SchemaContentKey, 0, /*last_wins=*/true};
+  ContentIds spec_ids_{"spec-id", SpecContentKey, 0, /*last_wins=*/false};
+  ContentIds order_ids_{"order-id", SortOrderContentKey, kFirstSortOrderId, /*last_wins=*/false};
   std::vector<int64_t> main_snapshots_set_;  // main branch heads set by this commit, in order
   bool removed_snapshots_ = false;           // this commit removed at least one snapshot
 };
@@ -196,10 +196,7 @@ Status TableBuilder::AddSchema(const Json& update) {
   // The reference ignores the request's last-column-id: ids are never reused, so the table's
   // last column id is the larger of its own and the new schema's highest.
   const int32_t new_last_column_id = std::max<int32_t>(metadata_.last_column_id, HighestFieldId(*schema));
-  std::optional<int32_t> existing_id;
-  for (const Json& existing : metadata_.schemas) {
-    if (SameSchema(existing, *schema)) existing_id = existing.at("schema-id").get<int32_t>();
-  }
+  std::optional<int32_t> existing_id = schema_ids_.Find(metadata_.schemas, *schema);
   if (existing_id && new_last_column_id == metadata_.last_column_id) {
     // An identical schema: nothing changes, and "-1" names it only if this commit added it and
     // added some schema before (the reference's isNewSchema).
@@ -208,11 +205,12 @@ Status TableBuilder::AddSchema(const Json& update) {
     return Status::Ok();
   }
   metadata_.last_column_id = new_last_column_id;
-  int32_t schema_id = existing_id.value_or(NextId<int32_t>(metadata_.schemas, "schema-id", 0));
+  int32_t schema_id = existing_id.value_or(schema_ids_.NextId(metadata_.schemas));
   if (!existing_id) {
     Json stored = *schema;
     stored["schema-id"] = schema_id;
     metadata_.schemas.push_back(stored);
+    schema_ids_.Added(metadata_.schemas, metadata_.schemas.back());
     added_schema_ids_.insert(schema_id);
   }
   last_added_schema_id_ = schema_id;
@@ -252,27 +250,24 @@ Status TableBuilder::AddSpec(const Json& update) {
     }
     ++position;
   }
-  const Json compared = FieldsWithout(spec["fields"], "field-id");
-  for (const Json& existing : metadata_.partition_specs) {
-    if (FieldsWithout(existing.at("fields"), "field-id") == compared) {
-      // "-1" names the reused spec only while the last added one is from this commit (the
-      // reference's isNewSpec, which looks at the last added id, not at this one).
-      const int32_t existing_id = existing.at("spec-id").get<int32_t>();
-      const bool added_here = last_added_spec_id_ && added_spec_ids_.count(*last_added_spec_id_) != 0;
-      last_added_spec_id_ = added_here ? std::optional(existing_id) : std::nullopt;
-      return Status::Ok();
-    }
+  if (std::optional<int32_t> existing_id = spec_ids_.Find(metadata_.partition_specs, spec)) {
+    // "-1" names the reused spec only while the last added one is from this commit (the
+    // reference's isNewSpec, which looks at the last added id, not at this one).
+    const bool added_here = last_added_spec_id_ && added_spec_ids_.count(*last_added_spec_id_) != 0;
+    last_added_spec_id_ = added_here ? existing_id : std::nullopt;
+    return Status::Ok();
   }
   if (const Json* schema = metadata_.FindSchema(metadata_.current_schema_id); schema != nullptr) {
     SERAC_RETURN_IF_ERROR(CheckSpecCompatible(spec, *schema));
     SERAC_RETURN_IF_ERROR(CheckSpecFieldNames(spec, *schema));
   }
-  const int32_t spec_id = NextId<int32_t>(metadata_.partition_specs, "spec-id", 0);
+  const int32_t spec_id = spec_ids_.NextId(metadata_.partition_specs);
   spec["spec-id"] = spec_id;
   for (const Json& field : spec["fields"]) {
     metadata_.last_partition_id = std::max(metadata_.last_partition_id, field["field-id"].get<int32_t>());
   }
   metadata_.partition_specs.push_back(spec);
+  spec_ids_.Added(metadata_.partition_specs, metadata_.partition_specs.back());
   added_spec_ids_.insert(spec_id);
   last_added_spec_id_ = spec_id;
   changed_ = true;
@@ -297,9 +292,7 @@ Status TableBuilder::AddSortOrder(const Json& update) {
   const Json& fields = order["fields"];
   std::optional<int32_t> order_id;
   if (fields.empty()) order_id = kUnsortedOrderId;
-  for (const Json& existing : metadata_.sort_orders) {
-    if (!order_id && existing.at("fields") == fields) order_id = existing.at("order-id").get<int32_t>();
-  }
+  if (!order_id) order_id = order_ids_.Find(metadata_.sort_orders, order);
   if (order_id && metadata_.FindSortOrder(*order_id) != nullptr) {
     // As for specs: the reference's isNewOrder looks at the last added id.
     const bool added_here = last_added_order_id_ && added_order_ids_.count(*last_added_order_id_) != 0;
@@ -309,9 +302,9 @@ Status TableBuilder::AddSortOrder(const Json& update) {
   if (const Json* schema = metadata_.FindSchema(metadata_.current_schema_id); schema != nullptr) {
     SERAC_RETURN_IF_ERROR(CheckSortOrderCompatible(order, *schema));
   }
-  order["order-id"] =
-      order_id.value_or(NextId<int32_t>(metadata_.sort_orders, "order-id", kFirstSortOrderId));
+  order["order-id"] = order_id.value_or(order_ids_.NextId(metadata_.sort_orders));
   metadata_.sort_orders.push_back(order);
+  order_ids_.Added(metadata_.sort_orders, metadata_.sort_orders.back());
   last_added_order_id_ = order["order-id"].get<int32_t>();
   added_order_ids_.insert(*last_added_order_id_);
   changed_ = true;
@@ -501,6 +494,7 @@ Status TableBuilder::RemovePartitionSpecs(const Json& update) {
     return BadRequest("cannot remove the default partition spec");
   EraseIf(&metadata_.partition_specs,
           [&](const Json& spec) { return doomed.count(spec.at("spec-id").get<int64_t>()) != 0; });
+  spec_ids_.Forget();
   if (!doomed.empty()) changed_ = true;  // the reference writes a version even when none was there
   return Status::Ok();
 }
@@ -511,6 +505,7 @@ Status TableBuilder::RemoveSchemas(const Json& update) {
   if (doomed.count(metadata_.current_schema_id) != 0) return BadRequest("cannot remove the current schema");
   EraseIf(&metadata_.schemas,
           [&](const Json& schema) { return doomed.count(schema.at("schema-id").get<int64_t>()) != 0; });
+  schema_ids_.Forget();
   if (!doomed.empty()) changed_ = true;  // the reference writes a version even when none was there
   return Status::Ok();
 }

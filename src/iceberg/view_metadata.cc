@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "iceberg/metadata_internal.h"
+#include "iceberg/metadata_limits_internal.h"
 
 namespace serac::iceberg {
 namespace {
@@ -51,14 +52,11 @@ Status ValidateViewVersion(const Json& version) {
 }
 
 // The same query under another id or time is the same version, as the reference decides.
-bool SameViewVersion(const Json& a, const Json& b) {
-  Json left = a;
-  Json right = b;
-  for (const char* key : {"version-id", "timestamp-ms"}) {
-    left.erase(key);
-    right.erase(key);
-  }
-  return left == right;
+// Two versions are the same when they differ only in id and time: this text of theirs is equal.
+std::string ViewVersionContentKey(const Json& version) {
+  Json content = version;
+  for (const char* key : {"version-id", "timestamp-ms"}) content.erase(key);
+  return content.dump();
 }
 
 // A version may hold at most one SQL text per dialect; other representations have none.
@@ -73,12 +71,6 @@ Status CheckDialectsUnique(const Json& version) {
     }
   }
   return Status::Ok();
-}
-
-int32_t NextIdIn(const std::vector<Json>& items, const char* key, int32_t first) {
-  int32_t next = first;
-  for (const Json& item : items) next = std::max(next, item.at(key).get<int32_t>() + 1);
-  return next;
 }
 
 class ViewBuilder {
@@ -102,19 +94,21 @@ class ViewBuilder {
   std::optional<int32_t> last_added_schema_id_;
   std::optional<int32_t> last_added_version_id_;
   std::optional<VersionLogEntry> history_entry_;
+  // Stored schemas and versions by content (the reference's loops over all of them).
+  ContentIds schema_ids_{"schema-id", SchemaContentKey, 0, /*last_wins=*/false};
+  ContentIds version_ids_{"version-id", ViewVersionContentKey, 1, /*last_wins=*/false};
 };
 
 Result<int32_t> ViewBuilder::AddSchema(const Json& schema) {
   SERAC_RETURN_IF_ERROR(ValidateSchema(schema));
-  for (const Json& existing : metadata_.schemas) {
-    if (SameSchema(existing, schema)) {
-      last_added_schema_id_ = existing.at("schema-id").get<int32_t>();
-      return *last_added_schema_id_;
-    }
+  if (std::optional<int32_t> existing = schema_ids_.Find(metadata_.schemas, schema)) {
+    last_added_schema_id_ = *existing;
+    return *last_added_schema_id_;
   }
   Json stored = schema;
-  stored["schema-id"] = NextIdIn(metadata_.schemas, "schema-id", 0);
+  stored["schema-id"] = schema_ids_.NextId(metadata_.schemas);
   metadata_.schemas.push_back(stored);
+  schema_ids_.Added(metadata_.schemas, metadata_.schemas.back());
   last_added_schema_id_ = stored["schema-id"].get<int32_t>();
   changed_ = true;
   return *last_added_schema_id_;
@@ -133,16 +127,15 @@ Result<int32_t> ViewBuilder::AddVersion(const Json& requested) {
     return BadRequest("cannot add version with unknown schema " + std::to_string(schema_id));
   }
   SERAC_RETURN_IF_ERROR(CheckDialectsUnique(version));
-  for (const Json& existing : metadata_.versions) {
-    if (SameViewVersion(existing, version)) {
-      last_added_version_id_ = existing.at("version-id").get<int32_t>();
-      return *last_added_version_id_;
-    }
+  if (std::optional<int32_t> existing = version_ids_.Find(metadata_.versions, version)) {
+    last_added_version_id_ = *existing;
+    return *last_added_version_id_;
   }
   const int32_t version_id =
-      std::max(version["version-id"].get<int32_t>(), NextIdIn(metadata_.versions, "version-id", 1));
+      std::max(version["version-id"].get<int32_t>(), version_ids_.NextId(metadata_.versions));
   version["version-id"] = version_id;
   metadata_.versions.push_back(version);
+  version_ids_.Added(metadata_.versions, metadata_.versions.back());
   added_version_ids_.insert(version_id);
   last_added_version_id_ = version_id;
   changed_ = true;
@@ -248,6 +241,7 @@ void ViewBuilder::TrimVersions() {
     retained_ids.insert(metadata_.current_version_id);
   }
   metadata_.versions = std::move(retained);
+  version_ids_.Forget();
   std::vector<VersionLogEntry> log;
   for (const VersionLogEntry& entry : metadata_.version_log) {
     if (retained_ids.count(entry.version_id) != 0) {
@@ -400,8 +394,9 @@ Result<ViewModel> NewViewMetadata(const CreateViewRequest& request, std::string_
 Result<ViewCommitOutcome> ApplyViewCommit(const ViewModel& current, const Json& requirements,
                                           const Json& updates, int64_t now_ms) {
   try {
-    SERAC_RETURN_IF_ERROR(CheckViewRequirements(current, requirements));
     if (!updates.is_array()) return BadRequest("updates must be an array");
+    SERAC_RETURN_IF_ERROR(CheckCommitSize(requirements.is_array() ? requirements.size() : 0, updates.size()));
+    SERAC_RETURN_IF_ERROR(CheckViewRequirements(current, requirements));
     ViewBuilder builder(current, now_ms);
     for (const Json& update : updates) SERAC_RETURN_IF_ERROR(builder.Apply(update));
     return builder.Finish();
