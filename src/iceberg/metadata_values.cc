@@ -207,12 +207,24 @@ std::vector<TableMetadata::NamedLocation> TableMetadata::LocationsAddedSince(
     }
     added.push_back({std::string("property ") + name, it->second});
   }
-  // Versions share their snapshots' stored form: only snapshots not in `before` are new.
+  // Versions share their snapshots' stored form, and a commit appends the snapshots it adds: the
+  // new ones are those after `before`'s last one (found from the end, so a commit to a table of
+  // thousands of snapshots looks at the few it adds). Only when that one is gone are they told
+  // apart by a set of `before`'s.
+  size_t first_new = 0;
   std::unordered_set<const StoredSnapshot*> shared;
-  if (old != nullptr) {
-    for (const StoredSnapshotPtr& snapshot : old->snapshots) shared.insert(snapshot.get());
+  if (old != nullptr && !old->snapshots.empty()) {
+    const StoredSnapshot* last_old = old->snapshots.back().get();
+    size_t i = model_->snapshots.size();
+    while (i > 0 && model_->snapshots[i - 1].get() != last_old) --i;
+    if (i > 0) {
+      first_new = i;
+    } else {
+      for (const StoredSnapshotPtr& snapshot : old->snapshots) shared.insert(snapshot.get());
+    }
   }
-  for (const StoredSnapshotPtr& snapshot : model_->snapshots) {
+  for (size_t i = first_new; i < model_->snapshots.size(); ++i) {
+    const StoredSnapshotPtr& snapshot = model_->snapshots[i];
     if (shared.count(snapshot.get()) != 0) continue;
     const std::string id = std::to_string(snapshot->id());
     const Json& json = snapshot->json();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "iceberg/table_metadata.h"
 
@@ -134,6 +135,50 @@ TEST(TypedTableMetadata, ACommittedSnapshotReadsBackWithItsRefAndLog) {
   ASSERT_TRUE(unchanged.ok());
   EXPECT_FALSE(unchanged->changed);
   EXPECT_EQ(unchanged->metadata.last_updated_ms(), next.last_updated_ms());
+}
+
+// What a commit names that its table's metadata did not: the catalog confines these to the
+// table's location.
+TEST(TypedTableMetadata, TheLocationsACommitAddsAreListed) {
+  const TableMetadata table = NewEventsTable();
+  EXPECT_TRUE(table.LocationsAddedSince(&table).empty());
+  auto snapshot = [](int id, int parent) {
+    return R"({"action": "add-snapshot", "snapshot": {"snapshot-id": )" + std::to_string(id) +
+           (parent != 0 ? R"(, "parent-snapshot-id": )" + std::to_string(parent) : std::string()) +
+           R"(, "sequence-number": )" + std::to_string(id) + R"(, "timestamp-ms": )" +
+           std::to_string(2000 + id) + R"(, "manifest-list": "s3://wh/db/events/metadata/snap-)" +
+           std::to_string(id) +
+           R"(.avro", "summary": {"operation": "append"}, "schema-id": 0, "first-row-id": )" +
+           std::to_string(10 * (id - 1)) + R"(, "added-rows": 10}})";
+  };
+  auto first =
+      CommitTable(&table, Changes("[]", "[" + snapshot(1, 0) + "," + snapshot(2, 1) + "]"), At(3000));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::vector<TableMetadata::NamedLocation> added = first->metadata.LocationsAddedSince(&table);
+  ASSERT_EQ(added.size(), 2u);
+  EXPECT_EQ(added[0].what, "snapshot 1's manifest list");
+  EXPECT_EQ(added[1].location, "s3://wh/db/events/metadata/snap-2.avro");
+  EXPECT_EQ(first->metadata.LocationsAddedSince(nullptr).size(), 2u);
+  // Only what is new: the snapshots both versions share are not named again, also when the last
+  // snapshot of the older version is gone, and changed write paths and statistics are named.
+  auto second = CommitTable(
+      &first->metadata,
+      Changes("[]", "[" + snapshot(3, 2) + R"(, {"action": "remove-snapshots", "snapshot-ids": [2]},
+                                    {"action": "set-properties", "updates": {"write.data.path": "s3://wh/x"}},
+                                    {"action": "set-statistics", "statistics": {"snapshot-id": 3,
+                                      "statistics-path": "s3://wh/db/events/metadata/3.stats",
+                                      "file-size-in-bytes": 1, "file-footer-size-in-bytes": 1,
+                                      "blob-metadata": []}}])"),
+      At(4000));
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  added = second->metadata.LocationsAddedSince(&first->metadata);
+  std::vector<std::string> named;
+  for (const TableMetadata::NamedLocation& location : added)
+    named.push_back(location.what + " " + location.location);
+  EXPECT_EQ(named,
+            (std::vector<std::string>{"property write.data.path s3://wh/x",
+                                      "snapshot 3's manifest list s3://wh/db/events/metadata/snap-3.avro",
+                                      "statistics file s3://wh/db/events/metadata/3.stats"}));
 }
 
 TEST(TypedTableMetadata, AVersionOneFileGetsTheIdsJavaImplies) {
