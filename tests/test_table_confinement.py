@@ -8,6 +8,7 @@ settings, belongs to it alone."""
 
 from __future__ import annotations
 
+import io
 import json
 import time
 
@@ -188,20 +189,67 @@ def test_register_takes_only_what_the_metadata_owns(server, catalog_api, warehou
     assert victim_rows(catalog) == [1, 2, 3, 4, 5]
 
 
-def test_server_side_deletes_stay_inside_the_table(server, catalog_api, warehouse):  # noqa: F811
-    """The attacker's table lists the victim's data files (PyIceberg's add_files writes manifests
-    in the attacker's own prefix that name them); expiring the attacker's snapshots, removing its
-    unreferenced files and purging it delete nothing of the victim's."""
+def test_a_commit_adding_another_tables_files_is_refused(server, catalog_api, warehouse):  # noqa: F811
+    """PyIceberg's add_files of the victim's data files into another table: the commit's new
+    manifest adds files outside the table's location, and is refused naming one."""
     catalog, location, _, files = victim_table(server, catalog_api, warehouse)
-    # With root's S3 keys rather than credentials vended for its own table (those could not read
-    # the victim's files at all): the attacker's reads are not what is tested, the server's are.
     catalog = load_pyiceberg_catalog(server.endpoint, warehouse, **{"header.X-Iceberg-Access-Delegation": "none"})
     attacker = catalog.create_table("b.attacker", pa.schema([("id", pa.int64())]))
-    attacker.add_files(files)
-    attacker = catalog.load_table("b.attacker")
-    assert sorted(attacker.scan().to_arrow()["id"].to_pylist()) == [1, 2, 3, 4, 5]
+    with pytest.raises(Exception) as refused:
+        attacker.add_files(files)
+    assert "adds data file" in str(refused.value) and "outside table b.attacker" in str(refused.value), refused.value
+    assert catalog.load_table("b.attacker").current_snapshot() is None
+    assert victim_rows(catalog) == [1, 2, 3, 4, 5]
+
+
+def copy_manifests_naming(s3, bucket: str, victim_list: str, own_prefix: str, fake_snapshot_id: int) -> str:
+    """A manifest list in `own_prefix` whose one manifest, also copied there, names the victim's data
+    files, and which says an earlier snapshot added it: what a commit cannot look into."""
+    import fastavro
+
+    listing = fastavro.reader(io.BytesIO(s3.get_object(Bucket=bucket, Key=split_s3_location(victim_list)[1])["Body"].read()))
+    schema, metadata = listing.writer_schema, dict(listing.metadata)
+    records = [r for r in listing if r["content"] == 0][:1]
+    source = split_s3_location(records[0]["manifest_path"])[1]
+    copied = f"{own_prefix}/metadata/copied-m0.avro"
+    s3.copy_object(Bucket=bucket, Key=copied, CopySource={"Bucket": bucket, "Key": source})
+    records[0]["manifest_path"] = f"s3://{bucket}/{copied}"
+    records[0]["added_snapshot_id"] = fake_snapshot_id
+    out = io.BytesIO()
+    codec = metadata.pop("avro.codec", "null")
+    for key in [k for k in metadata if k.startswith("avro.")]:
+        metadata.pop(key)
+    fastavro.writer(out, schema, records, codec=codec, metadata=metadata)
+    list_key = f"{own_prefix}/metadata/snap-copied.avro"
+    s3.put_object(Bucket=bucket, Key=list_key, Body=out.getvalue())
+    return f"s3://{bucket}/{list_key}"
+
+
+def test_server_side_deletes_stay_inside_the_table(server, catalog_api, warehouse):  # noqa: F811
+    """The attacker's table lists the victim's data files through a manifest it copied into its own
+    prefix, under a manifest list that says an earlier snapshot added it (a commit does not read
+    manifests it did not add); expiring the attacker's snapshots, removing its unreferenced files
+    and purging it delete nothing of the victim's: every server-side read and delete for a table
+    is confined to its prefix."""
+    catalog, location, _, files = victim_table(server, catalog_api, warehouse)
+    s3 = make_client(server.endpoint)
+    assert create_table(catalog_api, warehouse, "b", "attacker").status_code == 200
+    path = f"/v1/{warehouse}/namespaces/b/tables/attacker"
+    own = catalog_api.ok("GET", path).json()["metadata"]["location"]
+    victim_list = catalog.load_table("a.victim").metadata.snapshots[-1].manifest_list
+    copied_list = copy_manifests_naming(s3, warehouse, victim_list, split_s3_location(own)[1], 999)
+    snapshot = {"snapshot-id": 7, "sequence-number": 1, "timestamp-ms": int(time.time() * 1000),
+                "manifest-list": copied_list, "summary": {"operation": "append"}, "schema-id": 0}
+    catalog_api.ok("POST", path, {"requirements": [], "updates": [
+        {"action": "add-snapshot", "snapshot": snapshot},
+        {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": 7}]})
+    attacker_catalog = load_pyiceberg_catalog(server.endpoint, warehouse,
+                                              **{"header.X-Iceberg-Access-Delegation": "none"})
+    attacker = attacker_catalog.load_table("b.attacker")
+    named = sorted(task.file.file_path for task in attacker.scan().plan_files())
+    assert named and set(named) <= set(files)
     attacker.delete(delete_filter="id >= 0")  # the victim's files are no longer the attacker's
-    with catalog.load_table("b.attacker").transaction() as tx:
+    with attacker_catalog.load_table("b.attacker").transaction() as tx:
         tx.set_properties({"history.expire.max-snapshot-age-ms": "1", "history.expire.min-snapshots-to-keep": "1"})
     time.sleep(0.01)
     maintenance = f"/v1/warehouses/{warehouse}/namespaces/b/tables/attacker/maintenance/{SNAPSHOTS}"
@@ -214,13 +262,10 @@ def test_server_side_deletes_stay_inside_the_table(server, catalog_api, warehous
             break
         time.sleep(0.2)
     assert job["snapshotsRemoved"] >= 1, job
-    s3 = make_client(server.endpoint)
     for file in files:
         bucket, key = split_s3_location(file)
         s3.head_object(Bucket=bucket, Key=key)
-    # Scan planning reads only the attacker's own manifests: planning works and names the files.
-    catalog_api.ok("POST", f"/v1/{warehouse}/namespaces/b/tables/attacker/plan", {})
-    catalog_api.ok("DELETE", f"/v1/{warehouse}/namespaces/b/tables/attacker", params={"purgeRequested": "true"})
+    catalog_api.ok("DELETE", path, params={"purgeRequested": "true"})
     for file in files:
         bucket, key = split_s3_location(file)
         s3.head_object(Bucket=bucket, Key=key)

@@ -136,6 +136,10 @@ HandlerResult Prepare(Backend& backend, const TableChange& change, bool allow_cr
           RequireLocationsOwned(warehouse, owned_key, DisplayName(change.id), out.current.get(), *out.next)) {
     return error;
   }
+  if (auto error = RequireAddedFilesOwned(backend, warehouse, owned_key, DisplayName(change.id),
+                                          out.current.get(), *out.next)) {
+    return error;
+  }
   if (out.entity && meta::LocationKeyIn(warehouse, out.entity->location) != owned_key) {
     out.moved_to = "s3://" + warehouse + "/" + owned_key;  // the store checks it as a create's
   }

@@ -431,6 +431,14 @@ Status PurgeLocation(Backend& backend, const meta::EntityRecord& dropped);
 // Every object whose location starts with `prefix` ("s3://bucket/key-prefix"), for the
 // unreferenced-file job (maintenance/remove_unreferenced_files.h).
 Result<std::vector<maintenance::ListedFile>> ListTableFiles(Backend& backend, const std::string& prefix);
+// 400 unless what the snapshots `after` adds over `before` add is the table's own: the manifests a
+// new snapshot's manifest list adds, and the data and delete files those manifests add, wherever
+// they are in serac's storage, must be below `owned_key`. Files that are not there (yet) are not
+// looked into: every later read or delete of them is confined anyway (MakeTableFileIO).
+HandlerResult RequireAddedFilesOwned(Backend& backend, std::string_view warehouse,
+                                     const std::string& owned_key, std::string_view display_name,
+                                     const iceberg::TableMetadata* before,
+                                     const iceberg::TableMetadata& after);
 // The metadata files (bucket, key) a commit from `before` to `after` drops from the history when
 // write.metadata.delete-after-commit.enabled is set, and only those the table owns (below
 // `owned_key` in `warehouse`): a metadata log may name any file; empty otherwise.

@@ -400,6 +400,10 @@ HandlerResult RegisterTable(RequestContext& ctx) {
   if (auto error = RequireLocationsOwned(ctx.path.warehouse, owned_key, display, nullptr, **metadata)) {
     return error;
   }
+  if (auto error =
+          RequireAddedFilesOwned(ctx.backend, ctx.path.warehouse, owned_key, display, nullptr, **metadata)) {
+    return error;
+  }
   meta::EntityRecord record;
   record.warehouse = ctx.path.warehouse;
   record.levels = ctx.path.levels;

@@ -229,7 +229,7 @@ std::vector<TableMetadata::NamedLocation> TableMetadata::LocationsAddedSince(
     const std::string id = std::to_string(snapshot->id());
     const Json& json = snapshot->json();
     if (auto list = json.find("manifest-list"); list != json.end() && list->is_string()) {
-      added.push_back({"snapshot " + id + "'s manifest list", list->get<std::string>()});
+      added.push_back({"snapshot " + id + "'s manifest list", list->get<std::string>(), snapshot->id()});
     }
     if (auto manifests = json.find("manifests"); manifests != json.end() && manifests->is_array()) {
       for (const Json& manifest : *manifests) {

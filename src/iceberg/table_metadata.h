@@ -170,6 +170,7 @@ class TableMetadata {
   struct NamedLocation {
     std::string what;
     std::string location;
+    int64_t manifest_list_of = -1;  // for a snapshot's manifest list: that snapshot's id
   };
   // Every such place, besides location() itself, that this version names and `before` (null:
   // none) does not: each snapshot's manifest list (a v1 snapshot's manifests), statistics and
