@@ -37,9 +37,13 @@ class Postgres:
 
     def sql(self, statements: str, database: str = "postgres") -> str:
         """Runs SQL with psql (stops at the first error); returns its unaligned, tuples-only output."""
+        # A long script goes through standard input (an argument has a size limit), still as one
+        # transaction as -c runs it.
+        long_script = len(statements) > 64 * 1024
         out = subprocess.run([str(PG_BIN / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", self.host,
-                              "-p", str(self.port), "-U", self.user, "-d", database, "-c", statements],
-                             capture_output=True, text=True, timeout=120)
+                              "-p", str(self.port), "-U", self.user, "-d", database,
+                              *(["-1", "-f", "-"] if long_script else ["-c", statements])],
+                             input=statements if long_script else None, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         return out.stdout
 

@@ -25,9 +25,14 @@ Status Short(const std::string& column) {
   return Error(ErrorCode::kInvalidArgument, "column " + column + ": a binary value of the wrong length");
 }
 
-// The unscaled value at `scale` of a numeric's binary form; kInvalidArgument for NaN, infinities
-// and values with more fraction digits than the scale or more digits than 38.
-Result<__int128> NumericUnscaled(std::string_view value, int32_t scale, const std::string& column) {
+// The unscaled value of a numeric's binary form in decimal(precision, scale); kInvalidArgument for
+// NaN, infinities and values with more fraction digits than the scale or more integer digits than
+// precision - scale. The form is base-10000 groups, the first standing for 10000^weight, so the
+// decimal point falls 4 * (weight + 1) digits into them; the last group is padded with zeros on
+// the right, which is why the digits are taken one at a time and only up to the scale: the padding
+// never enters the value, and no intermediate exceeds the precision.
+Result<__int128> NumericUnscaled(std::string_view value, int32_t precision, int32_t scale,
+                                 const std::string& column) {
   if (value.size() < 8) return Short(column);
   const uint16_t ndigits = Be16(value.data());
   const auto weight = static_cast<int16_t>(Be16(value.data() + 2));
@@ -38,29 +43,42 @@ Result<__int128> NumericUnscaled(std::string_view value, int32_t scale, const st
         ErrorCode::kInvalidArgument,
         "column " + column + ": " + (sign == 0xC000 ? "NaN" : "an infinity") + " has no Iceberg decimal");
   }
-  constexpr __int128 kLimit =
-      static_cast<__int128>(1'000'000'000'000'000'000) * 100'000'000'000'000'000;  // 10^36
-  __int128 acc = 0;
-  for (uint16_t i = 0; i < ndigits; ++i) {
-    if (acc >= kLimit * 100)
-      return Error(ErrorCode::kInvalidArgument, "column " + column + ": over 38 digits");
-    acc = acc * 10000 + Be16(value.data() + 8 + 2 * i);
+  if (sign != 0x0000 && sign != 0x4000) {
+    return Error(ErrorCode::kInvalidArgument, "column " + column + ": a numeric of unknown sign");
   }
-  int32_t power = 4 * (static_cast<int32_t>(weight) - static_cast<int32_t>(ndigits) + 1) + scale;
-  if (ndigits == 0) power = 0;
-  for (; power > 0; --power) {
-    if (acc >= kLimit * 10)
-      return Error(ErrorCode::kInvalidArgument, "column " + column + ": over 38 digits");
-    acc *= 10;
-  }
-  for (; power < 0; ++power) {
-    if (acc % 10 != 0) {
+  const int64_t point = 4 * (static_cast<int64_t>(weight) + 1);  // digits before the decimal point
+  const int64_t end = point + scale;                             // digits that make the unscaled value
+  const auto too_many_digits = [&] {
+    return Error(ErrorCode::kInvalidArgument, "column " + column + ": more integer digits than decimal(" +
+                                                  std::to_string(precision) + ", " + std::to_string(scale) +
+                                                  ") holds");
+  };
+  __int128 unscaled = 0;
+  int32_t significant = 0;
+  const auto append = [&](int digit) {
+    if (unscaled == 0 && digit == 0) return true;  // a leading zero
+    if (++significant > precision) return false;
+    unscaled = unscaled * 10 + digit;
+    return true;
+  };
+  const int64_t digits = 4 * static_cast<int64_t>(ndigits);
+  for (int64_t position = 0; position < digits; ++position) {
+    const uint16_t group = Be16(value.data() + 8 + 2 * (position / 4));
+    if (group > 9999) return Error(ErrorCode::kInvalidArgument, "column " + column + ": a malformed numeric");
+    static constexpr int kPlace[4] = {1000, 100, 10, 1};
+    const int digit = group / kPlace[position % 4] % 10;
+    if (position < end) {
+      if (!append(digit)) return too_many_digits();
+    } else if (digit != 0) {
       return Error(ErrorCode::kInvalidArgument,
                    "column " + column + ": more fraction digits than the scale " + std::to_string(scale));
     }
-    acc /= 10;
   }
-  return sign == 0x4000 ? -acc : acc;
+  // The zeros between the last group and the scale's last digit (none for a zero value).
+  for (int64_t position = std::max<int64_t>(digits, 0); position < end && unscaled != 0; ++position) {
+    if (!append(0)) return too_many_digits();
+  }
+  return sign == 0x4000 ? -unscaled : unscaled;
 }
 
 }  // namespace
@@ -229,7 +247,8 @@ Status CopyBinaryRows::Decode(size_t column, std::string_view value, parquet::Ro
       return Status::Ok();
     }
     case Kind::kNumeric: {
-      SERAC_ASSIGN_OR_RETURN(__int128 unscaled, NumericUnscaled(value, target.field_type.scale, target.name));
+      SERAC_ASSIGN_OR_RETURN(__int128 unscaled, NumericUnscaled(value, target.field_type.precision,
+                                                                target.field_type.scale, target.name));
       rows.AppendDecimal(field, unscaled);
       return Status::Ok();
     }
