@@ -99,6 +99,15 @@ struct BoundExpression {
 Result<BoundExpression> BindExpression(const Expression& expression, const Schema& schema,
                                        bool case_sensitive = true);
 
+// A literal as a value of `field`'s primitive type, converted as BindExpression converts it;
+// kInvalidArgument naming `column` and the value when it does not convert exactly.
+Result<Datum> ConvertLiteral(const ExprLiteral& literal, const NestedField& field, const std::string& column);
+
+// A primitive field's default value (its initial-default or write-default: `json` in the spec's
+// single-value JSON form, as the schema keeps it) as a Datum (null for JSON null);
+// kInvalidArgument naming the field when it is not a value of the field's type.
+Result<Datum> DefaultValue(const NestedField& field, std::string_view json);
+
 // The field at a dotted name, with or without letter case (nullptr when none, or, without case, when
 // more than one matches): how a filter's and a scan's column names are found.
 const NestedField* FindColumn(const Schema& schema, std::string_view dotted_name, bool case_sensitive);

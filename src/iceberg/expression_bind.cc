@@ -401,6 +401,11 @@ Result<BoundExpression> Bind(const Expression& expression, const Schema& schema,
 
 }  // namespace
 
+Result<Datum> ConvertLiteral(const ExprLiteral& literal, const NestedField& field,
+                             const std::string& column) {
+  return Convert(literal, field, column);
+}
+
 const NestedField* FindColumn(const Schema& schema, std::string_view dotted_name, bool case_sensitive) {
   return case_sensitive ? schema.FindFieldByName(dotted_name)
                         : FindFieldIgnoringCase(schema.fields, dotted_name);

@@ -442,4 +442,21 @@ Result<Expression> ParseExpressionJson(std::string_view json) {
 
 Result<Expression> ParseFilterText(std::string_view text) { return TextParser(text).Parse(); }
 
+Result<Datum> DefaultValue(const NestedField& field, std::string_view json) {
+  auto invalid = [&](const std::string& why) {
+    return Invalid("the default of column " + field.name + " (" + field.type.Name() +
+                   ") is not a value of its type: " + why);
+  };
+  if (!field.type.is_primitive()) return invalid("defaults of nested columns are not supported");
+  Result<Json> parsed = ParseJson(json);
+  if (!parsed.ok()) return invalid(parsed.status().message());
+  if (parsed->is_null()) return Datum{};
+  if (parsed->is_object()) return invalid(std::string(json));
+  Result<ExprLiteral> literal = LiteralFromJson(*parsed);
+  if (!literal.ok()) return invalid(literal.status().message());
+  Result<Datum> value = ConvertLiteral(*literal, field, field.name);
+  if (!value.ok()) return invalid(std::string(json));
+  return value;
+}
+
 }  // namespace serac::iceberg

@@ -78,12 +78,6 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
   RewriteResult result;
   const std::optional<iceberg::Snapshot> snapshot = metadata.CurrentSnapshot();
   if (!snapshot) return result;
-  if (metadata.Schemas().size() > 1) {
-    return Error(ErrorCode::kNotImplemented,
-                 table.DisplayName() + " has had " + std::to_string(metadata.Schemas().size()) +
-                     " schemas: its older files may name columns that were renamed since, and compaction "
-                     "rewrites files of tables with one schema only");
-  }
   SERAC_ASSIGN_OR_RETURN(parquet::WriteOptions write,
                          parquet::WriteOptions::FromTableProperties(metadata.properties()));
   const iceberg::SortOrder table_order = metadata.DefaultSortOrder();
@@ -183,8 +177,8 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
       Result<std::vector<int64_t>> positions = deleted_positions(candidate);
       Status appended = positions.status();
       if (appended.ok()) {
-        appended = writers.back().AppendFile(live->file.file_path, parquet::InputFormat::kParquet, &io,
-                                             positions->empty() ? nullptr : &*positions);
+        appended = writers.back().AppendTableFile(live->file.file_path, io,
+                                                  positions->empty() ? nullptr : &*positions);
       }
       if (!appended.ok()) {
         discard_written();

@@ -11,6 +11,7 @@
 #include "common/limits.h"
 #include "common/random.h"
 #include "iceberg/manifest.h"
+#include "iceberg/partition.h"
 #include "iceberg/snapshot_producer.h"
 #include "iceberg/table_files.h"
 #include "iceberg/table_metadata.h"
@@ -56,11 +57,22 @@ Result<Attempt> Prepare(iceberg::FileIO& io, const TableMetadata& base,
   std::vector<ManifestFile> created;
   const int64_t snapshot_id = iceberg::NewSnapshotId();
   const std::string directory = base.location() + "/metadata/";
-  const iceberg::Schema schema = base.CurrentSchema();
+  const iceberg::Schema current_schema = base.CurrentSchema();
+  const std::vector<iceberg::Schema> schemas = base.Schemas();
   for (const auto& [key, indexes] : small) {
     if (static_cast<int32_t>(indexes.size()) < std::max(options.min_manifests, 2)) continue;
     const std::optional<iceberg::PartitionSpec> spec = base.FindSpec(key.second);
     if (!spec) continue;  // a spec the metadata lost: its manifests stay as they are
+    // The manifests of an older spec whose source column was dropped since are written with the
+    // newest schema that still has it (a manifest's partition types come from its spec's sources).
+    const iceberg::Schema* schema = &current_schema;
+    if (!iceberg::PartitionType(*spec, current_schema).ok()) {
+      schema = nullptr;
+      for (auto it = schemas.rbegin(); it != schemas.rend() && schema == nullptr; ++it) {
+        if (iceberg::PartitionType(*spec, *it).ok()) schema = &*it;
+      }
+      if (schema == nullptr) continue;  // no schema has its sources: its manifests stay as they are
+    }
     std::vector<ManifestEntry> entries;
     for (size_t i : indexes) {
       const ManifestFile& manifest = manifests[i];
@@ -96,7 +108,7 @@ Result<Attempt> Prepare(iceberg::FileIO& io, const TableMetadata& base,
     for (const ManifestEntry& entry : entries) {
       if (!writer) {
         SERAC_ASSIGN_OR_RETURN(iceberg::ManifestWriter made,
-                               iceberg::ManifestWriter::Make(schema, *spec, writer_options));
+                               iceberg::ManifestWriter::Make(*schema, *spec, writer_options));
         writer.emplace(std::move(made));
       }
       SERAC_RETURN_IF_ERROR(writer->Add(entry));

@@ -491,23 +491,37 @@ Status DataFileWriter::AppendFile(const std::string& path, InputFormat format, i
                                   const std::vector<int64_t>* deleted_positions) {
   // Arrow's readers return errors, but the Parquet metadata they decode on the way can throw.
   try {
-    return AppendFileUnguarded(path, format, io, deleted_positions);
+    return AppendFileUnguarded(path, format, io, deleted_positions, /*table_file=*/false);
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInvalidArgument, path + ": " + e.what());
   }
 }
 
+Status DataFileWriter::AppendTableFile(const std::string& location, iceberg::FileIO& io,
+                                       const std::vector<int64_t>* deleted_positions) {
+  try {
+    return AppendFileUnguarded(location, InputFormat::kParquet, &io, deleted_positions, /*table_file=*/true);
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInvalidArgument, location + ": " + e.what());
+  }
+}
+
 Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io,
-                                           const std::vector<int64_t>* deleted_positions) {
+                                           const std::vector<int64_t>* deleted_positions, bool table_file) {
   State& s = *state_;
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
                          OpenInputBatches(path, format, *s.arrow_schema, &s.progress.input_bytes, io));
+  // A table's own file is read by field id; one written without ids (a file added as it was) by
+  // the current names, as a user's file is.
+  const bool by_field_id = table_file && HasFieldIds(*batches->schema());
   int64_t rows = 0;
   size_t next_deleted = 0;  // into deleted_positions: the first at or after `rows`
   while (true) {
     SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
     if (batch == nullptr) break;
-    SERAC_ASSIGN_OR_RETURN(auto conformed, ConformBatch(*batch, s.arrow_schema, s.schema, path, rows + 1));
+    SERAC_ASSIGN_OR_RETURN(auto conformed,
+                           by_field_id ? ProjectByFieldId(*batch, s.arrow_schema, s.schema, path, rows + 1)
+                                       : ConformBatch(*batch, s.arrow_schema, s.schema, path, rows + 1));
     const int64_t batch_end = rows + batch->num_rows();
     if (deleted_positions != nullptr && next_deleted < deleted_positions->size() &&
         (*deleted_positions)[next_deleted] < batch_end) {

@@ -15,8 +15,6 @@
 
 namespace serac::parquet {
 
-namespace {
-
 // An all-null column whose type has required fields inside (a struct's required child): Arrow's
 // null array has nulls at every level, which the Parquet writer refuses for a required field even
 // under a null parent. The required levels are made valid (zeros, empty strings and lists, which no
@@ -33,6 +31,8 @@ void ClearRequiredNulls(arrow::ArrayData& data) {
     data.child_data[static_cast<size_t>(i)] = std::move(child);
   }
 }
+
+namespace {
 
 // The index in schema.fields of the c-th Arrow column (unknown columns have none).
 int SchemaIndex(const arrow::Schema& arrow_schema, const iceberg::Schema& schema, int c) {

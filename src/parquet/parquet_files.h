@@ -137,6 +137,14 @@ class DataFileWriter {
   Status AppendFile(const std::string& path, InputFormat format, iceberg::FileIO* io = nullptr,
                     const std::vector<int64_t>* deleted_positions = nullptr);
 
+  // Appends every row of one of the table's own data files (read through `io`), written under any
+  // of the table's schemas: its columns found by field id and read in this writer's schema, as
+  // Java's readers read an evolved table (renamed columns by id, promoted types widened, columns
+  // added since filled with their initial-default or null, dropped ones left out). A file written
+  // without field ids is matched by name. `deleted_positions` as for AppendFile.
+  Status AppendTableFile(const std::string& location, iceberg::FileIO& io,
+                         const std::vector<int64_t>* deleted_positions = nullptr);
+
   // Appends rows given value by value (serac sync). kInvalidArgument naming `context`, the row
   // (`first_row` is the first's number) and the column of a value whose kind does not fit the
   // column's type. With `placements` (only for a writer without a sort order, whose rows are
@@ -165,7 +173,7 @@ class DataFileWriter {
 
  private:
   Status AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io,
-                             const std::vector<int64_t>* deleted_positions);
+                             const std::vector<int64_t>* deleted_positions, bool table_file);
 
   std::unique_ptr<State> state_;
 };

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -32,6 +33,26 @@ Result<std::shared_ptr<arrow::Field>> ToArrowField(const iceberg::NestedField& f
 // The table's columns as an Arrow schema (unknown columns left out), with the table schema's JSON
 // as the "iceberg.schema" metadata Java writes into the footer.
 Result<std::shared_ptr<arrow::Schema>> ToArrowSchema(const iceberg::Schema& schema);
+
+// Makes an all-null column writable when its type has required fields inside (a struct's required
+// child): Arrow's null array has nulls at every level, which the Parquet writer refuses for a
+// required field even under a null parent, so the required levels are made valid (zeros, empty
+// strings and lists, which no reader sees under the null parent).
+void ClearRequiredNulls(arrow::ArrayData& data);
+
+// The `PARQUET:field_id` of a column (nullopt for a file written without ids), and whether any
+// top-level column of a file has one.
+std::optional<int32_t> FieldIdOf(const arrow::Field& field);
+bool HasFieldIds(const arrow::Schema& schema);
+
+// A batch of the table's own data file, written under any of its schemas (its columns carry field
+// ids), in the current `schema` (`arrow_schema` from ToArrowSchema(schema)): fields found by id at
+// every depth, promoted to their current types, absent ones filled with their initial-default or
+// null, dropped ones left out; kInvalidArgument naming the file and column that cannot be read so
+// (a required column the file lacks and has no default for, values of another kind).
+Result<std::shared_ptr<arrow::RecordBatch>> ProjectByFieldId(
+    const arrow::RecordBatch& input, const std::shared_ptr<arrow::Schema>& arrow_schema,
+    const iceberg::Schema& schema, const std::string& path, int64_t first_row);
 
 // The value at `row` of a primitive column as a Datum of `type` (partition source values).
 Result<iceberg::Datum> DatumAt(const arrow::Array& array, int64_t row, const iceberg::Type& type);

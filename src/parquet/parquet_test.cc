@@ -547,5 +547,92 @@ TEST(ParquetOptions, TablePropertiesAreReadOrRefusedByName) {
   EXPECT_EQ(*InputFormatOfPath("x/y.jsonl"), InputFormat::kJsonLines);
 }
 
+// A file written under a table's first schema, read by field id in the schema it evolved to: a
+// renamed column keeps its values, int and float widen, a decimal gains precision, a column added
+// with an initial-default reads as it (one without, null), a dropped one goes, a struct gains a field.
+TEST_F(ParquetTest, TableFilesAreReadByFieldIdInTheCurrentSchema) {
+  auto first = iceberg::ParseSchema(R"json({"type": "struct", "schema-id": 0, "fields": [
+      {"id": 1, "name": "id", "required": true, "type": "int"},
+      {"id": 2, "name": "name", "required": false, "type": "string"},
+      {"id": 3, "name": "score", "required": false, "type": "float"},
+      {"id": 4, "name": "price", "required": false, "type": "decimal(9, 2)"},
+      {"id": 5, "name": "gone", "required": false, "type": "string"},
+      {"id": 6, "name": "point", "required": false, "type": {"type": "struct", "fields": [
+          {"id": 7, "name": "x", "required": true, "type": "int"}]}}]})json");
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto evolved = iceberg::ParseSchema(R"json({"type": "struct", "schema-id": 3, "fields": [
+      {"id": 4, "name": "amount", "required": false, "type": "decimal(20, 2)"},
+      {"id": 1, "name": "id", "required": true, "type": "long"},
+      {"id": 2, "name": "full_name", "required": false, "type": "string"},
+      {"id": 3, "name": "score", "required": false, "type": "double"},
+      {"id": 8, "name": "region", "required": true, "type": "string", "initial-default": "eu"},
+      {"id": 9, "name": "note", "required": false, "type": "string"},
+      {"id": 6, "name": "point", "required": false, "type": {"type": "struct", "fields": [
+          {"id": 7, "name": "x", "required": true, "type": "long"},
+          {"id": 10, "name": "y", "required": false, "type": "int", "initial-default": 7}]}}]})json");
+  ASSERT_TRUE(evolved.ok()) << evolved.status().message();
+
+  auto old_writer = DataFileWriter::Make(*first, iceberg::PartitionSpec{}, WriteOptions{}, *io_,
+                                         (dir_ / "table/data").string());
+  ASSERT_TRUE(old_writer.ok()) << old_writer.status().message();
+  const std::string rows = WriteText("old.jsonl",
+                                     "{\"id\": 1, \"name\": \"ann\", \"score\": 1.5, \"price\": \"12.34\", "
+                                     "\"gone\": \"x\", \"point\": {\"x\": 3}}\n"
+                                     "{\"id\": 2, \"name\": null, \"score\": null, \"price\": null, "
+                                     "\"gone\": null, \"point\": {\"x\": 4}}\n");
+  ASSERT_OK(old_writer->AppendFile(rows, InputFormat::kJsonLines));
+  auto old_files = old_writer->Finish();
+  ASSERT_TRUE(old_files.ok()) << old_files.status().message();
+  ASSERT_EQ(old_files->size(), 1u);
+
+  auto writer = DataFileWriter::Make(*evolved, iceberg::PartitionSpec{}, WriteOptions{}, *io_,
+                                     (dir_ / "table/data").string());
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  ASSERT_OK(writer->AppendTableFile((*old_files)[0].file_path, *io_));
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  ASSERT_EQ(files->size(), 1u);
+  std::string path = (*files)[0].file_path;
+  if (path.rfind("file://", 0) == 0) path = path.substr(7);
+  const std::shared_ptr<arrow::Table> table = ReadOutput(path);
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(table->num_rows(), 2);
+  std::vector<std::string> names;
+  for (const auto& field : table->schema()->fields()) names.push_back(field->name());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"amount", "id", "full_name", "score", "region", "note", "point"}));
+  auto combined = table->CombineChunksToBatch();
+  ASSERT_TRUE(combined.ok());
+  const arrow::RecordBatch& batch = **combined;
+  EXPECT_TRUE(batch.column(0)->type()->Equals(*arrow::decimal128(20, 2)));
+  EXPECT_EQ(static_cast<const arrow::Decimal128Array&>(*batch.column(0)).FormatValue(0), "12.34");
+  EXPECT_TRUE(batch.column(0)->IsNull(1));
+  EXPECT_EQ(batch.column(1)->type()->id(), arrow::Type::INT64);
+  EXPECT_EQ(static_cast<const arrow::Int64Array&>(*batch.column(1)).Value(1), 2);
+  EXPECT_EQ(static_cast<const arrow::StringArray&>(*batch.column(2)).GetString(0), "ann");
+  EXPECT_TRUE(batch.column(2)->IsNull(1));
+  EXPECT_EQ(static_cast<const arrow::DoubleArray&>(*batch.column(3)).Value(0), 1.5);
+  EXPECT_EQ(static_cast<const arrow::StringArray&>(*batch.column(4)).GetString(1), "eu");
+  EXPECT_EQ(batch.column(5)->null_count(), 2);
+  const auto& point = static_cast<const arrow::StructArray&>(*batch.column(6));
+  EXPECT_EQ(static_cast<const arrow::Int64Array&>(*point.field(0)).Value(0), 3);
+  EXPECT_EQ(static_cast<const arrow::Int64Array&>(*point.field(0)).Value(1), 4);
+  EXPECT_EQ(static_cast<const arrow::Int32Array&>(*point.field(1)).Value(0), 7);
+  EXPECT_EQ((*files)[0].record_count, 2);
+
+  // A required column the file lacks, without a default, cannot be read from it.
+  auto strict = iceberg::ParseSchema(R"json({"type": "struct", "schema-id": 4, "fields": [
+      {"id": 1, "name": "id", "required": true, "type": "long"},
+      {"id": 11, "name": "must", "required": true, "type": "string"}]})json");
+  ASSERT_TRUE(strict.ok());
+  auto refusing = DataFileWriter::Make(*strict, iceberg::PartitionSpec{}, WriteOptions{}, *io_,
+                                       (dir_ / "table/data").string());
+  ASSERT_TRUE(refusing.ok());
+  const Status refused = refusing->AppendTableFile((*old_files)[0].file_path, *io_);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("column must"), std::string::npos) << refused.message();
+  refusing->AbortAndDelete();
+}
+
 }  // namespace
 }  // namespace serac::parquet

@@ -52,17 +52,6 @@ std::string CanonicalInteger(int64_t value) {
   return bytes;
 }
 
-std::optional<int32_t> FieldIdOf(const arrow::Field& field) {
-  if (field.metadata() == nullptr) return std::nullopt;
-  auto text = field.metadata()->Get("PARQUET:field_id");
-  if (!text.ok()) return std::nullopt;
-  try {
-    return std::stoi(*text);
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
 }  // namespace
 
 Result<RowKeys> RowKeys::Read(const std::string& path, InputFormat format, const iceberg::Schema& schema) {
@@ -86,13 +75,18 @@ Result<RowKeys> RowKeys::ReadColumns(const std::string& path, InputFormat format
                          OpenInputBatches(path, format, *table_arrow, nullptr, io));
   RowKeys keys;
   std::shared_ptr<arrow::Schema> key_arrow;
+  // A table's equality delete file, written under any of its schemas, is read by field id (its
+  // columns may have been renamed since); a key file a user gives, by name.
+  const bool by_field_id = only_field_ids != nullptr && HasFieldIds(*batches->schema());
   int64_t rows = 0;
   while (true) {
     SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
     if (batch == nullptr) break;
     if (key_arrow == nullptr) {
       for (const auto& field : batch->schema()->fields()) {
-        const iceberg::NestedField* column = schema.FindFieldByName(field->name());
+        const std::optional<int32_t> id = by_field_id ? FieldIdOf(*field) : std::nullopt;
+        const iceberg::NestedField* column =
+            by_field_id ? (id ? schema.FindField(*id) : nullptr) : schema.FindFieldByName(field->name());
         if (only_field_ids != nullptr &&
             (column == nullptr || std::find(only_field_ids->begin(), only_field_ids->end(), column->id) ==
                                       only_field_ids->end())) {
@@ -112,10 +106,23 @@ Result<RowKeys> RowKeys::ReadColumns(const std::string& path, InputFormat format
       }
       if (keys.key_schema_.fields.empty())
         return Error(ErrorCode::kInvalidArgument, path + ": no key columns");
+      if (only_field_ids != nullptr) {
+        // Comparing fewer columns than the file's equality ids would delete more rows than it does.
+        for (int32_t id : *only_field_ids) {
+          const bool found = std::any_of(keys.key_schema_.fields.begin(), keys.key_schema_.fields.end(),
+                                         [&](const iceberg::NestedField& key) { return key.id == id; });
+          if (!found) {
+            return Error(ErrorCode::kInvalidArgument,
+                         path + ": equality field id " + std::to_string(id) +
+                             " is not a column of both the file and the table's current schema");
+          }
+        }
+      }
       SERAC_ASSIGN_OR_RETURN(key_arrow, ToArrowSchema(keys.key_schema_));
     }
     SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> conformed,
-                           ConformBatch(*batch, key_arrow, keys.key_schema_, path, rows + 1));
+                           by_field_id ? ProjectByFieldId(*batch, key_arrow, keys.key_schema_, path, rows + 1)
+                                       : ConformBatch(*batch, key_arrow, keys.key_schema_, path, rows + 1));
     std::string key;
     for (int64_t row = 0; row < conformed->num_rows(); ++row) {
       key.clear();
