@@ -186,8 +186,101 @@ def test_expiry_and_compaction_run_as_jobs(server, catalog, catalog_api, warehou
     assert object_keys(server, warehouse, location) == reached_before
     assert ids_by_pyiceberg(catalog, name) == expected
     assert ids_by_duckdb(server, warehouse, name) == expected
-    bad = catalog_api.call("POST", table_path(warehouse, name, f"/{SNAPSHOTS}/run"), body={"olderThanSeconds": 1})
-    assert bad.status_code == 400 and "only icebergUnreferencedFileRemoval" in bad.json()["error"]["message"]
+    bad = catalog_api.call("POST", table_path(warehouse, name, f"/{COMPACTION}/run"), body={"olderThanSeconds": 1})
+    assert bad.status_code == 400 and "olderThanSeconds: not a field of a icebergCompaction run" in \
+        bad.json()["error"]["message"]
+
+
+def test_snapshots_expire_on_demand(server, catalog, catalog_api, warehouse, tmp_path):  # noqa: F811
+    """`serac table expire-snapshots` and the run route's options, as Spark's expire_snapshots takes
+    them: older than a time or an age, the newest N of each branch kept, ids expired whatever their
+    age; refs' heads always stay, and only files no remaining snapshot reaches are deleted."""
+    name = "m.expire"
+    make_table(catalog, name, 2)
+    for part in range(4):
+        load_rows(server, warehouse, name, tmp_path,
+                  [{"id": part * 10 + i, "category": "abc"[i % 3], "value": 0.5} for i in range(10)])
+    table = catalog.load_table(name)
+    first, second, third, fourth = [s.snapshot_id for s in table.metadata.snapshots]
+    table.manage_snapshots().create_tag(second, "release").commit()
+    # An overwrite: every earlier data file is now reached only by the snapshots before it.
+    load_rows(server, warehouse, name, tmp_path, [{"id": 100 + i, "category": "a", "value": 1.0} for i in range(5)],
+              extra=["--mode", "overwrite"])
+    table = catalog.load_table(name)
+    overwrite = table.metadata.current_snapshot_id
+    location = table.metadata.location.removeprefix(f"s3://{warehouse}/")
+    old_files = {task.file.file_path.removeprefix(f"s3://{warehouse}/")
+                 for task in table.scan(snapshot_id=fourth).plan_files()}
+    tagged_files = {task.file.file_path.removeprefix(f"s3://{warehouse}/")
+                    for task in table.scan(snapshot_id=second).plan_files()}
+    expected = list(range(100, 105))
+
+    # The table's settings keep five days: nothing is old enough, and a time long past expires nothing.
+    out = serac(server, "table", "expire-snapshots", warehouse, "m", "expire")
+    assert "snapshotsRemoved=0" in out.stdout, out.stdout
+    out = serac(server, "table", "expire-snapshots", warehouse, "m", "expire", "--older-than", "2000-01-01")
+    assert "snapshotsRemoved=0" in out.stdout, out.stdout
+    assert len(catalog.load_table(name).metadata.snapshots) == 5
+
+    # Refs' heads cannot be expired, and an unknown id is named.
+    for snapshot_id, message in ((overwrite, "head of branch main"), (second, "head of tag release"),
+                                 (12345, "no snapshot 12345")):
+        out = serac(server, "table", "expire-snapshots", warehouse, "m", "expire", "--snapshot-id", snapshot_id,
+                    check=False)
+        assert out.returncode != 0 and message in out.stderr, out.stderr
+    # An id goes whatever its age.
+    out = serac(server, "table", "expire-snapshots", warehouse, "m", "expire", "--snapshot-id", first)
+    assert "snapshotsRemoved=1" in out.stdout, out.stdout
+    assert first not in {s.snapshot_id for s in catalog.load_table(name).metadata.snapshots}
+
+    # Older than now, the newest two of main kept: third goes with its statistics file, the tag's
+    # second stays.
+    s3 = boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id=ACCESS_KEY,
+                      aws_secret_access_key=SECRET_KEY, region_name=REGION,
+                      config=Config(s3={"addressing_style": "path"}))
+    stats_key = f"{location}/metadata/third-stats.puffin"
+    s3.put_object(Bucket=warehouse, Key=stats_key, Body=b"PFA1 not read by expiry")
+    catalog_api.ok("POST", f"/v1/{warehouse}/namespaces/m/tables/expire", body={"requirements": [], "updates": [
+        {"action": "set-statistics", "statistics": {
+            "snapshot-id": third, "statistics-path": f"s3://{warehouse}/{stats_key}", "file-size-in-bytes": 23,
+            "file-footer-size-in-bytes": 4, "blob-metadata": []}}]})
+    keys_before = object_keys(server, warehouse, location)
+    assert stats_key in keys_before
+    out = serac(server, "table", "expire-snapshots", warehouse, "m", "expire", "--older-than", "0s",
+                "--retain-last", "2")
+    assert "snapshotsRemoved=1" in out.stdout, out.stdout
+    table = catalog.load_table(name)
+    assert {s.snapshot_id for s in table.metadata.snapshots} == {second, fourth, overwrite}
+    assert stats_key not in object_keys(server, warehouse, location)
+    data_before = {key for key in keys_before if key.endswith(".parquet")}
+    assert {key for key in object_keys(server, warehouse, location) if key.endswith(".parquet")} == data_before
+
+    # Through the API: one kept; every data file only the expired snapshots reached is gone, the
+    # tag's are there, the current ones too.
+    started = catalog_api.ok("POST", table_path(warehouse, name, f"/{SNAPSHOTS}/run"),
+                             body={"olderThanTimestampMs": 4102444800000, "retainLast": 1}, expect=(202,)).json()
+    job = wait_for_job(catalog_api, warehouse, name, SNAPSHOTS, started["jobId"])
+    assert job["status"] == "succeeded" and job["snapshotsRemoved"] == 1 and job["retainLast"] == 1, job
+    table = catalog.load_table(name)
+    assert {s.snapshot_id for s in table.metadata.snapshots} == {second, overwrite}
+    keys_after = object_keys(server, warehouse, location)
+    assert tagged_files <= keys_after
+    assert not (old_files - tagged_files) & keys_after
+    for task in table.scan().plan_files():
+        assert task.file.file_path.removeprefix(f"s3://{warehouse}/") in keys_after
+    assert ids_by_pyiceberg(catalog, name) == expected
+    assert ids_by_duckdb(server, warehouse, name) == expected
+
+    for body, message in (({"retainLast": 0}, "retainLast: must be a whole number, 1 or more"),
+                          ({"olderThanSeconds": -1}, "olderThanSeconds: must be"),
+                          ({"snapshotIds": ["x"]}, "snapshotIds: \"x\" is not a snapshot id"),
+                          ({"olderThanSeconds": 1, "olderThanTimestampMs": 1}, "give one of them"),
+                          ({"older": 1}, "older: not a field of a icebergSnapshotManagement run")):
+        bad = catalog_api.call("POST", table_path(warehouse, name, f"/{SNAPSHOTS}/run"), body=body)
+        assert bad.status_code == 400 and message in bad.json()["error"]["message"], (body, bad.text)
+    bad = serac(server, "table", "expire-snapshots", warehouse, "m", "expire", "--older-than", "yesterday",
+                check=False)
+    assert bad.returncode != 0 and "--older-than yesterday: not a timestamp" in bad.stderr, bad.stderr
 
 
 def test_compacting_a_table_pyiceberg_wrote(server, catalog, catalog_api, warehouse):  # noqa: F811

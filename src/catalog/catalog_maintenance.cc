@@ -173,6 +173,76 @@ HandlerResult GetTableMaintenanceStatus(RequestContext& ctx) {
                         {"jobs", history}});
 }
 
+// The fields of a run's body, each checked: a field another type takes, a malformed value, or a
+// snapshot id the table does not have or a ref still points at is a 400 (404) naming it, before a
+// job starts.
+HandlerResult ParseRunOptions(RequestContext& ctx, MaintenanceType type, const Json& body,
+                              maintenance::JobRunner::RunOptions& options) {
+  const bool expiry = type == MaintenanceType::kSnapshotManagement;
+  const bool unreferenced = type == MaintenanceType::kUnreferencedFileRemoval;
+  const std::string takes = expiry ? "olderThanSeconds, olderThanTimestampMs, retainLast and snapshotIds"
+                            : unreferenced ? "olderThanSeconds"
+                                           : "no fields";
+  for (const auto& [key, value] : body.items()) {
+    const bool known = key == "olderThanSeconds" ? expiry || unreferenced
+                       : key == "olderThanTimestampMs" || key == "retainLast" || key == "snapshotIds" ? expiry
+                                                                                                      : false;
+    if (!known)
+      return BadRequest(key + ": not a field of a " + ctx.path.type + " run (it takes " + takes + ")");
+    if (key == "olderThanSeconds") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0 ||
+          value.get<int64_t>() > limits::kMaintenanceRunAgeSecondsMax) {
+        return BadRequest("olderThanSeconds: must be a whole number of seconds from 0 to " +
+                          std::to_string(limits::kMaintenanceRunAgeSecondsMax));
+      }
+      (expiry ? options.snapshots_older_than_ms : options.files_older_than_ms) = value.get<int64_t>() * 1000;
+    } else if (key == "olderThanTimestampMs") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0) {
+        return BadRequest("olderThanTimestampMs: must be milliseconds since 1970-01-01T00:00:00Z");
+      }
+      // As an age from now, so that the job and the settings speak alike.
+      options.snapshots_older_than_ms = ToUnixMillis(Now()) - value.get<int64_t>();
+    } else if (key == "retainLast") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 1 ||
+          value.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+        return BadRequest(
+            "retainLast: must be a whole number, 1 or more (each branch keeps its newest snapshots)");
+      }
+      options.retain_last = static_cast<int32_t>(value.get<int64_t>());
+    } else {
+      if (!value.is_array() || value.size() > limits::kCatalogUpdatesPerCommitMax) {
+        return BadRequest("snapshotIds: must be an array of at most " +
+                          std::to_string(limits::kCatalogUpdatesPerCommitMax) + " snapshot ids");
+      }
+      for (const Json& id : value) {
+        if (!id.is_number_integer()) return BadRequest("snapshotIds: " + id.dump() + " is not a snapshot id");
+        options.snapshot_ids.push_back(id.get<int64_t>());
+      }
+    }
+  }
+  if (body.contains("olderThanSeconds") && body.contains("olderThanTimestampMs")) {
+    return BadRequest("olderThanSeconds and olderThanTimestampMs: give one of them");
+  }
+  if (options.snapshot_ids.empty()) return kHandled;
+  auto metadata = LoadTableMetadata(ctx.backend, ctx.entity->metadata_location);
+  if (!metadata.ok()) return StoreError(metadata.status());
+  const auto refs = (*metadata)->Refs();
+  for (int64_t id : options.snapshot_ids) {
+    if (!(*metadata)->FindSnapshot(id)) {
+      return MakeError(404, "NoSuchSnapshotException",
+                       "snapshotIds: the table has no snapshot " + std::to_string(id));
+    }
+    for (const auto& [name, ref] : refs) {
+      if (ref.snapshot_id == id) {
+        return BadRequest("snapshotIds: snapshot " + std::to_string(id) + " is the head of " +
+                          (ref.type == iceberg::RefType::kBranch ? "branch " : "tag ") + name +
+                          ", which keeps it");
+      }
+    }
+  }
+  return kHandled;
+}
+
 HandlerResult RunTableMaintenance(RequestContext& ctx) {
   if (auto error = RequireTable(ctx)) return error;
   MaintenanceType type;
@@ -185,25 +255,16 @@ HandlerResult RunTableMaintenance(RequestContext& ctx) {
   target.table_uuid = ctx.entity->uuid;
   target.table.namespace_levels = ctx.entity->levels;
   target.table.name = ctx.entity->name;
-  // serac's own: {"olderThanSeconds": N} removes unreferenced files past that age instead of the
-  // settings' days (as Spark's remove_orphan_files takes older_than).
-  std::optional<int64_t> older_than_ms;
+  // serac's own, as Spark's procedures take them: an unreferenced-file removal's
+  // {"olderThanSeconds": N}; a snapshot expiry's {"olderThanSeconds": N} or
+  // {"olderThanTimestampMs": T}, {"retainLast": N} and {"snapshotIds": [...]}.
+  maintenance::JobRunner::RunOptions options;
   if (!ctx.body.empty()) {
     Json body;
     if (auto error = ParseJsonObject(ctx, body)) return error;
-    for (const auto& [key, value] : body.items()) {
-      if (key != "olderThanSeconds")
-        return BadRequest(key + ": unknown field (a run takes olderThanSeconds)");
-      if (type != MaintenanceType::kUnreferencedFileRemoval) {
-        return BadRequest("olderThanSeconds: only icebergUnreferencedFileRemoval jobs take an age");
-      }
-      if (!value.is_number_integer() || value.get<int64_t>() < 0) {
-        return BadRequest("olderThanSeconds: must be a whole number of seconds, 0 or more");
-      }
-      older_than_ms = value.get<int64_t>() * 1000;
-    }
+    if (auto error = ParseRunOptions(ctx, type, body, options)) return error;
   }
-  auto id = ctx.backend.jobs->Start(target, type, *settings, older_than_ms);
+  auto id = ctx.backend.jobs->Start(target, type, *settings, std::move(options));
   if (!id.ok()) {
     if (id.status().code() == ErrorCode::kConflict) {
       return MakeError(409, "CommitFailedException", id.status().message());

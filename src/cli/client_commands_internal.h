@@ -79,6 +79,10 @@ struct CommandState {
   int64_t noncurrent_days = 0;
   bool no_wait = false;
   int64_t older_than_seconds = -1;  // table maintenance run, unreferenced files: -1 = the settings' days
+  // table expire-snapshots (empty or 0: the table's settings)
+  std::string older_than;  // a timestamp ("2026-12-01T00:00:00Z", "2026-12-01") or an age ("36h", "7d")
+  int32_t retain_last = 0;
+  std::vector<int64_t> snapshot_ids;
 };
 
 // The bytes of FILE, or of standard input for "-", refused past `bytes_max` (`limit_name` names the

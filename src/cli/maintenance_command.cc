@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "client/api_client.h"
 #include "client/catalog_requests.h"
 #include "common/limits.h"
+#include "iceberg/expression.h"
 
 namespace serac::cli {
 namespace {
@@ -187,23 +189,24 @@ Status TableMaintenanceStatus(const State& state) {
   return Status::Ok();
 }
 
-Status RunTableMaintenance(const State& state) {
+// Starts a job of `type` with `body` (the run's options) and, unless --no-wait, waits for it with a
+// running line on a terminal and prints its figures.
+Status RunAndWait(const State& state, const std::string& type, const Json& body) {
   SERAC_ASSIGN_OR_RETURN(client::NamespaceLevels levels, Levels(state));
-  SERAC_ASSIGN_OR_RETURN(Json started, Call(state, client::RunTableMaintenanceRequest(
-                                                       state.warehouse, levels, state.name,
-                                                       state.maintenance_type, state.older_than_seconds)));
+  SERAC_ASSIGN_OR_RETURN(
+      Json started, Call(state, client::RunTableMaintenanceRequest(state.warehouse, levels, state.name, type,
+                                                                   body.dump())));
   const int64_t job_id = started.value("jobId", int64_t{0});
   if (state.no_wait) {
-    Print("Started " + state.maintenance_type + " job " + std::to_string(job_id));
+    Print("Started " + type + " job " + std::to_string(job_id));
     return Status::Ok();
   }
   const bool terminal = ::isatty(STDERR_FILENO) == 1;
   const auto start = std::chrono::steady_clock::now();
   static constexpr const char* kSpinner[] = {"|", "/", "-", "\\"};
   for (uint64_t tick = 0;; ++tick) {
-    SERAC_ASSIGN_OR_RETURN(
-        Json reply, Call(state, client::TableMaintenanceStatusRequest(state.warehouse, levels, state.name,
-                                                                      state.maintenance_type)));
+    SERAC_ASSIGN_OR_RETURN(Json reply, Call(state, client::TableMaintenanceStatusRequest(
+                                                       state.warehouse, levels, state.name, type)));
     std::optional<Json> job;
     const Json jobs = reply.value("jobs", Json::array());
     for (const Json& candidate : jobs) {
@@ -216,16 +219,77 @@ Status RunTableMaintenance(const State& state) {
       if (terminal) std::fputs("\r\033[K", stderr);
       Print(JobLine(*job));
       if (status == "succeeded") return Status::Ok();
-      return Error(ErrorCode::kInternal, "the " + state.maintenance_type + " job failed");
+      return Error(ErrorCode::kInternal, "the " + type + " job failed");
     }
     if (terminal) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "\r%s %s on %s.%s: running %.1f s", kSpinner[tick % 4],
-                   state.maintenance_type.c_str(), state.ns.c_str(), state.name.c_str(), seconds);
+      std::fprintf(stderr, "\r%s %s on %s.%s: running %.1f s", kSpinner[tick % 4], type.c_str(),
+                   state.ns.c_str(), state.name.c_str(), seconds);
       std::fflush(stderr);
     }
     std::this_thread::sleep_for(kStatusPollInterval);
   }
+}
+
+Status RunTableMaintenance(const State& state) {
+  Json body = Json::object();
+  if (state.older_than_seconds >= 0) body["olderThanSeconds"] = state.older_than_seconds;
+  return RunAndWait(state, state.maintenance_type, body);
+}
+
+// "36h", "90m", "7d", "3600s" as seconds; nullopt for anything else.
+std::optional<int64_t> AgeSeconds(const std::string& text) {
+  if (text.size() < 2) return std::nullopt;
+  int64_t unit = 0;
+  switch (text.back()) {
+    case 's':
+      unit = 1;
+      break;
+    case 'm':
+      unit = 60;
+      break;
+    case 'h':
+      unit = 3600;
+      break;
+    case 'd':
+      unit = 86400;
+      break;
+    default:
+      return std::nullopt;
+  }
+  int64_t count = 0;
+  const char* end = text.data() + text.size() - 1;
+  auto [stop, error] = std::from_chars(text.data(), end, count);
+  if (error != std::errc() || stop != end || count < 0 ||
+      count > limits::kMaintenanceRunAgeSecondsMax / unit) {
+    return std::nullopt;
+  }
+  return count * unit;
+}
+
+Status ExpireTableSnapshots(const State& state) {
+  Json body = Json::object();
+  if (!state.older_than.empty()) {
+    if (std::optional<int64_t> age = AgeSeconds(state.older_than)) {
+      body["olderThanSeconds"] = *age;
+    } else {
+      // A timestamp, read as a filter reads one (UTC unless it says otherwise).
+      iceberg::NestedField field;
+      field.name = "--older-than";
+      field.type.id = iceberg::TypeId::kTimestampTz;
+      Result<iceberg::Datum> micros = iceberg::ConvertLiteral(
+          iceberg::ExprLiteral{iceberg::ExprLiteral::Kind::kString, state.older_than}, field, field.name);
+      if (!micros.ok()) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "--older-than " + state.older_than +
+                         ": not a timestamp (2026-12-01T00:00:00Z, 2026-12-01) or an age (90m, 36h, 7d)");
+      }
+      body["olderThanTimestampMs"] = std::get<int64_t>(*micros) / 1000;
+    }
+  }
+  if (state.retain_last > 0) body["retainLast"] = state.retain_last;
+  if (!state.snapshot_ids.empty()) body["snapshotIds"] = state.snapshot_ids;
+  return RunAndWait(state, "icebergSnapshotManagement", body);
 }
 
 void AddTypeOption(CLI::App* leaf, State& state, bool required) {
@@ -299,6 +363,22 @@ void RegisterMaintenanceCommands(CLI::App& warehouse, CLI::App& table, CommandSt
                   "icebergUnreferencedFileRemoval: remove unreferenced files older than this instead of the "
                   "settings' days")
       ->check(CLI::NonNegativeNumber);
+  CLI::App* expire =
+      AddLeaf(&table, "expire-snapshots",
+              "Expire snapshots now (as Spark's expire_snapshots): those older than --older-than "
+              "beyond each branch's newest --retain-last, and any --snapshot-id; refs' heads stay, "
+              "and only files no remaining snapshot reaches are deleted",
+              state, ExpireTableSnapshots);
+  AddTableArguments(expire, state);
+  expire->add_option(
+      "--older-than", state.older_than,
+      "A timestamp (2026-12-01T00:00:00Z; UTC unless it has an offset) or an age (90m, 36h, 7d); "
+      "default: the table's icebergSnapshotManagement settings");
+  expire->add_option("--retain-last", state.retain_last, "Snapshots each branch keeps whatever their age")
+      ->check(CLI::PositiveNumber);
+  expire->add_option("--snapshot-id", state.snapshot_ids,
+                     "A snapshot to expire whatever its age (repeatable)");
+  expire->add_flag("--no-wait", state.no_wait, "Start the job and return");
   CLI::App* status = AddLeaf(table_group, "status", "Print a maintenance type's status and job history",
                              state, TableMaintenanceStatus);
   AddTableArguments(status, state);

@@ -225,11 +225,8 @@ ApiRequest TableMaintenanceStatusRequest(std::string_view warehouse, const Names
 }
 
 ApiRequest RunTableMaintenanceRequest(std::string_view warehouse, const NamespaceLevels& levels,
-                                      std::string_view table, std::string_view type,
-                                      int64_t older_than_seconds) {
-  Json body = Json::object();
-  if (older_than_seconds >= 0) body["olderThanSeconds"] = older_than_seconds;
-  return {"POST", TableMaintenancePath(warehouse, levels, table, type) + "/run", "", Dump(body)};
+                                      std::string_view table, std::string_view type, std::string body_json) {
+  return {"POST", TableMaintenancePath(warehouse, levels, table, type) + "/run", "", std::move(body_json)};
 }
 
 }  // namespace serac::client

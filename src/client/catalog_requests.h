@@ -88,9 +88,10 @@ ApiRequest PutTableMaintenanceRequest(std::string_view warehouse, const Namespac
                                       std::string_view table, std::string_view type, std::string value_json);
 ApiRequest TableMaintenanceStatusRequest(std::string_view warehouse, const NamespaceLevels& levels,
                                          std::string_view table, std::string_view type);
-// `older_than_seconds` (unreferenced-file removal; negative: the settings' days).
+// `body_json`: what the run takes instead of the settings (catalog_maintenance.cc's ParseRunOptions:
+// {"olderThanSeconds": N}, {"retainLast": N}, {"snapshotIds": [...]}, ...).
 ApiRequest RunTableMaintenanceRequest(std::string_view warehouse, const NamespaceLevels& levels,
                                       std::string_view table, std::string_view type,
-                                      int64_t older_than_seconds = -1);
+                                      std::string body_json = "{}");
 
 }  // namespace serac::client

@@ -198,6 +198,9 @@ inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table chang
 inline constexpr uint32_t kMaintenanceJobsKeptPerTable =
     100;  // job records kept per table and maintenance type
 inline constexpr uint64_t kMaintenanceSettingBytesMax = 16 * kKiB;  // one maintenance type's settings JSON
+// The largest age a maintenance run takes (olderThanSeconds): about a hundred years, so that the
+// age in milliseconds stays far from overflowing.
+inline constexpr int64_t kMaintenanceRunAgeSecondsMax = 100LL * 366 * 24 * 3600;
 // Server-side scan planning: a plan whose data manifests list more live files than this is answered
 // with plan tasks, each a run of whole manifests of about this many files, fetched one at a time.
 inline constexpr uint32_t kScanPlanFilesPerTask = 2000;

@@ -255,6 +255,17 @@ std::vector<TableMetadata::NamedLocation> TableMetadata::LocationsAddedSince(
   return added;
 }
 
+std::vector<std::string> TableMetadata::StatisticsFiles() const {
+  std::vector<std::string> paths;
+  for (const std::vector<Json>* files : {&model_->statistics, &model_->partition_statistics}) {
+    for (const Json& file : *files) {
+      auto path = file.find("statistics-path");
+      if (path != file.end() && path->is_string()) paths.push_back(path->get<std::string>());
+    }
+  }
+  return paths;
+}
+
 TableMetadata TableMetadata::WithLocation(std::string location) const {
   if (location == model_->location) return *this;
   auto moved = std::make_shared<TableModel>(*model_);

@@ -162,6 +162,9 @@ class TableMetadata {
   size_t snapshot_count() const;
   std::map<std::string, SnapshotRef> Refs() const;
 
+  // The statistics and partition statistics files this version lists.
+  std::vector<std::string> StatisticsFiles() const;
+
   // The same version at another table location (the catalog keeps a table's files in its warehouse).
   TableMetadata WithLocation(std::string location) const;
 

@@ -36,7 +36,7 @@ struct ExpiryPlan {
   std::vector<int64_t> snapshots_removed;
 };
 
-ExpiryPlan PlanExpiry(const TableMetadata& table, const ExpireOptions& options, int64_t now_ms) {
+Result<ExpiryPlan> PlanExpiry(const TableMetadata& table, const ExpireOptions& options, int64_t now_ms) {
   const int64_t max_age_ms = options.max_snapshot_age_ms.value_or(
       PropertyOr(table, "history.expire.max-snapshot-age-ms", kDefaultMaxSnapshotAgeMs));
   const int64_t expire_older_than = now_ms - max_age_ms;
@@ -97,6 +97,22 @@ ExpiryPlan PlanExpiry(const TableMetadata& table, const ExpireOptions& options, 
   }
   for (const auto& [id, snapshot] : snapshots) {
     if (reached.count(id) == 0 && snapshot.timestamp_ms >= expire_older_than) retained.insert(id);
+  }
+  // Snapshots asked for by id go whatever their age, unless a ref still points at them.
+  for (int64_t id : options.snapshot_ids) {
+    if (snapshots.count(id) == 0) {
+      return Error(ErrorCode::kNotFound, "the table has no snapshot " + std::to_string(id));
+    }
+    std::string holders;
+    for (const auto& [name, ref] : retained_refs) {
+      if (ref.snapshot_id == id) holders += (holders.empty() ? "" : ", ") + name;
+    }
+    if (!holders.empty()) {
+      return Error(ErrorCode::kInvalidArgument, "cannot expire snapshot " + std::to_string(id) +
+                                                    ": it is the head of " + holders +
+                                                    " (a branch's or tag's current snapshot stays)");
+    }
+    retained.erase(id);
   }
   for (const auto& [id, snapshot] : snapshots) {
     if (retained.count(id) == 0) plan.snapshots_removed.push_back(id);
@@ -220,7 +236,8 @@ Result<ExpireResult> ExpireSnapshots(iceberg::TableCatalog& catalog, iceberg::Fi
   ExpireResult result;
   Status last = Status::Ok();
   bool outcome_unknown = false;
-  std::vector<Snapshot> asked;  // the snapshots the last attempt removed, as they were
+  std::vector<Snapshot> asked;                 // the snapshots the last attempt removed, as they were
+  std::vector<std::string> statistics_before;  // the statistics files listed before it
   for (uint32_t attempt = 0; attempt < limits::kTableCommitAttemptsMax; ++attempt) {
     if (attempt > 0) iceberg::BackOffBeforeAttempt(attempt);
     SERAC_ASSIGN_OR_RETURN(TableMetadata base, catalog.LoadTable(table));
@@ -237,11 +254,12 @@ Result<ExpireResult> ExpireSnapshots(iceberg::TableCatalog& catalog, iceberg::Fi
                        " has gc.enabled=false: its files may belong to another table, so "
                        "snapshots are not expired");
     }
-    const ExpiryPlan plan = PlanExpiry(base, options, now_ms);
+    SERAC_ASSIGN_OR_RETURN(const ExpiryPlan plan, PlanExpiry(base, options, now_ms));
     if (plan.snapshots_removed.empty() && plan.refs_removed.empty()) return result;
     const auto [requirements, updates] = ExpiryCommit(base, plan);
     asked.clear();
     for (int64_t id : plan.snapshots_removed) asked.push_back(*base.FindSnapshot(id));
+    statistics_before = base.StatisticsFiles();
     last = catalog.CommitTable(table, requirements, updates);
     if (last.ok()) {
       result.refs_removed = static_cast<int64_t>(plan.refs_removed.size());
@@ -269,6 +287,12 @@ Result<ExpireResult> ExpireSnapshots(iceberg::TableCatalog& catalog, iceberg::Fi
   result.snapshots_removed = static_cast<int64_t>(expired.size());
   if (expired.empty() || !options.delete_files) return result;
   SERAC_RETURN_IF_ERROR(DeleteExpiredFiles(io, expired, current.Snapshots(), result));
+  // The statistics files the removed snapshots had (the commit dropped them from the metadata).
+  const std::vector<std::string> statistics_now = current.StatisticsFiles();
+  const std::set<std::string> listed(statistics_now.begin(), statistics_now.end());
+  for (const std::string& path : std::set<std::string>(statistics_before.begin(), statistics_before.end())) {
+    if (listed.count(path) == 0 && DeleteUnreached(io, path)) ++result.statistics_files_deleted;
+  }
   return result;
 }
 

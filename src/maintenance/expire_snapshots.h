@@ -6,7 +6,8 @@
 // are removed in one commit that asserts every ref as it was planned (a ref moved meanwhile makes
 // the job plan again), and only then are the files that no remaining snapshot reaches deleted:
 // the expired snapshots' manifest lists, their manifests that no remaining snapshot lists, and
-// the data and delete files of those manifests that no remaining manifest holds live. A crash
+// the data and delete files of those manifests that no remaining manifest holds live, and the
+// statistics files the removed snapshots had. A crash
 // between the commit and the deletes leaves unreferenced files (the unreferenced-file job's work),
 // never a table that names a missing one.
 //
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "common/status.h"
 #include "iceberg/file_io.h"
@@ -29,6 +31,10 @@ struct ExpireOptions {
   std::optional<int64_t> max_snapshot_age_ms;
   std::optional<int32_t> min_snapshots_to_keep;
   std::optional<int64_t> max_ref_age_ms;
+  // Expired whatever their age, as Java's expireSnapshotId (Spark's expire_snapshots snapshot_ids):
+  // kInvalidArgument for the head of a branch or tag (the current snapshot among them), kNotFound
+  // for an id the table does not have.
+  std::vector<int64_t> snapshot_ids;
   int64_t now_ms = 0;        // 0: the clock's now
   bool delete_files = true;  // false: only the commit (the files stay for the unreferenced-file job)
 };
@@ -40,6 +46,7 @@ struct ExpireResult {
   int64_t manifests_deleted = 0;
   int64_t data_files_deleted = 0;
   int64_t delete_files_deleted = 0;
+  int64_t statistics_files_deleted = 0;
   int64_t bytes_deleted = 0;  // as the manifests and manifest lists record the files' sizes
   int64_t files_read = 0;     // manifest lists and manifests read to find what to delete
   int64_t bytes_read = 0;

@@ -28,7 +28,7 @@ struct QueuedJob {
   MaintenanceType type;
   MaintenanceSettings settings;
   bool automatic = false;  // started by the runner itself
-  std::optional<int64_t> files_older_than_ms;
+  JobRunner::RunOptions options;
 };
 
 // Whether a job's figures show it changed nothing.
@@ -60,11 +60,14 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
   switch (job.type) {
     case MaintenanceType::kSnapshotManagement: {
       ExpireOptions options;
-      options.max_snapshot_age_ms = job.settings.max_snapshot_age_ms;
-      options.min_snapshots_to_keep = job.settings.min_snapshots_to_keep;
+      options.max_snapshot_age_ms =
+          job.options.snapshots_older_than_ms.value_or(job.settings.max_snapshot_age_ms);
+      options.min_snapshots_to_keep = job.options.retain_last.value_or(job.settings.min_snapshots_to_keep);
+      options.snapshot_ids = job.options.snapshot_ids;
       SERAC_ASSIGN_OR_RETURN(ExpireResult expired, ExpireSnapshots(catalog, io, job.table, options));
       const int64_t files_removed = expired.manifest_lists_deleted + expired.manifests_deleted +
-                                    expired.data_files_deleted + expired.delete_files_deleted;
+                                    expired.data_files_deleted + expired.delete_files_deleted +
+                                    expired.statistics_files_deleted;
       return Json{{"snapshotsRemoved", expired.snapshots_removed},
                   {"refsRemoved", expired.refs_removed},
                   {"filesRead", expired.files_read},
@@ -104,9 +107,9 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
       constexpr int64_t kDayMs = 24LL * 3600 * 1000;
       UnreferencedOptions options;
       options.unreferenced_older_than_ms =
-          job.files_older_than_ms.value_or(job.settings.unreferenced_days * kDayMs);
+          job.options.files_older_than_ms.value_or(job.settings.unreferenced_days * kDayMs);
       options.non_current_older_than_ms =
-          job.files_older_than_ms.value_or(job.settings.non_current_days * kDayMs);
+          job.options.files_older_than_ms.value_or(job.settings.non_current_days * kDayMs);
       SERAC_ASSIGN_OR_RETURN(std::string current, seams.current_metadata(job.record.warehouse, job.table));
       SERAC_ASSIGN_OR_RETURN(
           UnreferencedResult removed,
@@ -218,7 +221,7 @@ struct JobRunner::Impl {
         auto held = no_auto_before.find({target.table_uuid, type});
         if (held != no_auto_before.end() && held->second > SteadyMs()) continue;
       }
-      if (runner.StartJob(target, type, *settings, /*automatic=*/true, std::nullopt).ok()) return;
+      if (runner.StartJob(target, type, *settings, /*automatic=*/true, {}).ok()) return;
     }
   }
 
@@ -333,14 +336,12 @@ JobRunner::~JobRunner() {
 }
 
 Result<int64_t> JobRunner::Start(const Target& target, MaintenanceType type,
-                                 const MaintenanceSettings& settings,
-                                 std::optional<int64_t> files_older_than_ms) {
-  return StartJob(target, type, settings, false, files_older_than_ms);
+                                 const MaintenanceSettings& settings, RunOptions options) {
+  return StartJob(target, type, settings, false, std::move(options));
 }
 
 Result<int64_t> JobRunner::StartJob(const Target& target, MaintenanceType type,
-                                    const MaintenanceSettings& settings, bool automatic,
-                                    std::optional<int64_t> files_older_than_ms) {
+                                    const MaintenanceSettings& settings, bool automatic, RunOptions options) {
   if (type == MaintenanceType::kUnreferencedFileRemoval && !impl_->seams.current_metadata) {
     return Error(ErrorCode::kNotImplemented, "this runner cannot list a table's files");
   }
@@ -354,9 +355,15 @@ Result<int64_t> JobRunner::StartJob(const Target& target, MaintenanceType type,
   job.record.started_ms = ToUnixMillis(Now());
   job.record.status = "running";
   job.automatic = automatic;
-  job.files_older_than_ms = files_older_than_ms;
-  job.record.json =
-      Json{{"table", target.table.DisplayName()}, {"trigger", automatic ? "automatic" : "requested"}}.dump();
+  Json described{{"table", target.table.DisplayName()}, {"trigger", automatic ? "automatic" : "requested"}};
+  // What the request asked for instead of the settings, in the history with the job.
+  if (options.files_older_than_ms) described["olderThanSeconds"] = *options.files_older_than_ms / 1000;
+  if (options.snapshots_older_than_ms)
+    described["olderThanSeconds"] = *options.snapshots_older_than_ms / 1000;
+  if (options.retain_last) described["retainLast"] = *options.retain_last;
+  if (!options.snapshot_ids.empty()) described["snapshotIds"] = options.snapshot_ids;
+  job.options = std::move(options);
+  job.record.json = described.dump();
   {
     std::lock_guard lock(impl_->mutex);
     if (impl_->stopping) return Error(ErrorCode::kUnavailable, "the server is stopping");

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "iceberg/file_io.h"
@@ -65,12 +66,21 @@ class JobRunner {
     std::string table_uuid;
     iceberg::TableRef table;
   };
+  // What a job asked for now takes instead of the settings (Spark's procedures' arguments).
+  struct RunOptions {
+    // Unreferenced-file removal: the age past which unreferenced files go, instead of the days.
+    std::optional<int64_t> files_older_than_ms;
+    // Snapshot expiry: the age past which snapshots expire (instead of maxSnapshotAgeHours, and
+    // without its one-hour floor), how many each branch keeps (instead of minSnapshotsToKeep), and
+    // snapshots expired whatever their age (ExpireOptions::snapshot_ids).
+    std::optional<int64_t> snapshots_older_than_ms;
+    std::optional<int32_t> retain_last;
+    std::vector<int64_t> snapshot_ids;
+  };
   // Records the job as running and queues it; its record's id. kConflict while the table has a
   // job queued or running; kNotImplemented for a type the server does not run yet.
-  // `files_older_than_ms` (unreferenced-file removal): the age past which unreferenced files go,
-  // instead of the settings' days.
   Result<int64_t> Start(const Target& target, MaintenanceType type, const MaintenanceSettings& settings,
-                        std::optional<int64_t> files_older_than_ms = std::nullopt);
+                        RunOptions options = {});
   // A commit landed on the table: it is looked at once the check interval has passed.
   void NoteCommit(const Target& target);
   bool Active(int64_t job_id) const;
@@ -82,7 +92,7 @@ class JobRunner {
 
  private:
   Result<int64_t> StartJob(const Target& target, MaintenanceType type, const MaintenanceSettings& settings,
-                           bool automatic, std::optional<int64_t> files_older_than_ms);
+                           bool automatic, RunOptions options);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
