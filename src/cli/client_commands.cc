@@ -317,6 +317,9 @@ void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
                    "(every loaded row must match it), e.g. \"day >= '2026-01-01' and kind in ('a', 'b')\"");
   load->add_option("--partition-by", state.partition_by,
                    "With --create: the new table's partitioning, e.g. \"day(ts), bucket(16, id)\"");
+  load->add_option("--format-version", state.format_version,
+                   "With --create: the new table's format version (default 2, or 3 when a column needs it)")
+      ->check(CLI::Range(1, 3));
   CLI::App* remove_rows = AddLeaf(
       group, "delete-rows", "Delete the rows whose key columns equal a row of a local file (one commit)",
       state, DeleteFromTable);

@@ -60,6 +60,7 @@ struct CommandState {
   std::string where;         // --where: with --mode overwrite, the rows replaced
   std::string partition_by;  // --partition-by, with --create
   bool create_table = false;
+  int32_t format_version = 0;  // --format-version, with --create; 0: 2, or 3 when a column needs it
   // table delete-rows
   std::string keys_file;
   std::string delete_as;  // dv, position or equality; empty: the format version's default

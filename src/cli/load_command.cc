@@ -21,6 +21,16 @@ namespace serac::cli {
 
 namespace {
 
+// Whether a column's type exists only from format version 3 on (nanosecond timestamps), at any depth.
+bool NeedsFormatVersion3(const std::vector<iceberg::NestedField>& fields) {
+  for (const iceberg::NestedField& field : fields) {
+    const iceberg::TypeId id = field.type.id;
+    if (id == iceberg::TypeId::kTimestampNs || id == iceberg::TypeId::kTimestampTzNs) return true;
+    if (NeedsFormatVersion3(field.type.fields)) return true;
+  }
+  return false;
+}
+
 // "day(ts), category, bucket(16, id)" as a partition spec of `schema`: terms are a column
 // (identity) or TRANSFORM(column) / bucket(N, column) / truncate(W, column), with Spark's plural
 // names (years, months, days, hours) accepted too; fields named as Java names them.
@@ -109,11 +119,19 @@ Status LoadIntoTable(const CommandState& state) {
     client::TableCreation creation;
     creation.name = state.name;
     creation.schema_json = iceberg::SchemaToJson(schema);
+    if (state.format_version != 0) {
+      creation.properties["format-version"] = std::to_string(state.format_version);
+    } else if (NeedsFormatVersion3(schema.fields)) {
+      creation.properties["format-version"] = "3";  // nanosecond timestamps exist from format 3 on
+    }
     if (!state.partition_by.empty()) {
       SERAC_ASSIGN_OR_RETURN(creation.partition_spec_json, PartitionSpecJson(state.partition_by, schema));
     }
     SERAC_RETURN_IF_ERROR(catalog->CreateTable(levels, creation).status());
     table = LoadTableMetadata(*catalog, id);
+  } else if (table.ok() && state.format_version != 0) {
+    return Error(ErrorCode::kInvalidArgument, "--format-version applies when --create creates the table; " +
+                                                  state.ns + "." + state.name + " exists");
   } else if (table.ok() && !state.partition_by.empty()) {
     return Error(ErrorCode::kInvalidArgument, "--partition-by applies when --create creates the table; " +
                                                   state.ns + "." + state.name +

@@ -10,6 +10,7 @@
 #include <arrow/util/byte_size.h>
 #include <arrow/util/compression.h>
 #include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
 
@@ -651,6 +652,12 @@ Result<iceberg::Type> FromArrowType(const arrow::DataType& type, int32_t& next_i
     case arrow::Type::UINT32:
       out.id = iceberg::TypeId::kLong;
       break;
+    case arrow::Type::UINT64:
+      // Every unsigned 64-bit value, exactly: a long would refuse those above 2^63 - 1.
+      out.id = iceberg::TypeId::kDecimal;
+      out.precision = 20;
+      out.scale = 0;
+      break;
     case arrow::Type::HALF_FLOAT:
     case arrow::Type::FLOAT:
       out.id = iceberg::TypeId::kFloat;
@@ -658,8 +665,17 @@ Result<iceberg::Type> FromArrowType(const arrow::DataType& type, int32_t& next_i
     case arrow::Type::DOUBLE:
       out.id = iceberg::TypeId::kDouble;
       break;
-    case arrow::Type::DECIMAL128: {
-      const auto& decimal = static_cast<const arrow::Decimal128Type&>(type);
+    case arrow::Type::DECIMAL32:
+    case arrow::Type::DECIMAL64:
+    case arrow::Type::DECIMAL128:
+    case arrow::Type::DECIMAL256: {
+      const auto& decimal = static_cast<const arrow::DecimalType&>(type);
+      if (decimal.precision() > 38) {
+        return Error(
+            ErrorCode::kInvalidArgument,
+            "column " + column + ": " + type.ToString() +
+                " has more digits than Iceberg's decimal holds (38); cast it to decimal(38, s) first");
+      }
       out.id = iceberg::TypeId::kDecimal;
       out.precision = decimal.precision();
       out.scale = decimal.scale();
@@ -703,7 +719,10 @@ Result<iceberg::Type> FromArrowType(const arrow::DataType& type, int32_t& next_i
       }
       break;
     case arrow::Type::LIST:
-    case arrow::Type::LARGE_LIST: {
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::LIST_VIEW:
+    case arrow::Type::LARGE_LIST_VIEW:
+    case arrow::Type::FIXED_SIZE_LIST: {
       out.id = iceberg::TypeId::kList;
       SERAC_ASSIGN_OR_RETURN(iceberg::NestedField element, nested(type.field(0)));
       element.name = "element";
@@ -722,11 +741,61 @@ Result<iceberg::Type> FromArrowType(const arrow::DataType& type, int32_t& next_i
       out.fields.push_back(std::move(value));
       break;
     }
+    case arrow::Type::DICTIONARY:  // categoricals, enums: their values' type
+      return FromArrowType(*static_cast<const arrow::DictionaryType&>(type).value_type(), next_id, column);
+    case arrow::Type::RUN_END_ENCODED:
+      return FromArrowType(*static_cast<const arrow::RunEndEncodedType&>(type).value_type(), next_id, column);
+    case arrow::Type::EXTENSION: {
+      const auto& extension = static_cast<const arrow::ExtensionType&>(type);
+      if (extension.extension_name() == "arrow.uuid") {
+        out.id = iceberg::TypeId::kUuid;
+        break;
+      }
+      if (extension.extension_name() == "arrow.bool8") {
+        out.id = iceberg::TypeId::kBoolean;
+        break;
+      }
+      // arrow.json (text), arrow.opaque and the like: the values as their storage holds them.
+      return FromArrowType(*extension.storage_type(), next_id, column);
+    }
+    case arrow::Type::NA:
+      return Error(
+          ErrorCode::kInvalidArgument,
+          "column " + column +
+              " holds only nulls and has no type (Arrow's null): give it the type its values will have");
+    case arrow::Type::DURATION:
+    case arrow::Type::INTERVAL_MONTHS:
+    case arrow::Type::INTERVAL_DAY_TIME:
+    case arrow::Type::INTERVAL_MONTH_DAY_NANO:
+      return Error(ErrorCode::kInvalidArgument,
+                   "column " + column + ": " + type.ToString() +
+                       " has no Iceberg type (Iceberg has no durations or intervals): cast it to a number, "
+                       "e.g. microseconds as int64");
     default:
       return Error(ErrorCode::kInvalidArgument, "column " + column + ": " + type.ToString() +
                                                     " has no Iceberg type to create the table with");
   }
   return out;
+}
+
+// The Arrow field of a Parquet column as a table created from it should see it: Spark's INT96
+// timestamps are instants (Spark's TIMESTAMP), read as microseconds in UTC. `field` is the
+// reader's field for the manifest's `schema_field`, children in the same order.
+std::shared_ptr<arrow::Field> AsCreated(const ::parquet::arrow::SchemaField& schema_field,
+                                        const ::parquet::SchemaDescriptor& descriptor) {
+  const std::shared_ptr<arrow::Field>& field = schema_field.field;
+  if (schema_field.is_leaf()) {
+    if (descriptor.Column(schema_field.column_index)->physical_type() == ::parquet::Type::INT96) {
+      return field->WithType(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"));
+    }
+    return field;
+  }
+  if (field->type()->id() != arrow::Type::STRUCT) return field;  // lists and maps: as read
+  arrow::FieldVector children;
+  for (const ::parquet::arrow::SchemaField& child : schema_field.children) {
+    children.push_back(AsCreated(child, descriptor));
+  }
+  return field->WithType(arrow::struct_(std::move(children)));
 }
 
 }  // namespace
@@ -738,9 +807,16 @@ Result<iceberg::Schema> InferSchemaUnguarded(const std::string& path, InputForma
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> opened, OpenInput(path, io));
   std::shared_ptr<arrow::Schema> schema;
   if (format == InputFormat::kParquet) {
+    // With Arrow's extension types, Parquet's UUID and JSON columns read as arrow.uuid and
+    // arrow.json, whatever wrote them (DuckDB, Spark) and not only pyarrow.
     SERAC_ASSIGN_OR_RETURN(std::unique_ptr<::parquet::arrow::FileReader> reader,
-                           OpenParquetReader(opened, path));
-    SERAC_RETURN_IF_ERROR(FromArrow(reader->GetSchema(&schema), path));
+                           OpenParquetReader(opened, path, /*arrow_extensions=*/true));
+    const ::parquet::arrow::SchemaManifest& manifest = reader->manifest();
+    arrow::FieldVector fields;
+    for (const ::parquet::arrow::SchemaField& field : manifest.schema_fields) {
+      fields.push_back(AsCreated(field, *manifest.descr));
+    }
+    schema = arrow::schema(std::move(fields));
   } else if (format == InputFormat::kCsv) {
     auto convert = arrow::csv::ConvertOptions::Defaults();
     convert.strings_can_be_null = true;

@@ -163,7 +163,7 @@ arrow::MemoryPool* ReadMemoryPool() {
 }
 
 Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
-    std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path) {
+    std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path, bool arrow_extensions) {
   arrow::MemoryPool* pool = ReadMemoryPool();
   ::parquet::arrow::FileReaderBuilder builder;
   try {
@@ -175,7 +175,11 @@ Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
     return Error(ErrorCode::kInvalidArgument, path + ": not a Parquet file (" + e.what() + ")");
   }
   std::unique_ptr<::parquet::arrow::FileReader> reader;
-  const arrow::Status built = builder.memory_pool(pool)->Build(&reader);
+  ::parquet::ArrowReaderProperties properties;
+  properties.set_arrow_extensions_enabled(arrow_extensions);
+  // INT96 (Spark's and Impala's old timestamps) in the microseconds Iceberg keeps.
+  properties.set_coerce_int96_timestamp_unit(arrow::TimeUnit::MICRO);
+  const arrow::Status built = builder.memory_pool(pool)->properties(properties)->Build(&reader);
   if (!built.ok())
     return Error(ErrorCode::kInvalidArgument, path + ": not a Parquet file (" + built.message() + ")");
   return reader;

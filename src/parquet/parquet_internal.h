@@ -121,8 +121,11 @@ arrow::Compression::type CodecOf(const std::string& name);
 // taking the memory it claims.
 arrow::MemoryPool* ReadMemoryPool();
 // A Parquet reader over `input` on that pool; kInvalidArgument naming `path` when it is not Parquet.
+// INT96 timestamps are read in microseconds; with `arrow_extensions`, UUID and JSON columns as
+// Arrow's arrow.uuid and arrow.json.
 Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
-    std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path);
+    std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path,
+    bool arrow_extensions = false);
 
 // A local file, or with `io` a location read through it.
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(const std::string& path, iceberg::FileIO* io);
