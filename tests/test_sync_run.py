@@ -642,6 +642,44 @@ def test_append_mode_and_filter(db, server, warehouse, tmp_path):  # noqa: F811
                     (9, "v9", "r"), (10, "v10", "r"), (1000, "new", "c"), (1000, "twice", "u")], rows
 
 
+def test_olake_filters_as_documented(db, server, warehouse, tmp_path):  # noqa: F811
+    """OLake's filter text (double-quoted strings, one or two conditions) and filter_config narrow a
+    load; a filter in another syntax or naming a missing column stops the run naming streams.json and
+    the stream, before anything is read."""
+    db.sql("CREATE TABLE people (id int PRIMARY KEY, city text, \"Score\" numeric, note text);"
+           "CREATE PUBLICATION serac_pub FOR TABLE people;"
+           "INSERT INTO people VALUES (1, 'London', 1, 'it''s'), (2, 'Paris', 2, NULL), (3, 'London', 3, NULL),"
+           "(4, 'London', NULL, 'x'), (5, 'Rome', 5, 'y');")
+    args = setup_files(db, server, warehouse, tmp_path, ["people"], "filter_slot", modes={"people": "full_refresh"},
+                       selection_extra={"filter": 'city = "London" and "Score" >= 2'})
+    run_sync(args)
+    [(_, rows)] = duckdb_query(server, warehouse, "SELECT id FROM cat.replica.people ORDER BY id")
+    assert rows == [(3,)]
+
+    def with_selection(extra):
+        streams = json.loads((tmp_path / "streams.json").read_text())
+        for key in ("filter", "filter_config"):
+            streams["selected_streams"]["public"][0].pop(key, None)
+        streams["selected_streams"]["public"][0].update(extra)
+        (tmp_path / "streams.json").write_text(json.dumps(streams))
+
+    with_selection({"filter_config": {"logical_operator": "or", "conditions": [
+        {"column": "note", "operator": "=", "value": "it's"}, {"column": "Score", "operator": "=", "value": None}]}})
+    run_sync(args)
+    [(_, rows)] = duckdb_query(server, warehouse, "SELECT id FROM cat.replica.people ORDER BY id")
+    assert rows == [(1,), (4,)]
+
+    for extra, message in (({"filter": "city = 'London'"}, "strings are written in double quotes"),
+                           ({"filter": "city = \"London\" and id > 1 or id < 9"}, "at most two conditions"),
+                           ({"filter": "City = \"London\""}, "column City is not a column of"),
+                           ({"filter_config": {"conditions": [{"column": "id", "operator": "<>", "value": 1}]}},
+                            "operator: must be one of")):
+        with_selection(extra)
+        out = run_sync(args, check=False)
+        assert out.returncode != 0 and "streams.json: stream public.people: filter" in out.stderr and \
+            message in out.stderr, out.stderr
+
+
 def test_trino_and_clickhouse_read_a_synced_table(db, server, trino, trino_warehouse, tmp_path):  # noqa: F811
     """Position deletes (the default) are read by every engine: Trino and ClickHouse see the
     source's rows after a load and after changes."""

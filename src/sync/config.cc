@@ -16,6 +16,7 @@
 #include "common/json_reads.h"
 #include "common/limits.h"
 #include "common/random.h"
+#include "sync/connection_params.h"
 
 namespace serac::sync {
 namespace {
@@ -57,7 +58,8 @@ constexpr FieldSpec kSourceFields[] = {
     {"username", Kind::kString, "user (needs REPLICATION for CDC and SELECT on the tables)", nullptr, true},
     {"password", Kind::kString, "password (never logged)"},
     {"jdbc_url_params", Kind::kObject,
-     "extra connection parameters, as libpq keywords (application_name, ...)"},
+     "extra connection parameters: libpq keywords, the JDBC driver's names (connectTimeout, ...) or server "
+     "settings (statement_timeout, ...)"},
     {"ssl", Kind::kObject,
      "TLS: mode disable, require, verify-ca or verify-full; server_ca, client_cert, client_key as PEM text"},
     {"schemas", Kind::kArray, "schemas discover looks in (default: every schema but the system ones)"},
@@ -333,7 +335,8 @@ Result<PostgresSource> ParseSourceConfig(std::string_view json, const std::strin
       if (!value.is_string() && !value.is_number() && !value.is_boolean()) {
         return FieldError(file, "jdbc_url_params." + key, "must be a string");
       }
-      source.connection_params[key] = value.is_string() ? value.get<std::string>() : value.dump();
+      SERAC_RETURN_IF_ERROR(AddJdbcUrlParam(key, value.is_string() ? value.get<std::string>() : value.dump(),
+                                            file, source, notices));
     }
   }
   if (const Json* ssl = fields.Object("ssl")) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "sync/stream_filter.h"
 
 namespace serac::sync {
 
@@ -33,8 +34,12 @@ struct PostgresSource {
   int32_t port = 5432;
   std::string database;
   std::string username;
-  std::string password;                                  // never logged or printed
-  std::map<std::string, std::string> connection_params;  // jdbc_url_params, as libpq keywords
+  std::string password;  // never logged or printed
+  // jdbc_url_params (connection_params.h): libpq keywords, settings sent to the server, and a
+  // given libpq `options` value.
+  std::map<std::string, std::string> connection_params;
+  std::vector<std::pair<std::string, std::string>> server_settings;
+  std::string connection_options;
   // ssl.mode: disable, require, verify-ca or verify-full (libpq's sslmode); certificates as files.
   std::string ssl_mode = "disable";
   std::string ssl_root_cert;  // ssl.server_ca: PEM text, written to a private file for libpq
@@ -123,7 +128,10 @@ struct StreamSelection {
   bool normalization = true;    // OLake's default for relational sources: typed columns
   bool append_mode = false;
   std::string chunk_column;
-  std::string filter;
+  std::string filter;  // as written, for streams.json
+  // `filter` or `filter_config` as OLake reads them (filter_config wins, as in OLake); nullopt: none.
+  std::optional<StreamFilter> row_filter;
+  std::string row_filter_origin;  // "streams.json: stream public.items: filter", for messages
   std::optional<std::vector<std::string>> selected_columns;  // nullopt: every column
   bool sync_new_columns = false;
   std::string update_type;  // eq, pos or dv; empty: chosen from `engines`, else the table's format version

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+
+#include "sync/connection_params.h"
 
 namespace serac::sync {
 namespace {
@@ -60,6 +63,44 @@ TEST(SyncConfigTest, OlakeSourceFileIsReadWithItsUnusedFieldsReported) {
   EXPECT_EQ(source->replication->initial_wait_time_seconds, 120);
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_EQ(notices[0].ToString().substr(0, 35), "source.json: ssh_config: not used: ");
+}
+
+// OLake's documentation writes JDBC parameter names; libpq's keywords and server settings work too.
+TEST(SyncConfigTest, JdbcUrlParamsAreTranslatedToWhatLibpqTakes) {
+  std::vector<ConfigNotice> notices;
+  auto source = ParseSourceConfig(R"({"host": "h", "database": "d", "username": "u", "jdbc_url_params": {
+      "connectTimeout": "20", "ApplicationName": "olake", "currentSchema": "sales", "tcpKeepAlive": "true",
+      "targetServerType": "preferSecondary", "socketTimeout": "30", "user": "other", "keepalives_idle": "60",
+      "statement_timeout": "5min", "options": "-c work_mem=64MB", "prepareThreshold": 5}})",
+                                  "source.json", notices);
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  const std::map<std::string, std::string> keywords = {{"application_name", "olake"},
+                                                       {"connect_timeout", "20"},
+                                                       {"keepalives", "1"},
+                                                       {"keepalives_idle", "60"},
+                                                       {"target_session_attrs", "prefer-standby"}};
+  EXPECT_EQ(source->connection_params, keywords);
+  const std::vector<std::pair<std::string, std::string>> settings = {{"search_path", "sales"},
+                                                                     {"statement_timeout", "5min"}};
+  EXPECT_EQ(source->server_settings, settings);
+  EXPECT_EQ(source->connection_options, "-c work_mem=64MB");
+  std::vector<std::string> reported;
+  for (const ConfigNotice& notice : notices) reported.push_back(notice.field);
+  EXPECT_EQ(reported, (std::vector<std::string>{"jdbc_url_params.prepareThreshold",
+                                                "jdbc_url_params.socketTimeout", "jdbc_url_params.user"}));
+  EXPECT_EQ(ServerSettingOptions({{"search_path", "my schema"}, {"a.b", "c\\d"}}),
+            "-c search_path=my\\ schema -c a.b=c\\\\d");
+
+  for (const char* bad :
+       {R"({"ssl": "maybe"})", R"({"connectTimeout": "soon"})", R"({"no such;thing": "1"})"}) {
+    std::vector<ConfigNotice> ignored;
+    const std::string json =
+        std::string(R"({"host": "h", "database": "d", "username": "u", "jdbc_url_params": )") + bad + "}";
+    auto refused = ParseSourceConfig(json, "source.json", ignored);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message().rfind("source.json: jdbc_url_params.", 0), 0u)
+        << refused.status().message();
+  }
 }
 
 TEST(SyncConfigTest, WrongOrMissingFieldsNameTheFileAndTheField) {

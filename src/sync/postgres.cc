@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "sync/connection_params.h"
 #include "sync/postgres_internal.h"
 
 namespace serac::sync {
@@ -56,6 +57,15 @@ std::string QuoteIdentifier(const std::string& name) {
     out += c;
   }
   return out + "\"";
+}
+
+std::string QuoteLiteral(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\'') quoted += '\'';
+    quoted += c;
+  }
+  return quoted + "'";
 }
 
 namespace {
@@ -119,7 +129,7 @@ Result<pg_conn*> OpenLibpqConnection(const PostgresSource& source, bool replicat
       // in UTC and ISO form, floats with every digit, bytea in hex, money without a locale's marks.
       {"options",
        "-c TimeZone=UTC -c DateStyle=ISO,YMD -c IntervalStyle=postgres -c extra_float_digits=3 "
-       "-c bytea_output=hex -c lc_monetary=C"}};
+       "-c bytea_output=hex -c lc_monetary=C -c standard_conforming_strings=on"}};
   if (replication) params.emplace_back("replication", "database");
   if (!source.password.empty()) params.emplace_back("password", source.password);
   CertificateFiles certificates;
@@ -131,6 +141,12 @@ Result<pg_conn*> OpenLibpqConnection(const PostgresSource& source, bool replicat
     SERAC_ASSIGN_OR_RETURN(std::string path, certificates.Write(file, pem));
     params.emplace_back(keyword, path);
   }
+  // jdbc_url_params' settings and options after serac's own settings (a later -c wins, but no
+  // value serac reads depends on what they set).
+  std::string& options =
+      std::find_if(params.begin(), params.end(), [](const auto& p) { return p.first == "options"; })->second;
+  if (!source.server_settings.empty()) options += " " + ServerSettingOptions(source.server_settings);
+  if (!source.connection_options.empty()) options += " " + source.connection_options;
   for (const auto& [key, value] : source.connection_params) {
     // A parameter given twice keeps the one of jdbc_url_params.
     auto existing = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == key; });
@@ -151,9 +167,17 @@ Result<pg_conn*> OpenLibpqConnection(const PostgresSource& source, bool replicat
   PGconn* connection = PQconnectdbParams(keywords.data(), values.data(), 0);
   if (connection == nullptr) return Error(ErrorCode::kUnavailable, "libpq could not allocate a connection");
   if (PQstatus(connection) != CONNECTION_OK) {
+    std::string message = TrimmedMessage(PQerrorMessage(connection));
+    for (const auto& [name, value] : source.server_settings) {
+      if (message.find("unrecognized configuration parameter \"" + name + "\"") != std::string::npos) {
+        message += " (jdbc_url_params." + name +
+                   " in the source configuration: neither a libpq parameter, a JDBC driver parameter serac "
+                   "translates, nor a setting of this server)";
+      }
+    }
     Status failed = Error(ErrorCode::kUnavailable, "cannot connect to PostgreSQL at " + source.host + ":" +
                                                        std::to_string(source.port) + "/" + source.database +
-                                                       ": " + TrimmedMessage(PQerrorMessage(connection)));
+                                                       ": " + message);
     PQfinish(connection);
     return failed;
   }

@@ -51,6 +51,8 @@ class PgConnection {
 
 // "name" with its quotes doubled, as an SQL identifier.
 std::string QuoteIdentifier(const std::string& name);
+// `text` as a SQL string literal ('it''s'; the connection's standard_conforming_strings is on).
+std::string QuoteLiteral(const std::string& text);
 
 // A table of the source as a stream reads it: its columns in attribute order and its primary key.
 struct SourceColumn {

@@ -2,6 +2,7 @@
 // ones selected for sync (selected_streams, by namespace), read and written in OLake's shape.
 #include <set>
 
+#include "common/encoding.h"
 #include "common/json_reads.h"
 #include "sync/config.h"
 
@@ -112,6 +113,55 @@ Result<Stream> ReadStream(const Json& wrapper, const std::string& file, const st
   return stream;
 }
 
+// filter_config: {"logical_operator": "and"|"or", "conditions": [{"column", "operator", "value"}]};
+// nullopt when it has no conditions (OLake then reads the filter text).
+Result<std::optional<StreamFilter>> ReadFilterConfig(const Json& json, const std::string& where) {
+  if (!json.is_object()) return Error(ErrorCode::kInvalidArgument, where + ": must be an object");
+  StreamFilter filter;
+  auto conditions = json.find("conditions");
+  if (conditions == json.end() || conditions->is_null() || (conditions->is_array() && conditions->empty())) {
+    return std::optional<StreamFilter>();
+  }
+  if (!conditions->is_array())
+    return Error(ErrorCode::kInvalidArgument, where + ".conditions: must be an array");
+  auto logical = json.find("logical_operator");
+  if (logical != json.end() && !logical->is_null()) {
+    const std::string op = logical->is_string() ? AsciiLower(logical->get<std::string>()) : "";
+    if (op != "and" && op != "or") {
+      return Error(ErrorCode::kInvalidArgument, where + ".logical_operator: must be \"and\" or \"or\"");
+    }
+    filter.connective = op == "and" ? "AND" : "OR";
+  }
+  for (size_t i = 0; i < conditions->size(); ++i) {
+    const Json& item = (*conditions)[i];
+    const std::string at = where + ".conditions[" + std::to_string(i) + "]";
+    if (!item.is_object()) return Error(ErrorCode::kInvalidArgument, at + ": must be an object");
+    FilterCondition condition;
+    if (item.contains("column") && item["column"].is_string())
+      condition.column = item["column"].get<std::string>();
+    if (item.contains("operator") && item["operator"].is_string())
+      condition.op = item["operator"].get<std::string>();
+    auto value = item.find("value");
+    if (value == item.end() || value->is_null()) {
+      condition.kind = FilterCondition::Value::kNull;
+    } else if (value->is_string()) {
+      condition.kind = FilterCondition::Value::kString;
+      condition.value = value->get<std::string>();
+    } else if (value->is_boolean()) {
+      condition.kind = FilterCondition::Value::kBoolean;
+      condition.value = value->get<bool>() ? "true" : "false";
+    } else if (value->is_number()) {
+      condition.kind = FilterCondition::Value::kNumber;
+      condition.value = value->dump();
+    } else {
+      return Error(ErrorCode::kInvalidArgument, at + ".value: must be a string, number, boolean or null");
+    }
+    filter.conditions.push_back(std::move(condition));
+  }
+  SERAC_RETURN_IF_ERROR(CheckFilterConditions(filter, where));
+  return std::optional<StreamFilter>(std::move(filter));
+}
+
 Result<StreamSelection> ReadSelection(const Json& json, const std::string& namespace_name,
                                       const std::string& file, const std::string& at,
                                       std::vector<ConfigNotice>& notices) {
@@ -132,6 +182,20 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
   SERAC_ASSIGN_OR_RETURN(selection.append_mode, OptionalBool(json, "append_mode", file, at));
   SERAC_ASSIGN_OR_RETURN(selection.chunk_column, OptionalString(json, "chunk_column", file, at));
   SERAC_ASSIGN_OR_RETURN(selection.filter, OptionalString(json, "filter", file, at));
+  const std::string stream_at = file + ": stream " + namespace_name + "." + selection.stream_name;
+  auto filter_config = json.find("filter_config");
+  if (filter_config != json.end() && !filter_config->is_null()) {
+    // OLake reads filter_config when it has conditions, else the filter text.
+    selection.row_filter_origin = stream_at + ": filter_config";
+    SERAC_ASSIGN_OR_RETURN(std::optional<StreamFilter> parsed,
+                           ReadFilterConfig(*filter_config, selection.row_filter_origin));
+    selection.row_filter = std::move(parsed);
+  }
+  if (!selection.row_filter && !selection.filter.empty()) {
+    selection.row_filter_origin = stream_at + ": filter";
+    SERAC_ASSIGN_OR_RETURN(selection.row_filter,
+                           ParseFilterText(selection.filter, selection.row_filter_origin));
+  }
   SERAC_ASSIGN_OR_RETURN(selection.sync_new_columns, OptionalBool(json, "sync_new_columns", file, at));
   SERAC_ASSIGN_OR_RETURN(selection.update_type, OptionalString(json, "update_type", file, at));
   if (!selection.update_type.empty() && selection.update_type != "eq" && selection.update_type != "pos" &&
@@ -159,11 +223,8 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
         {file, at + ".chunk_column",
          "not used: serac cuts full loads into ranges of heap pages (ctid), which needs no column"});
   }
-  for (const char* unused : {"use_source_column_names", "filter_config"}) {
-    if (json.contains(unused)) {
-      notices.push_back(
-          {file, at + "." + unused, "not used: serac keeps source column names and reads `filter`"});
-    }
+  if (json.contains("use_source_column_names")) {
+    notices.push_back({file, at + ".use_source_column_names", "not used: serac keeps source column names"});
   }
   auto columns = json.find("selected_columns");
   if (columns != json.end() && !columns->is_null()) {

@@ -179,8 +179,8 @@ Status LoadTables(std::vector<StreamRun*> runs, std::vector<PgConnection>& reade
         CopyBinaryRows decoder(sink.LoadPlan());
         // streams.json's filter narrows what a load reads (as OLake's does; changes are not filtered).
         std::string where = chunks[chunk];
-        if (!run->selection->filter.empty()) {
-          where += (where.empty() ? " WHERE (" : " AND (") + run->selection->filter + ")";
+        if (run->selection->row_filter) {
+          where += (where.empty() ? " WHERE (" : " AND (") + run->selection->row_filter->Sql() + ")";
         }
         const std::string copy = "COPY (SELECT " + decoder.SelectList() + " FROM " +
                                  sink.source().QualifiedName() + where + ") TO STDOUT (FORMAT binary)";
@@ -553,15 +553,6 @@ std::string CursorExpression(const Stream& stream) {
          QuoteIdentifier(stream.cursor_field.substr(colon + 1)) + ")";
 }
 
-std::string QuoteLiteral(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') quoted += '\'';
-    quoted += c;
-  }
-  return quoted + "'";
-}
-
 // incremental: the rows whose cursor is at or past the table's (past it without a key, whose rows
 // cannot be upserted), upserted by key, committed with the cursor's new highest value, all read
 // in one snapshot.
@@ -590,7 +581,7 @@ Status ReadIncrement(const PostgresSource& source, StreamRun& run) {
   std::string copy = "COPY (SELECT " + columns + " FROM " + run.described.QualifiedName() + " WHERE " +
                      expression + (keyed ? " >= " : " > ") + QuoteLiteral(*sink.committed().cursor) +
                      "::" + type.rows[0][0].value_or("text");
-  if (!run.selection->filter.empty()) copy += " AND (" + run.selection->filter + ")";
+  if (run.selection->row_filter) copy += " AND (" + run.selection->row_filter->Sql() + ")";
   copy += ") TO STDOUT";
   SourceTexts texts;
   uint64_t rows = 0;
@@ -698,6 +689,19 @@ Status RunSync(const SyncRunOptions& options) {
   for (StreamRun& run : runs) {
     SERAC_ASSIGN_OR_RETURN(SourceTable table,
                            DescribeTable(meta, run.stream->namespace_name, run.stream->name));
+    // A filter's columns are the table's (names as written: OLake quotes them, so case matters).
+    if (run.selection->row_filter) {
+      for (const FilterCondition& condition : run.selection->row_filter->conditions) {
+        const bool found =
+            std::any_of(table.columns.begin(), table.columns.end(),
+                        [&](const SourceColumn& column) { return column.name == condition.column; });
+        if (!found) {
+          return Error(ErrorCode::kInvalidArgument,
+                       run.selection->row_filter_origin + ": column " + condition.column +
+                           " is not a column of " + table.QualifiedName() + " (names are case-sensitive)");
+        }
+      }
+    }
     iceberg::TableRef ref;
     std::string database = run.stream->destination_database;
     if (database.empty()) database = destination.default_namespace;
