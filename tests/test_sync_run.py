@@ -680,6 +680,45 @@ def test_olake_filters_as_documented(db, server, warehouse, tmp_path):  # noqa: 
             message in out.stderr, out.stderr
 
 
+def test_configuration_mistakes_name_the_file_and_field(db, server, warehouse, tmp_path):  # noqa: F811
+    """A wrong secret names destination.json's fields, whether the catalog or S3 refuses it; a
+    catalog URL without /_iceberg says to add it; OLake's jdbc_url_params example connects."""
+    db.sql("CREATE TABLE t (id int PRIMARY KEY); CREATE PUBLICATION serac_pub FOR TABLE t; INSERT INTO t VALUES (1);")
+    args = setup_files(db, server, warehouse, tmp_path, ["t"], "mistakes_slot")
+    destination_path = tmp_path / "destination.json"
+    good = json.loads(destination_path.read_text())
+
+    def with_writer(**changes):
+        writer = dict(good["writer"], **changes)
+        destination_path.write_text(json.dumps({"type": "ICEBERG", "writer": writer}))
+
+    with_writer(aws_secret_key="not-the-secret")
+    out = run_sync(args, check=False)
+    assert out.returncode != 0 and f"{destination_path}: writer.aws_access_key and writer.aws_secret_key: " \
+        "the catalog at" in out.stderr, out.stderr
+    # The catalog signed in with OAuth2, the S3 keys wrong: S3 refuses them when data goes up.
+    with_writer(rest_signing_v_4=False, credential=f"{ACCESS_KEY}:{SECRET_KEY}", aws_secret_key="not-the-secret")
+    out = run_sync(args, check=False)
+    assert out.returncode != 0 and f"{destination_path}: writer.aws_access_key and writer.aws_secret_key: " \
+        "the S3 endpoint refused them" in out.stderr, out.stderr
+    with_writer(rest_catalog_url=server.endpoint)
+    out = run_sync(args, check=False)
+    assert out.returncode != 0 and f"serac's catalog is at {server.endpoint}/_iceberg" in out.stderr, out.stderr
+
+    with_writer()
+    source = json.loads((tmp_path / "source.json").read_text())
+    source["jdbc_url_params"] = {"connectTimeout": "20", "ApplicationName": "olake", "socketTimeout": "60",
+                                 "statement_timeout": "5min"}
+    (tmp_path / "source.json").write_text(json.dumps(source))
+    out = run_sync(args)
+    assert "jdbc_url_params.socketTimeout: not used" in out.stderr, out.stderr
+    source["jdbc_url_params"] = {"no_such_setting": "1"}
+    (tmp_path / "source.json").write_text(json.dumps(source))
+    out = run_sync(args, check=False)
+    assert out.returncode != 0 and "jdbc_url_params.no_such_setting in the source configuration" in out.stderr, \
+        out.stderr
+
+
 def test_trino_and_clickhouse_read_a_synced_table(db, server, trino, trino_warehouse, tmp_path):  # noqa: F811
     """Position deletes (the default) are read by every engine: Trino and ClickHouse see the
     source's rows after a load and after changes."""

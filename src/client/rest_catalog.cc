@@ -87,6 +87,16 @@ Result<std::unique_ptr<RestCatalog>> RestCatalog::Connect(RestCatalogOptions opt
   if (!catalog->options_.warehouse.empty())
     query = "warehouse=" + UriEncode(catalog->options_.warehouse, true);
   SERAC_ASSIGN_OR_RETURN(Reply reply, catalog->Send("GET", "/v1/config", query, "", false));
+  const std::string_view body = reply.body;
+  if (reply.status != 200 && (body.starts_with("<?xml") || body.starts_with("<Error>"))) {
+    // An S3 endpoint answered: serac's catalog lives at /_iceberg on the same port.
+    const std::string& uri = catalog->options_.uri;
+    return Error(
+        ErrorCode::kInvalidArgument,
+        "catalog URI " + uri + " answered as an S3 endpoint, not an Iceberg REST catalog" +
+            (uri.ends_with("/_iceberg") ? std::string() : ": serac's catalog is at " + uri + "/_iceberg") +
+            " (the server said: " + ErrorMessageFromResponse(reply.status, reply.body) + ")");
+  }
   if (reply.status != 200) return ErrorFrom(reply, false);
   SERAC_ASSIGN_OR_RETURN(Json config, ParseObject(reply.body, "GET /v1/config"));
   catalog->config_ = StringMap(config.value("defaults", Json::object()));

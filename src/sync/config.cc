@@ -377,6 +377,7 @@ Result<IcebergDestination> ParseDestinationConfig(std::string_view json, const s
   SERAC_ASSIGN_OR_RETURN(Fields writer,
                          Fields::Of(*top.Object("writer"), file, "writer", kWriterFields, notices));
   IcebergDestination destination;
+  destination.file = file;
   const std::string catalog_type = AsciiLower(writer.String("catalog_type", "rest"));
   if (std::find(std::begin(kRestPresets), std::end(kRestPresets), catalog_type) == std::end(kRestPresets)) {
     return FieldError(file, "writer.catalog_type",

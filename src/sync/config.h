@@ -60,6 +60,7 @@ struct PostgresSource {
 // ---- destination.json ----
 
 struct IcebergDestination {
+  std::string file;  // the file it was read from, for messages
   // The REST catalog (catalog_type rest, or one of OLake's REST presets).
   std::string catalog_type = "rest";
   std::string catalog_name = "olake_iceberg";

@@ -62,7 +62,9 @@ Result<Stream> ReadStream(const Json& wrapper, const std::string& file, const st
   ReportUnknown(json,
                 {"name", "namespace", "type_schema", "supported_sync_modes", "source_defined_primary_key",
                  "available_cursor_fields", "sync_mode", "cursor_field", "destination_database",
-                 "destination_table", "additional_properties", "additional_properties_schema"},
+                 "destination_table", "additional_properties", "additional_properties_schema",
+                 // What discover proposes for a selection; the selection's own fields decide, as in OLake.
+                 "default_stream_properties"},
                 file, at, notices);
   Stream stream;
   SERAC_ASSIGN_OR_RETURN(stream.name, OptionalString(json, "name", file, at));
@@ -169,8 +171,12 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
   ReportUnknown(json,
                 {"stream_name", "partition_regex", "normalization", "append_mode", "chunk_column", "filter",
                  "selected_columns", "sync_new_columns", "update_type", "use_source_column_names",
-                 "filter_config", "engines"},
+                 "filter_config", "engines", "append_only"},
                 file, at, notices);
+  if (json.contains("append_only")) {
+    // Older OLake documentation's name; OLake reads append_mode, and so does serac.
+    notices.push_back({file, at + ".append_only", "not read: OLake's field is append_mode"});
+  }
   StreamSelection selection;
   selection.namespace_name = namespace_name;
   SERAC_ASSIGN_OR_RETURN(selection.stream_name, OptionalString(json, "stream_name", file, at));

@@ -59,8 +59,9 @@ Status Check(const SyncCommandState& state) {
     return Status::Ok();
   }
   SERAC_ASSIGN_OR_RETURN(IcebergDestination destination, LoadDestination(state.destination_path));
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<client::RestCatalog> catalog,
-                         client::RestCatalog::Connect(CatalogOptions(destination)));
+  auto connected = client::RestCatalog::Connect(CatalogOptions(destination));
+  if (!connected.ok()) return NamingCredentials(destination, connected.status());
+  std::unique_ptr<client::RestCatalog> catalog = std::move(connected).value();
   std::printf("catalog %s, warehouse %s: reachable\n", destination.catalog_uri.c_str(),
               destination.warehouse.c_str());
   if (!destination.default_namespace.empty()) {

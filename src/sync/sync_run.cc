@@ -90,7 +90,9 @@ struct Destination {
 Result<Destination> ConnectDestination(const IcebergDestination& config) {
   client::RestCatalogOptions options = CatalogOptions(config);
   Destination destination;
-  SERAC_ASSIGN_OR_RETURN(destination.rest, client::RestCatalog::Connect(std::move(options)));
+  auto rest = client::RestCatalog::Connect(std::move(options));
+  if (!rest.ok()) return NamingCredentials(config, rest.status());
+  destination.rest = std::move(rest).value();
   destination.catalog = std::make_unique<client::RestTableCatalog>(*destination.rest);
   client::S3ClientOptions s3;
   s3.endpoint = config.s3_endpoint;
@@ -606,6 +608,27 @@ Status ReadIncrement(const PostgresSource& source, StreamRun& run) {
 
 }  // namespace
 
+// A refusal of destination.json's credentials, naming the file and the fields that hold them.
+Status NamingCredentials(const IcebergDestination& config, const Status& status) {
+  if (status.code() != ErrorCode::kAccessDenied) return status;
+  const char* fields = "writer (it gives no credentials)";
+  switch (config.auth) {
+    case IcebergDestination::Auth::kSigV4:
+      fields = "writer.aws_access_key and writer.aws_secret_key";
+      break;
+    case IcebergDestination::Auth::kOAuth2:
+      fields = "writer.credential";
+      break;
+    case IcebergDestination::Auth::kToken:
+      fields = "writer.token";
+      break;
+    case IcebergDestination::Auth::kNone:
+      break;
+  }
+  return Error(status.code(), config.file + ": " + fields + ": the catalog at " + config.catalog_uri +
+                                  " refused them: " + status.message());
+}
+
 client::RestCatalogOptions CatalogOptions(const IcebergDestination& destination) {
   client::RestCatalogOptions options;
   options.uri = destination.catalog_uri;
@@ -640,7 +663,33 @@ client::RestCatalogOptions CatalogOptions(const IcebergDestination& destination)
   return options;
 }
 
+namespace {
+
+Status RunSyncUnnamed(const SyncRunOptions& options);
+
+}  // namespace
+
 Status RunSync(const SyncRunOptions& options) {
+  Status status = RunSyncUnnamed(options);
+  // The S3 keys are only tried when data files go up (a catalog signed in with OAuth2 or a token
+  // has not seen them): a refusal of their signature names the fields too.
+  const std::string& message = status.message();
+  if (status.code() == ErrorCode::kAccessDenied &&
+      message.find(options.destination_path) == std::string::npos &&
+      (message.find("SignatureDoesNotMatch") != std::string::npos ||
+       message.find("InvalidAccessKeyId") != std::string::npos)) {
+    return Error(status.code(),
+                 options.destination_path +
+                     ": writer.aws_access_key and writer.aws_secret_key: the S3 endpoint refused "
+                     "them: " +
+                     message);
+  }
+  return status;
+}
+
+namespace {
+
+Status RunSyncUnnamed(const SyncRunOptions& options) {
   const auto run_started = Clock::now();
   std::vector<ConfigNotice> notices;
   SERAC_ASSIGN_OR_RETURN(std::string source_text, ReadConfigFile(options.source_path));
@@ -810,5 +859,7 @@ Status RunSync(const SyncRunOptions& options) {
     if (!start_over) return Status::Ok();
   }
 }
+
+}  // namespace
 
 }  // namespace serac::sync

@@ -43,6 +43,9 @@ struct SyncRunOptions {
 // The REST catalog client's options for destination.json's writer block (its authentication:
 // SigV4, OAuth2 client credentials, a bearer token, or none).
 client::RestCatalogOptions CatalogOptions(const IcebergDestination& destination);
+// `status` as it is, or for a refusal of the destination's credentials, the same naming the file
+// and the fields that hold them (writer.aws_access_key and writer.aws_secret_key, ...).
+Status NamingCredentials(const IcebergDestination& config, const Status& status);
 
 // Runs one sync; progress lines go to stderr. The error names the file, table or column at fault.
 Status RunSync(const SyncRunOptions& options);
