@@ -303,9 +303,29 @@ Status WriteState(const std::string& path, const std::vector<StreamRun>& runs, p
   return WriteConfigFile(path, state.dump(2) + "\n");
 }
 
-Status WriteStats(const std::string& state_path, uint64_t records, double seconds, const std::string& phase) {
+// OLake's stats.json beside the state file it belongs to, named after it so that several syncs
+// sharing a directory keep theirs apart: state.json has stats.json (OLake's name), orders-state.json
+// orders-stats.json, and any other name NAME.json NAME.stats.json.
+std::string StatsPathFor(const std::string& state_path) {
   const size_t slash = state_path.find_last_of('/');
-  const std::string path = (slash == std::string::npos ? "" : state_path.substr(0, slash + 1)) + "stats.json";
+  const std::string directory = slash == std::string::npos ? "" : state_path.substr(0, slash + 1);
+  std::string name = state_path.substr(directory.size());
+  if (const size_t state = name.rfind("state"); state != std::string::npos) {
+    return directory + name.replace(state, 5, "stats");
+  }
+  if (name.ends_with(".json")) name.resize(name.size() - 5);
+  return directory + name + ".stats.json";
+}
+
+// Every row a run wrote: loaded rows and changes alike, as OLake counts Synced Records.
+uint64_t RowsLoaded(const std::vector<StreamRun>& runs) {
+  uint64_t rows = 0;
+  for (const StreamRun& run : runs) rows += run.loaded_rows;
+  return rows;
+}
+
+Status WriteStats(const std::string& state_path, uint64_t records, double seconds, const std::string& phase) {
+  const std::string path = StatsPathFor(state_path);
   nlohmann::json stats;
   stats["Synced Records"] = records;
   stats["Seconds Elapsed"] = static_cast<int64_t>(seconds);
@@ -338,7 +358,20 @@ Result<bool> StreamChanges(const PostgresSource& source, ReplicationStream& stre
   start.protocol_version = lookup.server_version() >= 140000 ? 2 : 1;
   start.publication = replication.publication;
   start.streaming = start.protocol_version >= 2;
-  SERAC_RETURN_IF_ERROR(stream.Start(replication.slot, 0, start));
+  // From where the slot stands: what the run is behind by is measured from there (the server
+  // starts from it whatever a lower position asks).
+  SERAC_ASSIGN_OR_RETURN(PgRows slot,
+                         lookup.Query("SELECT confirmed_flush_lsn::text FROM pg_replication_slots "
+                                      "WHERE slot_name = $1",
+                                      {replication.slot}));
+  pgoutput::Lsn slot_position = 0;
+  if (!slot.rows.empty() && slot.rows[0][0]) {
+    SERAC_ASSIGN_OR_RETURN(slot_position, pgoutput::ParseLsn(*slot.rows[0][0]));
+  }
+  SERAC_RETURN_IF_ERROR(stream.Start(replication.slot, slot_position, start));
+  // What the loads wrote counts before the first change does.
+  SERAC_RETURN_IF_ERROR(WriteStats(state_path, RowsLoaded(runs),
+                                   std::chrono::duration<double>(Clock::now() - run_started).count(), "cdc"));
   const std::filesystem::path state_directory = std::filesystem::path(state_path).parent_path();
   StreamedTransactions streamed(state_directory.empty() ? "." : state_directory.string());
   bool in_stream_block = false;
@@ -368,7 +401,7 @@ Result<bool> StreamChanges(const PostgresSource& source, ReplicationStream& stre
     pending_changes = 0;
     SERAC_RETURN_IF_ERROR(WriteState(state_path, runs, stream.acknowledged(), replication.slot));
     const double seconds = std::chrono::duration<double>(Clock::now() - run_started).count();
-    return WriteStats(state_path, changes, seconds, "cdc");
+    return WriteStats(state_path, RowsLoaded(runs) + changes, seconds, "cdc");
   };
   int64_t last_commit_time = 0;  // the last transaction received whole: its commit time (PostgreSQL's clock)
   auto ShowLag = [&](pgoutput::Lsn received) {
@@ -804,9 +837,7 @@ Status RunSyncUnnamed(const SyncRunOptions& options) {
   }
   if (changing.empty()) {
     SERAC_RETURN_IF_ERROR(WriteState(options.state_path, runs, 0, ""));
-    uint64_t rows = 0;
-    for (const StreamRun& run : runs) rows += run.loaded_rows;
-    return WriteStats(options.state_path, rows,
+    return WriteStats(options.state_path, RowsLoaded(runs),
                       std::chrono::duration<double>(Clock::now() - run_started).count(), "done");
   }
   const PostgresSource::Replication& replication = *source.replication;
