@@ -18,7 +18,8 @@ import pytest
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import DayTransform, IdentityTransform
-from pyiceberg.types import DateType, DoubleType, LongType, NestedField, StringType, TimestampType
+from pyiceberg.types import (DateType, DecimalType, DoubleType, IntegerType, LongType, NestedField, StringType,
+                             TimestampType)
 
 from catalog_util import CATALOG_BASE, catalog, catalog_api, warehouse  # noqa: F401
 from s3util import ACCESS_KEY, REGION, SECRET_KEY
@@ -153,7 +154,7 @@ def test_a_row_that_does_not_fit_commits_nothing(server, catalog, warehouse, s3,
     bad.write_text("id,day\n2,2024-01-02\n,2024-01-03\n")
     out = load(server, warehouse, "strict.t", good, bad, check=False)
     assert out.returncode != 0
-    assert "bad.csv: row 2, column id: null in a required column" in out.stderr, out.stderr
+    assert "bad.csv: line 3, column id: null in a required column" in out.stderr, out.stderr
     assert "nothing was committed" in out.stderr
     table = catalog.load_table("strict.t")
     assert table.current_snapshot() is None
@@ -165,6 +166,56 @@ def test_a_row_that_does_not_fit_commits_nothing(server, catalog, warehouse, s3,
     unknown.write_text("id,color\n1,red\n")
     out = load(server, warehouse, "strict.t", unknown, check=False)
     assert "extra.csv: column color is not a column of the table" in out.stderr
+
+
+def test_errors_name_the_line_column_and_value(server, catalog, warehouse, tmp_path):
+    """Each input format's errors say where, as an editor shows it: the file, the line (rows in
+    Parquet, which has no lines), the column's name and the value."""
+    catalog.create_namespace("where")
+    schema = Schema(NestedField(1, "id", LongType(), required=True),
+                    NestedField(2, "qty", IntegerType(), required=False),
+                    NestedField(3, "price", DecimalType(5, 2), required=False),
+                    NestedField(4, "note", StringType(), required=False))
+    catalog.create_table("where.t", schema)
+
+    def error_of(name, text):
+        path = tmp_path / name
+        path.write_text(text) if isinstance(text, str) else path.write_bytes(text)
+        out = load(server, warehouse, "where.t", path, check=False)
+        assert out.returncode != 0, out.stdout
+        assert "nothing was committed" in out.stderr, out.stderr
+        return out.stderr
+
+    # A value CSV cannot convert: after a blank line and a quoted value spanning two lines.
+    err = error_of("qty.csv", 'id,qty,price,note\n1,2,1.5,a\n\n2,3,2.5,"two\nlines"\n3,abc,3.5,c\n')
+    assert "qty.csv: line 6, column qty: 'abc' does not convert to int32" in err, err
+    # A decimal with more fraction digits than the column's scale: Arrow's message has no value.
+    err = error_of("price.csv", "id,qty,price,note\n1,2,1.5,a\n2,3,1.234,b\n")
+    assert "price.csv: line 3, column price: '1.234' does not convert to decimal128(5, 2)" in err, err
+    assert "data loss" in err, err
+    # Far into the file, past Arrow's first block.
+    many = "id,qty,price,note\n" + "".join(f"{i},{i % 1000},1.00,x{i}\n" for i in range(200_000))
+    err = error_of("late.csv", many + "200000,99999999999,1.00,y\n")
+    assert "late.csv: line 200002, column qty: '99999999999' does not convert to int32" in err, err
+    # A record with a field too many.
+    err = error_of("fields.csv", "id,qty,price,note\n1,2,1.5,a\n2,3,2.5,b,extra\n")
+    assert "fields.csv: line 3: Expected 4 columns, got 5" in err, err
+    # JSON lines: the sixth line changes a column's type; lines, not rows counted from 0.
+    err = error_of("six.jsonl", "".join(f'{{"id": {i}, "note": "n{i}"}}\n' for i in range(5)) + '{"id": 5, "note": 7}\n')
+    assert "six.jsonl: line 6: " in err and "changed from string to number" in err, err
+    # JSON lines: a value too large for the column (converted after reading).
+    err = error_of("big.jsonl", '{"id": 1, "qty": 1}\n\n{"id": 2, "qty": 99999999999}\n')
+    assert "big.jsonl: line 3, column qty: 99999999999 does not fit int32" in err, err
+    # JSON lines: a text that is no timestamp, read by Arrow's JSON reader.
+    catalog.create_table("where.times", Schema(NestedField(1, "at", TimestampType(), required=False)))
+    path = tmp_path / "times.jsonl"
+    path.write_text('{"at": "2024-01-01T00:00:00"}\n{"at": "2024-13-01T00:00:00"}\n')
+    out = load(server, warehouse, "where.times", path, check=False)
+    assert "times.jsonl: line 2: '2024-13-01T00:00:00' does not convert to timestamp" in out.stderr, out.stderr
+    # Parquet has no lines: its 1-based row.
+    pq.write_table(pa.table({"id": pa.array([1, None, 3], pa.int64())}), tmp_path / "rows.parquet")
+    err = error_of("rows.parquet", (tmp_path / "rows.parquet").read_bytes())
+    assert "rows.parquet: row 2, column id: null in a required column" in err, err
 
 
 def test_loads_racing_pyiceberg_appends_lose_nothing(server, catalog, warehouse, tmp_path):

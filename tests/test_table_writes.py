@@ -419,6 +419,9 @@ def test_load_from_objects_on_the_server(server, catalog, warehouse, s3, tmp_pat
     assert ids_by_pyiceberg(catalog, "remote.people") == [1, 2, 3]
     missing = serac(server, "table", "load", warehouse, "remote", "people", "s3://incoming/nope.csv", check=False)
     assert missing.returncode != 0 and "nothing was committed" in missing.stderr, missing.stderr
+    assert "s3://incoming/nope.csv: no object nope.csv in bucket incoming" in missing.stderr, missing.stderr
+    no_bucket = serac(server, "table", "load", warehouse, "remote", "people", "s3://nobucket/x.csv", check=False)
+    assert "s3://nobucket/x.csv: no bucket nobucket" in no_bucket.stderr, no_bucket.stderr
 
 
 def test_progress_on_a_terminal(server, catalog, warehouse, tmp_path):

@@ -296,7 +296,7 @@ Result<std::string> S3Client::GetObject(std::string_view bucket, std::string_vie
   SERAC_ASSIGN_OR_RETURN(http::ClientResponse response,
                          S3Requests(options_).Send(call, false, limits::kS3ClientObjectBytesMax));
   if (response.status != 200 && response.status != 206)
-    return ErrorFromResponse(response, "GET " + std::string(key));
+    return ErrorFromResponse(response, "GET s3://" + std::string(bucket) + "/" + std::string(key));
   return std::move(response.body);
 }
 
@@ -305,7 +305,20 @@ Result<ObjectInfo> S3Client::HeadObject(std::string_view bucket, std::string_vie
   call.method = "HEAD";
   call.raw_path = ObjectPath(bucket, key);
   SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, S3Requests(options_).Send(call, false));
-  if (response.status != 200) return ErrorFromResponse(response, "HEAD " + std::string(key));
+  const std::string location = "s3://" + std::string(bucket) + "/" + std::string(key);
+  if (response.status == 404) {
+    // A HEAD answer has no body to tell a missing key from a missing bucket: ask for the bucket.
+    Call bucket_call;
+    bucket_call.method = "HEAD";
+    bucket_call.raw_path = "/" + UriEncode(bucket, true);
+    auto bucket_response = S3Requests(options_).Send(bucket_call, false);
+    if (bucket_response.ok() && bucket_response->status == 404) {
+      return Error(ErrorCode::kNotFound, location + ": no bucket " + std::string(bucket));
+    }
+    return Error(ErrorCode::kNotFound,
+                 location + ": no object " + std::string(key) + " in bucket " + std::string(bucket));
+  }
+  if (response.status != 200) return ErrorFromResponse(response, "HEAD " + location);
   std::optional<uint64_t> size = ParseUint64(HeaderOr(response, "Content-Length"));
   return ObjectInfo{std::string(key), size.value_or(0), HeaderOr(response, "ETag")};
 }

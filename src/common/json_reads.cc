@@ -28,8 +28,24 @@ Result<Json> ParseJson(std::string_view text) {
                                                   std::to_string(limits::kJsonNestingDepthMax) + " levels)");
   }
   Json parsed = Json::parse(text, /*cb=*/nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return Error(ErrorCode::kInvalidArgument, "malformed JSON");
-  return parsed;
+  if (!parsed.is_discarded()) return parsed;
+  // Parsed again for where it fails: the first byte the parser could not take, as an editor's
+  // line and column (1-based).
+  size_t failed_at = text.size();
+  try {
+    const Json unreachable = Json::parse(text);  // throws: the text did not parse above
+    static_cast<void>(unreachable);
+  } catch (const Json::parse_error& e) {
+    failed_at = std::min(text.size(), e.byte > 0 ? e.byte - 1 : 0);
+  }
+  const std::string_view before = text.substr(0, failed_at);
+  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const size_t line_start = before.rfind('\n');
+  const size_t column = failed_at - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  // The text there is not quoted: a configuration file's broken line may hold a secret.
+  return Error(ErrorCode::kInvalidArgument,
+               "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
+                   (failed_at >= text.size() ? " (the text ends too early)" : ""));
 }
 
 std::string StringOr(const Json& object, const char* key, std::string_view fallback) {

@@ -358,8 +358,9 @@ struct DataFileWriter::State {
     return Status::Ok();
   }
 
-  Status Append(const std::shared_ptr<arrow::RecordBatch>& batch, const std::string& path,
-                int64_t first_row) {
+  // `origin` names the rows in messages (a file, or a context such as the table's name).
+  Status Append(const std::shared_ptr<arrow::RecordBatch>& batch, const InputFile& origin, int64_t first_row) {
+    const std::string& path = origin.path;
     if (batch->num_rows() == 0) return Status::Ok();
     if (spec.fields.empty()) return Write({}, batch);
     // Rows by partition, in the order partitions first appear.
@@ -372,9 +373,8 @@ struct DataFileWriter::State {
                                DatumAt(*batch->column(source_columns[f]), row, *source_types[f]));
         auto value = transforms[f].Apply(*source_types[f], source);
         if (!value.ok()) {
-          return Error(ErrorCode::kInvalidArgument, path + ": row " + std::to_string(first_row + row) +
-                                                        ": partition " + spec.fields[f].name + ": " +
-                                                        value.status().message());
+          return Error(ErrorCode::kInvalidArgument, origin.Where(first_row + row) + ": partition " +
+                                                        spec.fields[f].name + ": " + value.status().message());
         }
         tuple[f] = std::move(value).value();
       }
@@ -510,19 +510,20 @@ Status DataFileWriter::AppendTableFile(const std::string& location, iceberg::Fil
 Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat format, iceberg::FileIO* io,
                                            const std::vector<int64_t>* deleted_positions, bool table_file) {
   State& s = *state_;
+  const InputFile input{path, format, io};
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
-                         OpenInputBatches(path, format, *s.arrow_schema, &s.progress.input_bytes, io));
+                         OpenInputBatches(input, *s.arrow_schema, &s.progress.input_bytes));
   // A table's own file is read by field id; one written without ids (a file added as it was) by
   // the current names, as a user's file is.
   const bool by_field_id = table_file && HasFieldIds(*batches->schema());
   int64_t rows = 0;
   size_t next_deleted = 0;  // into deleted_positions: the first at or after `rows`
   while (true) {
-    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, input, *s.arrow_schema, rows));
     if (batch == nullptr) break;
     SERAC_ASSIGN_OR_RETURN(auto conformed,
                            by_field_id ? ProjectByFieldId(*batch, s.arrow_schema, s.schema, path, rows + 1)
-                                       : ConformBatch(*batch, s.arrow_schema, s.schema, path, rows + 1));
+                                       : ConformBatch(*batch, s.arrow_schema, s.schema, input, rows + 1));
     const int64_t batch_end = rows + batch->num_rows();
     if (deleted_positions != nullptr && next_deleted < deleted_positions->size() &&
         (*deleted_positions)[next_deleted] < batch_end) {
@@ -541,7 +542,7 @@ Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat 
       if (!filtered.ok()) return FromArrow(filtered.status(), path);
       conformed = filtered->record_batch();
     }
-    SERAC_RETURN_IF_ERROR(s.Append(conformed, path, rows + 1));
+    SERAC_RETURN_IF_ERROR(s.Append(conformed, input, rows + 1));
     rows += batch->num_rows();
     s.progress.rows += static_cast<uint64_t>(batch->num_rows());
     if (s.on_progress) s.on_progress(s.progress);
@@ -576,7 +577,7 @@ Status DataFileWriter::AppendRows(const std::vector<Row>& rows, const std::strin
   s.placements = placements;
   Status appended;
   try {
-    appended = s.Append(batch, context, first_row);
+    appended = s.Append(batch, InputFile{context}, first_row);
   } catch (const std::exception& e) {
     appended = Error(ErrorCode::kInvalidArgument, context + ": " + e.what());
   }
@@ -596,7 +597,7 @@ Status DataFileWriter::AppendBatch(RowBatchBuilder& rows, const std::string& con
     return Error(ErrorCode::kInternal, context + ": rows built for another schema");
   }
   try {
-    SERAC_RETURN_IF_ERROR(s.Append(batch, context, first_row));
+    SERAC_RETURN_IF_ERROR(s.Append(batch, InputFile{context}, first_row));
   } catch (const std::exception& e) {
     return Error(ErrorCode::kInvalidArgument, context + ": " + e.what());
   }

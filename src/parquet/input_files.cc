@@ -7,6 +7,9 @@
 #include <arrow/json/api.h>
 #include <parquet/arrow/reader.h>
 
+#include <algorithm>
+#include <cctype>
+#include <functional>
 #include <mutex>
 
 #include "common/encoding.h"
@@ -44,8 +47,9 @@ int SchemaIndex(const arrow::Schema& arrow_schema, const iceberg::Schema& schema
 }
 
 // "f79c3e09-677c-4bbd-a479-3f349cb785e7" as the uuid's 16 bytes.
-Result<std::shared_ptr<arrow::Array>> UuidsFromText(const arrow::StringArray& text, const std::string& path,
+Result<std::shared_ptr<arrow::Array>> UuidsFromText(const arrow::StringArray& text, const InputFile& file,
                                                     int64_t first_row, const std::string& column) {
+  const std::string& path = file.path;
   arrow::FixedSizeBinaryBuilder builder(arrow::fixed_size_binary(16));
   for (int64_t row = 0; row < text.length(); ++row) {
     if (text.IsNull(row)) {
@@ -56,8 +60,7 @@ Result<std::shared_ptr<arrow::Array>> UuidsFromText(const arrow::StringArray& te
     std::erase(hex, '-');
     std::optional<std::string> bytes = hex.size() == 32 ? HexDecode(hex) : std::nullopt;
     if (!bytes) {
-      return Error(ErrorCode::kInvalidArgument, path + ": row " + std::to_string(first_row + row) +
-                                                    ", column " + column + ": \"" +
+      return Error(ErrorCode::kInvalidArgument, file.Where(first_row + row) + ", column " + column + ": \"" +
                                                     std::string(text.GetView(row)) + "\" is not a uuid");
     }
     SERAC_RETURN_IF_ERROR(FromArrow(builder.Append(*bytes), path));
@@ -67,14 +70,87 @@ Result<std::shared_ptr<arrow::Array>> UuidsFromText(const arrow::StringArray& te
   return out;
 }
 
-// The input batch with the table's columns, in the table's order and types. `first_row` is the
-// batch's first row in the file (1-based in messages).
+// The value at `row` for a message: text quoted as it is in the file, other values as Arrow prints
+// them, cut at a length a terminal line holds.
+std::string ValueText(const arrow::Array& column, int64_t row) {
+  constexpr size_t kShownBytesMax = 200;
+  std::string text;
+  if (column.type_id() == arrow::Type::STRING || column.type_id() == arrow::Type::LARGE_STRING) {
+    auto scalar = column.GetScalar(row);
+    text = scalar.ok() ? "'" + (*scalar)->ToString() + "'" : "the value";
+  } else {
+    auto scalar = column.GetScalar(row);
+    text = scalar.ok() ? (*scalar)->ToString() : "the value";
+  }
+  if (text.size() > kShownBytesMax) text = text.substr(0, kShownBytesMax) + "...";
+  return text;
+}
+
+// The 1-based line a record of a CSV or JSON-lines file starts on, as an editor numbers lines:
+// empty lines are skipped as Arrow's readers skip them, and line breaks inside a CSV value's quotes
+// are lines too. Records count from 1, a CSV file's header included: the first record from
+// `first_record` on that `matches` (its text, the first kRecordTextBytes of it), or any record
+// without `matches`; nullopt past the end.
+Result<std::optional<int64_t>> FindRecordLine(const InputFile& file, int64_t first_record,
+                                              const std::function<bool(std::string_view)>& matches = {}) {
+  constexpr size_t kRecordTextBytes = 64 * 1024;
+  constexpr int64_t kChunkBytes = 1 << 20;
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> input, OpenInput(file.path, file.io));
+  const bool csv = file.format == InputFormat::kCsv;
+  int64_t line = 1;
+  int64_t records = 0;
+  int64_t record_start = 0;  // the line the record being read started on; 0 before its first byte
+  std::string text;          // the record's first bytes
+  bool in_quotes = false;
+  const auto record_ends = [&] {
+    ++records;
+    const bool found = records >= first_record && (!matches || matches(text));
+    record_start = 0;
+    text.clear();
+    return found;
+  };
+  while (true) {
+    auto chunk = input->Read(kChunkBytes);
+    if (!chunk.ok()) return FromArrow(chunk.status(), file.path);
+    const std::string_view bytes(reinterpret_cast<const char*>((*chunk)->data()),
+                                 static_cast<size_t>((*chunk)->size()));
+    for (const char c : bytes) {
+      if (c == '\n' && !in_quotes && record_start != 0) {
+        const int64_t started = record_start;
+        if (record_ends()) return std::optional<int64_t>(started);
+      }
+      if (c == '\n') {
+        ++line;
+        continue;
+      }
+      if (c == '\r' || (!csv && (c == ' ' || c == '\t') && record_start == 0)) continue;
+      if (record_start == 0) record_start = line;
+      if (matches && text.size() < kRecordTextBytes) text.push_back(c);
+      if (csv && c == '"') in_quotes = !in_quotes;
+    }
+    if (bytes.empty()) break;
+  }
+  const int64_t started = record_start;
+  if (record_start != 0 && record_ends()) return std::optional<int64_t>(started);
+  return std::optional<int64_t>();
+}
+
 }  // namespace
+
+std::string InputFile::Where(int64_t row) const {
+  if (format == InputFormat::kCsv || format == InputFormat::kJsonLines) {
+    auto line = FindRecordLine(*this, format == InputFormat::kCsv ? row + 1 : row);
+    if (line.ok() && line->has_value()) return path + ": line " + std::to_string(**line);
+  }
+  return path + ": row " + std::to_string(row);
+}
+
 
 Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatch& input,
                                                          const std::shared_ptr<arrow::Schema>& arrow_schema,
                                                          const iceberg::Schema& schema,
-                                                         const std::string& path, int64_t first_row) {
+                                                         const InputFile& file, int64_t first_row) {
+  const std::string& path = file.path;
   for (const auto& field : input.schema()->fields()) {
     if (arrow_schema->GetFieldIndex(field->name()) < 0 && !schema.FindFieldByName(field->name())) {
       return Error(ErrorCode::kInvalidArgument,
@@ -102,7 +178,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
           column->type_id() == arrow::Type::STRING &&
           schema.fields[static_cast<size_t>(SchemaIndex(*arrow_schema, schema, c))].type.id ==
               iceberg::TypeId::kUuid) {
-        SERAC_ASSIGN_OR_RETURN(column, UuidsFromText(static_cast<const arrow::StringArray&>(*column), path,
+        SERAC_ASSIGN_OR_RETURN(column, UuidsFromText(static_cast<const arrow::StringArray&>(*column), file,
                                                      first_row, target->name()));
       }
       if (!column->type()->Equals(*target->type(), /*check_metadata=*/false)) {
@@ -113,10 +189,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
             auto one = arrow::compute::Cast(*column->Slice(row, 1), target->type(),
                                             arrow::compute::CastOptions::Safe());
             if (!one.ok()) {
-              return Error(ErrorCode::kInvalidArgument,
-                           path + ": row " + std::to_string(first_row + row) + ", column " + target->name() +
-                               ": the value does not fit " + target->type()->ToString() + " (" +
-                               one.status().message() + ")");
+              return Error(ErrorCode::kInvalidArgument, file.Where(first_row + row) + ", column " +
+                                                            target->name() + ": " + ValueText(*column, row) +
+                                                            " does not fit " + target->type()->ToString() +
+                                                            " (" + one.status().message() + ")");
             }
           }
           return FromArrow(cast.status(), path + ": column " + target->name());
@@ -126,9 +202,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
       if (!target->nullable() && column->null_count() > 0) {
         for (int64_t row = 0; row < column->length(); ++row) {
           if (column->IsNull(row)) {
-            return Error(ErrorCode::kInvalidArgument, path + ": row " + std::to_string(first_row + row) +
-                                                          ", column " + target->name() +
-                                                          ": null in a required column");
+            return Error(ErrorCode::kInvalidArgument, file.Where(first_row + row) + ", column " +
+                                                          target->name() + ": null in a required column");
           }
         }
       }
@@ -196,12 +271,127 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(const std::string
   return std::shared_ptr<arrow::io::RandomAccessFile>(*opened);
 }
 
-Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::string& path,
-                                                                   InputFormat format,
+namespace {
+
+// The number Arrow's JSON reader ends a parse error with (" in row K", counted from 0 in the block
+// that failed), and the message without it.
+std::optional<int64_t> TrailingJsonRow(std::string& message) {
+  const size_t at = message.rfind(" in row ");
+  if (at == std::string::npos) return std::nullopt;
+  int64_t row = 0;
+  const std::string digits = message.substr(at + 8);
+  if (digits.empty() || digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+    return std::nullopt;
+  }
+  for (const char c : digits) row = row * 10 + (c - '0');
+  message.resize(at);
+  return row;
+}
+
+// A JSON-lines read error with its line. Arrow's reader ends a parse error with the row in the block
+// that failed (a batch is made of each block, so the block starts after `rows_read` rows), and names
+// only the value of one it cannot convert ("Failed to convert JSON to timestamp[us], couldn't
+// parse:2024-13-01"), found in the first record from there that holds it.
+Status JsonReadError(const InputFile& file, int64_t rows_read, std::string message) {
+  if (const std::optional<int64_t> row = TrailingJsonRow(message)) {
+    return Error(ErrorCode::kInvalidArgument, file.Where(rows_read + *row + 1) + ": " + message);
+  }
+  constexpr std::string_view kConvert = "Failed to convert JSON to ";
+  constexpr std::string_view kValue = ", couldn't parse:";
+  const size_t value_at = message.find(kValue);
+  if (message.starts_with(kConvert) && value_at != std::string::npos) {
+    const std::string type = message.substr(kConvert.size(), value_at - kConvert.size());
+    const std::string value = message.substr(value_at + kValue.size());
+    auto line = FindRecordLine(file, rows_read + 1, [&](std::string_view text) {
+      return text.find(value) != std::string_view::npos;
+    });
+    if (line.ok() && line->has_value()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   file.path + ": line " + std::to_string(**line) + ": '" + value + "' does not convert to " + type);
+    }
+  }
+  return Error(ErrorCode::kInvalidArgument,
+               file.path + ": after row " + std::to_string(rows_read) + ": " + message);
+}
+
+// Arrow's CSV reader gives a record it cannot parse by its text, and names a value it cannot convert
+// by the column's index ("In CSV column #1: CSV conversion error to int32: invalid value 'abc'",
+// or only "Rescaling Decimal value would cause data loss"). The file is read again with its columns
+// as text, from the failed batch on (`rows_read` rows before it), and the first value that is the
+// one named (or that does not convert) gives the line, the column's name and the value: that
+// error, or Ok when the message is not of this kind or the value is not found.
+Status LocateCsvError(const InputFile& file, const arrow::Schema& arrow_schema, int64_t rows_read,
+                      const std::string& message) {
+  // "CSV parse error: Expected 2 columns, got 3: 3,1.5,x" ends with the record's text.
+  constexpr std::string_view kParseError = "CSV parse error: ";
+  if (const size_t got = message.find(", got "); message.starts_with(kParseError) && got != std::string::npos) {
+    const size_t text = message.find(": ", got);
+    if (text == std::string::npos) return Status::Ok();
+    const std::string_view record = std::string_view(message).substr(text + 2);
+    auto line = FindRecordLine(file, rows_read + 2, [&](std::string_view t) { return t.starts_with(record); });
+    if (!line.ok() || !line->has_value()) return Status::Ok();
+    return Error(ErrorCode::kInvalidArgument, file.path + ": line " + std::to_string(**line) + ": " +
+                                                  message.substr(kParseError.size(), text - kParseError.size()));
+  }
+  constexpr std::string_view kPrefix = "In CSV column #";
+  const size_t colon = message.find(": ");
+  if (!message.starts_with(kPrefix) || colon == std::string::npos) return Status::Ok();
+  int column_index = 0;
+  for (size_t i = kPrefix.size(); i < colon; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(message[i])) || column_index > 1'000'000) return Status::Ok();
+    column_index = column_index * 10 + (message[i] - '0');
+  }
+  std::string problem = message.substr(colon + 2);
+  std::optional<std::string> named_value;
+  constexpr std::string_view kInvalid = "invalid value '";
+  if (const size_t at = problem.find(kInvalid); at != std::string::npos && problem.ends_with("'")) {
+    named_value = problem.substr(at + kInvalid.size(), problem.size() - at - kInvalid.size() - 1);
+    problem.resize(at);
+    while (!problem.empty() && (problem.back() == ' ' || problem.back() == ':')) problem.pop_back();
+  }
+
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> input, OpenInput(file.path, file.io));
+  auto convert_options = arrow::csv::ConvertOptions::Defaults();
+  convert_options.strings_can_be_null = true;
+  for (const auto& field : arrow_schema.fields()) convert_options.column_types[field->name()] = arrow::utf8();
+  auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), input,
+                                                  arrow::csv::ReadOptions::Defaults(),
+                                                  arrow::csv::ParseOptions::Defaults(), convert_options);
+  if (!reader.ok() || column_index >= (*reader)->schema()->num_fields()) return Status::Ok();
+  const std::string name = (*reader)->schema()->field(column_index)->name();
+  const std::shared_ptr<arrow::Field> target = arrow_schema.GetFieldByName(name);
+  if (target == nullptr) return Status::Ok();
+  int64_t row = 0;  // rows before the batch
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    if (!(*reader)->ReadNext(&batch).ok() || batch == nullptr) return Status::Ok();
+    const auto& text = static_cast<const arrow::StringArray&>(*batch->column(column_index));
+    for (int64_t i = 0; i < text.length(); ++i) {
+      if (row + i < rows_read || text.IsNull(i)) continue;
+      bool found = false;
+      if (named_value) {
+        found = text.GetView(i) == *named_value;
+      } else {
+        found = !arrow::compute::Cast(*text.Slice(i, 1), target->type(), arrow::compute::CastOptions::Safe()).ok();
+      }
+      if (found) {
+        return Error(ErrorCode::kInvalidArgument, file.Where(row + i + 1) + ", column " + name + ": " +
+                                                      ValueText(text, i) + " does not convert to " +
+                                                      target->type()->ToString() + " (" + problem + ")");
+      }
+    }
+    row += batch->num_rows();
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const InputFile& file,
                                                                    const arrow::Schema& arrow_schema,
-                                                                   uint64_t* input_bytes,
-                                                                   iceberg::FileIO* io) {
-  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> input, OpenInput(path, io));
+                                                                   uint64_t* input_bytes) {
+  const std::string& path = file.path;
+  const InputFormat format = file.format;
+  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> input, OpenInput(path, file.io));
   auto size = input->GetSize();
   if (size.ok() && input_bytes != nullptr) *input_bytes += static_cast<uint64_t>(*size);
 
@@ -238,20 +428,30 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::st
     }
     auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), input, read_options,
                                                     parse_options, convert_options);
-    if (!reader.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
+    if (!reader.ok()) {
+      // Making the reader reads the first block.
+      SERAC_RETURN_IF_ERROR(LocateCsvError(file, arrow_schema, 0, reader.status().message()));
+      return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
+    }
     batches = *reader;
   } else {
     auto read_options = arrow::json::ReadOptions::Defaults();
     auto parse_options = arrow::json::ParseOptions::Defaults();
     // Columns of the types Arrow's JSON reader converts itself; the others are read as inferred
     // (strings) and converted by Conform. Columns the table lacks are reported by Conform too.
+    // ints and floats are read wide and narrowed by Conform too, which names the row and column of
+    // a value too large (Arrow's reader names neither).
     arrow::FieldVector readable;
     for (const auto& field : arrow_schema.fields()) {
       switch (field->type()->id()) {
-        case arrow::Type::BOOL:
         case arrow::Type::INT32:
-        case arrow::Type::INT64:
+          readable.push_back(field->WithType(arrow::int64()));
+          break;
         case arrow::Type::FLOAT:
+          readable.push_back(field->WithType(arrow::float64()));
+          break;
+        case arrow::Type::BOOL:
+        case arrow::Type::INT64:
         case arrow::Type::DOUBLE:
         case arrow::Type::STRING:
         case arrow::Type::TIMESTAMP:
@@ -264,7 +464,10 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::st
     parse_options.explicit_schema = arrow::schema(readable);
     parse_options.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
     auto reader = arrow::json::StreamingReader::Make(input, read_options, parse_options);
-    if (!reader.ok()) return Error(ErrorCode::kInvalidArgument, path + ": " + reader.status().message());
+    if (!reader.ok()) {
+      // Making the reader reads the first block.
+      return JsonReadError(file, 0, reader.status().message());
+    }
     batches = *reader;
   }
 
@@ -272,12 +475,18 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::st
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> NextInputBatch(arrow::RecordBatchReader& batches,
-                                                           const std::string& path, int64_t rows_read) {
+                                                           const InputFile& file,
+                                                           const arrow::Schema& arrow_schema, int64_t rows_read) {
   std::shared_ptr<arrow::RecordBatch> batch;
   const arrow::Status read = batches.ReadNext(&batch);
   if (!read.ok()) {
+    std::string message = read.message();
+    if (file.format == InputFormat::kJsonLines) return JsonReadError(file, rows_read, message);
+    if (file.format == InputFormat::kCsv) {
+      SERAC_RETURN_IF_ERROR(LocateCsvError(file, arrow_schema, rows_read, message));
+    }
     return Error(ErrorCode::kInvalidArgument,
-                 path + ": after row " + std::to_string(rows_read) + ": " + read.message());
+                 file.path + ": after row " + std::to_string(rows_read) + ": " + message);
   }
   return batch;
 }

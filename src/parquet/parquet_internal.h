@@ -130,27 +130,38 @@ Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
 // A local file, or with `io` a location read through it.
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(const std::string& path, iceberg::FileIO* io);
 
+// An input file, for reading it and for messages that say where a row of it is.
+struct InputFile {
+  std::string path;
+  InputFormat format = InputFormat::kParquet;
+  iceberg::FileIO* io = nullptr;  // where `path` is read from; a local file without one
+
+  // "PATH: line L" for CSV and JSON lines, the line an editor shows the 1-based `row` on (found by
+  // reading the file again, so for messages only); "PATH: row R" otherwise.
+  std::string Where(int64_t row) const;
+};
+
 // An input file's batches (OpenInput's), as Arrow reads it: Parquet as written, CSV and JSON lines
 // with the columns `arrow_schema` has read as its types. `input_bytes` (optional) grows by the
 // file's size.
-Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const std::string& path,
-                                                                   InputFormat format,
+Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const InputFile& file,
                                                                    const arrow::Schema& arrow_schema,
-                                                                   uint64_t* input_bytes,
-                                                                   iceberg::FileIO* io = nullptr);
+                                                                   uint64_t* input_bytes);
 
-// The next batch of an input file (nullptr at its end); a read error names the file and how many
-// rows were read before it.
+// The next batch of an input file (nullptr at its end). A read error says where: for a value CSV
+// cannot convert to its column's type in `arrow_schema`, the line, the column's name and the value;
+// for JSON lines, the line; otherwise how many rows were read before it.
 Result<std::shared_ptr<arrow::RecordBatch>> NextInputBatch(arrow::RecordBatchReader& batches,
-                                                           const std::string& path, int64_t rows_read);
+                                                           const InputFile& file,
+                                                           const arrow::Schema& arrow_schema, int64_t rows_read);
 
 // The batch with `arrow_schema`'s columns (the table's, from ToArrowSchema(schema)), in its order
-// and types; kInvalidArgument naming the file, row (`first_row` is the batch's first, 1-based) and
-// column of a value that does not fit, or a column the table lacks.
+// and types; kInvalidArgument naming the file, row (`first_row` is the batch's first, 1-based),
+// column and value that does not fit, or a column the table lacks.
 Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatch& input,
                                                          const std::shared_ptr<arrow::Schema>& arrow_schema,
                                                          const iceberg::Schema& schema,
-                                                         const std::string& path, int64_t first_row);
+                                                         const InputFile& file, int64_t first_row);
 
 // The builder's rows as a batch (the builder emptied for the next); its kept error, if any, with
 // `context` in front.

@@ -71,8 +71,9 @@ Result<RowKeys> RowKeys::ReadColumns(const std::string& path, InputFormat format
                                      const iceberg::Schema& schema, iceberg::FileIO* io,
                                      const std::vector<int32_t>* only_field_ids) {
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Schema> table_arrow, ToArrowSchema(schema));
+  const InputFile input{path, format, io};
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
-                         OpenInputBatches(path, format, *table_arrow, nullptr, io));
+                         OpenInputBatches(input, *table_arrow, nullptr));
   RowKeys keys;
   std::shared_ptr<arrow::Schema> key_arrow;
   // A table's equality delete file, written under any of its schemas, is read by field id (its
@@ -80,7 +81,8 @@ Result<RowKeys> RowKeys::ReadColumns(const std::string& path, InputFormat format
   const bool by_field_id = only_field_ids != nullptr && HasFieldIds(*batches->schema());
   int64_t rows = 0;
   while (true) {
-    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch,
+                           NextInputBatch(*batches, input, *table_arrow, rows));
     if (batch == nullptr) break;
     if (key_arrow == nullptr) {
       for (const auto& field : batch->schema()->fields()) {
@@ -122,7 +124,7 @@ Result<RowKeys> RowKeys::ReadColumns(const std::string& path, InputFormat format
     }
     SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> conformed,
                            by_field_id ? ProjectByFieldId(*batch, key_arrow, keys.key_schema_, path, rows + 1)
-                                       : ConformBatch(*batch, key_arrow, keys.key_schema_, path, rows + 1));
+                                       : ConformBatch(*batch, key_arrow, keys.key_schema_, input, rows + 1));
     std::string key;
     for (int64_t row = 0; row < conformed->num_rows(); ++row) {
       key.clear();
@@ -385,14 +387,16 @@ Result<std::map<std::string, std::vector<int64_t>>> ReadPositionDeletes(
   const std::string& path = delete_file.file_path;
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Schema> arrow_schema, ToArrowSchema(schema));
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
-                         OpenInputBatches(path, InputFormat::kParquet, *arrow_schema, nullptr, &io));
+                         OpenInputBatches(InputFile{path, InputFormat::kParquet, &io}, *arrow_schema, nullptr));
   std::map<std::string, std::vector<int64_t>> positions;
   int64_t rows = 0;
   while (true) {
-    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, path, rows));
+    const InputFile input{path, InputFormat::kParquet, &io};
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch,
+                           NextInputBatch(*batches, input, *arrow_schema, rows));
     if (batch == nullptr) break;
     SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> conformed,
-                           ConformBatch(*batch, arrow_schema, schema, path, rows + 1));
+                           ConformBatch(*batch, arrow_schema, schema, input, rows + 1));
     const auto& paths = static_cast<const arrow::StringArray&>(*conformed->column(0));
     const auto& rows_deleted = static_cast<const arrow::Int64Array&>(*conformed->column(1));
     std::vector<int64_t>* current = nullptr;

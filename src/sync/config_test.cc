@@ -122,7 +122,9 @@ TEST(SyncConfigTest, WrongOrMissingFieldsNameTheFileAndTheField) {
                 "update_method": {"replication_slot": "s", "publication": "p", "initial_wait_time": 5}})",
             "source.json: update_method.initial_wait_time: must be between 120 and 2399, not 5"},
            {R"([1, 2])", "source.json: (document): must be a JSON object"},
-           {R"({"host": )", "source.json: not valid JSON"},
+           {R"({"host": )", "source.json: malformed JSON at line 1, column 10 (the text ends too early)"},
+           {"{\n  \"host\": \"h\",\n  \"database\": \"d\"\n  \"username\": \"u\"\n}",
+            "source.json: malformed JSON at line 4, column 12"},
        }) {
     std::vector<ConfigNotice> notices;
     auto source = ParseSourceConfig(c.json, "source.json", notices);

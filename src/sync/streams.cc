@@ -258,7 +258,7 @@ Result<StreamCatalog> ParseStreams(std::string_view text, const std::string& fil
                                    std::vector<ConfigNotice>& notices) {
   auto parsed = ParseJson(text);
   if (!parsed.ok())
-    return Error(ErrorCode::kInvalidArgument, file + ": not valid JSON: " + parsed.status().message());
+    return Error(ErrorCode::kInvalidArgument, file + ": " + parsed.status().message());
   const Json& json = *parsed;
   if (!json.is_object()) return FieldError(file, "(document)", "must be a JSON object");
   ReportUnknown(json, {"streams", "selected_streams"}, file, "", notices);
