@@ -221,3 +221,24 @@ def test_pyiceberg_config_runs(server, warehouse_name):
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert "from_cli" in result.stdout
+
+
+def test_the_banners_lines_are_all_a_user_needs(server, warehouse_name):
+    """The start-up banner's export line, pasted into a shell with nothing else set, serves the serac
+    CLI (which falls back to the AWS variables) as it serves the AWS CLI; the banner names the
+    catalog's URI and the `serac config` command that prints an engine's settings."""
+    banner = "\n".join(server.stdout_lines)
+    assert f"Catalog:     {server.endpoint}/_iceberg " in banner, banner
+    assert "serac config --engine spark --warehouse my-warehouse" in banner, banner
+    export = next(line.strip() for line in server.stdout_lines if line.strip().startswith("export AWS_"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SERAC_", "AWS_"))}
+    env["SERAC_ROOT_PASSWORD"] = SECRET_KEY  # what the operator's shell started the server with
+    script = (f"{export}\n"
+              f"{serac_binary()} warehouse create {warehouse_name}\n"
+              f"{serac_binary()} warehouse list\n"
+              f"{serac_binary()} config --engine pyiceberg --warehouse {warehouse_name}\n")
+    out = subprocess.run(["bash", "-euc", script], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert warehouse_name in out.stdout
+    assert f"{server.endpoint}/_iceberg" in out.stdout
+    assert "AWS_ENDPOINT_URL" in export

@@ -22,16 +22,29 @@ std::string StringField(const Json& object, const char* key) {
 
 Connection ResolveConnection(const ConnectionFlags& flags,
                              const std::function<const char*(const char* name)>& environment) {
-  auto pick = [&environment](const std::string& flag, const char* variable, std::string fallback) {
-    if (!flag.empty()) return flag;
+  auto set = [&environment](const char* variable) {
     const char* value = environment(variable);
-    return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+    return value != nullptr && *value != '\0';
+  };
+  // The flag, else the first variable set, else the fallback.
+  auto pick = [&](const std::string& flag, std::initializer_list<const char*> variables, std::string fallback) {
+    if (!flag.empty()) return flag;
+    for (const char* variable : variables) {
+      if (set(variable)) return std::string(environment(variable));
+    }
+    return fallback;
   };
   Connection connection;
-  connection.endpoint = pick(flags.endpoint, "SERAC_ENDPOINT", connection.endpoint);
-  connection.access_key = pick(flags.access_key, "SERAC_ACCESS_KEY", "");
-  connection.secret_key = pick(flags.secret_key, "SERAC_SECRET_KEY", "");
-  connection.region = pick(flags.region, "SERAC_REGION", connection.region);
+  connection.endpoint =
+      pick(flags.endpoint, {"SERAC_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}, connection.endpoint);
+  // A key pair comes from one place: serac's own variables when either is set, else the AWS SDK's
+  // (the lines the server's start-up banner prints).
+  const bool serac_keys = set("SERAC_ACCESS_KEY") || set("SERAC_SECRET_KEY");
+  connection.access_key =
+      pick(flags.access_key, {serac_keys ? "SERAC_ACCESS_KEY" : "AWS_ACCESS_KEY_ID"}, "");
+  connection.secret_key =
+      pick(flags.secret_key, {serac_keys ? "SERAC_SECRET_KEY" : "AWS_SECRET_ACCESS_KEY"}, "");
+  connection.region = pick(flags.region, {"SERAC_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"}, connection.region);
   connection.ca_file = flags.ca_file;
   connection.insecure = flags.insecure;
   return connection;
@@ -75,7 +88,8 @@ std::string ErrorMessageFromResponse(int status, std::string_view body) {
 Result<std::string> ApiClient::Call(const ApiRequest& api) const {
   if (connection_.access_key.empty() || connection_.secret_key.empty()) {
     return Error(ErrorCode::kInvalidArgument,
-                 "no credentials: pass --access-key/--secret-key or set SERAC_ACCESS_KEY/SERAC_SECRET_KEY");
+                 "no credentials: pass --access-key/--secret-key or set SERAC_ACCESS_KEY/SERAC_SECRET_KEY "
+                 "(or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)");
   }
   SERAC_ASSIGN_OR_RETURN(http::ClientRequest request, BuildSignedRequest(connection_, api, Now()));
   SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, http::Send(request));

@@ -116,6 +116,35 @@ TEST(ResolveConnectionTest, FlagsBeatEnvironmentBeatsDefaults) {
   EXPECT_EQ(defaults.secret_key, "");
 }
 
+TEST(ResolveConnectionTest, TheAwsVariablesServeWhenSeracsAreUnset) {
+  std::map<std::string, std::string> environment = {{"AWS_ENDPOINT_URL", "http://aws:9"},
+                                                    {"AWS_ACCESS_KEY_ID", "AWSKEY"},
+                                                    {"AWS_SECRET_ACCESS_KEY", "aws-secret"},
+                                                    {"AWS_DEFAULT_REGION", "eu-west-1"}};
+  auto lookup = [&environment](const char* name) -> const char* {
+    auto found = environment.find(name);
+    return found == environment.end() ? nullptr : found->second.c_str();
+  };
+  Connection connection = ResolveConnection(ConnectionFlags{}, lookup);
+  EXPECT_EQ(connection.endpoint, "http://aws:9");
+  EXPECT_EQ(connection.access_key, "AWSKEY");
+  EXPECT_EQ(connection.secret_key, "aws-secret");
+  EXPECT_EQ(connection.region, "eu-west-1");
+
+  // serac's own variables win, and a key pair is never half one and half the other.
+  environment["SERAC_ENDPOINT"] = "http://serac:1";
+  environment["AWS_ENDPOINT_URL_S3"] = "http://s3-only:2";
+  environment["AWS_REGION"] = "ap-south-1";
+  environment["SERAC_ACCESS_KEY"] = "SERACKEY";
+  connection = ResolveConnection(ConnectionFlags{}, lookup);
+  EXPECT_EQ(connection.endpoint, "http://serac:1");
+  EXPECT_EQ(connection.access_key, "SERACKEY");
+  EXPECT_EQ(connection.secret_key, "");
+  EXPECT_EQ(connection.region, "ap-south-1");
+  environment.erase("SERAC_ENDPOINT");
+  EXPECT_EQ(ResolveConnection(ConnectionFlags{}, lookup).endpoint, "http://s3-only:2");
+}
+
 TEST(ErrorMessageTest, UsesIcebergErrorResponse) {
   std::string body =
       R"({"error":{"message":"Namespace does not exist: a","type":"NoSuchNamespaceException","code":404}})";

@@ -67,12 +67,17 @@ std::string FormatStartupBanner(const BannerInput& input) {
     out += "\n";
   }
   if (!input.fsync) out += "  WARNING:     --no-fsync: acknowledged writes can be lost on power failure\n";
-  out += "\nAWS CLI:\n";
+  const std::string endpoint = input.endpoints.empty() ? std::string() : input.endpoints.front();
+  out += "  Catalog:     " + endpoint + "/_iceberg (Iceberg REST: SigV4 as s3tables, or OAuth2)\n";
+  // The serac CLI reads the AWS variables too, so these lines serve the AWS CLI, SDKs and serac.
+  out += "\nAWS CLI, SDKs and the serac CLI:\n";
   out += "  export AWS_ACCESS_KEY_ID=" + ShellQuote(input.root.credentials.access_key) +
          " AWS_SECRET_ACCESS_KEY=" + SecretExpression(input.root) +
-         " AWS_DEFAULT_REGION=" + ShellQuote(input.region) + "\n";
-  std::string endpoint = input.endpoints.empty() ? std::string() : input.endpoints.front();
+         " AWS_DEFAULT_REGION=" + ShellQuote(input.region) + " AWS_ENDPOINT_URL=" + ShellQuote(endpoint) + "\n";
   out += "  aws --endpoint-url " + endpoint + " s3 ls\n";
+  out += "\nIceberg tables:\n";
+  out += "  serac warehouse create my-warehouse\n";
+  out += "  serac config --engine spark --warehouse my-warehouse    (or pyiceberg, trino, duckdb, clickhouse)\n";
   return out;
 }
 

@@ -23,9 +23,11 @@ TEST(StartupBannerTest, ShowsGeneratedSecretOnce) {
   EXPECT_NE(banner.find("Endpoint:    http://10.0.0.5:9000\n"), std::string::npos);
   EXPECT_NE(banner.find("Access key:  AKEXAMPLE"), std::string::npos);
   EXPECT_NE(banner.find("export AWS_ACCESS_KEY_ID=AKEXAMPLE AWS_SECRET_ACCESS_KEY=SeCrEtExAmPlE1234567 "
-                        "AWS_DEFAULT_REGION=us-east-1\n"),
+                        "AWS_DEFAULT_REGION=us-east-1 AWS_ENDPOINT_URL=http://127.0.0.1:9000\n"),
             std::string::npos);
   EXPECT_NE(banner.find("aws --endpoint-url http://127.0.0.1:9000 s3 ls\n"), std::string::npos);
+  EXPECT_NE(banner.find("Catalog:     http://127.0.0.1:9000/_iceberg "), std::string::npos);
+  EXPECT_NE(banner.find("serac config --engine spark --warehouse my-warehouse"), std::string::npos);
   EXPECT_NE(banner.find("it will not be shown again"), std::string::npos);
 }
 
