@@ -12,7 +12,7 @@ from catalog_util import CatalogApi
 from s3util import SeracServer
 
 MiB = 1024 * 1024
-CACHES_BYTES_MAX = (128 + 16 + 64 + 48 + 32) * MiB  # limits::kCatalogCachesBytesMax
+CACHES_BYTES_MAX = (128 + 16 + 64 + 48 + 32 + 32) * MiB  # limits::kCatalogCachesBytesMax
 ROUNDS = 4
 TABLES_PER_ROUND = 30
 SCHEMA = {"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "id", "type": "long", "required": False}]}

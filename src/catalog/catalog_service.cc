@@ -11,9 +11,11 @@
 #include "auth/payload.h"
 #include "catalog/catalog_internal.h"
 #include "catalog/catalog_oauth.h"
+#include "catalog/idempotency.h"
 #include "catalog/in_process_tables.h"
 #include "common/clock.h"
 #include "common/encoding.h"
+#include "common/hash.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "iceberg/table_catalog.h"
@@ -41,6 +43,7 @@ std::mutex& Backend::CommitLock(const meta::EntityId& table) {
 
 struct CatalogService::Impl {
   Backend backend;
+  IdempotencyStore idempotency{std::chrono::seconds(limits::kIdempotencyKeyLifetimeSeconds)};
 };
 
 namespace {
@@ -542,11 +545,27 @@ HandlerResult Dispatch(RequestContext& ctx, const Match& match, bool decode_erro
   return match.route->handler(ctx);
 }
 
+// The answer kept for an earlier request with the same Idempotency-Key, sent again.
+void SendRecorded(RequestContext& ctx, const RecordedResponse& recorded) {
+  ctx.response.SetStatus(recorded.status);
+  for (const auto& [name, value] : recorded.headers) ctx.response.AddHeader(name, value);
+  ctx.response.AddHeader("Idempotent-Replayed", "true");
+  ctx.outcome.bytes_out += recorded.body.size();
+  (void)ctx.response.Send(recorded.body);
+}
+
+// An Idempotency-Key is printable ASCII of a bounded length (the specification's are UUIDv7s).
+bool IdempotencyKeyValid(std::string_view key) {
+  return !key.empty() && key.size() <= limits::kIdempotencyKeyBytesMax &&
+         std::all_of(key.begin(), key.end(), [](char c) { return c > 0x20 && c < 0x7F; });
+}
+
 }  // namespace
 
 void CatalogService::Handle(const http::Request& request, http::BodyReader& body,
                             http::ResponseWriter& response, http::RequestOutcome& outcome) {
-  RequestContext ctx(impl_->backend, request, body, response, outcome);
+  RecordingResponseWriter recorder(response);
+  RequestContext ctx(impl_->backend, request, body, recorder, outcome);
   outcome.operation = "Catalog";
   std::string_view path = request.path;
   path.remove_prefix(std::min(path.size(), kBasePath.size()));
@@ -561,6 +580,47 @@ void CatalogService::Handle(const http::Request& request, http::BodyReader& body
   if (!error) error = Authenticate(ctx);
   if (error && HasUnreadBody(ctx)) ctx.response.CloseAfterResponse();  // never wait for an unproven body
   if (!error) error = ReadBody(ctx);
+  // A mutation with an Idempotency-Key, once its principal is proven: the first answer again for a
+  // retry, or this one run and its answer kept. A request that ends without Finish (an exception)
+  // forgets its key, so a retry runs it.
+  std::optional<std::string> idempotency_scope;
+  struct ForgetUnlessFinished {
+    IdempotencyStore& store;
+    std::optional<std::string>& scope;
+    ~ForgetUnlessFinished() {
+      if (scope) store.Finish(*scope, RecordedResponse{});
+    }
+  } forget_unless_finished{impl_->idempotency, idempotency_scope};
+  const std::string* idempotency_key = request.FindHeader("idempotency-key");
+  if (!error && idempotency_key != nullptr && match.route != nullptr && request.method != "GET" &&
+      request.method != "HEAD") {
+    if (!IdempotencyKeyValid(*idempotency_key)) {
+      error = BadRequest("Idempotency-Key must be 1 to " + std::to_string(limits::kIdempotencyKeyBytesMax) +
+                         " printable ASCII characters");
+    } else {
+      const std::string scope = ctx.principal.access_key + '\n' + *idempotency_key;
+      const std::string fingerprint =
+          request.method + ' ' + request.path + '?' + request.query + '\n' + Sha256Hex(ctx.body);
+      RecordedResponse replay;
+      switch (impl_->idempotency.Begin(scope, fingerprint, replay)) {
+        case IdempotencyStore::Claim::kReplay:
+          SendRecorded(ctx, replay);
+          return;
+        case IdempotencyStore::Claim::kMismatch:
+          error = MakeError(422, "UnprocessableEntityException",
+                            "this Idempotency-Key was used for a different request");
+          break;
+        case IdempotencyStore::Claim::kBusy:
+          error = MakeError(503, "ServiceUnavailableException",
+                            "a request with this Idempotency-Key is still running; retry later");
+          break;
+        case IdempotencyStore::Claim::kRun:
+          idempotency_scope = scope;
+          recorder.Record();
+          break;
+      }
+    }
+  }
   try {
     if (!error) error = Dispatch(ctx, match, decode_error);
   } catch (const Json::exception& e) {
@@ -571,6 +631,10 @@ void CatalogService::Handle(const http::Request& request, http::BodyReader& body
     error = BadRequest(std::string("malformed request body: ") + e.what());
   }
   if (error) SendError(ctx, *error);
+  if (idempotency_scope) {
+    impl_->idempotency.Finish(*idempotency_scope, recorder.recorded());
+    idempotency_scope.reset();
+  }
 }
 
 std::vector<RouteAccess> RouteAccessTable() {

@@ -11,6 +11,15 @@ IcebergError NoSuchWarehouse(std::string_view name) {
   return MakeError(404, "NoSuchWarehouseException", "Warehouse does not exist: " + std::string(name));
 }
 
+// ISO 8601's duration as the REST specification writes idempotency-key-lifetime ("PT30M").
+std::string IsoDuration(int64_t seconds) {
+  std::string text = "PT";
+  if (seconds >= 3600) text += std::to_string(seconds / 3600) + "H";
+  if (seconds % 3600 >= 60) text += std::to_string(seconds % 3600 / 60) + "M";
+  if (seconds % 60 != 0 || seconds == 0) text += std::to_string(seconds % 60) + "S";
+  return text;
+}
+
 // "wh", "s3://wh" and "s3://wh/" all name warehouse "wh".
 std::string WarehouseFromParameter(std::string_view value) {
   if (auto location = ParseS3Location(value)) return location->bucket;
@@ -72,7 +81,10 @@ HandlerResult GetConfig(RequestContext& ctx) {
   if (const std::string mode = WarehouseScanPlanningMode(ctx, warehouse); !mode.empty()) {
     overrides["scan-planning-mode"] = mode;
   }
-  Json body = {{"defaults", defaults}, {"overrides", overrides}, {"endpoints", AdvertisedEndpoints()}};
+  Json body = {{"defaults", defaults},
+               {"overrides", overrides},
+               {"endpoints", AdvertisedEndpoints()},
+               {"idempotency-key-lifetime", IsoDuration(limits::kIdempotencyKeyLifetimeSeconds)}};
   return SendJson(ctx, body);
 }
 
