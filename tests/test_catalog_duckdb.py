@@ -95,3 +95,19 @@ def test_format_version_3_table(catalog, duck):
     snapshots = table.snapshots()
     assert [snapshot.first_row_id for snapshot in snapshots] == [0, 2]
     assert table.metadata.next_row_id == 3
+
+
+def test_duckdb_without_a_region_is_served(server, s3):
+    """DuckDB's S3 secret without REGION signs with an empty region ("AK/DAY//s3/aws4_request"),
+    which MinIO accepts: serac verifies the signature over that scope and serves it too."""
+    bucket = f"noregion-{__import__('uuid').uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="rows.csv", Body=b"id,name\n1,ann\n2,bob\n")
+    con = duckdb_offline.connect()
+    host_port = server.endpoint.split("://", 1)[1]
+    con.execute(f"CREATE SECRET plain (TYPE s3, KEY_ID '{ACCESS_KEY}', SECRET '{SECRET_KEY}', "
+                f"ENDPOINT '{host_port}', URL_STYLE 'path', USE_SSL false)")
+    assert con.execute(f"SELECT count(*) FROM read_csv('s3://{bucket}/rows.csv')").fetchone()[0] == 2
+    con.execute(f"COPY (SELECT 3 AS id) TO 's3://{bucket}/out.parquet' (FORMAT parquet)")
+    assert s3.head_object(Bucket=bucket, Key="out.parquet")["ContentLength"] > 0
+    con.close()

@@ -281,11 +281,13 @@ struct AuthParameters {
   std::string session_token;
 };
 
+// The region may be empty: DuckDB without s3_region signs so, and MinIO (whose region is unset by
+// default) accepts it. The signature covers the scope as sent, so an empty region proves as much.
 std::optional<Scope> ParseCredential(std::string_view credential) {
   std::vector<std::string_view> parts = Split(credential, '/');
   if (parts.size() != 5) return std::nullopt;
-  if (parts[0].empty() || parts[1].size() != 8 || !IsDigits(parts[1]) || parts[2].empty() ||
-      parts[3].empty() || parts[4] != kTerminator) {
+  if (parts[0].empty() || parts[1].size() != 8 || !IsDigits(parts[1]) || parts[3].empty() ||
+      parts[4] != kTerminator) {
     return std::nullopt;
   }
   return Scope{std::string(parts[0]), std::string(parts[1]), std::string(parts[2]), std::string(parts[3])};
