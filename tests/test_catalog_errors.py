@@ -5,12 +5,14 @@ spec gives, and a rejected commit must leave the table unchanged."""
 from __future__ import annotations
 
 import pytest
+import requests
 from botocore.auth import SigV4Auth
 
-from catalog_util import (CatalogApi, assert_iceberg_error, catalog, catalog_api, encode_namespace,  # noqa: F401
-                          warehouse)
+from catalog_util import (CATALOG_BASE, CatalogApi, assert_iceberg_error, catalog, catalog_api,  # noqa: F401
+                          encode_namespace, warehouse)
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField
+from s3util import ACCESS_KEY, SECRET_KEY
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=False))
 
@@ -288,3 +290,81 @@ def test_oversized_properties_and_commits_name_their_limit(catalog_api, table_pa
     assert response.status_code in (400, 413), response.text
     assert "kCatalogUpdatesPerCommitMax" in response.json()["error"]["message"]
     assert metadata_location(catalog_api, table_path) == before
+
+
+# --- What the REST specification's request schemas forbid is refused before anything is stored -----------
+
+
+def test_bodies_the_specification_forbids_are_400_and_change_nothing(catalog_api, warehouse, table_path):
+    """Each was accepted once and then returned by every load, which no longer matched the
+    specification's response schema (an independent schemathesis run found them)."""
+    api = catalog_api
+    before = api.call("GET", table_path).json()
+    snapshot = {"snapshot-id": 7, "timestamp-ms": 1_700_000_000_000, "sequence-number": 1,
+                "manifest-list": "s3://x/m.avro", "summary": {"operation": "append"}}
+    bad_updates = [
+        {"action": "add-encryption-key",
+         "encryption-key": {"key-id": "k", "encrypted-key-metadata": "AAEC", "encrypted-by-id": None}},
+        {"action": "add-snapshot", "snapshot": {**snapshot, "manifest-list": ""}},
+        {"action": "add-snapshot", "snapshot": {**snapshot, "parent-snapshot-id": 7}},
+        {"action": "add-snapshot", "snapshot": {**snapshot, "summary": {"added-files": "1"}}},
+    ]
+    def refused(response):  # Java's parsers name these IllegalArgumentException; both are 400
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["type"] in ("BadRequestException", "IllegalArgumentException")
+
+    for update in bad_updates:
+        refused(api.call("POST", table_path, {"requirements": [], "updates": [update]}))
+    assert api.call("GET", table_path).json()["metadata-location"] == before["metadata-location"]
+
+    views = f"/v1/{warehouse}/namespaces/db/views"
+    version = {"version-id": 1, "timestamp-ms": 1_700_000_000_000, "schema-id": 0, "summary": {},
+               "representations": [{"type": "sql", "sql": "select 1", "dialect": "spark"}],
+               "default-namespace": ["db"]}
+    view = {"name": "v", "schema": {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "required": False, "type": "long"}]}, "view-version": version}
+    for bad in ({**version, "default-catalog": None},
+                {**version, "representations": [{"type": "", "sql": None, "dialect": ""}]},
+                {**version, "representations": [{"type": "other"}]}):
+        refused(api.call("POST", views, {**view, "view-version": bad}))
+    assert api.call("POST", views, view).status_code == 200
+    replace = {"requirements": [], "updates": [
+        {"action": "add-view-version", "view-version": {**version, "version-id": 2, "default-catalog": None}},
+        {"action": "set-current-view-version", "view-version-id": -1}]}
+    refused(api.call("POST", f"{views}/v", replace))
+    assert api.call("GET", f"{views}/v").json()["metadata"]["current-version-id"] == 1
+
+    # reportMetrics needs its report's type (and what every report has).
+    metrics = {"report-type": "scan-report", "table-name": "db.t", "snapshot-id": 1, "filter": True,
+               "schema-id": 0, "projected-field-ids": [1], "projected-field-names": ["id"], "metrics": {}}
+    assert api.call("POST", f"{table_path}/metrics", metrics).status_code == 204
+    del metrics["report-type"]
+    assert_iceberg_error(api.call("POST", f"{table_path}/metrics", metrics), 400, "BadRequestException")
+
+    # An empty pageSize is no page size.
+    listed = api.call("GET", f"/v1/{warehouse}/namespaces", params={"pageSize": ""})
+    assert_iceberg_error(listed, 400, "BadRequestException")
+
+    # createNamespace under a missing parent: the specification documents 400 and 409, not 404.
+    orphan = api.call("POST", f"/v1/{warehouse}/namespaces", {"namespace": ["nowhere", "child"]})
+    assert_iceberg_error(orphan, 400, "BadRequestException")
+    assert "parent namespace does not exist: nowhere" in orphan.json()["error"]["message"]
+
+    # A method a route does not have: 405 with the methods it has.
+    refused = api.call("PUT", table_path, {})
+    assert_iceberg_error(refused, 405, "BadRequestException")
+    assert set(refused.headers["Allow"].split(", ")) == {"GET", "HEAD", "POST", "DELETE"}
+
+
+def test_a_token_exchange_needs_its_subject_token(server, catalog_api):
+    url = server.endpoint + CATALOG_BASE + "/v1/oauth/tokens"
+    issued = requests.post(url, data={"grant_type": "client_credentials", "client_id": ACCESS_KEY,
+                                      "client_secret": SECRET_KEY}, timeout=30).json()
+    bearer = {"Authorization": f"Bearer {issued['access_token']}"}
+    exchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+    alone = requests.post(url, data={"grant_type": exchange}, headers=bearer, timeout=30)
+    assert alone.status_code == 400 and alone.json()["error"] == "invalid_request", alone.text
+    named = requests.post(url, data={"grant_type": exchange, "subject_token": issued["access_token"],
+                                     "subject_token_type": "urn:ietf:params:oauth:token-type:access_token"},
+                          headers=bearer, timeout=30)
+    assert named.status_code == 200, named.text

@@ -133,6 +133,12 @@ HandlerResult CreateNamespace(RequestContext& ctx) {
       return MakeError(409, "AlreadyExistsException", "Namespace already exists: " + display);
     }
     meta::NamespaceLevels parent(record.levels.begin(), record.levels.end() - 1);
+    if (created.code() == ErrorCode::kNotFound) {
+      // The specification documents 400 and 409 for createNamespace, no 404: a request naming a
+      // parent that is not there is a bad request.
+      return BadRequest("Cannot create namespace " + display +
+                        ": parent namespace does not exist: " + NamespaceDisplayName(parent));
+    }
     return ErrorFromStatus(created, NoSuchNamespace(NamespaceDisplayName(parent)));
   }
   return SendJson(ctx, Json{{"namespace", NamespaceToJson(record.levels)},

@@ -230,8 +230,7 @@ std::variant<std::string, OAuthTokenResponse> AuthenticateClient(const OAuthToke
   return rejected;
 }
 
-std::variant<auth::BearerClaims, OAuthTokenResponse> AuthenticateSubject(const OAuthTokenRequest& request,
-                                                                         const Params& params,
+std::variant<auth::BearerClaims, OAuthTokenResponse> AuthenticateSubject(const Params& params,
                                                                          const OAuthTokenCheck& check_token) {
   for (std::string_view name : {"subject_token_type", "requested_token_type"}) {
     const std::string* type = Find(params, name);
@@ -239,13 +238,10 @@ std::variant<auth::BearerClaims, OAuthTokenResponse> AuthenticateSubject(const O
       return InvalidRequest(std::string(name) + " must be " + std::string(kOAuthAccessTokenType));
     }
   }
-  std::string subject;
-  if (const std::string* token = Find(params, "subject_token")) {
-    subject = *token;
-  } else if (Authorization authorization = ParseAuthorization(request.authorization_header);
-             authorization.scheme == "bearer") {
-    subject = authorization.credentials;
-  }
+  // The specification's TokenExchangeRequest requires subject_token; a bearer header alone is not
+  // one (it authenticates the request, it does not name what is exchanged).
+  const std::string* token = Find(params, "subject_token");
+  const std::string subject = token != nullptr ? *token : std::string();
   if (subject.empty()) return InvalidRequest("subject_token is required for a token exchange");
   Result<auth::BearerClaims> claims = check_token(subject);
   if (claims.ok()) return std::move(claims).value();
@@ -294,7 +290,7 @@ OAuthTokenResponse HandleOAuthTokenRequest(const OAuthTokenRequest& request, con
   }
   if (*grant_type == kOAuthGrantTokenExchange) {
     std::variant<auth::BearerClaims, OAuthTokenResponse> subject =
-        AuthenticateSubject(request, *params, check_token);
+        AuthenticateSubject(*params, check_token);
     if (auto* response = std::get_if<OAuthTokenResponse>(&subject)) return std::move(*response);
     // A refresh, not an extension: the new token ends when the one it replaces would have.
     const auth::BearerClaims& claims = std::get<auth::BearerClaims>(subject);

@@ -207,10 +207,10 @@ TEST_F(OAuthTokenTest, TokenExchangeWithSubjectToken) {
   EXPECT_TRUE(key_checks_.empty());  // no client secret involved
 }
 
-TEST_F(OAuthTokenTest, TokenExchangeWithOnlyTheBearerHeader) {
+TEST_F(OAuthTokenTest, TokenExchangeWithOnlyTheBearerHeaderIsRefused) {
   OAuthTokenRequest request = Form("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange");
   request.authorization_header = "Bearer " + ValidToken();
-  ExpectToken(Send(request), kTtl - seconds(60));
+  ExpectError(Send(request), 400, "invalid_request");  // the specification requires subject_token
 }
 
 // ---- errors ----

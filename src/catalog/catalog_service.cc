@@ -250,6 +250,7 @@ struct Match {
   bool has_prefix = false;    // the template has {prefix}
   bool prefix_given = false;  // ... and the request carried it
   bool path_known = false;    // some route matched the path, maybe not the method
+  std::string allowed;        // the methods of the routes that matched the path ("GET, HEAD")
 };
 
 // Each route's template split into segments once, with and without its {prefix} segment.
@@ -322,7 +323,13 @@ Match FindRoute(const std::string& method, std::string_view path, PathParams& pa
     const auto& parts = has_prefix && prefix_less ? templates[i].parts_without_prefix : templates[i].parts;
     if (!MatchTemplate(parts, segments, candidate, decode_error)) continue;
     match.path_known = true;
-    if (method != route.method) continue;
+    if (method != route.method) {
+      if (match.allowed.find(route.method) == std::string::npos) {
+        match.allowed += match.allowed.empty() ? "" : ", ";
+        match.allowed += route.method;
+      }
+      continue;
+    }
     match.route = &route;
     match.has_prefix = has_prefix;
     match.prefix_given = has_prefix && !prefix_less;
@@ -526,7 +533,10 @@ HandlerResult AuthorizeRoute(RequestContext& ctx, AccessScope scope) {
 HandlerResult Dispatch(RequestContext& ctx, const Match& match, bool decode_error) {
   if (match.route == nullptr) {
     if (decode_error) return BadRequest("malformed path segment in " + ctx.request.path);
-    if (match.path_known) return MakeError(405, "BadRequestException", "method not allowed on this route");
+    if (match.path_known) {
+      ctx.response.AddHeader("Allow", match.allowed);
+      return MakeError(405, "BadRequestException", "method not allowed on this route; allowed: " + match.allowed);
+    }
     return MakeError(404, "NotFoundException",
                      "no catalog route for " + ctx.request.method + " " + ctx.request.path);
   }
@@ -661,7 +671,7 @@ HandlerResult ParseJsonObject(RequestContext& ctx, Json& out) {
 
 HandlerResult ReadPaging(RequestContext& ctx, Paging& paging) {
   paging.page_size = limits::kCatalogPageSizeMax;
-  if (const std::string* size = ctx.query.Find("pageSize"); size != nullptr && !size->empty()) {
+  if (const std::string* size = ctx.query.Find("pageSize"); size != nullptr) {
     auto parsed = ParseUint64(*size);
     if (!parsed || *parsed == 0) return BadRequest("pageSize must be a positive integer");
     paging.page_size = static_cast<uint32_t>(std::min<uint64_t>(*parsed, limits::kCatalogPageSizeMax));

@@ -448,10 +448,15 @@ TEST_F(CatalogServiceTest, RenameAndRegister) {
   auto conflict = Post(std::string(kBase) + "/namespaces/db/register",
                        Json{{"name", "back"}, {"metadata-location", file}});
   EXPECT_EQ(conflict.status(), 409);
-  EXPECT_EQ(
-      Post(std::string(kBase) + "/namespaces/db/tables/back/metrics", Json{{"report-type", "scan-report"}})
-          .status(),
-      204);
+  const std::string metrics = std::string(kBase) + "/namespaces/db/tables/back/metrics";
+  const Json report = {{"report-type", "scan-report"}, {"table-name", "db.back"}, {"snapshot-id", 1},
+                       {"metrics", Json::object()}};
+  EXPECT_EQ(Post(metrics, report).status(), 204);
+  for (const char* required : {"report-type", "table-name", "snapshot-id", "metrics"}) {
+    Json incomplete = report;
+    incomplete.erase(required);
+    EXPECT_EQ(Post(metrics, incomplete).status(), 400) << required;
+  }
 }
 
 TEST_F(CatalogServiceTest, ViewLifecycle) {

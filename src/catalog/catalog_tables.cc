@@ -427,6 +427,19 @@ HandlerResult RegisterTable(RequestContext& ctx) {
 HandlerResult ReportMetrics(RequestContext& ctx) {
   Json body;
   if (auto error = ParseJsonObject(ctx, body)) return error;
+  // What the specification's ReportMetricsRequest (a ScanReport or CommitReport) and the
+  // reference's parser require of every report.
+  for (const char* key : {"report-type", "table-name"}) {
+    if (auto it = body.find(key); it == body.end() || !it->is_string()) {
+      return BadRequest(std::string("Invalid metrics report: missing string field: ") + key);
+    }
+  }
+  if (auto it = body.find("snapshot-id"); it == body.end() || !it->is_number_integer()) {
+    return BadRequest("Invalid metrics report: missing integer field: snapshot-id");
+  }
+  if (auto it = body.find("metrics"); it == body.end() || !it->is_object()) {
+    return BadRequest("Invalid metrics report: missing object field: metrics");
+  }
   if (!ctx.entity) return NoSuchTable(EntityDisplayName(ctx));
   return SendNoContent(ctx);  // accepted and dropped: a sink is all clients need
 }

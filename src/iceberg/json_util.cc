@@ -72,6 +72,13 @@ Status CheckOptionalString(const Json& object, const char* key) {
   return Invalid(std::string("Cannot parse to a string value: ") + key + ": " + ShownJson(*it));
 }
 
+Status CheckStringOrAbsent(const Json& object, const char* key) {
+  if (!object.is_object()) return Invalid(std::string("expected an object holding ") + key);
+  auto it = object.find(key);
+  if (it == object.end() || it->is_string()) return Status::Ok();
+  return Invalid(std::string("Cannot parse to a string value: ") + key + ": " + ShownJson(*it));
+}
+
 Status CheckStringMap(const Json& object, const char* key) {
   if (!object.is_object()) return Invalid(std::string("expected an object holding ") + key);
   auto it = object.find(key);

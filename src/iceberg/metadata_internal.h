@@ -112,6 +112,9 @@ Result<int32_t> RequiredInt32(const Json& object, const char* key);             
 Result<std::optional<int32_t>> OptionalInt32(const Json& object, const char* key);  // null = absent
 Result<bool> RequiredBool(const Json& object, const char* key);
 Status CheckOptionalString(const Json& object, const char* key);  // a string, null or absent
+// A string or absent: what the REST specification's request schemas allow for an optional string,
+// whose responses could not hold a null stored from a request.
+Status CheckStringOrAbsent(const Json& object, const char* key);
 Status CheckStringMap(const Json& object, const char* key);       // present: {"k": "v"} only
 Status CheckStringList(const Json& object, const char* key);      // present: ["a", ...] only
 Status CheckInt32List(const Json& object, const char* key);       // present: [1, ...], each an int32

@@ -283,6 +283,20 @@ Status ValidateSnapshot(const Json& snapshot) {
 
 Status ValidateAddedSnapshot(const Json& snapshot, int format_version) {
   SERAC_RETURN_IF_ERROR(ValidateSnapshot(snapshot));
+  // What the specification's Snapshot schema requires of a snapshot a client adds, beyond what the
+  // reference's parser takes from a file: a manifest list to plan from (v2 on), a summary with its
+  // operation, no null where a string belongs, and a parent that is another snapshot.
+  SERAC_RETURN_IF_ERROR(CheckStringOrAbsent(snapshot, "key-id"));
+  if (format_version >= 2) {
+    SERAC_ASSIGN_OR_RETURN(std::string manifest_list, RequiredString(snapshot, "manifest-list"));
+    if (manifest_list.empty()) return Error(ErrorCode::kInvalidArgument, "manifest-list must not be empty");
+  }
+  SERAC_ASSIGN_OR_RETURN(const Json* summary, RequiredMember(snapshot, "summary", Json::value_t::object));
+  SERAC_RETURN_IF_ERROR(RequiredString(*summary, "operation").status());
+  if (snapshot.contains("parent-snapshot-id") &&
+      snapshot.at("parent-snapshot-id") == snapshot.at("snapshot-id")) {
+    return Error(ErrorCode::kInvalidArgument, "a snapshot cannot be its own parent");
+  }
   // A v1 table's last sequence number is 0 and the reference sets it to the added snapshot's.
   SERAC_ASSIGN_OR_RETURN(std::optional<int64_t> sequence, OptionalInt(snapshot, "sequence-number"));
   if (format_version == 1 && sequence.value_or(0) != 0) {

@@ -513,6 +513,8 @@ Status TableBuilder::RemoveSchemas(const Json& update) {
 Status TableBuilder::AddEncryptionKey(const Json& update) {
   SERAC_ASSIGN_OR_RETURN(const Json* key, RequiredMember(update, "encryption-key", Json::value_t::object));
   SERAC_RETURN_IF_ERROR(ValidateEncryptionKey(*key));
+  // The specification's EncryptedKey: encrypted-by-id is a string when present, never null.
+  SERAC_RETURN_IF_ERROR(CheckStringOrAbsent(*key, "encrypted-by-id"));
   if (Upsert(&metadata_.encryption_keys, "key-id", *key)) changed_ = true;
   return Status::Ok();
 }

@@ -288,9 +288,25 @@ TEST(SnapshotValidationTest, ManifestListOrManifestsAndStringSummary) {
   null_parent["parent-snapshot-id"] = nullptr;
   ExpectRefused(table, AfterAChange(AddSnapshot(null_parent)), "parent-snapshot-id");
 
+  // What the specification's Snapshot schema adds for a snapshot a client sends: from v2 on a
+  // manifest list that names a file, a summary with its operation, and a parent other than itself.
   Json manifests = no_list;
   manifests["manifests"] = Json::array({"s3://bucket/t/metadata/m1.avro"});
-  EXPECT_TRUE(MustCommit(table, Json::array({AddSnapshot(manifests), SetMain(1)})).changed);
+  ExpectRefused(table, AfterAChange(AddSnapshot(manifests)), "manifest-list");
+  manifests.erase("sequence-number");  // v1 has none
+  EXPECT_TRUE(MustCommit(NewTable(1), Json::array({AddSnapshot(manifests), SetMain(1)})).changed);
+  Json empty_list = Snapshot(1, std::nullopt, 1, 2000);
+  empty_list["manifest-list"] = "";
+  ExpectRefused(table, AfterAChange(AddSnapshot(empty_list)), "manifest-list must not be empty");
+  Json no_operation = Snapshot(1, std::nullopt, 1, 2000);
+  no_operation["summary"].erase("operation");
+  ExpectRefused(table, AfterAChange(AddSnapshot(no_operation)), "operation");
+  Json own_parent = Snapshot(1, std::nullopt, 1, 2000);
+  own_parent["parent-snapshot-id"] = 1;
+  ExpectRefused(table, AfterAChange(AddSnapshot(own_parent)), "its own parent");
+  Json null_key = Snapshot(1, std::nullopt, 1, 2000);
+  null_key["key-id"] = nullptr;
+  ExpectRefused(table, AfterAChange(AddSnapshot(null_key)), "key-id");
   EXPECT_TRUE(
       MustCommit(table, Json::array({AddSnapshot(Snapshot(1, std::nullopt, 1, 2000)), SetMain(1)})).changed);
 }
@@ -404,6 +420,9 @@ TEST(EncryptionKeyValidationTest, KeyMetadataIsBase64) {
   Json number_by = key;
   number_by["encrypted-by-id"] = 5;
   ExpectRefused(table, AfterAChange(add(number_by)), "encrypted-by-id");
+  Json null_by = number_by;  // the specification's EncryptedKey has no null here
+  null_by["encrypted-by-id"] = nullptr;
+  ExpectRefused(table, AfterAChange(add(null_by)), "encrypted-by-id");
   Json number_property = key;
   number_property["properties"] = {{"a", 1}};
   ExpectRefused(table, AfterAChange(add(number_property)), "a");

@@ -51,6 +51,20 @@ Status ValidateViewVersion(const Json& version) {
   return Status::Ok();
 }
 
+// What the specification's ViewVersion schema requires of a version a client sends, beyond what the
+// reference's parser takes from a file: default-catalog a string when present (never null), and
+// each representation a SQLViewRepresentation (type "sql", sql and dialect strings), the only
+// kind the specification defines and every engine reads.
+Status ValidateRequestedViewVersion(const Json& version) {
+  SERAC_RETURN_IF_ERROR(CheckStringOrAbsent(version, "default-catalog"));
+  for (const Json& representation : version.at("representations")) {
+    if (!IsSqlRepresentation(representation)) {
+      return BadRequest("view representation type must be \"sql\", not " + representation.at("type").dump());
+    }
+  }
+  return Status::Ok();
+}
+
 // The same query under another id or time is the same version, as the reference decides.
 // Two versions are the same when they differ only in id and time: this text of theirs is equal.
 std::string ViewVersionContentKey(const Json& version) {
@@ -116,6 +130,7 @@ Result<int32_t> ViewBuilder::AddSchema(const Json& schema) {
 
 Result<int32_t> ViewBuilder::AddVersion(const Json& requested) {
   SERAC_RETURN_IF_ERROR(ValidateViewVersion(requested));
+  SERAC_RETURN_IF_ERROR(ValidateRequestedViewVersion(requested));
   Json version = requested;
   if (version["schema-id"].get<int64_t>() == kLastAddedId) {
     if (!last_added_schema_id_) return BadRequest("cannot use last added schema: none was added");

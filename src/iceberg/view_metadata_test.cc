@@ -221,13 +221,22 @@ TEST(ViewTest, VersionsNeedWhatTheReferenceParses) {
   big_id["version-id"] = 4294967297;
   ExpectVersionRefused(view, big_id, "version-id");
 
-  // The well-formed twins: a null catalog, and a representation of another type, which needs no
-  // SQL or dialect and does not count as a dialect.
+  // The reference's parser takes a null catalog and representations of other types, but the
+  // specification's ViewVersion has neither, and a load returning them would fail its schema.
+  Json null_catalog = good;
+  null_catalog["default-catalog"] = nullptr;
+  ExpectVersionRefused(view, null_catalog, "default-catalog");
+  Json other_type = good;
+  other_type["representations"].push_back({{"type", "other"}});
+  ExpectVersionRefused(view, other_type, "sql");
+  Json empty_type = good;
+  empty_type["representations"] = Json::array({{{"type", ""}, {"sql", nullptr}, {"dialect", ""}}});
+  ExpectVersionRefused(view, empty_type, "sql");
+
+  // The well-formed twin: no catalog.
   Json twin = good;
   twin["schema-id"] = 0;
-  twin["default-catalog"] = nullptr;
-  twin["representations"].push_back({{"type", "other"}});
-  twin["representations"].push_back({{"type", "other"}});
+  twin.erase("default-catalog");
   auto outcome =
       ApplyViewCommit(view, Json::array(),
                       Json::array({Json{{"action", "add-view-version"}, {"view-version", twin}},
