@@ -289,8 +289,7 @@ OAuthTokenResponse HandleOAuthTokenRequest(const OAuthTokenRequest& request, con
     return Issue(issue, std::get<std::string>(client), issued, issued + ttl, scope);
   }
   if (*grant_type == kOAuthGrantTokenExchange) {
-    std::variant<auth::BearerClaims, OAuthTokenResponse> subject =
-        AuthenticateSubject(*params, check_token);
+    std::variant<auth::BearerClaims, OAuthTokenResponse> subject = AuthenticateSubject(*params, check_token);
     if (auto* response = std::get_if<OAuthTokenResponse>(&subject)) return std::move(*response);
     // A refresh, not an extension: the new token ends when the one it replaces would have.
     const auth::BearerClaims& claims = std::get<auth::BearerClaims>(subject);

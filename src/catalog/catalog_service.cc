@@ -535,7 +535,8 @@ HandlerResult Dispatch(RequestContext& ctx, const Match& match, bool decode_erro
     if (decode_error) return BadRequest("malformed path segment in " + ctx.request.path);
     if (match.path_known) {
       ctx.response.AddHeader("Allow", match.allowed);
-      return MakeError(405, "BadRequestException", "method not allowed on this route; allowed: " + match.allowed);
+      return MakeError(405, "BadRequestException",
+                       "method not allowed on this route; allowed: " + match.allowed);
     }
     return MakeError(404, "NotFoundException",
                      "no catalog route for " + ctx.request.method + " " + ctx.request.path);

@@ -449,7 +449,9 @@ TEST_F(CatalogServiceTest, RenameAndRegister) {
                        Json{{"name", "back"}, {"metadata-location", file}});
   EXPECT_EQ(conflict.status(), 409);
   const std::string metrics = std::string(kBase) + "/namespaces/db/tables/back/metrics";
-  const Json report = {{"report-type", "scan-report"}, {"table-name", "db.back"}, {"snapshot-id", 1},
+  const Json report = {{"report-type", "scan-report"},
+                       {"table-name", "db.back"},
+                       {"snapshot-id", 1},
                        {"metrics", Json::object()}};
   EXPECT_EQ(Post(metrics, report).status(), 204);
   for (const char* required : {"report-type", "table-name", "snapshot-id", "metrics"}) {

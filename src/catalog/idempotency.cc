@@ -30,7 +30,8 @@ void IdempotencyStore::ExpireLocked(Clock::time_point now) {
 IdempotencyStore::Claim IdempotencyStore::Begin(const std::string& scope, const std::string& fingerprint,
                                                 RecordedResponse& replay) {
   std::unique_lock lock(mutex_);
-  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(limits::kIdempotentDuplicateWaitSeconds);
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::seconds(limits::kIdempotentDuplicateWaitSeconds);
   while (true) {
     const Clock::time_point now = Clock::now();
     ExpireLocked(now);

@@ -27,7 +27,8 @@ Connection ResolveConnection(const ConnectionFlags& flags,
     return value != nullptr && *value != '\0';
   };
   // The flag, else the first variable set, else the fallback.
-  auto pick = [&](const std::string& flag, std::initializer_list<const char*> variables, std::string fallback) {
+  auto pick = [&](const std::string& flag, std::initializer_list<const char*> variables,
+                  std::string fallback) {
     if (!flag.empty()) return flag;
     for (const char* variable : variables) {
       if (set(variable)) return std::string(environment(variable));
@@ -35,16 +36,16 @@ Connection ResolveConnection(const ConnectionFlags& flags,
     return fallback;
   };
   Connection connection;
-  connection.endpoint =
-      pick(flags.endpoint, {"SERAC_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}, connection.endpoint);
+  connection.endpoint = pick(flags.endpoint, {"SERAC_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"},
+                             connection.endpoint);
   // A key pair comes from one place: serac's own variables when either is set, else the AWS SDK's
   // (the lines the server's start-up banner prints).
   const bool serac_keys = set("SERAC_ACCESS_KEY") || set("SERAC_SECRET_KEY");
-  connection.access_key =
-      pick(flags.access_key, {serac_keys ? "SERAC_ACCESS_KEY" : "AWS_ACCESS_KEY_ID"}, "");
+  connection.access_key = pick(flags.access_key, {serac_keys ? "SERAC_ACCESS_KEY" : "AWS_ACCESS_KEY_ID"}, "");
   connection.secret_key =
       pick(flags.secret_key, {serac_keys ? "SERAC_SECRET_KEY" : "AWS_SECRET_ACCESS_KEY"}, "");
-  connection.region = pick(flags.region, {"SERAC_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"}, connection.region);
+  connection.region =
+      pick(flags.region, {"SERAC_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"}, connection.region);
   connection.ca_file = flags.ca_file;
   connection.insecure = flags.insecure;
   return connection;

@@ -37,6 +37,9 @@ Result<Json> ParseJson(std::string_view text) {
     static_cast<void>(unreachable);
   } catch (const Json::parse_error& e) {
     failed_at = std::min(text.size(), e.byte > 0 ? e.byte - 1 : 0);
+  } catch (const Json::exception&) {
+    // A number too large for any JSON number type (out_of_range) has no byte position.
+    return Error(ErrorCode::kInvalidArgument, "malformed JSON: a number out of range");
   }
   const std::string_view before = text.substr(0, failed_at);
   const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;

@@ -18,6 +18,11 @@ TEST(ParseJsonTest, MalformedTextNamesTheLineAndColumnAsAnEditorDoes) {
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().message().find("secret"), std::string::npos);
   EXPECT_NE(parsed.status().message().find("line 1"), std::string::npos);
+
+  // A number no JSON number type holds fails without a position, and without throwing.
+  parsed = ParseJson("{\"n\": 1e99999}");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message().rfind("malformed JSON", 0), 0u);
 }
 
 }  // namespace

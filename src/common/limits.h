@@ -232,11 +232,11 @@ inline constexpr uint64_t kCatalogHistoryCutCacheBytesMax =
 // Answers kept for requests with an Iceberg Idempotency-Key (catalog/idempotency.h), for the
 // lifetime /v1/config advertises.
 inline constexpr int64_t kIdempotencyKeyLifetimeSeconds = 30 * 60;  // advertised as PT30M
-inline constexpr size_t kIdempotencyKeyBytesMax = 128;             // one Idempotency-Key header's value
-inline constexpr uint32_t kIdempotencyKeysMax = 100'000;           // keys remembered at once
-inline constexpr uint64_t kIdempotentAnswersBytesMax = 32 * kMiB;  // bytes of all answers kept
-inline constexpr uint64_t kIdempotentAnswerBytesMax = 4 * kMiB;    // larger answers are not kept
-inline constexpr int64_t kIdempotentDuplicateWaitSeconds = 30;     // a duplicate waits for the first this long
+inline constexpr size_t kIdempotencyKeyBytesMax = 128;              // one Idempotency-Key header's value
+inline constexpr uint32_t kIdempotencyKeysMax = 100'000;            // keys remembered at once
+inline constexpr uint64_t kIdempotentAnswersBytesMax = 32 * kMiB;   // bytes of all answers kept
+inline constexpr uint64_t kIdempotentAnswerBytesMax = 4 * kMiB;     // larger answers are not kept
+inline constexpr int64_t kIdempotentDuplicateWaitSeconds = 30;  // a duplicate waits for the first this long
 inline constexpr uint64_t kCatalogCachesBytesMax =
     kCatalogMetadataCacheBytesMax + kCatalogViewMetadataCacheBytesMax + kCatalogMetadataTextCacheBytesMax +
     kCatalogHistoryCutCacheBytesMax + kScanPlansBytesMax + kIdempotentAnswersBytesMax;

@@ -115,10 +115,10 @@ Status CheckOptionalString(const Json& object, const char* key);  // a string, n
 // A string or absent: what the REST specification's request schemas allow for an optional string,
 // whose responses could not hold a null stored from a request.
 Status CheckStringOrAbsent(const Json& object, const char* key);
-Status CheckStringMap(const Json& object, const char* key);       // present: {"k": "v"} only
-Status CheckStringList(const Json& object, const char* key);      // present: ["a", ...] only
-Status CheckInt32List(const Json& object, const char* key);       // present: [1, ...], each an int32
-bool IsBase64(std::string_view text);                             // as java.util.Base64 decodes it
+Status CheckStringMap(const Json& object, const char* key);   // present: {"k": "v"} only
+Status CheckStringList(const Json& object, const char* key);  // present: ["a", ...] only
+Status CheckInt32List(const Json& object, const char* key);   // present: [1, ...], each an int32
+bool IsBase64(std::string_view text);                         // as java.util.Base64 decodes it
 // The properties a set-properties update sets and a remove-properties update removes, under their
 // keys or, when those are absent, the legacy "updated" / "removed".
 Result<std::map<std::string, std::string>> PropertyUpdates(const Json& update);

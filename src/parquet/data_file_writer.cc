@@ -359,7 +359,8 @@ struct DataFileWriter::State {
   }
 
   // `origin` names the rows in messages (a file, or a context such as the table's name).
-  Status Append(const std::shared_ptr<arrow::RecordBatch>& batch, const InputFile& origin, int64_t first_row) {
+  Status Append(const std::shared_ptr<arrow::RecordBatch>& batch, const InputFile& origin,
+                int64_t first_row) {
     const std::string& path = origin.path;
     if (batch->num_rows() == 0) return Status::Ok();
     if (spec.fields.empty()) return Write({}, batch);
@@ -374,7 +375,8 @@ struct DataFileWriter::State {
         auto value = transforms[f].Apply(*source_types[f], source);
         if (!value.ok()) {
           return Error(ErrorCode::kInvalidArgument, origin.Where(first_row + row) + ": partition " +
-                                                        spec.fields[f].name + ": " + value.status().message());
+                                                        spec.fields[f].name + ": " +
+                                                        value.status().message());
         }
         tuple[f] = std::move(value).value();
       }
@@ -519,7 +521,8 @@ Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat 
   int64_t rows = 0;
   size_t next_deleted = 0;  // into deleted_positions: the first at or after `rows`
   while (true) {
-    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch, NextInputBatch(*batches, input, *s.arrow_schema, rows));
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch,
+                           NextInputBatch(*batches, input, *s.arrow_schema, rows));
     if (batch == nullptr) break;
     SERAC_ASSIGN_OR_RETURN(auto conformed,
                            by_field_id ? ProjectByFieldId(*batch, s.arrow_schema, s.schema, path, rows + 1)

@@ -145,11 +145,10 @@ std::string InputFile::Where(int64_t row) const {
   return path + ": row " + std::to_string(row);
 }
 
-
 Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatch& input,
                                                          const std::shared_ptr<arrow::Schema>& arrow_schema,
-                                                         const iceberg::Schema& schema,
-                                                         const InputFile& file, int64_t first_row) {
+                                                         const iceberg::Schema& schema, const InputFile& file,
+                                                         int64_t first_row) {
   const std::string& path = file.path;
   for (const auto& field : input.schema()->fields()) {
     if (arrow_schema->GetFieldIndex(field->name()) < 0 && !schema.FindFieldByName(field->name())) {
@@ -306,8 +305,8 @@ Status JsonReadError(const InputFile& file, int64_t rows_read, std::string messa
       return text.find(value) != std::string_view::npos;
     });
     if (line.ok() && line->has_value()) {
-      return Error(ErrorCode::kInvalidArgument,
-                   file.path + ": line " + std::to_string(**line) + ": '" + value + "' does not convert to " + type);
+      return Error(ErrorCode::kInvalidArgument, file.path + ": line " + std::to_string(**line) + ": '" +
+                                                    value + "' does not convert to " + type);
     }
   }
   return Error(ErrorCode::kInvalidArgument,
@@ -324,21 +323,25 @@ Status LocateCsvError(const InputFile& file, const arrow::Schema& arrow_schema, 
                       const std::string& message) {
   // "CSV parse error: Expected 2 columns, got 3: 3,1.5,x" ends with the record's text.
   constexpr std::string_view kParseError = "CSV parse error: ";
-  if (const size_t got = message.find(", got "); message.starts_with(kParseError) && got != std::string::npos) {
+  if (const size_t got = message.find(", got ");
+      message.starts_with(kParseError) && got != std::string::npos) {
     const size_t text = message.find(": ", got);
     if (text == std::string::npos) return Status::Ok();
     const std::string_view record = std::string_view(message).substr(text + 2);
-    auto line = FindRecordLine(file, rows_read + 2, [&](std::string_view t) { return t.starts_with(record); });
+    auto line =
+        FindRecordLine(file, rows_read + 2, [&](std::string_view t) { return t.starts_with(record); });
     if (!line.ok() || !line->has_value()) return Status::Ok();
-    return Error(ErrorCode::kInvalidArgument, file.path + ": line " + std::to_string(**line) + ": " +
-                                                  message.substr(kParseError.size(), text - kParseError.size()));
+    return Error(ErrorCode::kInvalidArgument,
+                 file.path + ": line " + std::to_string(**line) + ": " +
+                     message.substr(kParseError.size(), text - kParseError.size()));
   }
   constexpr std::string_view kPrefix = "In CSV column #";
   const size_t colon = message.find(": ");
   if (!message.starts_with(kPrefix) || colon == std::string::npos) return Status::Ok();
   int column_index = 0;
   for (size_t i = kPrefix.size(); i < colon; ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(message[i])) || column_index > 1'000'000) return Status::Ok();
+    if (!std::isdigit(static_cast<unsigned char>(message[i])) || column_index > 1'000'000)
+      return Status::Ok();
     column_index = column_index * 10 + (message[i] - '0');
   }
   std::string problem = message.substr(colon + 2);
@@ -372,7 +375,8 @@ Status LocateCsvError(const InputFile& file, const arrow::Schema& arrow_schema, 
       if (named_value) {
         found = text.GetView(i) == *named_value;
       } else {
-        found = !arrow::compute::Cast(*text.Slice(i, 1), target->type(), arrow::compute::CastOptions::Safe()).ok();
+        found = !arrow::compute::Cast(*text.Slice(i, 1), target->type(), arrow::compute::CastOptions::Safe())
+                     .ok();
       }
       if (found) {
         return Error(ErrorCode::kInvalidArgument, file.Where(row + i + 1) + ", column " + name + ": " +
@@ -476,7 +480,8 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const InputFi
 
 Result<std::shared_ptr<arrow::RecordBatch>> NextInputBatch(arrow::RecordBatchReader& batches,
                                                            const InputFile& file,
-                                                           const arrow::Schema& arrow_schema, int64_t rows_read) {
+                                                           const arrow::Schema& arrow_schema,
+                                                           int64_t rows_read) {
   std::shared_ptr<arrow::RecordBatch> batch;
   const arrow::Status read = batches.ReadNext(&batch);
   if (!read.ok()) {

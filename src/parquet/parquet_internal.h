@@ -153,15 +153,16 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const InputFi
 // for JSON lines, the line; otherwise how many rows were read before it.
 Result<std::shared_ptr<arrow::RecordBatch>> NextInputBatch(arrow::RecordBatchReader& batches,
                                                            const InputFile& file,
-                                                           const arrow::Schema& arrow_schema, int64_t rows_read);
+                                                           const arrow::Schema& arrow_schema,
+                                                           int64_t rows_read);
 
 // The batch with `arrow_schema`'s columns (the table's, from ToArrowSchema(schema)), in its order
 // and types; kInvalidArgument naming the file, row (`first_row` is the batch's first, 1-based),
 // column and value that does not fit, or a column the table lacks.
 Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatch& input,
                                                          const std::shared_ptr<arrow::Schema>& arrow_schema,
-                                                         const iceberg::Schema& schema,
-                                                         const InputFile& file, int64_t first_row);
+                                                         const iceberg::Schema& schema, const InputFile& file,
+                                                         int64_t first_row);
 
 // The builder's rows as a batch (the builder emptied for the next); its kept error, if any, with
 // `context` in front.

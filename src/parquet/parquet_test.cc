@@ -479,7 +479,7 @@ TEST_F(ParquetTest, RowsThatDoNotFitNameTheFileRowAndColumn) {
   const std::string nulls = WriteText("nulls.csv", "id,name\n1,a\n,b\n");
   Status status = writer->AppendFile(nulls, InputFormat::kCsv);
   EXPECT_EQ(status.code(), ErrorCode::kInvalidArgument);
-  EXPECT_NE(status.message().find("nulls.csv: row 2, column id"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("nulls.csv: line 3, column id"), std::string::npos) << status.message();
   // A value too large for an int column.
   arrow::Int64Builder ids, small;
   ASSERT_TRUE(ids.AppendValues({1, 2, 3}).ok());
@@ -496,7 +496,7 @@ TEST_F(ParquetTest, RowsThatDoNotFitNameTheFileRowAndColumn) {
       << status.message();
   // Text that is not a uuid.
   status = writer->AppendFile(WriteText("uuid.csv", "id,uid\n1,not-a-uuid\n"), InputFormat::kCsv);
-  EXPECT_NE(status.message().find("uuid.csv: row 1, column uid: \"not-a-uuid\" is not a uuid"),
+  EXPECT_NE(status.message().find("uuid.csv: line 2, column uid: \"not-a-uuid\" is not a uuid"),
             std::string::npos)
       << status.message();
   // Not Parquet at all.

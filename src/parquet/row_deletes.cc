@@ -386,8 +386,9 @@ Result<std::map<std::string, std::vector<int64_t>>> ReadPositionDeletes(
                                                iceberg::Type{iceberg::TypeId::kLong}, "", "", ""});
   const std::string& path = delete_file.file_path;
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Schema> arrow_schema, ToArrowSchema(schema));
-  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
-                         OpenInputBatches(InputFile{path, InputFormat::kParquet, &io}, *arrow_schema, nullptr));
+  SERAC_ASSIGN_OR_RETURN(
+      std::shared_ptr<arrow::RecordBatchReader> batches,
+      OpenInputBatches(InputFile{path, InputFormat::kParquet, &io}, *arrow_schema, nullptr));
   std::map<std::string, std::vector<int64_t>> positions;
   int64_t rows = 0;
   while (true) {

@@ -73,11 +73,13 @@ std::string FormatStartupBanner(const BannerInput& input) {
   out += "\nAWS CLI, SDKs and the serac CLI:\n";
   out += "  export AWS_ACCESS_KEY_ID=" + ShellQuote(input.root.credentials.access_key) +
          " AWS_SECRET_ACCESS_KEY=" + SecretExpression(input.root) +
-         " AWS_DEFAULT_REGION=" + ShellQuote(input.region) + " AWS_ENDPOINT_URL=" + ShellQuote(endpoint) + "\n";
+         " AWS_DEFAULT_REGION=" + ShellQuote(input.region) + " AWS_ENDPOINT_URL=" + ShellQuote(endpoint) +
+         "\n";
   out += "  aws --endpoint-url " + endpoint + " s3 ls\n";
   out += "\nIceberg tables:\n";
   out += "  serac warehouse create my-warehouse\n";
-  out += "  serac config --engine spark --warehouse my-warehouse    (or pyiceberg, trino, duckdb, clickhouse)\n";
+  out +=
+      "  serac config --engine spark --warehouse my-warehouse    (or pyiceberg, trino, duckdb, clickhouse)\n";
   return out;
 }
 

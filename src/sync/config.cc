@@ -258,8 +258,7 @@ class Fields {
 
 Result<Json> ParseDocument(std::string_view text, const std::string& file) {
   auto parsed = ParseJson(text);
-  if (!parsed.ok())
-    return Error(ErrorCode::kInvalidArgument, file + ": " + parsed.status().message());
+  if (!parsed.ok()) return Error(ErrorCode::kInvalidArgument, file + ": " + parsed.status().message());
   return std::move(parsed).value();
 }
 

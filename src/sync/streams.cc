@@ -257,8 +257,7 @@ Result<StreamSelection> ReadSelection(const Json& json, const std::string& names
 Result<StreamCatalog> ParseStreams(std::string_view text, const std::string& file,
                                    std::vector<ConfigNotice>& notices) {
   auto parsed = ParseJson(text);
-  if (!parsed.ok())
-    return Error(ErrorCode::kInvalidArgument, file + ": " + parsed.status().message());
+  if (!parsed.ok()) return Error(ErrorCode::kInvalidArgument, file + ": " + parsed.status().message());
   const Json& json = *parsed;
   if (!json.is_object()) return FieldError(file, "(document)", "must be a JSON object");
   ReportUnknown(json, {"streams", "selected_streams"}, file, "", notices);
