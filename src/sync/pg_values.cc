@@ -101,8 +101,9 @@ Result<int64_t> DateDays(std::string_view text, std::string_view& rest) {
   size_t dash = text.find('-', 1);
   if (dash == std::string_view::npos || dash < 4 || text.size() < dash + 6) return Bad(text, "a date");
   SERAC_ASSIGN_OR_RETURN(int64_t year, Integer<int64_t>(text.substr(0, dash), "a date"));
-  // PostgreSQL's dates end in 5874897 AD; a longer year is not one of its texts.
-  if (year > 5874898) return Bad(text, "a date");
+  // PostgreSQL's dates end in 5874897 AD and its texts write years before 1 as "N BC": a longer
+  // or a signed year is not one of its texts.
+  if (year < 0 || year > 5874898) return Bad(text, "a date");
   SERAC_ASSIGN_OR_RETURN(int64_t month, Integer<int64_t>(text.substr(dash + 1, 2), "a date"));
   if (text[dash + 3] != '-') return Bad(text, "a date");
   SERAC_ASSIGN_OR_RETURN(int64_t day, Integer<int64_t>(text.substr(dash + 4, 2), "a date"));

@@ -90,6 +90,7 @@ TEST(PgValuesTest, RefusesWhatIcebergCannotHold) {
            {"12:00", Of(TypeId::kTime)},
            {"not-a-uuid", Of(TypeId::kUuid)},
            {"00ff", Of(TypeId::kBinary)},
+           {"-733333333334-01-01", Of(TypeId::kDate)},  // signed years are no PostgreSQL text
        }) {
     Result<parquet::RowValue> value = ValueFromText(text, type);
     EXPECT_FALSE(value.ok()) << text << " as " << type.Name();
