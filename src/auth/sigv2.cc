@@ -185,12 +185,7 @@ Status CheckRequestTime(const V2Parameters& params, WallTime now) {
     }
     return Status::Ok();
   }
-  auto skew = params.request_time > now ? params.request_time - now : now - params.request_time;
-  if (skew > limits::kClockSkewMax) {
-    return Error(ErrorCode::kClockSkewed,
-                 "The difference between the request time and the current time is too large.");
-  }
-  return Status::Ok();
+  return CheckClockSkew(params.request_time, now);
 }
 
 // "name:value\n" for every x-amz-* header (and, for presigned URLs, x-amz-* query parameter, which

@@ -69,6 +69,15 @@ std::vector<std::string_view> SplitList(std::string_view text) {
   return items;
 }
 
+Status CheckClockSkew(WallTime request_time, WallTime now) {
+  auto skew = request_time > now ? request_time - now : now - request_time;
+  if (skew > limits::kClockSkewMax) {
+    return Error(ErrorCode::kClockSkewed,
+                 "The difference between the request time and the current time is too large.");
+  }
+  return Status::Ok();
+}
+
 Status CheckSessionToken(std::string_view presented, const Credentials& credentials) {
   if (credentials.session_token.empty()) return Status::Ok();
   if (!ConstantTimeEquals(presented, credentials.session_token)) {
@@ -477,12 +486,7 @@ Status CheckRequestTime(const AuthParameters& params, WallTime now) {
     }
     return Status::Ok();
   }
-  auto skew = params.request_time > now ? params.request_time - now : now - params.request_time;
-  if (skew > limits::kClockSkewMax) {
-    return Error(ErrorCode::kClockSkewed,
-                 "The difference between the request time and the current time is too large.");
-  }
-  return Status::Ok();
+  return internal::CheckClockSkew(params.request_time, now);
 }
 
 // `host` must be signed, and so must every x-amz-* header sent, in both forms: a presigned URL's

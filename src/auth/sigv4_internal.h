@@ -43,6 +43,10 @@ bool IsLowerHex(std::string_view text, size_t length);
 // long-term credentials have none and need none.
 Status CheckSessionToken(std::string_view presented, const Credentials& credentials);
 
+// A header-signed request's time within limits::kClockSkewMax of now (kClockSkewed otherwise), as
+// both SigV2 and SigV4 require.
+Status CheckClockSkew(WallTime request_time, WallTime now);
+
 // The non-empty, trimmed items of a comma-separated header value.
 std::vector<std::string_view> SplitList(std::string_view text);
 

@@ -1,7 +1,8 @@
-// The I/O-free heart of the Iceberg REST catalog: table and view metadata (format v1, v2, v3),
-// building metadata for create requests, the commit rules (requirements and updates) and metadata
-// file naming. No HTTP, no storage: the catalog module reads and writes the files and swaps
-// pointers; this module only decides what the next metadata is.
+// The metadata rules of the Iceberg REST catalog as JSON text: table and view metadata (format v1,
+// v2, v3), building metadata for create requests, the commit rules (requirements and updates) and
+// metadata file naming. These functions do no I/O (the catalog module reads and writes the files
+// and swaps pointers; they only decide what the next metadata is), though other parts of this
+// module do: manifests, Puffin files and the snapshot producers read and write through FileIO.
 //
 // This header is the JSON-text form of the same rules, for tests and fuzz targets that speak the
 // documents themselves; other modules use the typed values of iceberg/table_metadata.h (same rules,

@@ -1,7 +1,6 @@
 #include "iceberg/table_files.h"
 
 #include "common/limits.h"
-#include "iceberg/snapshot_producer_internal.h"
 
 namespace serac::iceberg {
 
