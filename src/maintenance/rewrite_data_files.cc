@@ -1,6 +1,8 @@
-// Bin-pack compaction: small files grouped by partition, each group read through FileIO and
-// written again by one DataFileWriter (which rolls files at the target size and sorts by the
-// table's sort order), everything swapped in by one replace-files commit.
+// Bin-pack compaction in three phases: PlanRewrite chooses the files and groups them by partition,
+// RewriteGroups reads each group through FileIO without its deleted rows and writes it again by one
+// DataFileWriter (which rolls files at the target size and sorts by the table's sort order), and
+// DropDanglingDeletes finds the delete files left applying to nothing; everything is swapped in by
+// one replace-files commit.
 #include "maintenance/rewrite_data_files.h"
 
 #include <algorithm>
@@ -70,118 +72,142 @@ class DeleteIndex {
   std::map<std::string, std::vector<const iceberg::LiveFile*>> by_partition_;
 };
 
-}  // namespace
+// ---- Plan: which files are rewritten, in which groups, with which deletes. ----
 
-Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::FileIO& io,
-                                       const iceberg::TableRef& table, const RewriteOptions& options) {
-  SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, catalog.LoadTable(table));
-  RewriteResult result;
-  const std::optional<iceberg::Snapshot> snapshot = metadata.CurrentSnapshot();
-  if (!snapshot) return result;
-  SERAC_ASSIGN_OR_RETURN(parquet::WriteOptions write,
-                         parquet::WriteOptions::FromTableProperties(metadata.properties()));
+// A data file to rewrite, with the delete files that may apply to it.
+struct Candidate {
+  const iceberg::LiveFile* live = nullptr;
+  std::vector<const iceberg::LiveFile*> deletes;
+  bool out_of_place = false;  // of an older spec, or (sorting) not written in the table's order
+};
+
+struct RewritePlan {
+  parquet::WriteOptions write;                 // target size and sort order of the files written
+  std::vector<std::vector<Candidate>> groups;  // one per partition, each written by one writer
+  int64_t files_skipped_for_deletes = 0;
+};
+
+// Small files, and (applying deletes) files some delete applies to: rewritten without their
+// deleted rows, so that readers stop reading those deletes. Files of an older spec, and (sorting)
+// files not written in the table's order, are rewritten whatever their size or number. A partition
+// with fewer than min_input_files candidates and none of those is left as it is.
+Result<RewritePlan> PlanRewrite(const iceberg::TableMetadata& metadata, const iceberg::TableFiles& files,
+                                const RewriteOptions& options) {
+  RewritePlan plan;
+  SERAC_ASSIGN_OR_RETURN(plan.write, parquet::WriteOptions::FromTableProperties(metadata.properties()));
   const iceberg::SortOrder table_order = metadata.DefaultSortOrder();
   const bool sorted = !table_order.fields.empty() && options.strategy != CompactionStrategy::kBinpack;
-  write.sort_order = sorted ? table_order : iceberg::SortOrder{};
-  if (options.target_file_bytes > 0) write.target_file_size_bytes = options.target_file_bytes;
+  plan.write.sort_order = sorted ? table_order : iceberg::SortOrder{};
+  if (options.target_file_bytes > 0) plan.write.target_file_size_bytes = options.target_file_bytes;
   const int64_t small_bytes =
-      options.small_file_bytes > 0 ? options.small_file_bytes : write.target_file_size_bytes / 4 * 3;
-  SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles files, iceberg::ReadTableFiles(io, snapshot));
+      options.small_file_bytes > 0 ? options.small_file_bytes : plan.write.target_file_size_bytes / 4 * 3;
   const DeleteIndex deletes(files, metadata);
   const int32_t default_spec = metadata.default_spec_id();
-  // Small files, and (applying deletes) files some delete applies to: rewritten without their
-  // deleted rows, so that readers stop reading those deletes.
-  // Files of an older spec, and (sorting) files not written in the table's order, are rewritten
-  // whatever their size or number.
-  struct Candidate {
-    const iceberg::LiveFile* live = nullptr;
-    std::vector<const iceberg::LiveFile*> deletes;
-    bool out_of_place = false;
-  };
-  std::map<std::string, std::vector<Candidate>> groups;
+  std::map<std::string, std::vector<Candidate>> by_partition;
   for (const iceberg::LiveFile& live : files.data) {
     const bool out_of_place = live.file.spec_id != default_spec ||
                               (sorted && live.file.sort_order_id.value_or(0) != table_order.order_id);
     Candidate candidate{&live, deletes.Applying(live), out_of_place};
     if (!options.apply_deletes && !candidate.deletes.empty()) {
-      if (live.file.file_size_in_bytes < small_bytes) ++result.files_skipped_for_deletes;
+      if (live.file.file_size_in_bytes < small_bytes) ++plan.files_skipped_for_deletes;
       continue;
     }
     if (live.file.file_size_in_bytes >= small_bytes && candidate.deletes.empty() && !out_of_place) continue;
-    groups[GroupKey(live.file)].push_back(std::move(candidate));
+    by_partition[GroupKey(live.file)].push_back(std::move(candidate));
   }
+  for (auto& [key, group] : by_partition) {
+    const bool must = std::any_of(group.begin(), group.end(), [](const Candidate& candidate) {
+      return !candidate.deletes.empty() || candidate.out_of_place;
+    });
+    if (static_cast<int64_t>(group.size()) < options.min_input_files && !must) continue;
+    plan.groups.push_back(std::move(group));
+  }
+  return plan;
+}
 
-  iceberg::SnapshotProducer producer(io, iceberg::ProducerKind::kReplaceFiles);
-  producer.ValidateFromSnapshot(snapshot->snapshot_id);
-  std::vector<parquet::DataFileWriter> writers;
-  auto discard_written = [&] {
-    for (parquet::DataFileWriter& writer : writers) writer.AbortAndDelete();
-  };
-  std::string data_location = metadata.location();
-  while (!data_location.empty() && data_location.back() == '/') data_location.pop_back();
-  data_location += "/data";
-  // Delete files read once however many data files they apply to.
-  std::map<std::string, std::map<std::string, std::vector<int64_t>>> position_files;
-  std::map<std::string, parquet::RowKeys> equality_files;
-  const iceberg::Schema schema = metadata.CurrentSchema();
-  auto deleted_positions = [&](const Candidate& candidate) -> Result<std::vector<int64_t>> {
+// ---- Rewrite: each group read without its deleted rows and written again. ----
+
+// The rows of a data file its deletes remove, with each position or equality delete file read
+// once however many data files it applies to (kept for DropDanglingDeletes).
+class DeletedRows {
+ public:
+  DeletedRows(iceberg::FileIO& io, iceberg::Schema schema) : io_(io), schema_(std::move(schema)) {}
+
+  // Sorted, without repeats.
+  Result<std::vector<int64_t>> Of(const Candidate& candidate) {
     std::vector<int64_t> positions;
     const iceberg::DataFile& data = candidate.live->file;
     for (const iceberg::LiveFile* deletes_file : candidate.deletes) {
       const iceberg::DataFile& file = deletes_file->file;
       if (iceberg::IsDeletionVector(file)) {
-        SERAC_ASSIGN_OR_RETURN(iceberg::DeletionVector vector, iceberg::ReadDeletionVector(io, file));
+        SERAC_ASSIGN_OR_RETURN(iceberg::DeletionVector vector, iceberg::ReadDeletionVector(io_, file));
         std::vector<int64_t> dv = vector.Positions();
         positions.insert(positions.end(), dv.begin(), dv.end());
       } else if (file.content == iceberg::FileContent::kPositionDeletes) {
-        auto cached = position_files.find(file.file_path);
-        if (cached == position_files.end()) {
-          SERAC_ASSIGN_OR_RETURN(auto read, parquet::ReadPositionDeletes(io, file));
-          cached = position_files.emplace(file.file_path, std::move(read)).first;
-          ++result.delete_files_read;
+        auto cached = position_files_.find(file.file_path);
+        if (cached == position_files_.end()) {
+          SERAC_ASSIGN_OR_RETURN(auto read, parquet::ReadPositionDeletes(io_, file));
+          cached = position_files_.emplace(file.file_path, std::move(read)).first;
         }
         if (auto it = cached->second.find(data.file_path); it != cached->second.end()) {
           positions.insert(positions.end(), it->second.begin(), it->second.end());
         }
       } else {
-        auto cached = equality_files.find(file.file_path);
-        if (cached == equality_files.end()) {
+        auto cached = equality_files_.find(file.file_path);
+        if (cached == equality_files_.end()) {
           SERAC_ASSIGN_OR_RETURN(parquet::RowKeys keys,
-                                 parquet::RowKeys::ReadEqualityDeletes(io, file, schema));
-          cached = equality_files.emplace(file.file_path, std::move(keys)).first;
-          ++result.delete_files_read;
+                                 parquet::RowKeys::ReadEqualityDeletes(io_, file, schema_));
+          cached = equality_files_.emplace(file.file_path, std::move(keys)).first;
         }
-        SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> found, cached->second.FindIn(io, data));
+        SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> found, cached->second.FindIn(io_, data));
         positions.insert(positions.end(), found.begin(), found.end());
       }
     }
     std::sort(positions.begin(), positions.end());
     positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
     return positions;
-  };
+  }
 
-  std::set<std::string> rewritten;
-  for (const auto& [key, group] : groups) {
-    const bool must = std::any_of(group.begin(), group.end(), [](const Candidate& candidate) {
-      return !candidate.deletes.empty() || candidate.out_of_place;
-    });
-    if (static_cast<int64_t>(group.size()) < options.min_input_files && !must) continue;
-    auto writer = parquet::DataFileWriter::Make(schema, metadata.DefaultSpec(), write, io, data_location);
-    if (!writer.ok()) {
-      discard_written();
-      return writer.status();
-    }
-    writers.push_back(std::move(writer).value());
+  int64_t files_read() const { return static_cast<int64_t>(position_files_.size() + equality_files_.size()); }
+  // The data files a position delete file names, once read; nullptr if it was not.
+  const std::map<std::string, std::vector<int64_t>>* PositionsOf(const std::string& path) const {
+    auto it = position_files_.find(path);
+    return it == position_files_.end() ? nullptr : &it->second;
+  }
+  bool EqualityFileRead(const std::string& path) const { return equality_files_.count(path) > 0; }
+
+ private:
+  iceberg::FileIO& io_;
+  const iceberg::Schema schema_;
+  std::map<std::string, std::map<std::string, std::vector<int64_t>>> position_files_;
+  std::map<std::string, parquet::RowKeys> equality_files_;
+};
+
+// Writes each group of the plan again into the producer (its files removed, the new ones added);
+// the paths rewritten into `rewritten`, the writers kept in `writers` so that a failure later can
+// delete what they wrote.
+Status RewriteGroups(const RewritePlan& plan, const iceberg::TableMetadata& metadata, iceberg::FileIO& io,
+                     DeletedRows& deleted, iceberg::SnapshotProducer& producer,
+                     std::vector<parquet::DataFileWriter>& writers, std::set<std::string>& rewritten,
+                     RewriteResult& result) {
+  std::string data_location = metadata.location();
+  while (!data_location.empty() && data_location.back() == '/') data_location.pop_back();
+  data_location += "/data";
+  const iceberg::Schema schema = metadata.CurrentSchema();
+  for (const std::vector<Candidate>& group : plan.groups) {
+    SERAC_ASSIGN_OR_RETURN(
+        parquet::DataFileWriter writer,
+        parquet::DataFileWriter::Make(schema, metadata.DefaultSpec(), plan.write, io, data_location));
+    writers.push_back(std::move(writer));
     for (const Candidate& candidate : group) {
       const iceberg::LiveFile* live = candidate.live;
-      Result<std::vector<int64_t>> positions = deleted_positions(candidate);
+      Result<std::vector<int64_t>> positions = deleted.Of(candidate);
       Status appended = positions.status();
       if (appended.ok()) {
         appended = writers.back().AppendTableFile(live->file.file_path, io,
                                                   positions->empty() ? nullptr : &*positions);
       }
       if (!appended.ok()) {
-        discard_written();
         return Error(appended.code(), "rewriting " + live->file.file_path + ": " + appended.message());
       }
       producer.RemoveDataFile(live->file);
@@ -191,23 +217,26 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
       result.rows_deleted += static_cast<int64_t>(positions->size());
       result.rows += live->file.record_count - static_cast<int64_t>(positions->size());
     }
-    auto written = writers.back().Finish();
-    if (!written.ok()) {
-      discard_written();
-      return written.status();
-    }
-    for (iceberg::DataFile& file : *written) {
+    SERAC_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> written, writers.back().Finish());
+    for (iceberg::DataFile& file : written) {
       ++result.files_written;
       result.bytes_written += file.file_size_in_bytes;
       producer.AddDataFile(std::move(file));
     }
     ++result.partitions;
   }
-  if (result.files_rewritten == 0) return result;
+  result.delete_files_read = deleted.files_read();
+  return Status::Ok();
+}
 
-  // Delete files that apply to no data file once the rewritten ones are gone: position deletes
-  // naming only rewritten (or no longer live) files, and equality deletes with no file left in
-  // their scope written before them. The rewritten files' DVs go with them (the producer's rule).
+// ---- Drop the delete files left applying to nothing. ----
+
+// Delete files that apply to no data file once the rewritten ones are gone: position deletes
+// naming only rewritten (or no longer live) files, and equality deletes with no file left in
+// their scope written before them. The rewritten files' DVs go with them (the producer's rule).
+void DropDanglingDeletes(const iceberg::TableMetadata& metadata, const iceberg::TableFiles& files,
+                         const std::set<std::string>& rewritten, const DeletedRows& deleted,
+                         iceberg::SnapshotProducer& producer, RewriteResult& result) {
   std::set<std::string> live_paths;
   // The lowest data sequence number of the files that stay, per partition and over all: an
   // equality delete applies to a file written before it (lower sequence number) in its scope.
@@ -227,12 +256,12 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
     if (file.content == iceberg::FileContent::kPositionDeletes) {
       if (file.referenced_data_file) {
         applies_to_nothing = rewritten.count(*file.referenced_data_file) > 0;
-      } else if (auto read = position_files.find(file.file_path); read != position_files.end()) {
-        applies_to_nothing = std::all_of(read->second.begin(), read->second.end(), [&](const auto& named) {
+      } else if (const auto* named_files = deleted.PositionsOf(file.file_path)) {
+        applies_to_nothing = std::all_of(named_files->begin(), named_files->end(), [&](const auto& named) {
           return rewritten.count(named.first) > 0 || live_paths.count(named.first) == 0;
         });
       }
-    } else if (equality_files.count(file.file_path) > 0) {
+    } else if (deleted.EqualityFileRead(file.file_path)) {
       auto spec = metadata.FindSpec(file.spec_id);
       const bool global = spec && spec->is_unpartitioned();
       std::optional<int64_t> lowest = lowest_kept;
@@ -247,6 +276,35 @@ Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::
       ++result.delete_files_removed;
     }
   }
+}
+
+}  // namespace
+
+Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::FileIO& io,
+                                       const iceberg::TableRef& table, const RewriteOptions& options) {
+  SERAC_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, catalog.LoadTable(table));
+  RewriteResult result;
+  const std::optional<iceberg::Snapshot> snapshot = metadata.CurrentSnapshot();
+  if (!snapshot) return result;
+  SERAC_ASSIGN_OR_RETURN(iceberg::TableFiles files, iceberg::ReadTableFiles(io, snapshot));
+  SERAC_ASSIGN_OR_RETURN(RewritePlan plan, PlanRewrite(metadata, files, options));
+  result.files_skipped_for_deletes = plan.files_skipped_for_deletes;
+
+  iceberg::SnapshotProducer producer(io, iceberg::ProducerKind::kReplaceFiles);
+  producer.ValidateFromSnapshot(snapshot->snapshot_id);
+  std::vector<parquet::DataFileWriter> writers;
+  auto discard_written = [&] {
+    for (parquet::DataFileWriter& writer : writers) writer.AbortAndDelete();
+  };
+  DeletedRows deleted(io, metadata.CurrentSchema());
+  std::set<std::string> rewritten;
+  if (Status status = RewriteGroups(plan, metadata, io, deleted, producer, writers, rewritten, result);
+      !status.ok()) {
+    discard_written();
+    return status;
+  }
+  if (result.files_rewritten == 0) return result;
+  DropDanglingDeletes(metadata, files, rewritten, deleted, producer, result);
   // The rewritten rows take the sequence number of the snapshot they were read from: every delete
   // committed up to it is applied, and every later one still applies to them.
   if (metadata.format_version() >= 2) producer.KeepDataSequenceNumber(snapshot->sequence_number);

@@ -13,8 +13,8 @@
 // them in the table's sort order and also rewrites every file not written in that order (its
 // sort_order_id), whatever its size, so that each partition ends up sorted; `auto` is `sort` for a
 // table with a sort order and `binpack` for one without (so is `sort`). Files of older partition
-// specs are always rewritten, into the current spec. A table whose schema has evolved is refused,
-// since its older files may name columns that have been renamed since.
+// specs are always rewritten, into the current spec; files written under older schemas are read by
+// field id into the current one (renamed columns by id, added ones null or their initial default).
 // Thread-safety: one call at a time per table; the seams are shared.
 #pragma once
 
