@@ -14,7 +14,7 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 
 from catalog_util import CatalogApi, assert_iceberg_error, catalog_api, warehouse  # noqa: F401
-from s3util import ACCESS_KEY, SECRET_KEY
+from s3util import ACCESS_KEY, SECRET_KEY, SeracAdmin
 
 SCHEMA = {"type": "struct", "schema-id": 0,
           "fields": [{"id": 1, "name": "id", "required": False, "type": "long"}]}
@@ -137,3 +137,37 @@ def test_final_errors_are_kept_and_answers_go_only_to_proven_principals(server, 
     stranger = CatalogApi(server.endpoint, ACCESS_KEY, SECRET_KEY + "x")
     refused = with_key(stranger, "POST", f"/v1/{warehouse}/namespaces", {"namespace": ["mine"]}, other_key)
     assert refused.status_code == 401 and refused.headers.get("Idempotent-Replayed") is None
+
+
+def test_an_answer_goes_only_to_the_key_that_was_given_it(server, catalog_api, warehouse):
+    """Keys are bound to the access key as it is: another user's key, and a key id deleted and
+    made again for another user with the same secret, never get the first holder's answer."""
+    admin = SeracAdmin(server.endpoint)
+    suffix = uuid.uuid4().hex[:8]
+    first_user, second_user = f"idem-a-{suffix}", f"idem-b-{suffix}"
+    admin.create_user(first_user, ["readwrite"])
+    admin.create_user(second_user, ["readwrite"])
+    key_id, secret = f"AKIDEM{suffix.upper()}", f"idempotency-secret-{suffix}-0123"
+    admin.create_key(first_user, key_id, secret)
+    first = CatalogApi(server.endpoint, key_id, secret)
+    key = str(uuid.uuid4())
+    body = {"namespace": [f"owned_{suffix}"]}
+    answered = with_key(first, "POST", f"/v1/{warehouse}/namespaces", body, key)
+    assert answered.status_code == 200, answered.text
+    assert with_key(first, "POST", f"/v1/{warehouse}/namespaces", body, key).headers.get(
+        "Idempotent-Replayed") == "true"
+
+    # Another user's own key, the same Idempotency-Key: its own request runs (and finds the namespace).
+    other_id, other_secret = admin.create_key(second_user)
+    other = with_key(CatalogApi(server.endpoint, other_id, other_secret), "POST", f"/v1/{warehouse}/namespaces",
+                     body, key)
+    assert_iceberg_error(other, 409, "AlreadyExistsException")
+    assert other.headers.get("Idempotent-Replayed") is None
+
+    # The same key id and secret, deleted and made again for the other user: not the first holder.
+    admin.ok("DELETE", f"/access-keys/{key_id}", status=204)
+    admin.create_key(second_user, key_id, secret)
+    remade = with_key(CatalogApi(server.endpoint, key_id, secret), "POST", f"/v1/{warehouse}/namespaces",
+                      body, key)
+    assert_iceberg_error(remade, 409, "AlreadyExistsException")
+    assert remade.headers.get("Idempotent-Replayed") is None

@@ -609,7 +609,10 @@ void CatalogService::Handle(const http::Request& request, http::BodyReader& body
       error = BadRequest("Idempotency-Key must be 1 to " + std::to_string(limits::kIdempotencyKeyBytesMax) +
                          " printable ASCII characters");
     } else {
-      const std::string scope = ctx.principal.access_key + '\n' + *idempotency_key;
+      // The key as it is now (its user and when it was made): a key id deleted and made again,
+      // for another user even, does not inherit the answers its earlier holder was given.
+      const std::string scope = ctx.principal.access_key + '\n' + ctx.principal.key.user + '\n' +
+                                std::to_string(ctx.principal.key.created_ms) + '\n' + *idempotency_key;
       const std::string fingerprint =
           request.method + ' ' + request.path + '?' + request.query + '\n' + Sha256Hex(ctx.body);
       RecordedResponse replay;

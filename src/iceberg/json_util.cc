@@ -65,19 +65,20 @@ Result<bool> RequiredBool(const Json& object, const char* key) {
   return it->get<bool>();
 }
 
-Status CheckOptionalString(const Json& object, const char* key) {
+namespace {
+
+Status CheckString(const Json& object, const char* key, bool null_allowed) {
   if (!object.is_object()) return Invalid(std::string("expected an object holding ") + key);
   auto it = object.find(key);
-  if (it == object.end() || it->is_null() || it->is_string()) return Status::Ok();
+  if (it == object.end() || it->is_string() || (null_allowed && it->is_null())) return Status::Ok();
   return Invalid(std::string("Cannot parse to a string value: ") + key + ": " + ShownJson(*it));
 }
 
-Status CheckStringOrAbsent(const Json& object, const char* key) {
-  if (!object.is_object()) return Invalid(std::string("expected an object holding ") + key);
-  auto it = object.find(key);
-  if (it == object.end() || it->is_string()) return Status::Ok();
-  return Invalid(std::string("Cannot parse to a string value: ") + key + ": " + ShownJson(*it));
-}
+}  // namespace
+
+Status CheckOptionalString(const Json& object, const char* key) { return CheckString(object, key, true); }
+
+Status CheckStringOrAbsent(const Json& object, const char* key) { return CheckString(object, key, false); }
 
 Status CheckStringMap(const Json& object, const char* key) {
   if (!object.is_object()) return Invalid(std::string("expected an object holding ") + key);

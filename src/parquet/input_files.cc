@@ -74,13 +74,11 @@ Result<std::shared_ptr<arrow::Array>> UuidsFromText(const arrow::StringArray& te
 // them, cut at a length a terminal line holds.
 std::string ValueText(const arrow::Array& column, int64_t row) {
   constexpr size_t kShownBytesMax = 200;
-  std::string text;
+  auto scalar = column.GetScalar(row);
+  if (!scalar.ok()) return "the value";
+  std::string text = (*scalar)->ToString();
   if (column.type_id() == arrow::Type::STRING || column.type_id() == arrow::Type::LARGE_STRING) {
-    auto scalar = column.GetScalar(row);
-    text = scalar.ok() ? "'" + (*scalar)->ToString() + "'" : "the value";
-  } else {
-    auto scalar = column.GetScalar(row);
-    text = scalar.ok() ? (*scalar)->ToString() : "the value";
+    text = "'" + text + "'";
   }
   if (text.size() > kShownBytesMax) text = text.substr(0, kShownBytesMax) + "...";
   return text;
@@ -279,7 +277,8 @@ std::optional<int64_t> TrailingJsonRow(std::string& message) {
   if (at == std::string::npos) return std::nullopt;
   int64_t row = 0;
   const std::string digits = message.substr(at + 8);
-  if (digits.empty() || digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+  if (digits.empty() || digits.size() > 18 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return std::nullopt;
   }
   for (const char c : digits) row = row * 10 + (c - '0');
