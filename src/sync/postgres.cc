@@ -50,23 +50,23 @@ class CertificateFiles {
 
 }  // namespace
 
-std::string QuoteIdentifier(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
+namespace {
+
+// `text` between two `quote`s, each quote inside doubled: SQL's rule for identifiers and literals.
+std::string Quoted(const std::string& text, char quote) {
+  std::string out(1, quote);
+  for (char c : text) {
+    if (c == quote) out += quote;
     out += c;
   }
-  return out + "\"";
+  return out + quote;
 }
 
-std::string QuoteLiteral(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') quoted += '\'';
-    quoted += c;
-  }
-  return quoted + "'";
-}
+}  // namespace
+
+std::string QuoteIdentifier(const std::string& name) { return Quoted(name, '"'); }
+
+std::string QuoteLiteral(const std::string& text) { return Quoted(text, '\''); }
 
 namespace {
 
