@@ -18,9 +18,9 @@
 
 #include "common/clock.h"
 #include "iceberg/iceberg.h"
-#include "iceberg/memory_table_catalog.h"
-#include "iceberg/snapshot_producer.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/write/memory_table_catalog.h"
+#include "iceberg/write/snapshot_producer.h"
+#include "iceberg/write/table_catalog.h"
 
 namespace {
 

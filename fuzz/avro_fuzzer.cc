@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "iceberg/avro.h"
+#include "iceberg/avro/avro.h"
 
 namespace {
 

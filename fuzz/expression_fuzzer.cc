@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "iceberg/expression.h"
+#include "iceberg/expression/expression.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "iceberg/manifest.h"
+#include "iceberg/manifest/manifest.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "iceberg/puffin.h"
+#include "iceberg/puffin/puffin.h"
 
 namespace {
 

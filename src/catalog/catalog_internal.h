@@ -26,7 +26,7 @@
 #include "common/limits.h"
 #include "common/lru_cache.h"
 #include "http/http.h"
-#include "iceberg/table_metadata.h"
+#include "iceberg/metadata/table_metadata.h"
 #include "meta/catalog_locations.h"
 #include "meta/catalog_store.h"
 #include "meta/meta_store.h"

@@ -5,7 +5,7 @@
 #include "catalog/catalog_internal.h"
 #include "catalog/in_process_tables.h"
 #include "common/limits.h"
-#include "iceberg/manifest.h"
+#include "iceberg/manifest/manifest.h"
 
 namespace serac::catalog {
 namespace {

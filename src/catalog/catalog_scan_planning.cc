@@ -16,9 +16,9 @@
 #include "catalog/in_process_tables.h"
 #include "common/encoding.h"
 #include "common/random.h"
-#include "iceberg/expression.h"
-#include "iceberg/partition.h"
-#include "iceberg/scan_planning.h"
+#include "iceberg/expression/expression.h"
+#include "iceberg/scan/scan_planning.h"
+#include "iceberg/schema/partition.h"
 
 namespace serac::catalog {
 

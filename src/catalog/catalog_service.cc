@@ -18,7 +18,7 @@
 #include "common/hash.h"
 #include "common/limits.h"
 #include "common/log.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/write/table_catalog.h"
 #include "maintenance/job_runner.h"
 #include "service/authenticate.h"
 #include "service/error_response.h"

@@ -2,12 +2,12 @@
 // also commits through): the server's writers load and commit tables without HTTP, a signature or
 // a policy check, and lose races, retry and find unknown outcomes exactly as REST clients do.
 #include "catalog/catalog_internal.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/write/table_catalog.h"
 
 namespace serac::catalog {
 namespace {
 
-// The Status a TableCatalog caller acts on (iceberg/table_catalog.h) for the error a REST client
+// The Status a TableCatalog caller acts on (iceberg/write/table_catalog.h) for the error a REST client
 // would have been answered with.
 Status StatusFromIcebergError(const IcebergError& error) {
   if (error.type == "CommitStateUnknownException") return Error(ErrorCode::kOutcomeUnknown, error.message);

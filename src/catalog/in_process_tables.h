@@ -1,4 +1,4 @@
-// The table writers' two seams inside the server (iceberg/file_io.h, iceberg/table_catalog.h):
+// The table writers' two seams inside the server (iceberg/io/file_io.h, iceberg/write/table_catalog.h):
 // files on serac's own object path and commits on the catalog's own commit path, so that the
 // snapshot producers `serac table load` and `serac sync` drive over S3 and REST run unchanged
 // inside the server (table maintenance). Both act with the server's own authority: no principal,
@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "blob/blob_store.h"
-#include "iceberg/file_io.h"
+#include "iceberg/io/file_io.h"
 #include "meta/meta_store.h"
 
 namespace serac::catalog {

@@ -5,8 +5,8 @@
 
 #include "catalog/catalog_test_fixture_internal.h"
 #include "iceberg/iceberg.h"
-#include "iceberg/table_catalog.h"
-#include "iceberg/table_files.h"
+#include "iceberg/scan/table_files.h"
+#include "iceberg/write/table_catalog.h"
 #include "objects/object_io.h"
 
 namespace serac::catalog {

@@ -10,9 +10,9 @@
 
 #include "cli/table_access.h"
 #include "client/rest_table_catalog.h"
-#include "iceberg/snapshot_producer.h"
-#include "iceberg/table_catalog.h"
-#include "iceberg/table_files.h"
+#include "iceberg/scan/table_files.h"
+#include "iceberg/write/snapshot_producer.h"
+#include "iceberg/write/table_catalog.h"
 #include "parquet/row_deletes.h"
 
 namespace serac::cli {

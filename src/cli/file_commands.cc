@@ -10,8 +10,8 @@
 #include "common/encoding.h"
 #include "common/json_reads.h"
 #include "common/limits.h"
-#include "iceberg/avro.h"
-#include "iceberg/manifest.h"
+#include "iceberg/avro/avro.h"
+#include "iceberg/manifest/manifest.h"
 
 namespace serac::cli {
 

@@ -12,9 +12,9 @@
 
 #include "cli/table_access.h"
 #include "client/rest_table_catalog.h"
-#include "iceberg/partition.h"
-#include "iceberg/snapshot_producer.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/schema/partition.h"
+#include "iceberg/write/snapshot_producer.h"
+#include "iceberg/write/table_catalog.h"
 #include "parquet/parquet_files.h"
 
 namespace serac::cli {

@@ -16,7 +16,7 @@
 #include "client/api_client.h"
 #include "client/catalog_requests.h"
 #include "common/limits.h"
-#include "iceberg/expression.h"
+#include "iceberg/expression/expression.h"
 
 namespace serac::cli {
 namespace {

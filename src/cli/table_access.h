@@ -8,8 +8,8 @@
 #include "cli/client_commands_internal.h"
 #include "client/rest_catalog.h"
 #include "common/status.h"
-#include "iceberg/file_io.h"
-#include "iceberg/table_metadata.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/metadata/table_metadata.h"
 #include "parquet/parquet_files.h"
 
 namespace serac::cli {

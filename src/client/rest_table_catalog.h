@@ -4,7 +4,7 @@
 #pragma once
 
 #include "client/rest_catalog.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/write/table_catalog.h"
 
 namespace serac::client {
 

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "client/s3_client.h"
-#include "iceberg/file_io.h"
+#include "iceberg/io/file_io.h"
 
 namespace serac::client {
 

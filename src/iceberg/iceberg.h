@@ -5,7 +5,7 @@
 // module do: manifests, Puffin files and the snapshot producers read and write through FileIO.
 //
 // This header is the JSON-text form of the same rules, for tests and fuzz targets that speak the
-// documents themselves; other modules use the typed values of iceberg/table_metadata.h (same rules,
+// documents themselves; other modules use the typed values of iceberg/metadata/table_metadata.h (same rules,
 // no re-parsing per call).
 //
 // Errors, each where Java Iceberg raises the exception named: kInvalidArgument = malformed request

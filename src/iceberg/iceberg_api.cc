@@ -1,6 +1,6 @@
 // The JSON-text API of iceberg/iceberg.h, on top of the typed model.
 #include "iceberg/iceberg.h"
-#include "iceberg/metadata_internal.h"
+#include "iceberg/metadata/metadata_internal.h"
 
 namespace serac::iceberg {
 

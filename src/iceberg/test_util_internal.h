@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "iceberg/metadata_internal.h"
+#include "iceberg/metadata/metadata_internal.h"
 
 namespace serac::iceberg::testing {
 

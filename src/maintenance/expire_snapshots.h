@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "iceberg/file_io.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/write/table_catalog.h"
 
 namespace serac::maintenance {
 

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
-#include "iceberg/memory_table_catalog.h"
-#include "iceberg/snapshot_producer.h"
-#include "iceberg/table_files.h"
+#include "iceberg/scan/table_files.h"
+#include "iceberg/write/memory_table_catalog.h"
+#include "iceberg/write/snapshot_producer.h"
 #include "maintenance/remove_unreferenced_files.h"
 
 namespace serac::maintenance {

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "iceberg/file_io.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/write/table_catalog.h"
 #include "maintenance/remove_unreferenced_files.h"
 #include "maintenance/settings.h"
 #include "meta/catalog_store.h"

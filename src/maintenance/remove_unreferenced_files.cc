@@ -5,9 +5,9 @@
 
 #include "common/clock.h"
 #include "common/limits.h"
-#include "iceberg/manifest.h"
-#include "iceberg/table_files.h"
-#include "iceberg/table_metadata.h"
+#include "iceberg/manifest/manifest.h"
+#include "iceberg/metadata/table_metadata.h"
+#include "iceberg/scan/table_files.h"
 
 namespace serac::maintenance {
 namespace {

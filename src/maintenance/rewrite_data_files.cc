@@ -11,9 +11,9 @@
 #include <set>
 #include <vector>
 
-#include "iceberg/partition.h"
-#include "iceberg/snapshot_producer.h"
-#include "iceberg/table_files.h"
+#include "iceberg/scan/table_files.h"
+#include "iceberg/schema/partition.h"
+#include "iceberg/write/snapshot_producer.h"
 #include "parquet/parquet_files.h"
 #include "parquet/row_deletes.h"
 

@@ -6,7 +6,7 @@
 // were read from, so deletes committed meanwhile or later still apply to them; the delete files
 // that then apply to nothing are dropped in the same commit (DVs go with their data files); and
 // the commit fails, with nothing changed, when a file it replaces was removed or got new position
-// deletes meanwhile. It runs over the writers' seams (iceberg/file_io.h, iceberg/table_catalog.h):
+// deletes meanwhile. It runs over the writers' seams (iceberg/io/file_io.h, iceberg/write/table_catalog.h):
 // from the command line over S3 and REST, in the server over its own object and commit paths.
 //
 // The strategy, as S3 Tables names it: `binpack` writes the rows in the order read; `sort` writes
@@ -22,8 +22,8 @@
 #include <string>
 
 #include "common/status.h"
-#include "iceberg/file_io.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/write/table_catalog.h"
 #include "maintenance/settings.h"
 
 namespace serac::maintenance {

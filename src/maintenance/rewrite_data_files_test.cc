@@ -10,9 +10,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "iceberg/memory_table_catalog.h"
-#include "iceberg/snapshot_producer.h"
-#include "iceberg/table_files.h"
+#include "iceberg/scan/table_files.h"
+#include "iceberg/write/memory_table_catalog.h"
+#include "iceberg/write/snapshot_producer.h"
 #include "parquet/parquet_files.h"
 #include "parquet/row_deletes.h"
 

@@ -10,11 +10,11 @@
 #include "common/clock.h"
 #include "common/limits.h"
 #include "common/random.h"
-#include "iceberg/manifest.h"
-#include "iceberg/partition.h"
-#include "iceberg/snapshot_producer.h"
-#include "iceberg/table_files.h"
-#include "iceberg/table_metadata.h"
+#include "iceberg/manifest/manifest.h"
+#include "iceberg/metadata/table_metadata.h"
+#include "iceberg/scan/table_files.h"
+#include "iceberg/schema/partition.h"
+#include "iceberg/write/snapshot_producer.h"
 
 namespace serac::maintenance {
 namespace {

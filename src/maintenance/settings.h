@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "iceberg/table_metadata.h"
+#include "iceberg/metadata/table_metadata.h"
 #include "meta/catalog_store.h"
 
 namespace serac::maintenance {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "iceberg/manifest.h"
+#include "iceberg/manifest/manifest.h"
 
 namespace serac::parquet {
 

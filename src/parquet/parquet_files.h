@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "common/status.h"
-#include "iceberg/file_io.h"
-#include "iceberg/manifest.h"
-#include "iceberg/partition.h"
-#include "iceberg/schema.h"
-#include "iceberg/table_metadata.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/manifest/manifest.h"
+#include "iceberg/metadata/table_metadata.h"
+#include "iceberg/schema/partition.h"
+#include "iceberg/schema/schema.h"
 
 namespace serac::parquet {
 
@@ -67,7 +67,7 @@ Result<InputFormat> ParseInputFormat(std::string_view name);  // "parquet", "csv
 Result<InputFormat> InputFormatOfPath(std::string_view path);
 
 // One value of a row given to DataFileWriter::AppendRows, of its column's Iceberg type: a Datum as
-// iceberg/partition.h holds one (null as monostate), or for a list column its elements (each a
+// iceberg/schema/partition.h holds one (null as monostate), or for a list column its elements (each a
 // Datum of the element type; a null list is a null `datum` without elements).
 struct RowValue {
   iceberg::Datum datum;

@@ -15,9 +15,9 @@
 #include <string>
 
 #include "common/status.h"
-#include "iceberg/file_io.h"
-#include "iceberg/partition.h"
-#include "iceberg/schema.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/schema/partition.h"
+#include "iceberg/schema/schema.h"
 #include "parquet/parquet_files.h"
 
 namespace serac::parquet {

@@ -10,7 +10,7 @@
 #include <charconv>
 
 #include "common/encoding.h"
-#include "iceberg/partition.h"
+#include "iceberg/schema/partition.h"
 #include "parquet/parquet_internal.h"
 
 namespace serac::parquet {

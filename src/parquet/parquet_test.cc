@@ -13,8 +13,8 @@
 #include <set>
 #include <string>
 
-#include "iceberg/file_io.h"
-#include "iceberg/partition.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/schema/partition.h"
 #include "parquet/key_index.h"
 #include "parquet/parquet_files.h"
 #include "parquet/row_deletes.h"

@@ -7,7 +7,7 @@
 
 #include <charconv>
 
-#include "iceberg/expression.h"
+#include "iceberg/expression/expression.h"
 #include "parquet/parquet_internal.h"
 
 namespace serac::parquet {

@@ -3,7 +3,7 @@
 // only the key columns), and the delete files that remove them: position delete files
 // (`file_path`, `pos`, field ids 2147483546 and 2147483545, sorted, one per data file with its
 // partition and referenced_data_file) and equality delete files (the key columns with the table's
-// field ids, partitioned as the table is, equality_ids set). DVs are written by iceberg/table_files.h
+// field ids, partitioned as the table is, equality_ids set). DVs are written by iceberg/scan/table_files.h
 // from the positions found here.
 //
 // Keys compare as Iceberg's equality deletes do: value for value after conversion to the table's
@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "common/status.h"
-#include "iceberg/file_io.h"
-#include "iceberg/manifest.h"
-#include "iceberg/schema.h"
-#include "iceberg/table_files.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/manifest/manifest.h"
+#include "iceberg/scan/table_files.h"
+#include "iceberg/schema/schema.h"
 #include "parquet/key_index.h"
 #include "parquet/parquet_files.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "iceberg/partition.h"
+#include "iceberg/schema/partition.h"
 
 namespace serac::sync {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "iceberg/schema.h"
+#include "iceberg/schema/schema.h"
 #include "parquet/parquet_files.h"
 
 namespace serac::sync {

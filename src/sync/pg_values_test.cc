@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "iceberg/partition.h"
+#include "iceberg/schema/partition.h"
 
 namespace serac::sync {
 namespace {

@@ -11,8 +11,8 @@
 #include <set>
 
 #include "common/hash.h"
-#include "iceberg/partition.h"
-#include "iceberg/table_files.h"
+#include "iceberg/scan/table_files.h"
+#include "iceberg/schema/partition.h"
 #include "sync/pg_values.h"
 #include "sync/type_mapping.h"
 

@@ -24,8 +24,8 @@
 
 #include "client/rest_catalog.h"
 #include "common/status.h"
-#include "iceberg/file_io.h"
-#include "iceberg/table_catalog.h"
+#include "iceberg/io/file_io.h"
+#include "iceberg/write/table_catalog.h"
 #include "parquet/parquet_files.h"
 #include "parquet/row_deletes.h"
 #include "sync/config.h"

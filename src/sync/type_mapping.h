@@ -12,7 +12,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "iceberg/schema.h"
+#include "iceberg/schema/schema.h"
 
 namespace serac::sync {
 
