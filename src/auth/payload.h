@@ -1,7 +1,8 @@
 // The body side of authentication and integrity: wraps the raw HTTP body of a PUT/UploadPart and
 // yields the object bytes, while it
 //   - removes aws-chunked framing and verifies every chunk signature and the trailer signature,
-//   - checks the x-amz-content-sha256 hex value (or, for kAbsent, the whole request signature),
+//   - checks the x-amz-content-sha256 hex value (kSignedHex; a body whose hash the client signed
+//     but did not send is hashed before the signature is compared, service/authenticate.cc),
 //   - checks Content-MD5 and any x-amz-checksum-* (header or trailer),
 //   - computes the MD5 (the ETag) and the object's checksum in the same pass.
 // All checks complete when Read() returns 0; a failure is returned from that Read() call instead,

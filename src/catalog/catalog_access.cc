@@ -3,7 +3,9 @@
 // catalog_service.cc; this file only evaluates.
 #include <string>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_access_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
 #include "common/encoding.h"
 
 namespace serac::catalog {

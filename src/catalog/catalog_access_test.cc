@@ -2,8 +2,11 @@
 // of IAM users (read-only, one namespace, none at all) and vended credentials.
 #include <map>
 
+#include "auth/sigv4.h"
 #include "auth/tokens.h"
+#include "catalog/catalog_access_internal.h"
 #include "catalog/catalog_test_fixture_internal.h"
+#include "common/json_reads.h"
 
 namespace serac::catalog {
 namespace {

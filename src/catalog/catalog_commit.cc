@@ -7,11 +7,22 @@
 #include <set>
 #include <thread>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_access_internal.h"
+#include "catalog/catalog_commit_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
+#include "catalog/catalog_namespaces_internal.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_routes_internal.h"
+#include "catalog/catalog_rules_internal.h"
+#include "catalog/catalog_tables_internal.h"
+#include "catalog/job_runner.h"
 #include "common/clock.h"
+#include "common/json_reads.h"
 #include "common/limits.h"
 #include "common/random.h"
-#include "maintenance/job_runner.h"
+#include "meta/catalog_locations.h"
 
 namespace serac::catalog {
 namespace {
@@ -41,7 +52,7 @@ std::string DisplayName(const meta::EntityId& id) { return NamespaceDisplayName(
 // nothing to maintain yet).
 void NoteCommitForMaintenance(Backend& backend, const meta::EntityId& id, const PreparedCommit& commit) {
   if (backend.jobs == nullptr || !commit.entity) return;
-  maintenance::JobRunner::Target target;
+  JobRunner::Target target;
   target.warehouse = id.warehouse;
   target.table_uuid = commit.entity->uuid;
   target.table.namespace_levels = id.levels;
@@ -63,8 +74,9 @@ HandlerResult ReadChange(Json& body, TableChange& change) {
   Json updates = Json::array();
   if (auto error = TakeArray(body, "requirements", requirements)) return error;
   if (auto error = TakeArray(body, "updates", updates)) return error;
+  // The one place a commit is read from JSON: typed from here on.
   auto changes = iceberg::TableChanges::FromJson(std::move(requirements), std::move(updates));
-  if (!changes.ok()) return BadRequest(changes.status().message());
+  if (!changes.ok()) return MetadataRuleError(changes.status());
   change.changes = std::move(changes).value();
   return kHandled;
 }
@@ -254,11 +266,12 @@ HandlerResult AuthorizeChange(RequestContext& ctx, const TableChange& change, bo
 
 }  // namespace
 
-HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table, iceberg::TableChanges changes,
-                                ReleasedVersions& released, CommittedTable& out) {
+HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table,
+                                const iceberg::TableChanges& changes, ReleasedVersions& released,
+                                CommittedTable& out) {
   TableChange change;
   change.id = table;
-  change.changes = std::move(changes);
+  change.changes = changes;
   const std::string display = DisplayName(change.id);
   std::unique_lock<std::mutex> table_lock(backend.CommitLock(change.id));
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
@@ -311,8 +324,7 @@ HandlerResult CommitTable(RequestContext& ctx) {
   if (auto error = AuthorizeChange(ctx, change, true)) return error;
   ReleasedVersions released;  // declared first: freed after the answer is sent
   CommittedTable committed;
-  if (auto error =
-          CommitTableChange(ctx.backend, change.id, std::move(*change.changes), released, committed)) {
+  if (auto error = CommitTableChange(ctx.backend, change.id, *change.changes, released, committed)) {
     return error;
   }
   AddCommitEtag(ctx, committed.metadata_location);

@@ -9,9 +9,16 @@
 // file paths and asks for the key twice; the other clients accept the slash.
 #include <string>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_access_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_credentials_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_rules_internal.h"
+#include "catalog/catalog_tables_internal.h"
 #include "common/clock.h"
 #include "common/encoding.h"
+#include "common/json_reads.h"
 #include "common/log.h"
 
 namespace serac::catalog {

@@ -1,5 +1,7 @@
 // Iceberg error responses and the mapping from serac's error codes to them.
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "common/json_reads.h"
+#include "http/http.h"
 
 namespace serac::catalog {
 

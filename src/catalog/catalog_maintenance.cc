@@ -2,21 +2,27 @@
 // per type (`/v1/warehouses/{wh}/maintenance[/{type}]`), a table's overrides and effective settings
 // (`.../tables/{t}/maintenance[/{type}]`), its jobs' status and history (`.../{type}/status`), and
 // serac's own `.../{type}/run`, which starts a job now. Settings are checked here
-// (maintenance/settings.h) and kept in the catalog store; jobs run on the server's JobRunner.
-#include "catalog/catalog_internal.h"
+// (catalog/maintenance_settings.h) and kept in the catalog store; jobs run on the server's JobRunner.
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_routes_internal.h"
+#include "catalog/catalog_tables_internal.h"
+#include "catalog/catalog_warehouses_internal.h"
+#include "catalog/job_runner.h"
+#include "catalog/maintenance_settings.h"
 #include "common/clock.h"
-#include "maintenance/job_runner.h"
-#include "maintenance/settings.h"
+#include "common/json_reads.h"
+#include "common/limits.h"
 
 namespace serac::catalog {
 namespace {
 
-using maintenance::MaintenanceType;
-
 constexpr uint32_t kStatusJobsShown = 20;  // jobs a status answer lists, newest first
 
 HandlerResult TypeFromPath(RequestContext& ctx, MaintenanceType& type) {
-  auto parsed = maintenance::ParseMaintenanceType(ctx.path.type);
+  auto parsed = ParseMaintenanceType(ctx.path.type);
   if (!parsed) {
     return BadRequest("unknown maintenance type \"" + ctx.path.type +
                       "\": icebergCompaction, icebergSnapshotManagement or icebergUnreferencedFileRemoval");
@@ -35,12 +41,12 @@ HandlerResult StoreError(const Status& status) {
 }
 
 // The table's effective settings: its overrides, its Iceberg properties, the warehouse's defaults.
-Result<maintenance::MaintenanceSettings> EffectiveSettings(
-    RequestContext& ctx, std::map<MaintenanceType, std::string>* overrides) {
+Result<MaintenanceSettings> EffectiveSettings(RequestContext& ctx,
+                                              std::map<MaintenanceType, std::string>* overrides) {
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<const iceberg::TableMetadata> metadata,
                          LoadTableMetadata(ctx.backend, ctx.entity->metadata_location));
-  return maintenance::LoadTableSettings(ctx.catalog(), RouteWarehouse(ctx), ctx.entity->uuid,
-                                        metadata->properties(), overrides);
+  return LoadTableSettings(ctx.catalog(), RouteWarehouse(ctx), ctx.entity->uuid, metadata->properties(),
+                           overrides);
 }
 
 Json JobJson(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {
@@ -71,11 +77,11 @@ HandlerResult RequireTable(RequestContext& ctx) {
 
 HandlerResult GetWarehouseMaintenance(RequestContext& ctx) {
   if (auto error = RequireWarehouse(ctx, ctx.path.name)) return error;
-  auto layer = maintenance::LoadSettingLayer(ctx.catalog(), ctx.path.name, "");
+  auto layer = LoadSettingLayer(ctx.catalog(), ctx.path.name, "");
   if (!layer.ok()) return StoreError(layer.status());
   Json configuration = Json::object();
   for (const auto& [type, text] : *layer) {
-    configuration[std::string(maintenance::MaintenanceTypeName(type))] = Json::parse(text, nullptr, false);
+    configuration[std::string(MaintenanceTypeName(type))] = Json::parse(text, nullptr, false);
   }
   return SendJson(ctx, {{"warehouse", ctx.path.name}, {"configuration", configuration}});
 }
@@ -84,7 +90,7 @@ HandlerResult PutWarehouseMaintenance(RequestContext& ctx) {
   MaintenanceType type;
   if (auto error = TypeFromPath(ctx, type)) return error;
   if (auto error = RequireWarehouse(ctx, ctx.path.name)) return error;
-  auto checked = maintenance::CheckSettingJson(type, ctx.body);
+  auto checked = CheckSettingJson(type, ctx.body);
   if (!checked.ok()) return BadRequest(checked.status().message());
   meta::MaintenanceSetting setting{ctx.path.name, "", ctx.path.type, *checked, ToUnixMillis(Now())};
   if (Status put = ctx.catalog().PutMaintenanceSetting(setting); !put.ok()) return StoreError(put);
@@ -109,10 +115,10 @@ HandlerResult GetTableMaintenance(RequestContext& ctx) {
   if (!settings.ok()) return StoreError(settings.status());
   Json configuration = Json::object();
   Json overridden = Json::object();
-  for (MaintenanceType type : maintenance::kMaintenanceTypes) {
-    const std::string name(maintenance::MaintenanceTypeName(type));
+  for (MaintenanceType type : kMaintenanceTypes) {
+    const std::string name(MaintenanceTypeName(type));
     if (!ctx.path.type.empty() && ctx.path.type != name) continue;
-    configuration[name] = Json::parse(maintenance::EffectiveSettingJson(type, *settings));
+    configuration[name] = Json::parse(EffectiveSettingJson(type, *settings));
     if (auto it = overrides.find(type); it != overrides.end()) overridden[name] = Json::parse(it->second);
   }
   if (!ctx.path.type.empty()) {
@@ -128,7 +134,7 @@ HandlerResult PutTableMaintenance(RequestContext& ctx) {
   if (auto error = RequireTable(ctx)) return error;
   MaintenanceType type;
   if (auto error = TypeFromPath(ctx, type)) return error;
-  auto checked = maintenance::CheckSettingJson(type, ctx.body);
+  auto checked = CheckSettingJson(type, ctx.body);
   if (!checked.ok()) return BadRequest(checked.status().message());
   meta::MaintenanceSetting setting{RouteWarehouse(ctx), ctx.entity->uuid, ctx.path.type, *checked,
                                    ToUnixMillis(Now())};
@@ -157,7 +163,7 @@ HandlerResult GetTableMaintenanceStatus(RequestContext& ctx) {
   if (!jobs.ok()) return StoreError(jobs.status());
   Json history = Json::array();
   for (const meta::MaintenanceJobRecord& job : *jobs) history.push_back(JobJson(ctx, job));
-  const bool enabled = Json::parse(maintenance::EffectiveSettingJson(type, *settings))["status"] == "enabled";
+  const bool enabled = Json::parse(EffectiveSettingJson(type, *settings))["status"] == "enabled";
   // S3 Tables' status words: Not_Yet_Run, Successful, Failed, Disabled (and serac's Running).
   Json status = {{"status", !enabled                              ? "Disabled"
                             : history.empty()                     ? "Not_Yet_Run"
@@ -177,7 +183,7 @@ HandlerResult GetTableMaintenanceStatus(RequestContext& ctx) {
 // snapshot id the table does not have or a ref still points at is a 400 (404) naming it, before a
 // job starts.
 HandlerResult ParseRunOptions(RequestContext& ctx, MaintenanceType type, const Json& body,
-                              maintenance::JobRunner::RunOptions& options) {
+                              JobRunner::RunOptions& options) {
   const bool expiry = type == MaintenanceType::kSnapshotManagement;
   const bool unreferenced = type == MaintenanceType::kUnreferencedFileRemoval;
   const std::string takes = expiry ? "olderThanSeconds, olderThanTimestampMs, retainLast and snapshotIds"
@@ -250,7 +256,7 @@ HandlerResult RunTableMaintenance(RequestContext& ctx) {
   if (ctx.backend.jobs == nullptr) return MakeError(503, "ServiceUnavailableException", "no job runner");
   auto settings = EffectiveSettings(ctx, nullptr);
   if (!settings.ok()) return StoreError(settings.status());
-  maintenance::JobRunner::Target target;
+  JobRunner::Target target;
   target.warehouse = RouteWarehouse(ctx);
   target.table_uuid = ctx.entity->uuid;
   target.table.namespace_levels = ctx.entity->levels;
@@ -258,7 +264,7 @@ HandlerResult RunTableMaintenance(RequestContext& ctx) {
   // serac's own, as Spark's procedures take them: an unreferenced-file removal's
   // {"olderThanSeconds": N}; a snapshot expiry's {"olderThanSeconds": N} or
   // {"olderThanTimestampMs": T}, {"retainLast": N} and {"snapshotIds": [...]}.
-  maintenance::JobRunner::RunOptions options;
+  JobRunner::RunOptions options;
   if (!ctx.body.empty()) {
     Json body;
     if (auto error = ParseJsonObject(ctx, body)) return error;

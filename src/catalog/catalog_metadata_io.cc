@@ -3,13 +3,16 @@
 // location and cached (a metadata file never changes).
 #include <set>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
+#include "catalog/catalog_rules_internal.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "maintenance/remove_unreferenced_files.h"
+#include "meta/catalog_locations.h"
 #include "objects/object_io.h"
 
 namespace serac::catalog {

@@ -1,9 +1,16 @@
 // Namespace routes, and the listings of namespaces, tables and views (CollectListing in
-// catalog_internal.h).
+// catalog_responses_internal.h).
 #include <set>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_access_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_namespaces_internal.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_routes_internal.h"
+#include "catalog/catalog_rules_internal.h"
 #include "common/clock.h"
+#include "common/json_reads.h"
 #include "common/limits.h"
 
 namespace serac::catalog {

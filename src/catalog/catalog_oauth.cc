@@ -9,6 +9,7 @@
 
 #include "auth/tokens.h"
 #include "common/encoding.h"
+#include "common/limits.h"
 
 namespace serac::catalog {
 

@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "auth/sigv4.h"
 #include "auth/tokens.h"
 #include "common/encoding.h"
+#include "common/limits.h"
 
 namespace serac::catalog {
 namespace {

@@ -2,10 +2,14 @@
 // the new snapshots' manifest lists through the table's confined file access.
 #include <memory>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
+#include "catalog/catalog_rules_internal.h"
 #include "catalog/in_process_tables.h"
 #include "common/limits.h"
 #include "iceberg/manifest/manifest.h"
+#include "meta/catalog_locations.h"
 
 namespace serac::catalog {
 namespace {

@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <array>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_rules_internal.h"
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/random.h"
+#include "meta/catalog_locations.h"
 #include "service/bucket_name.h"
 
 namespace serac::catalog {

@@ -3,7 +3,8 @@
 
 #include <algorithm>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_rules_internal.h"
+#include "meta/catalog_locations.h"
 
 namespace serac::catalog {
 namespace {

@@ -12,9 +12,18 @@
 // warehouse's setting under `/v1/warehouses/{name}/scan-planning`.
 #include <cmath>
 
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_routes_internal.h"
+#include "catalog/catalog_rules_internal.h"
+#include "catalog/catalog_tables_internal.h"
+#include "catalog/catalog_warehouses_internal.h"
 #include "catalog/in_process_tables.h"
 #include "common/encoding.h"
+#include "common/json_reads.h"
+#include "common/limits.h"
 #include "common/random.h"
 #include "iceberg/expression/expression.h"
 #include "iceberg/scan/scan_planning.h"

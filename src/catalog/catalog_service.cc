@@ -9,17 +9,31 @@
 
 #include "auth/identity.h"
 #include "auth/payload.h"
-#include "catalog/catalog_internal.h"
+#include "auth/sigv4.h"
+#include "blob/blob_store.h"
+#include "catalog/catalog_access_internal.h"
+#include "catalog/catalog_commit_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_credentials_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
+#include "catalog/catalog_namespaces_internal.h"
 #include "catalog/catalog_oauth.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_routes_internal.h"
+#include "catalog/catalog_rules_internal.h"
+#include "catalog/catalog_warehouses_internal.h"
 #include "catalog/idempotency.h"
 #include "catalog/in_process_tables.h"
+#include "catalog/job_runner.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
+#include "common/json_reads.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "iceberg/write/table_catalog.h"
-#include "maintenance/job_runner.h"
+#include "meta/catalog_locations.h"
 #include "service/authenticate.h"
 #include "service/error_response.h"
 
@@ -50,8 +64,8 @@ namespace {
 
 // A table's files as its maintenance jobs reach them: only what the table owns, by its row's
 // location (which the store keeps from overlapping any other's).
-Result<maintenance::JobRunner::TableStorage> TableStorageFor(Backend& backend, const std::string& warehouse,
-                                                             const iceberg::TableRef& table) {
+Result<JobRunner::TableStorage> TableStorageFor(Backend& backend, const std::string& warehouse,
+                                                const iceberg::TableRef& table) {
   SERAC_ASSIGN_OR_RETURN(
       meta::EntityRecord entity,
       backend.catalog().GetEntity({warehouse, table.namespace_levels, table.name, meta::EntityKind::kTable}));
@@ -61,7 +75,7 @@ Result<maintenance::JobRunner::TableStorage> TableStorageFor(Backend& backend, c
                                                    " is not inside warehouse " + warehouse +
                                                    ": maintenance reads and deletes only files a table owns");
   }
-  maintenance::JobRunner::TableStorage storage;
+  JobRunner::TableStorage storage;
   storage.io = MakeTableFileIO(*backend.meta, *backend.blobs, warehouse, *owned_key);
   storage.list_files = [&backend, warehouse, owned = *owned_key](
                            const std::string& prefix) -> Result<std::vector<maintenance::ListedFile>> {
@@ -84,7 +98,7 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
   impl_->backend.options = std::move(options);
   if (meta != nullptr && blobs != nullptr) {
     Backend& backend = impl_->backend;
-    maintenance::JobRunner::Seams seams;
+    JobRunner::Seams seams;
     seams.catalog_for = [&backend](const std::string& warehouse) {
       return MakeInProcessTableCatalog(backend, warehouse);
     };
@@ -98,8 +112,8 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
                                  {warehouse, table.namespace_levels, table.name, meta::EntityKind::kTable}));
       return entity.metadata_location;
     };
-    impl_->backend.jobs = std::make_unique<maintenance::JobRunner>(
-        meta->catalog(), std::move(seams), impl_->backend.options.maintenance_check_interval_ms);
+    impl_->backend.jobs = std::make_unique<JobRunner>(meta->catalog(), std::move(seams),
+                                                      impl_->backend.options.maintenance_check_interval_ms);
   }
 }
 

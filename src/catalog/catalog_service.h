@@ -34,7 +34,7 @@ struct CatalogOptions {
   // Warehouse used by requests without a {prefix} segment; empty = the only warehouse, if one.
   std::string default_warehouse;
   // How long after a commit a table is looked at for automatic maintenance (and at most how often);
-  // 0: maintenance jobs run only when asked (maintenance/job_runner.h).
+  // 0: maintenance jobs run only when asked (catalog/job_runner.h).
   int64_t maintenance_check_interval_ms = 60'000;
 };
 
@@ -56,7 +56,7 @@ class CatalogService {
   // itself, without a principal. Files go through catalog/in_process_tables.h's MakeObjectFileIO.
   // Must not outlive the service.
   std::unique_ptr<iceberg::TableCatalog> InProcessTables(std::string warehouse);
-  // Prometheus text of the table maintenance jobs run so far (maintenance/job_runner.h).
+  // Prometheus text of the table maintenance jobs run so far (catalog/job_runner.h).
   std::string RenderMetrics() const;
 
  private:

@@ -1,6 +1,7 @@
 // End-to-end tests of CatalogService over the real SQLite MetaStore and local BlobStore, with
 // SigV4-signed requests (service s3tables, generic URI encoding) and in-memory HTTP fakes.
 #include "catalog/catalog_test_fixture_internal.h"
+#include "common/json_reads.h"
 
 namespace serac::catalog {
 namespace {

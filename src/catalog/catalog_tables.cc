@@ -1,11 +1,23 @@
 // Table routes other than commits: create (and stage-create), load, exists, drop (and purge),
 // register, metrics, and the rename of tables and views.
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_access_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_credentials_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
+#include "catalog/catalog_namespaces_internal.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_routes_internal.h"
+#include "catalog/catalog_rules_internal.h"
+#include "catalog/catalog_tables_internal.h"
+#include "catalog/catalog_warehouses_internal.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
+#include "common/json_reads.h"
 #include "common/log.h"
 #include "common/random.h"
+#include "meta/catalog_locations.h"
 
 namespace serac::catalog {
 namespace {

@@ -10,11 +10,13 @@
 
 #include "auth/identity.h"
 #include "auth/service_test_stores.h"
-#include "catalog/catalog_internal.h"
+#include "auth/sigv4.h"
 #include "catalog/catalog_service.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
+#include "common/json_reads.h"
+#include "common/limits.h"
 #include "common/random.h"
 #include "http/http_test_fakes.h"
 

@@ -1,7 +1,16 @@
 // View routes: list, create, load, exists, replace (a commit with retries, as for tables), drop,
 // register. Rename lives with the table rename in catalog_tables.cc.
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_access_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
+#include "catalog/catalog_namespaces_internal.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_routes_internal.h"
+#include "catalog/catalog_rules_internal.h"
+#include "catalog/catalog_tables_internal.h"
 #include "common/clock.h"
+#include "common/json_reads.h"
 #include "common/limits.h"
 #include "common/random.h"
 

@@ -1,7 +1,14 @@
 // GET /v1/config and the warehouse admin API (AIStor-compatible): a warehouse is a bucket whose
 // tables the catalog manages.
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_access_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_responses_internal.h"
+#include "catalog/catalog_routes_internal.h"
+#include "catalog/catalog_rules_internal.h"
+#include "catalog/catalog_warehouses_internal.h"
 #include "common/clock.h"
+#include "common/json_reads.h"
 #include "common/limits.h"
 
 namespace serac::catalog {

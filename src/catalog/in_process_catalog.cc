@@ -1,7 +1,10 @@
 // iceberg::TableCatalog on the catalog's own commit path (CommitTableChange, which the REST route
 // also commits through): the server's writers load and commit tables without HTTP, a signature or
 // a policy check, and lose races, retry and find unknown outcomes exactly as REST clients do.
-#include "catalog/catalog_internal.h"
+#include "catalog/catalog_commit_internal.h"
+#include "catalog/catalog_context_internal.h"
+#include "catalog/catalog_errors_internal.h"
+#include "catalog/catalog_metadata_io_internal.h"
 #include "iceberg/write/table_catalog.h"
 
 namespace serac::catalog {
@@ -48,13 +51,10 @@ class InProcessTableCatalog final : public iceberg::TableCatalog {
     return *metadata;
   }
 
-  Status CommitTable(const iceberg::TableRef& table, const std::string& requirements_json,
-                     const std::string& updates_json) override {
-    SERAC_ASSIGN_OR_RETURN(iceberg::TableChanges changes,
-                           iceberg::TableChanges::Parse(requirements_json, updates_json));
+  Status CommitTable(const iceberg::TableRef& table, const iceberg::TableChanges& changes) override {
     ReleasedVersions released;
     CommittedTable committed;
-    if (auto error = CommitTableChange(backend_, Id(table), std::move(changes), released, committed)) {
+    if (auto error = CommitTableChange(backend_, Id(table), changes, released, committed)) {
       return StatusFromIcebergError(*error);
     }
     return Status::Ok();

@@ -3,7 +3,10 @@
 // producers and commit loop as the REST client, and seen by REST loads and S3 reads afterwards.
 #include "catalog/in_process_tables.h"
 
+#include "catalog/catalog_rules_internal.h"
 #include "catalog/catalog_test_fixture_internal.h"
+#include "common/json_reads.h"
+#include "common/limits.h"
 #include "iceberg/iceberg.h"
 #include "iceberg/scan/table_files.h"
 #include "iceberg/write/table_catalog.h"
@@ -190,10 +193,9 @@ class RacingCatalog final : public iceberg::TableCatalog {
   Result<iceberg::TableMetadata> LoadTable(const iceberg::TableRef& table) override {
     return inner_.LoadTable(table);
   }
-  Status CommitTable(const iceberg::TableRef& table, const std::string& requirements,
-                     const std::string& updates) override {
+  Status CommitTable(const iceberg::TableRef& table, const iceberg::TableChanges& changes) override {
     if (before_first_commit_) std::exchange(before_first_commit_, nullptr)();
-    Status status = inner_.CommitTable(table, requirements, updates);
+    Status status = inner_.CommitTable(table, changes);
     codes.push_back(status.code());
     return status;
   }
@@ -224,17 +226,25 @@ TEST_F(InProcessTablesTest, LostRaceIsPreparedAgainAndLands) {
   EXPECT_EQ(metadata->CurrentSnapshot()->summary.at("total-data-files"), "3");
 }
 
+// A commit given as the REST protocol's JSON arrays, read as the catalog's route reads them.
+Status CommitJson(iceberg::TableCatalog& catalog, const iceberg::TableRef& table,
+                  std::string_view requirements, std::string_view updates) {
+  SERAC_ASSIGN_OR_RETURN(iceberg::TableChanges changes, iceberg::TableChanges::Parse(requirements, updates));
+  return catalog.CommitTable(table, changes);
+}
+
 TEST_F(InProcessTablesTest, ErrorsAreTheCatalogsOwn) {
   EXPECT_EQ(tables_->LoadTable(kTable).status().code(), ErrorCode::kNotFound);
-  EXPECT_EQ(tables_->CommitTable(kTable, "[]", "[]").code(), ErrorCode::kNotFound);
+  EXPECT_EQ(CommitJson(*tables_, kTable, "[]", "[]").code(), ErrorCode::kNotFound);
   NewTable();
-  auto stale = tables_->CommitTable(
-      kTable, R"([{"type": "assert-table-uuid", "uuid": "00000000-0000-4000-8000-000000000000"}])", "[]");
+  auto stale =
+      CommitJson(*tables_, kTable,
+                 R"([{"type": "assert-table-uuid", "uuid": "00000000-0000-4000-8000-000000000000"}])", "[]");
   EXPECT_EQ(stale.code(), ErrorCode::kConflict) << stale.ToString();
-  auto unknown = tables_->CommitTable(kTable, "[]", R"([{"action": "no-such-action"}])");
+  auto unknown = CommitJson(*tables_, kTable, "[]", R"([{"action": "no-such-action"}])");
   EXPECT_EQ(unknown.code(), ErrorCode::kNotImplemented) << unknown.ToString();
   EXPECT_NE(unknown.message().find("no-such-action"), std::string::npos);
-  auto malformed = tables_->CommitTable(kTable, "[]", "{not json");
+  auto malformed = CommitJson(*tables_, kTable, "[]", "{not json");
   EXPECT_NE(malformed.code(), ErrorCode::kOk);
   EXPECT_NE(malformed.code(), ErrorCode::kInternal) << malformed.ToString();
   auto other_warehouse = service_->InProcessTables("elsewhere")->LoadTable(kTable);

@@ -1,6 +1,7 @@
 // iceberg::FileIO on the object path: what S3's PutObject and GetObject do for a request, done
 // for the server's own table writers without HTTP in between.
-#include "catalog/catalog_internal.h"
+#include "blob/blob_store.h"
+#include "catalog/catalog_rules_internal.h"
 #include "catalog/in_process_tables.h"
 #include "common/clock.h"
 #include "common/encoding.h"

@@ -1,5 +1,5 @@
 // Pure mapping from `serac user|key|policy` arguments to requests of the admin API under
-// /_serac/admin/v1 (server/admin_api.h documents the routes), so the encoding can be tested
+// /_serac/admin/v1 (admin/admin_api.h documents the routes), so the encoding can be tested
 // without a server. Each request is marked for S3-style signing (service "s3", S3 URI encoding),
 // which is what the admin API verifies.
 // Thread-safe: free functions without state.

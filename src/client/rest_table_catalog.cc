@@ -8,12 +8,12 @@ Result<iceberg::TableMetadata> RestTableCatalog::LoadTable(const iceberg::TableR
   return iceberg::TableMetadata::Parse(loaded.metadata_json);
 }
 
-Status RestTableCatalog::CommitTable(const iceberg::TableRef& table, const std::string& requirements_json,
-                                     const std::string& updates_json) {
+Status RestTableCatalog::CommitTable(const iceberg::TableRef& table, const iceberg::TableChanges& changes) {
+  // The one place a commit becomes JSON: the REST protocol's requirements and updates.
   TableCommit commit;
   commit.table = TableIdentifier{table.namespace_levels, table.name};
-  commit.requirements_json = requirements_json;
-  commit.updates_json = updates_json;
+  commit.requirements_json = changes.RequirementsJson();
+  commit.updates_json = changes.UpdatesJson();
   return catalog_.CommitTable(commit).status();
 }
 
@@ -26,8 +26,8 @@ Status RestTableCatalog::CommitTables(const std::vector<TableChange>& changes) {
   for (const TableChange& change : changes) {
     TableCommit commit;
     commit.table = TableIdentifier{change.table.namespace_levels, change.table.name};
-    commit.requirements_json = change.requirements_json;
-    commit.updates_json = change.updates_json;
+    commit.requirements_json = change.changes.RequirementsJson();
+    commit.updates_json = change.changes.UpdatesJson();
     commits.push_back(std::move(commit));
   }
   return catalog_.CommitTransaction(commits);

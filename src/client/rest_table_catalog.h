@@ -12,8 +12,7 @@ class RestTableCatalog final : public iceberg::TableCatalog {
  public:
   explicit RestTableCatalog(RestCatalog& catalog) : catalog_(catalog) {}
   Result<iceberg::TableMetadata> LoadTable(const iceberg::TableRef& table) override;
-  Status CommitTable(const iceberg::TableRef& table, const std::string& requirements_json,
-                     const std::string& updates_json) override;
+  Status CommitTable(const iceberg::TableRef& table, const iceberg::TableChanges& changes) override;
   // Where the catalog serves transactions/commit.
   bool CommitsAcrossTables() const override;
   Status CommitTables(const std::vector<TableChange>& changes) override;

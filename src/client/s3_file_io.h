@@ -1,7 +1,7 @@
 // iceberg::FileIO over S3 (serac's or anyone's): "s3://bucket/key" locations, files streamed up as
-// they are written (S3Upload: one part in memory at a time), created only where nothing is yet
-// (If-None-Match: *), read whole with a size check first.
-// Thread-safety: as S3Client; each OutputFile is used by one thread.
+// they are written (S3Upload: at most parts_in_flight parts in memory, each uploading), created only where
+// nothing is yet (If-None-Match: *), read whole with a size check first. Thread-safety: as S3Client; each
+// OutputFile is used by one thread.
 #pragma once
 
 #include <memory>

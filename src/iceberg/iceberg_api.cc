@@ -20,10 +20,9 @@ Result<JsonCommitResult> CommitTableJson(const std::optional<std::string>& curre
     SERAC_ASSIGN_OR_RETURN(Json json, ParseJson(*current_metadata_json));
     SERAC_ASSIGN_OR_RETURN(current, ParseTableMetadata(json));
   }
-  SERAC_ASSIGN_OR_RETURN(Json requirements, ParseJson(requirements_json));
-  SERAC_ASSIGN_OR_RETURN(Json updates, ParseJson(updates_json));
+  SERAC_ASSIGN_OR_RETURN(TableChanges changes, TableChanges::Parse(requirements_json, updates_json));
   SERAC_ASSIGN_OR_RETURN(TableCommitOutcome outcome,
-                         ApplyTableCommit(current ? &*current : nullptr, requirements, updates, options));
+                         ApplyTableCommit(current ? &*current : nullptr, changes, options));
   return JsonCommitResult{TableMetadataToJson(outcome.metadata).dump(), outcome.changed};
 }
 

@@ -2,7 +2,6 @@
 
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,12 +11,12 @@
 #include "iceberg/manifest/manifest.h"
 #include "iceberg/metadata/table_metadata.h"
 #include "iceberg/scan/table_files.h"
-#include "maintenance/settings.h"
+#include "iceberg/write/table_catalog.h"
+#include "maintenance/table_properties.h"
 
 namespace serac::maintenance {
 namespace {
 
-using Json = nlohmann::json;
 using iceberg::Snapshot;
 using iceberg::SnapshotRef;
 using iceberg::TableMetadata;
@@ -122,21 +121,63 @@ Result<ExpiryPlan> PlanExpiry(const TableMetadata& table, const ExpireOptions& o
 
 // The commit of `plan`: every ref asserted as planned, so that a ref that moved meanwhile (a new
 // snapshot on a branch, a new tag) makes the job plan again instead of removing what it needs.
-std::pair<std::string, std::string> ExpiryCommit(const TableMetadata& table, const ExpiryPlan& plan) {
-  Json requirements = Json::array({{{"type", "assert-table-uuid"}, {"uuid", table.table_uuid()}}});
+iceberg::TableChanges ExpiryCommit(const TableMetadata& table, const ExpiryPlan& plan) {
+  iceberg::TableChanges changes;
+  changes.requirements.push_back(iceberg::AssertTableUuid{table.table_uuid()});
   for (const auto& [name, ref] : table.Refs()) {
-    requirements.push_back(
-        {{"type", "assert-ref-snapshot-id"}, {"ref", name}, {"snapshot-id", ref.snapshot_id}});
+    changes.requirements.push_back(iceberg::AssertRefSnapshotId{name, ref.snapshot_id});
   }
-  Json updates = Json::array();
-  for (const std::string& name : plan.refs_removed) {
-    updates.push_back({{"action", "remove-snapshot-ref"}, {"ref-name", name}});
-  }
+  for (const std::string& name : plan.refs_removed)
+    changes.updates.push_back(iceberg::RemoveSnapshotRef{name});
   if (!plan.snapshots_removed.empty()) {
-    updates.push_back({{"action", "remove-snapshots"}, {"snapshot-ids", plan.snapshots_removed}});
+    changes.updates.push_back(iceberg::RemoveSnapshots{plan.snapshots_removed});
   }
-  return {requirements.dump(), updates.dump()};
+  return changes;
 }
+
+// Expiry as the commit loop makes it: planned again on the table as it is after every lost race.
+class Expiry final : public iceberg::ChangeMaker {
+ public:
+  Expiry(const iceberg::TableRef& table, const ExpireOptions& options, int64_t now_ms)
+      : table_(table), options_(options), now_ms_(now_ms) {}
+
+  Result<iceberg::TableChanges> Prepare(const TableMetadata& base, int64_t) override {
+    auto gc = base.properties().find("gc.enabled");
+    if (gc != base.properties().end() && gc->second == "false") {
+      return Error(ErrorCode::kValidationFailed,
+                   table_.DisplayName() +
+                       " has gc.enabled=false: its files may belong to another table, so "
+                       "snapshots are not expired");
+    }
+    SERAC_ASSIGN_OR_RETURN(const ExpiryPlan plan, PlanExpiry(base, options_, now_ms_));
+    asked_.clear();
+    for (int64_t id : plan.snapshots_removed) asked_.push_back(*base.FindSnapshot(id));
+    refs_removed_ = static_cast<int64_t>(plan.refs_removed.size());
+    statistics_before_ = base.StatisticsFiles();
+    return ExpiryCommit(base, plan);
+  }
+  bool Landed(const TableMetadata& table) const override {
+    for (const Snapshot& snapshot : asked_) {
+      if (table.FindSnapshot(snapshot.snapshot_id)) return false;
+    }
+    return true;
+  }
+  void Finish(bool landed) override {
+    if (!landed) refs_removed_ = 0;
+  }
+
+  std::vector<Snapshot>& asked() { return asked_; }  // the snapshots the last attempt removed, as they were
+  const std::vector<std::string>& statistics_before() const { return statistics_before_; }
+  int64_t refs_removed() const { return refs_removed_; }
+
+ private:
+  const iceberg::TableRef& table_;
+  const ExpireOptions& options_;
+  const int64_t now_ms_;
+  std::vector<Snapshot> asked_;
+  std::vector<std::string> statistics_before_;  // the statistics files listed before the last attempt
+  int64_t refs_removed_ = 0;
+};
 
 // Deletes a file that no remaining snapshot reaches; one already gone counts as deleted.
 bool DeleteUnreached(iceberg::FileIO& io, const std::string& location) {
@@ -234,49 +275,18 @@ Result<ExpireResult> ExpireSnapshots(iceberg::TableCatalog& catalog, iceberg::Fi
                                      const iceberg::TableRef& table, const ExpireOptions& options) {
   const int64_t now_ms = options.now_ms != 0 ? options.now_ms : ToUnixMillis(Now());
   ExpireResult result;
-  Status last = Status::Ok();
-  bool outcome_unknown = false;
-  std::vector<Snapshot> asked;                 // the snapshots the last attempt removed, as they were
-  std::vector<std::string> statistics_before;  // the statistics files listed before it
-  for (uint32_t attempt = 0; attempt < limits::kTableCommitAttemptsMax; ++attempt) {
-    if (attempt > 0) iceberg::BackOffBeforeAttempt(attempt);
-    SERAC_ASSIGN_OR_RETURN(TableMetadata base, catalog.LoadTable(table));
-    if (outcome_unknown) {
-      outcome_unknown = false;
-      bool landed = true;
-      for (const Snapshot& snapshot : asked) landed = landed && !base.FindSnapshot(snapshot.snapshot_id);
-      if (landed) break;  // the lost answer's commit happened; its files are found below
-    }
-    auto gc = base.properties().find("gc.enabled");
-    if (gc != base.properties().end() && gc->second == "false") {
-      return Error(ErrorCode::kValidationFailed,
-                   table.DisplayName() +
-                       " has gc.enabled=false: its files may belong to another table, so "
-                       "snapshots are not expired");
-    }
-    SERAC_ASSIGN_OR_RETURN(const ExpiryPlan plan, PlanExpiry(base, options, now_ms));
-    if (plan.snapshots_removed.empty() && plan.refs_removed.empty()) return result;
-    const auto [requirements, updates] = ExpiryCommit(base, plan);
-    asked.clear();
-    for (int64_t id : plan.snapshots_removed) asked.push_back(*base.FindSnapshot(id));
-    statistics_before = base.StatisticsFiles();
-    last = catalog.CommitTable(table, requirements, updates);
-    if (last.ok()) {
-      result.refs_removed = static_cast<int64_t>(plan.refs_removed.size());
-      break;
-    }
-    if (last.code() == ErrorCode::kOutcomeUnknown) {
-      outcome_unknown = true;
-      continue;
-    }
-    if (last.code() != ErrorCode::kConflict && last.code() != ErrorCode::kUnavailable) return last;
-  }
-  if (!last.ok() && last.code() != ErrorCode::kOutcomeUnknown) {
+  Expiry expiry(table, options, now_ms);
+  Status committed = iceberg::CommitChange(catalog, table, expiry);
+  if (!committed.ok() && committed.code() != ErrorCode::kOutcomeUnknown) {
+    if (committed.code() != ErrorCode::kConflict) return committed;
     return Error(ErrorCode::kConflict, "the table " + table.DisplayName() +
                                            " kept changing its refs: expiry gave "
                                            "up after limits::kTableCommitAttemptsMax "
                                            "attempts");
   }
+  result.refs_removed = expiry.refs_removed();
+  std::vector<Snapshot>& asked = expiry.asked();
+  const std::vector<std::string>& statistics_before = expiry.statistics_before();
 
   // What was removed, known from the table as it is now (a lost answer's commit included).
   SERAC_ASSIGN_OR_RETURN(TableMetadata current, catalog.LoadTable(table));

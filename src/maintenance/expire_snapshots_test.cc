@@ -82,7 +82,11 @@ class ExpireSnapshotsTest : public ::testing::Test {
   bool Exists(const std::string& name) {
     return std::filesystem::exists(dir_ + "/t/data/" + name + ".parquet");
   }
-  void Commit(const Json& updates) { ASSERT_TRUE(catalog_->CommitTable(kTable, "[]", updates.dump()).ok()); }
+  void Commit(const Json& updates) {
+    auto changes = iceberg::TableChanges::Parse("[]", updates.dump());
+    ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+    ASSERT_TRUE(catalog_->CommitTable(kTable, *changes).ok());
+  }
   std::vector<int64_t> SnapshotIds() {
     std::vector<int64_t> ids;
     for (const iceberg::Snapshot& snapshot : catalog_->metadata().Snapshots())
@@ -206,11 +210,10 @@ class RacingCatalog final : public iceberg::TableCatalog {
   Result<iceberg::TableMetadata> LoadTable(const iceberg::TableRef& table) override {
     return inner_.LoadTable(table);
   }
-  Status CommitTable(const iceberg::TableRef& table, const std::string& requirements,
-                     const std::string& updates) override {
+  Status CommitTable(const iceberg::TableRef& table, const iceberg::TableChanges& changes) override {
     if (race_) std::exchange(race_, nullptr)();
     ++attempts_;
-    return inner_.CommitTable(table, requirements, updates);
+    return inner_.CommitTable(table, changes);
   }
   int attempts() const { return attempts_; }
 

@@ -24,9 +24,12 @@
 #include "common/status.h"
 #include "iceberg/io/file_io.h"
 #include "iceberg/write/table_catalog.h"
-#include "maintenance/settings.h"
 
 namespace serac::maintenance {
+
+// How compaction orders the rows it writes: by the table's sort order when it has one (kAuto, kSort)
+// or as they come (kBinpack).
+enum class CompactionStrategy : uint8_t { kAuto, kBinpack, kSort };
 
 struct RewriteOptions {
   CompactionStrategy strategy = CompactionStrategy::kAuto;

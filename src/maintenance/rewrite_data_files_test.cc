@@ -175,8 +175,7 @@ class RemovingCatalog final : public iceberg::TableCatalog {
   Result<iceberg::TableMetadata> LoadTable(const iceberg::TableRef& table) override {
     return inner_.LoadTable(table);
   }
-  Status CommitTable(const iceberg::TableRef& table, const std::string& requirements,
-                     const std::string& updates) override {
+  Status CommitTable(const iceberg::TableRef& table, const iceberg::TableChanges& changes) override {
     if (!removed_) {
       removed_ = true;
       auto files = iceberg::ReadTableFiles(io_, inner_.metadata().CurrentSnapshot());
@@ -185,7 +184,7 @@ class RemovingCatalog final : public iceberg::TableCatalog {
       overwrite.RemoveDataFile(files->data.front().file);
       SERAC_RETURN_IF_ERROR(iceberg::CommitSnapshot(inner_, table, overwrite).status());
     }
-    return inner_.CommitTable(table, requirements, updates);
+    return inner_.CommitTable(table, changes);
   }
 
  private:
@@ -232,7 +231,9 @@ TEST_F(RewriteDataFilesTest, FilesOfAnOlderSpecMoveToTheCurrentOne) {
   Load(0, 50);  // spec 0: by category, one file each
   const std::string updates = R"([{"action": "add-spec", "spec": {"spec-id": 1, "fields": []}},
                                   {"action": "set-default-spec", "spec-id": -1}])";
-  ASSERT_TRUE(catalog_->CommitTable(kTable, "[]", updates).ok());
+  auto changes = iceberg::TableChanges::Parse("[]", updates);
+  ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+  ASSERT_TRUE(catalog_->CommitTable(kTable, *changes).ok());
   ASSERT_EQ(catalog_->metadata().default_spec_id(), 1);
   auto result = RewriteDataFiles(*catalog_, *io_, kTable);
   ASSERT_TRUE(result.ok()) << result.status().ToString();

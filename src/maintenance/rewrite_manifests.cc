@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,11 +14,11 @@
 #include "iceberg/scan/table_files.h"
 #include "iceberg/schema/partition.h"
 #include "iceberg/write/snapshot_producer.h"
+#include "iceberg/write/table_catalog.h"
 
 namespace serac::maintenance {
 namespace {
 
-using Json = nlohmann::json;
 using iceberg::ManifestContent;
 using iceberg::ManifestEntry;
 using iceberg::ManifestFile;
@@ -28,12 +27,12 @@ using iceberg::TableMetadata;
 struct Attempt {
   std::vector<std::string> written;  // new manifests and the list, removed if the commit does not land
   RewriteManifestsResult result;
-  std::string requirements, updates;
+  iceberg::TableChanges changes;
   bool nothing_to_do = false;
 };
 
-Result<Attempt> Prepare(iceberg::FileIO& io, const TableMetadata& base,
-                        const RewriteManifestsOptions& options, int64_t now_ms) {
+Result<Attempt> PrepareRewrite(iceberg::FileIO& io, const TableMetadata& base,
+                               const RewriteManifestsOptions& options, int64_t now_ms) {
   Attempt attempt;
   const std::optional<iceberg::Snapshot> current = base.CurrentSnapshot();
   if (!current) {
@@ -156,64 +155,71 @@ Result<Attempt> Prepare(iceberg::FileIO& io, const TableMetadata& base,
     if (name.rfind("total-", 0) == 0) summary[name] = value;
   }
   summary["engine-name"] = "serac";
-  Json snapshot = {{"snapshot-id", snapshot_id},
-                   {"parent-snapshot-id", current->snapshot_id},
-                   {"timestamp-ms", std::max(now_ms, base.last_updated_ms())},
-                   {"manifest-list", list_location},
-                   {"summary", summary},
-                   {"schema-id", base.current_schema_id()}};
-  if (base.format_version() >= 2) snapshot["sequence-number"] = sequence_number;
-  if (base.format_version() >= 3) {
-    snapshot["first-row-id"] = base.next_row_id();
-    snapshot["added-rows"] = list.assigned_rows;
-  }
-  Json requirements = Json::array(
-      {{{"type", "assert-table-uuid"}, {"uuid", base.table_uuid()}},
-       {{"type", "assert-ref-snapshot-id"}, {"ref", "main"}, {"snapshot-id", current->snapshot_id}}});
-  Json updates = Json::array({{{"action", "add-snapshot"}, {"snapshot", snapshot}},
-                              {{"action", "set-snapshot-ref"},
-                               {"ref-name", "main"},
-                               {"type", "branch"},
-                               {"snapshot-id", snapshot_id}}});
-  attempt.requirements = requirements.dump();
-  attempt.updates = updates.dump();
+  iceberg::Snapshot snapshot;
+  snapshot.snapshot_id = snapshot_id;
+  snapshot.parent_snapshot_id = current->snapshot_id;
+  snapshot.sequence_number = sequence_number;
+  snapshot.timestamp_ms = std::max(now_ms, base.last_updated_ms());
+  snapshot.manifest_list = list_location;
+  snapshot.summary = std::move(summary);
+  snapshot.schema_id = base.current_schema_id();
+  snapshot.first_row_id = base.next_row_id();
+  snapshot.added_rows = list.assigned_rows;
+  attempt.changes.requirements = {iceberg::AssertTableUuid{base.table_uuid()},
+                                  iceberg::AssertRefSnapshotId{iceberg::kMainBranch, current->snapshot_id}};
+  attempt.changes.updates = {iceberg::AddSnapshot::Of(snapshot, base.format_version()),
+                             iceberg::SetSnapshotRef{iceberg::kMainBranch, {.snapshot_id = snapshot_id}}};
   attempt.result.snapshot_id = snapshot_id;
   return attempt;
 }
 
-void RemoveWritten(iceberg::FileIO& io, const Attempt& attempt) {
-  for (const std::string& location : attempt.written) (void)io.Delete(location);
-}
+// The rewrite as the commit loop makes it: prepared again on every lost race, the files of each
+// attempt that did not land deleted.
+class ManifestRewrite final : public iceberg::ChangeMaker {
+ public:
+  ManifestRewrite(iceberg::FileIO& io, const RewriteManifestsOptions& options) : io_(io), options_(options) {}
+
+  Result<iceberg::TableChanges> Prepare(const TableMetadata& base, int64_t now_ms) override {
+    if (attempt_) RemoveWritten();  // the last attempt lost its race
+    SERAC_ASSIGN_OR_RETURN(Attempt attempt, PrepareRewrite(io_, base, options_, now_ms));
+    attempt_ = std::move(attempt);
+    return attempt_->changes;
+  }
+  bool Landed(const TableMetadata& table) const override {
+    return attempt_ && table.FindSnapshot(attempt_->result.snapshot_id).has_value();
+  }
+  void Finish(bool landed) override {
+    if (!landed && attempt_) RemoveWritten();
+    if (landed && attempt_) result_ = attempt_->result;
+  }
+  const RewriteManifestsResult& result() const { return result_; }
+
+ private:
+  void RemoveWritten() {
+    for (const std::string& location : attempt_->written) (void)io_.Delete(location);
+    attempt_.reset();
+  }
+
+  iceberg::FileIO& io_;
+  const RewriteManifestsOptions& options_;
+  std::optional<Attempt> attempt_;
+  RewriteManifestsResult result_;  // of the attempt that landed; empty when there was nothing to do
+};
 
 }  // namespace
 
 Result<RewriteManifestsResult> RewriteManifests(iceberg::TableCatalog& catalog, iceberg::FileIO& io,
                                                 const iceberg::TableRef& table,
                                                 const RewriteManifestsOptions& options) {
-  Status last = Status::Ok();
-  std::optional<Attempt> unknown;  // an attempt whose answer was lost
-  for (uint32_t round = 0; round < limits::kTableCommitAttemptsMax; ++round) {
-    if (round > 0) iceberg::BackOffBeforeAttempt(round);
-    SERAC_ASSIGN_OR_RETURN(TableMetadata base, catalog.LoadTable(table));
-    if (unknown) {
-      if (base.FindSnapshot(unknown->result.snapshot_id)) return unknown->result;  // it landed
-      RemoveWritten(io, *unknown);
-      unknown.reset();
-    }
-    SERAC_ASSIGN_OR_RETURN(Attempt attempt, Prepare(io, base, options, ToUnixMillis(Now())));
-    if (attempt.nothing_to_do) return RewriteManifestsResult{};
-    last = catalog.CommitTable(table, attempt.requirements, attempt.updates);
-    if (last.ok()) return attempt.result;
-    if (last.code() == ErrorCode::kOutcomeUnknown) {
-      unknown = std::move(attempt);
-      continue;
-    }
-    RemoveWritten(io, attempt);
-    if (last.code() != ErrorCode::kConflict && last.code() != ErrorCode::kUnavailable) return last;
+  ManifestRewrite rewrite(io, options);
+  Status committed = iceberg::CommitChange(catalog, table, rewrite);
+  if (!committed.ok()) {
+    if (committed.code() != ErrorCode::kConflict) return committed;
+    return Error(ErrorCode::kConflict, "the table " + table.DisplayName() +
+                                           " kept changing: rewriting its manifests gave up after "
+                                           "limits::kTableCommitAttemptsMax attempts");
   }
-  return Error(ErrorCode::kConflict, "the table " + table.DisplayName() +
-                                         " kept changing: rewriting its manifests gave up after "
-                                         "limits::kTableCommitAttemptsMax attempts");
+  return rewrite.result();
 }
 
 }  // namespace serac::maintenance

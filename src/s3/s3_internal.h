@@ -1,5 +1,6 @@
 // Private to s3/: the per-request context and the operation handlers, one file per area
-// (s3_buckets.cc, s3_objects.cc, s3_copy.cc, s3_list.cc, s3_multipart.cc, s3_tagging.cc).
+// (s3_common.cc, s3_buckets.cc, s3_objects.cc, s3_get.cc, s3_copy.cc, s3_list.cc, s3_multipart.cc,
+// s3_complete.cc, s3_tagging.cc).
 #pragma once
 
 #include <memory>

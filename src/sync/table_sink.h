@@ -10,6 +10,9 @@
 // load is done). A restart reads that back (committed()) and skips what the table already holds;
 // replaying a transaction the table holds in part is harmless, as every change is an upsert or a
 // delete by key.
+//
+// Defined along the way a change travels: table_schema.cc (open, bind, evolve), change_buffer.cc
+// (the per-key buffer), table_flush.cc (stage, write, delete files, commit).
 // Thread-safety: one thread drives a sink; full-load writers (LoadWriter) may run on other threads.
 #pragma once
 
@@ -131,11 +134,10 @@ class TableSink {
   // ---- a flush committed with other tables' (FlushTogether) ----
   // Writes what is pending and makes its commit against the table as it is now.
   Status StageFlush(pgoutput::Lsn lsn);
-  // The staged commit, for iceberg::CommitSnapshots.
-  iceberg::TableSnapshotChange staged_change() const { return {ref_, staged_->producer.get()}; }
-  // The staged commit made again: its deleted rows found again (`find_again`: after a commit that
-  // moved them landed first) or, for the other tables of a retried group, only a new snapshot.
-  Status RestageFlush(bool find_again);
+  // The staged commit as the commit loop makes it (iceberg::CommitChanges): prepared on the table
+  // as it is at each attempt, its deleted rows found again there when a commit that moved them
+  // landed first (at most kFlushRestagesMax times).
+  iceberg::TableChangeOf staged_change();
   // Ends the staged flush: committed, what was pending is done; failed, its files go (unless the
   // outcome is unknown: a commit may reference them).
   void EndStagedFlush(const Status& committed);
@@ -146,25 +148,14 @@ class TableSink {
 
  private:
   TableSink() = default;
-  struct Entry {
-    std::vector<std::optional<std::string>> key;  // key columns' texts
-    std::optional<SourceTexts> row;               // table columns' texts; nullopt: deleted
-    std::vector<bool> unchanged;                  // table columns whose value was not sent (TOAST)
-    char op = 'c';                                // _op_type of the row's last version
-    int64_t changed_at = 0;                       // its source commit time (Unix microseconds)
-  };
-  void FillOlakeColumns(const Entry& entry, parquet::Row& row, int64_t now_micros) const;
-  std::string OlakeId(const std::vector<std::optional<std::string>>& key) const;
-  // A flush's files: data files of the rows, delete files, and DVs the new ones replace.
-  struct ChangeFiles {
-    std::vector<iceberg::DataFile> data;
-    std::vector<iceberg::DataFile> deletes;
-    std::vector<iceberg::DataFile> replaced;
-  };
-  Result<std::string> KeyOf(const pgoutput::Tuple& tuple, std::vector<std::optional<std::string>>& key) const;
-  Status Upsert(const pgoutput::Tuple& row, char op);
-  Status RemoveKey(const pgoutput::Tuple& key_tuple);
-  Status FillUnchanged(Entry& entry);
+
+  // ---- the table's schema: open, bind, evolve (table_schema.cc) ----
+  // Which source attribute each field was written from ("id:attnum,..."), kept as a table property
+  // so that a column renamed while no sync ran is still recognised by its attribute number.
+  static constexpr const char* kAttnumsProperty = "serac.sync.attnums";
+  // Set while the table waits for a full load again (a column arrived whose older rows hold values
+  // no change carried); removed once the load is committed.
+  static constexpr const char* kReloadProperty = "serac.sync.reload";
   // Whether the stream writes a source column (selected_columns, sync_new_columns; the key always).
   bool Selected(const std::string& column) const;
   // The source's columns as they are now: the table's schema follows (added, renamed, widened and
@@ -172,6 +163,29 @@ class TableSink {
   Status Evolve(const std::vector<SourceColumn>& columns);
   // load_columns_, load_fields_, key_fields_ and key_schema_ from source_ and schema_.
   Status Bind();
+
+  // ---- the per-key change buffer: upsert, remove, key of a row (change_buffer.cc) ----
+  struct Entry {
+    std::vector<std::optional<std::string>> key;  // key columns' texts
+    std::optional<SourceTexts> row;               // table columns' texts; nullopt: deleted
+    std::vector<bool> unchanged;                  // table columns whose value was not sent (TOAST)
+    char op = 'c';                                // _op_type of the row's last version
+    int64_t changed_at = 0;                       // its source commit time (Unix microseconds)
+  };
+  Result<std::string> KeyOf(const pgoutput::Tuple& tuple, std::vector<std::optional<std::string>>& key) const;
+  Status Upsert(const pgoutput::Tuple& row, char op);
+  Status RemoveKey(const pgoutput::Tuple& key_tuple);
+  Status FillUnchanged(Entry& entry);
+  void FillOlakeColumns(const Entry& entry, parquet::Row& row, int64_t now_micros) const;
+  std::string OlakeId(const std::vector<std::optional<std::string>>& key) const;
+
+  // ---- the flush: stage, write, delete files, commit (table_flush.cc) ----
+  // A flush's files: data files of the rows, delete files, and DVs the new ones replace.
+  struct ChangeFiles {
+    std::vector<iceberg::DataFile> data;
+    std::vector<iceberg::DataFile> deletes;
+    std::vector<iceberg::DataFile> replaced;
+  };
   Result<std::vector<iceberg::DataFile>> WritePendingRows();
   Result<std::vector<iceberg::DataFile>> WriteEqualityDeletes(const std::vector<parquet::Row>& keys);
   // `validate_from`: the snapshot the change's deletes were found in (nullopt inside: none).
@@ -182,17 +196,23 @@ class TableSink {
                 std::optional<std::optional<int64_t>> validate_from);
   // A flush written and ready to commit: its files, the keys whose earlier rows it removes by
   // position (found again if a commit moved them first), and its commit.
+  class StagedChange;
   struct StagedFlush {
     ChangeFiles files;
     std::optional<parquet::RowKeys> position_keys;
     pgoutput::Lsn lsn = 0;
     std::optional<std::optional<int64_t>> validate_from;
     std::unique_ptr<iceberg::SnapshotProducer> producer;
+    std::unique_ptr<StagedChange> change;
+    ~StagedFlush();
   };
-  // The staged flush's position deletes found in the table as it is now.
-  Status FindPositionDeletes();
+  // The staged flush's producer made (again) for `table`, its position deletes found there.
+  Status RestageFlush(const iceberg::TableMetadata& table);
+  // The staged flush's position deletes found in `table`.
+  Status FindPositionDeletes(const iceberg::TableMetadata& table);
   void DeleteWritten(const ChangeFiles& files);
 
+  // ---- the table and its schema (set by Open, kept by Bind and Evolve) ----
   SinkTargets targets_;
   SourceTable source_;
   iceberg::TableRef ref_;
@@ -208,31 +228,38 @@ class TableSink {
   bool append_mode_ = false;  // streams.json's append_mode: every change appended, nothing upserted
   std::array<int, 4> olake_fields_ = {-1, -1, -1,
                                       -1};  // _olake_id, _op_type, _cdc_timestamp, _olake_timestamp
-  int64_t change_time_ = 0;                 // the commit time of the changes coming in
   StreamSelection selection_;
   int32_t last_column_id_ = 0;
   std::vector<std::string> initial_columns_;  // the source's columns when the sync started
   std::map<int32_t, int32_t> field_attnums_;  // field id: the source attribute it is written from
   // The last Relation's columns (name, type oid, type modifier): a change means a new schema.
   std::vector<std::pair<std::string, std::pair<uint32_t, int32_t>>> relation_columns_;
+  bool reloadable_ = false;
+  bool reload_marked_ = false;  // the table has kReloadProperty
+
+  // ---- the change buffer ----
+  int64_t change_time_ = 0;  // the commit time of the changes coming in
+  std::unordered_map<std::string, size_t> pending_;
+  std::vector<Entry> entries_;
+  uint64_t pending_bytes_ = 0;
+  PgConnection* lookup_ = nullptr;
+
+  // ---- the flush and what the table holds ----
   DeleteKind deletes_ = DeleteKind::kPositionFiles;
   parquet::WriteOptions options_;
   std::string data_location_;
   Position committed_;
-  bool reloadable_ = false;
-  bool reload_marked_ = false;  // the table has kReloadProperty
-  std::unordered_map<std::string, size_t> pending_;
-  std::vector<Entry> entries_;
   std::unique_ptr<StagedFlush> staged_;
   std::unique_ptr<parquet::DataFileKeyIndex> key_index_;
-  uint64_t pending_bytes_ = 0;
   uint64_t rows_written_ = 0;
-  PgConnection* lookup_ = nullptr;
 };
 
 // Tables in one commit across tables: a flush touching more commits them in groups this size (each
 // table still exact at its own position). serac's catalog takes limits::kCatalogTablesPerTransactionMax.
 inline constexpr size_t kSyncTablesPerCommitMax = 100;
+// How many times one flush's deletes are found again when commits that moved their rows keep
+// landing first (each is a compaction finishing between two attempts).
+inline constexpr int kFlushRestagesMax = 2;
 
 // Commits what is pending in `sinks` up to `lsn`: one all-or-nothing commit across the tables
 // where the catalog has it (so that a source transaction touching several tables lands in all of

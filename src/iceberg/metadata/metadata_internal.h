@@ -28,6 +28,7 @@
 #include "common/status.h"
 #include "iceberg/iceberg.h"
 #include "iceberg/metadata/table_metadata.h"
+#include "iceberg/metadata/table_update.h"
 #include "iceberg/schema/schema.h"
 
 namespace serac::iceberg {
@@ -40,7 +41,6 @@ inline constexpr int kViewFormatVersionMax = 1;
 inline constexpr int32_t kPartitionFieldIdStart = 1000;  // partition field ids begin here
 inline constexpr int32_t kUnsortedOrderId = 0;
 inline constexpr int32_t kFirstSortOrderId = 1;
-inline constexpr int32_t kLastAddedId = -1;  // "-1 = the one added in this commit"
 inline constexpr char kParquetCompressionProperty[] = "write.parquet.compression-codec";
 inline constexpr char kParquetCompressionDefault[] = "zstd";  // for new tables, as the reference sets it
 inline constexpr char kFormatVersionProperty[] = "format-version";
@@ -254,23 +254,27 @@ Result<CreateTableRequest> ParseCreateTableRequest(const Json& body);
 Result<TableModel> NewTableMetadata(const CreateTableRequest& request, std::string_view location,
                                     std::string_view table_uuid, int64_t now_ms);
 
-// ---- Commit (table_requirements.cc, table_updates.cc). ----
+// ---- Commit (table_update.cc, table_requirements.cc, table_updates.cc). ----
 // Requirement failures are kConflict (409 CommitFailedException); malformed input is
 // kInvalidArgument (400). `current` null means the table does not exist yet (finishing a
 // stage-create): the updates then build it from empty metadata, as the reference does.
-Status CheckTableRequirements(const TableModel* current, const Json& requirements);
+Status CheckTableRequirements(const TableModel* current, const std::vector<TableRequirement>& requirements);
 struct TableCommitOutcome {
   TableModel metadata;
   bool changed = false;  // false: the commit changes nothing and nothing needs to be written
 };
+Result<TableCommitOutcome> ApplyTableCommit(const TableModel* current, const TableChanges& changes,
+                                            const CommitOptions& options);
+// The same from the request's JSON arrays, read as the catalog's route reads them (the JSON-text
+// API of iceberg.h, and tests).
+Status CheckTableRequirements(const TableModel* current, const Json& requirements);
 Result<TableCommitOutcome> ApplyTableCommit(const TableModel* current, const Json& requirements,
                                             const Json& updates, const CommitOptions& options);
-
-// The parsed members of a TableChanges.
-struct TableChangesModel {
-  Json requirements = Json::array();
-  Json updates = Json::array();
-};
+// The parsing and writing of table_update.h (table_update.cc): one requirement or update.
+Result<TableRequirement> ParseTableRequirement(Json& requirement);
+Result<TableUpdate> ParseTableUpdate(Json& update);
+Json TableRequirementToJson(const TableRequirement& requirement);
+Json TableUpdateToJson(const TableUpdate& update);
 
 // ---- Views (view_metadata.cc). ----
 struct VersionLogEntry {

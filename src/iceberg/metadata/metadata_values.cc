@@ -308,43 +308,6 @@ Result<TableMetadata> TableCreation::NewMetadata(std::string_view location, std:
   return TableMetadata(std::make_shared<const TableModel>(std::move(model)));
 }
 
-// ---- TableChanges and commits ----
-
-TableChanges::TableChanges(std::shared_ptr<const TableChangesModel> model) : model_(std::move(model)) {}
-
-Result<TableChanges> TableChanges::Parse(std::string_view requirements_json, std::string_view updates_json) {
-  SERAC_ASSIGN_OR_RETURN(Json requirements, ParseJson(requirements_json));
-  SERAC_ASSIGN_OR_RETURN(Json updates, ParseJson(updates_json));
-  return FromJson(std::move(requirements), std::move(updates));
-}
-
-Result<TableChanges> TableChanges::FromJson(Json requirements, Json updates) {
-  auto model = std::make_shared<TableChangesModel>();
-  model->requirements = std::move(requirements);
-  model->updates = std::move(updates);
-  if (!model->requirements.is_array() || !model->updates.is_array()) {
-    return Error(ErrorCode::kInvalidArgument, "requirements and updates must be arrays");
-  }
-  return TableChanges(std::move(model));
-}
-
-bool TableChanges::asserts_create() const {
-  for (const Json& requirement : model_->requirements) {
-    if (StringOr(requirement, "type", "") == "assert-create") return true;
-  }
-  return false;
-}
-
-Result<TableCommitResult> CommitTable(const TableMetadata* current, const TableChanges& changes,
-                                      const CommitOptions& options) {
-  SERAC_ASSIGN_OR_RETURN(TableCommitOutcome outcome,
-                         ApplyTableCommit(current != nullptr ? &current->model() : nullptr,
-                                          changes.model().requirements, changes.model().updates, options));
-  if (!outcome.changed && current != nullptr) return TableCommitResult{*current, false};
-  return TableCommitResult{TableMetadata(std::make_shared<const TableModel>(std::move(outcome.metadata))),
-                           outcome.changed};
-}
-
 // ---- Views ----
 
 ViewMetadata::ViewMetadata(std::shared_ptr<const ViewModel> model) : model_(std::move(model)) {}

@@ -6,7 +6,8 @@
 //
 // The documents themselves are kept as the clients wrote them, inside the module: fields serac does
 // not model (v3 `source-ids`, a snapshot's `key-id`, a column's `initial-default`) survive every round
-// trip unchanged, and the JSON library never leaves iceberg/. The typed parts below are read from
+// trip unchanged, and the documents never leave iceberg/ (only the forward-declared JSON type does, for
+// bodies a caller has already parsed). The typed parts below are read from
 // them on request; every document was checked on its way in as the reference's parsers check it, so
 // reading a typed part of a stored version does not fail.
 //
@@ -29,9 +30,8 @@
 
 namespace serac::iceberg {
 
-struct TableModel;         // metadata_internal.h
-struct ViewModel;          // metadata_internal.h
-struct TableChangesModel;  // metadata_internal.h
+struct TableModel;  // metadata_internal.h
+struct ViewModel;   // metadata_internal.h
 struct CreateTableRequest;
 struct CreateViewRequest;
 
@@ -220,37 +220,6 @@ class TableCreation {
  private:
   std::shared_ptr<const CreateTableRequest> request_;
 };
-
-// The requirements and updates one commit asks of one table (an UpdateTableRequest, or one entry of
-// a transaction's table-changes).
-class TableChanges {
- public:
-  // Each a JSON array (the members of the request; absent members are "[]").
-  static Result<TableChanges> Parse(std::string_view requirements_json, std::string_view updates_json);
-  // The same from arrays the caller has already parsed, moved in rather than copied.
-  static Result<TableChanges> FromJson(nlohmann::json requirements, nlohmann::json updates);
-
-  // Whether a requirement says the table must not exist yet (finishing a stage-create).
-  bool asserts_create() const;
-
-  explicit TableChanges(std::shared_ptr<const TableChangesModel> model);
-  const TableChangesModel& model() const { return *model_; }
-
- private:
-  std::shared_ptr<const TableChangesModel> model_;
-};
-
-struct TableCommitResult {
-  TableMetadata metadata;
-  bool changed = false;  // false: the commit changes nothing and nothing needs to be written
-};
-
-// Checks the requirements against `current` and applies the updates, as Java's
-// TableMetadata.Builder does. `current` null means the table does not exist yet (finishing a
-// stage-create): the updates then build it from empty metadata. Requirement failures are
-// kConflict (409 CommitFailedException).
-Result<TableCommitResult> CommitTable(const TableMetadata* current, const TableChanges& changes,
-                                      const CommitOptions& options);
 
 // ---- Views ----
 

@@ -33,16 +33,6 @@ Json FieldsWithout(const Json& fields, const char* key) {
 std::string SpecContentKey(const Json& spec) { return FieldsWithout(spec.at("fields"), "field-id").dump(); }
 std::string SortOrderContentKey(const Json& order) { return order.at("fields").dump(); }
 
-Result<std::vector<int64_t>> IntList(const Json& update, const char* key) {
-  SERAC_ASSIGN_OR_RETURN(const Json* list, RequiredMember(update, key, Json::value_t::array));
-  std::vector<int64_t> out;
-  for (const Json& item : *list) {
-    if (!item.is_number_integer()) return BadRequest(std::string(key) + " must hold integers");
-    out.push_back(item.get<int64_t>());
-  }
-  return out;
-}
-
 template <typename Predicate>
 bool EraseIf(std::vector<Json>* items, Predicate predicate) {
   const size_t before = items->size();
@@ -71,35 +61,45 @@ class TableBuilder {
         is_create_(is_create),
         options_(options) {}
 
-  Status Apply(const Json& update);
+  Status Apply(const TableUpdate& update) {
+    return std::visit([this](const auto& one) { return Do(one); }, update);
+  }
   Result<TableCommitOutcome> Finish();
 
  private:
-  Status AssignUuid(const Json& update);
-  Status UpgradeFormatVersion(int64_t version);
-  Status AddSchema(const Json& update);
-  Status SetCurrentSchema(const Json& update);
-  Status AddSpec(const Json& update);
-  Status SetDefaultSpec(const Json& update);
-  Status AddSortOrder(const Json& update);
-  Status SetDefaultSortOrder(const Json& update);
-  Status AddSnapshot(const Json& update);
+  Status Do(const AssignUuid& update);
+  Status Do(const UpgradeFormatVersion& update) { return UpgradeTo(update.format_version); }
+  Status UpgradeTo(int64_t version);
+  Status Do(const AddSchema& update);
+  Status Do(const SetCurrentSchema& update);
+  Status Do(const AddPartitionSpec& update);
+  Status Do(const SetDefaultSpec& update);
+  Status Do(const AddSortOrder& update);
+  Status Do(const SetDefaultSortOrder& update);
+  Status Do(const AddSnapshot& update);
   Status CheckRowLineage(const Json& snapshot);
-  Status SetSnapshotRef(const Json& update);
-  Status RemoveSnapshots(const Json& update);
+  Status Do(const SetSnapshotRef& update);
+  Status Do(const RemoveSnapshots& update);
   void RemoveRef(const std::string& name);
-  Status RemoveSnapshotRef(const Json& update);
-  Status SetLocation(const Json& update);
-  Status SetProperties(const Json& update);
-  Status RemoveProperties(const Json& update);
-  Status SetStatistics(const Json& update, const char* field, std::vector<Json>* list);
-  Status RemoveStatistics(const Json& update, std::vector<Json>* list);
-  Status RemovePartitionSpecs(const Json& update);
-  Status RemoveSchemas(const Json& update);
-  Status AddEncryptionKey(const Json& update);
-  Status RemoveEncryptionKey(const Json& update);
-  Result<int32_t> ResolveLastAdded(const Json& update, const char* key,
-                                   const std::optional<int32_t>& last_added, const char* what);
+  Status Do(const RemoveSnapshotRef& update);
+  Status Do(const SetLocation& update);
+  Status Do(const SetProperties& update);
+  Status Do(const RemoveProperties& update);
+  Status Do(const SetStatistics& update);
+  Status Do(const RemoveStatistics& update) {
+    return RemoveStatisticsOf(update.snapshot_id, &metadata_.statistics);
+  }
+  Status Do(const SetPartitionStatistics& update);
+  Status Do(const RemovePartitionStatistics& update) {
+    return RemoveStatisticsOf(update.snapshot_id, &metadata_.partition_statistics);
+  }
+  Status RemoveStatisticsOf(int64_t snapshot_id, std::vector<Json>* list);
+  Status Do(const RemovePartitionSpecs& update);
+  Status Do(const RemoveSchemas& update);
+  Status Do(const AddEncryptionKey& update);
+  Status Do(const RemoveEncryptionKey& update);
+  Status Do(const EnableRowLineage&) { return Status::Ok(); }  // v3 always has row lineage
+  Result<int32_t> ResolveLastAdded(int32_t id, const std::optional<int32_t>& last_added, const char* what);
   Status CleanSnapshotLog();
   void AppendMetadataLog();
   Status CheckTimestamps() const;
@@ -126,44 +126,8 @@ class TableBuilder {
   bool removed_snapshots_ = false;           // this commit removed at least one snapshot
 };
 
-Status TableBuilder::Apply(const Json& update) {
-  if (!update.is_object()) return BadRequest("update must be an object");
-  SERAC_ASSIGN_OR_RETURN(std::string action, RequiredString(update, "action"));
-  if (action == "assign-uuid") return AssignUuid(update);
-  if (action == "upgrade-format-version") {
-    SERAC_ASSIGN_OR_RETURN(int64_t version, RequiredInt(update, "format-version"));
-    return UpgradeFormatVersion(version);
-  }
-  if (action == "add-schema") return AddSchema(update);
-  if (action == "set-current-schema") return SetCurrentSchema(update);
-  if (action == "add-spec") return AddSpec(update);
-  if (action == "set-default-spec") return SetDefaultSpec(update);
-  if (action == "add-sort-order") return AddSortOrder(update);
-  if (action == "set-default-sort-order") return SetDefaultSortOrder(update);
-  if (action == "add-snapshot") return AddSnapshot(update);
-  if (action == "set-snapshot-ref") return SetSnapshotRef(update);
-  if (action == "remove-snapshots") return RemoveSnapshots(update);
-  if (action == "remove-snapshot-ref") return RemoveSnapshotRef(update);
-  if (action == "set-location") return SetLocation(update);
-  if (action == "set-properties") return SetProperties(update);
-  if (action == "remove-properties") return RemoveProperties(update);
-  if (action == "set-statistics") return SetStatistics(update, "statistics", &metadata_.statistics);
-  if (action == "remove-statistics") return RemoveStatistics(update, &metadata_.statistics);
-  if (action == "set-partition-statistics") {
-    return SetStatistics(update, "partition-statistics", &metadata_.partition_statistics);
-  }
-  if (action == "remove-partition-statistics")
-    return RemoveStatistics(update, &metadata_.partition_statistics);
-  if (action == "remove-partition-specs") return RemovePartitionSpecs(update);
-  if (action == "remove-schemas") return RemoveSchemas(update);
-  if (action == "add-encryption-key") return AddEncryptionKey(update);
-  if (action == "remove-encryption-key") return RemoveEncryptionKey(update);
-  if (action == "enable-row-lineage") return Status::Ok();  // 1.8 clients; v3 always has row lineage
-  return Error(ErrorCode::kNotImplemented, "unknown update action: " + action);
-}
-
-Status TableBuilder::AssignUuid(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::string uuid, RequiredString(update, "uuid"));
+Status TableBuilder::Do(const AssignUuid& update) {
+  const std::string& uuid = update.uuid;
   if (uuid.empty()) return BadRequest("uuid must not be empty");
   if (uuid == metadata_.table_uuid) return Status::Ok();
   metadata_.table_uuid = uuid;
@@ -171,7 +135,7 @@ Status TableBuilder::AssignUuid(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::UpgradeFormatVersion(int64_t version) {
+Status TableBuilder::UpgradeTo(int64_t version) {
   if (version > kTableFormatVersionMax) {
     return BadRequest("cannot upgrade table to unsupported format version v" + std::to_string(version));
   }
@@ -188,8 +152,8 @@ Status TableBuilder::UpgradeFormatVersion(int64_t version) {
   return Status::Ok();
 }
 
-Status TableBuilder::AddSchema(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(const Json* schema, RequiredMember(update, "schema", Json::value_t::object));
+Status TableBuilder::Do(const AddSchema& update) {
+  const Json* schema = update.schema.get();
   SERAC_RETURN_IF_ERROR(ValidateSchema(*schema));
   SERAC_RETURN_IF_ERROR(CheckSchemaFieldCount(*schema));
   SERAC_RETURN_IF_ERROR(CheckSchemaCompatibleWithFormat(*schema, metadata_.format_version));
@@ -218,16 +182,15 @@ Status TableBuilder::AddSchema(const Json& update) {
   return Status::Ok();
 }
 
-Result<int32_t> TableBuilder::ResolveLastAdded(const Json& update, const char* key,
-                                               const std::optional<int32_t>& last_added, const char* what) {
-  SERAC_ASSIGN_OR_RETURN(int32_t id, RequiredInt32(update, key));
-  if (id != kLastAddedId) return id;
+Result<int32_t> TableBuilder::ResolveLastAdded(int32_t id, const std::optional<int32_t>& last_added,
+                                               const char* what) {
+  if (id != kLastAdded) return id;
   if (!last_added) return Invalid(std::string("cannot set last added ") + what + ": none was added");
   return *last_added;
 }
 
-Status TableBuilder::SetCurrentSchema(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(int32_t id, ResolveLastAdded(update, "schema-id", last_added_schema_id_, "schema"));
+Status TableBuilder::Do(const SetCurrentSchema& update) {
+  SERAC_ASSIGN_OR_RETURN(int32_t id, ResolveLastAdded(update.schema_id, last_added_schema_id_, "schema"));
   if (id == metadata_.current_schema_id) return Status::Ok();
   if (metadata_.FindSchema(id) == nullptr)
     return BadRequest("cannot set current schema to unknown schema " + std::to_string(id));
@@ -236,8 +199,8 @@ Status TableBuilder::SetCurrentSchema(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::AddSpec(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(const Json* requested, RequiredMember(update, "spec", Json::value_t::object));
+Status TableBuilder::Do(const AddPartitionSpec& update) {
+  const Json* requested = update.spec.get();
   SERAC_RETURN_IF_ERROR(ValidatePartitionSpecFields(*requested));
   Json spec = *requested;
   int32_t next_field_id = metadata_.last_partition_id + 1;
@@ -274,9 +237,8 @@ Status TableBuilder::AddSpec(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::SetDefaultSpec(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(int32_t id,
-                         ResolveLastAdded(update, "spec-id", last_added_spec_id_, "partition spec"));
+Status TableBuilder::Do(const SetDefaultSpec& update) {
+  SERAC_ASSIGN_OR_RETURN(int32_t id, ResolveLastAdded(update.spec_id, last_added_spec_id_, "partition spec"));
   if (id == metadata_.default_spec_id && metadata_.FindSpec(id) != nullptr) return Status::Ok();
   if (metadata_.FindSpec(id) == nullptr)
     return BadRequest("cannot set default to unknown spec " + std::to_string(id));
@@ -285,8 +247,8 @@ Status TableBuilder::SetDefaultSpec(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::AddSortOrder(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(const Json* requested, RequiredMember(update, "sort-order", Json::value_t::object));
+Status TableBuilder::Do(const AddSortOrder& update) {
+  const Json* requested = update.sort_order.get();
   SERAC_RETURN_IF_ERROR(ValidateSortOrder(*requested));
   Json order = *requested;
   const Json& fields = order["fields"];
@@ -311,9 +273,9 @@ Status TableBuilder::AddSortOrder(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::SetDefaultSortOrder(const Json& update) {
+Status TableBuilder::Do(const SetDefaultSortOrder& update) {
   SERAC_ASSIGN_OR_RETURN(int32_t id,
-                         ResolveLastAdded(update, "sort-order-id", last_added_order_id_, "sort order"));
+                         ResolveLastAdded(update.sort_order_id, last_added_order_id_, "sort order"));
   if (metadata_.FindSortOrder(id) == nullptr) {
     return BadRequest("cannot set default to unknown sort order " + std::to_string(id));
   }
@@ -337,8 +299,8 @@ Status TableBuilder::CheckRowLineage(const Json& snapshot) {
   return Status::Ok();
 }
 
-Status TableBuilder::AddSnapshot(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(const Json* snapshot, RequiredMember(update, "snapshot", Json::value_t::object));
+Status TableBuilder::Do(const AddSnapshot& update) {
+  const Json* snapshot = update.snapshot.get();
   SERAC_RETURN_IF_ERROR(ValidateAddedSnapshot(*snapshot, metadata_.format_version));
   if (metadata_.schemas.empty()) return Invalid("attempting to add a snapshot before a schema is added");
   if (metadata_.partition_specs.empty())
@@ -372,16 +334,13 @@ Status TableBuilder::AddSnapshot(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::SetSnapshotRef(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::string name, RequiredString(update, "ref-name"));
-  if (name.empty()) return BadRequest("ref-name must not be empty");
-  Json ref = Json::object();
-  for (const char* key :
-       {"snapshot-id", "type", "max-ref-age-ms", "max-snapshot-age-ms", "min-snapshots-to-keep"}) {
-    auto it = update.find(key);
-    if (it != update.end() && !it->is_null()) ref[key] = *it;
-  }
-  SERAC_RETURN_IF_ERROR(ValidateRef(ref));
+Status TableBuilder::Do(const SetSnapshotRef& update) {
+  const std::string& name = update.ref_name;
+  Json ref = {{"snapshot-id", update.ref.snapshot_id},
+              {"type", update.ref.type == RefType::kTag ? "tag" : "branch"}};
+  if (update.ref.min_snapshots_to_keep) ref["min-snapshots-to-keep"] = *update.ref.min_snapshots_to_keep;
+  if (update.ref.max_snapshot_age_ms) ref["max-snapshot-age-ms"] = *update.ref.max_snapshot_age_ms;
+  if (update.ref.max_ref_age_ms) ref["max-ref-age-ms"] = *update.ref.max_ref_age_ms;
   auto existing = metadata_.refs.find(name);
   if (existing != metadata_.refs.end() && existing->second == ref) return Status::Ok();
   const int64_t snapshot_id = ref["snapshot-id"].get<int64_t>();
@@ -410,9 +369,8 @@ void TableBuilder::RemoveRef(const std::string& name) {
   if (metadata_.refs.erase(name) != 0) changed_ = true;
 }
 
-Status TableBuilder::RemoveSnapshots(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntList(update, "snapshot-ids"));
-  const std::set<int64_t> doomed(ids.begin(), ids.end());
+Status TableBuilder::Do(const RemoveSnapshots& update) {
+  const std::set<int64_t> doomed(update.snapshot_ids.begin(), update.snapshot_ids.end());
   auto in_doomed = [&](const Json& item) { return doomed.count(item.at("snapshot-id").get<int64_t>()) != 0; };
   const size_t snapshots_before = metadata_.snapshots.size();
   std::erase_if(metadata_.snapshots,
@@ -430,14 +388,13 @@ Status TableBuilder::RemoveSnapshots(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::RemoveSnapshotRef(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::string name, RequiredString(update, "ref-name"));
-  if (metadata_.refs.count(name) != 0) RemoveRef(name);
+Status TableBuilder::Do(const RemoveSnapshotRef& update) {
+  if (metadata_.refs.count(update.ref_name) != 0) RemoveRef(update.ref_name);
   return Status::Ok();
 }
 
-Status TableBuilder::SetLocation(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::string location, RequiredString(update, "location"));
+Status TableBuilder::Do(const SetLocation& update) {
+  const std::string& location = update.location;
   if (location.empty()) return BadRequest("location must not be empty");
   if (location == metadata_.location) return Status::Ok();
   metadata_.location = location;
@@ -445,14 +402,13 @@ Status TableBuilder::SetLocation(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::SetProperties(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(auto properties, PropertyUpdates(update));
-  for (const auto& [key, value] : properties) {
+Status TableBuilder::Do(const SetProperties& update) {
+  for (const auto& [key, value] : update.updates) {
     if (key == kFormatVersionProperty) {
       // Reserved: selects the format version and is never stored.
       if (value.size() != 1 || value[0] < '0' || value[0] > '9')
         return BadRequest("invalid format-version " + value);
-      SERAC_RETURN_IF_ERROR(UpgradeFormatVersion(value[0] - '0'));
+      SERAC_RETURN_IF_ERROR(UpgradeTo(value[0] - '0'));
       continue;
     }
     auto [it, inserted] = metadata_.properties.try_emplace(key, value);
@@ -463,33 +419,34 @@ Status TableBuilder::SetProperties(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::RemoveProperties(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::vector<std::string> removals, PropertyRemovals(update));
-  for (const std::string& key : removals) {
+Status TableBuilder::Do(const RemoveProperties& update) {
+  for (const std::string& key : update.removals) {
     if (metadata_.properties.erase(key) != 0) changed_ = true;
   }
   return Status::Ok();
 }
 
-Status TableBuilder::SetStatistics(const Json& update, const char* field, std::vector<Json>* list) {
-  SERAC_ASSIGN_OR_RETURN(const Json* entry, RequiredMember(update, field, Json::value_t::object));
-  SERAC_RETURN_IF_ERROR(std::string(field) == "statistics" ? ValidateStatisticsFile(*entry)
-                                                           : ValidatePartitionStatisticsFile(*entry));
-  if (Upsert(list, "snapshot-id", *entry)) changed_ = true;
+Status TableBuilder::Do(const SetStatistics& update) {
+  SERAC_RETURN_IF_ERROR(ValidateStatisticsFile(*update.statistics));
+  if (Upsert(&metadata_.statistics, "snapshot-id", *update.statistics)) changed_ = true;
   return Status::Ok();
 }
 
-Status TableBuilder::RemoveStatistics(const Json& update, std::vector<Json>* list) {
-  SERAC_ASSIGN_OR_RETURN(int64_t snapshot_id, RequiredInt(update, "snapshot-id"));
+Status TableBuilder::Do(const SetPartitionStatistics& update) {
+  SERAC_RETURN_IF_ERROR(ValidatePartitionStatisticsFile(*update.partition_statistics));
+  if (Upsert(&metadata_.partition_statistics, "snapshot-id", *update.partition_statistics)) changed_ = true;
+  return Status::Ok();
+}
+
+Status TableBuilder::RemoveStatisticsOf(int64_t snapshot_id, std::vector<Json>* list) {
   if (EraseIf(list, [&](const Json& item) { return item.at("snapshot-id").get<int64_t>() == snapshot_id; })) {
     changed_ = true;
   }
   return Status::Ok();
 }
 
-Status TableBuilder::RemovePartitionSpecs(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntList(update, "spec-ids"));
-  const std::set<int64_t> doomed(ids.begin(), ids.end());
+Status TableBuilder::Do(const RemovePartitionSpecs& update) {
+  const std::set<int64_t> doomed(update.spec_ids.begin(), update.spec_ids.end());
   if (doomed.count(metadata_.default_spec_id) != 0)
     return BadRequest("cannot remove the default partition spec");
   EraseIf(&metadata_.partition_specs,
@@ -499,9 +456,8 @@ Status TableBuilder::RemovePartitionSpecs(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::RemoveSchemas(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntList(update, "schema-ids"));
-  const std::set<int64_t> doomed(ids.begin(), ids.end());
+Status TableBuilder::Do(const RemoveSchemas& update) {
+  const std::set<int64_t> doomed(update.schema_ids.begin(), update.schema_ids.end());
   if (doomed.count(metadata_.current_schema_id) != 0) return BadRequest("cannot remove the current schema");
   EraseIf(&metadata_.schemas,
           [&](const Json& schema) { return doomed.count(schema.at("schema-id").get<int64_t>()) != 0; });
@@ -510,8 +466,8 @@ Status TableBuilder::RemoveSchemas(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::AddEncryptionKey(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(const Json* key, RequiredMember(update, "encryption-key", Json::value_t::object));
+Status TableBuilder::Do(const AddEncryptionKey& update) {
+  const Json* key = update.encryption_key.get();
   SERAC_RETURN_IF_ERROR(ValidateEncryptionKey(*key));
   // The specification's EncryptedKey: encrypted-by-id is a string when present, never null.
   SERAC_RETURN_IF_ERROR(CheckStringOrAbsent(*key, "encrypted-by-id"));
@@ -519,9 +475,9 @@ Status TableBuilder::AddEncryptionKey(const Json& update) {
   return Status::Ok();
 }
 
-Status TableBuilder::RemoveEncryptionKey(const Json& update) {
-  SERAC_ASSIGN_OR_RETURN(std::string key_id, RequiredString(update, "key-id"));
-  if (EraseIf(&metadata_.encryption_keys, [&](const Json& key) { return key.at("key-id") == key_id; })) {
+Status TableBuilder::Do(const RemoveEncryptionKey& update) {
+  if (EraseIf(&metadata_.encryption_keys,
+              [&](const Json& key) { return key.at("key-id") == update.key_id; })) {
     changed_ = true;
   }
   return Status::Ok();
@@ -673,14 +629,11 @@ Result<TableCommitOutcome> TableBuilder::Finish() {
 }
 
 // The reference builds a created table at the first requested format version, else the default.
-int InitialFormatVersion(const Json& updates) {
-  for (const Json& update : updates) {
-    if (StringOr(update, "action", "") == "upgrade-format-version") {
-      auto version = update.find("format-version");
-      if (version != update.end() && version->is_number_integer()) {
-        return static_cast<int>(
-            std::clamp<int64_t>(version->get<int64_t>(), kTableFormatVersionMin, kTableFormatVersionMax));
-      }
+int InitialFormatVersion(const std::vector<TableUpdate>& updates) {
+  for (const TableUpdate& update : updates) {
+    if (const auto* upgrade = std::get_if<UpgradeFormatVersion>(&update)) {
+      return static_cast<int>(
+          std::clamp<int64_t>(upgrade->format_version, kTableFormatVersionMin, kTableFormatVersionMax));
     }
   }
   return kTableFormatVersionDefault;
@@ -688,25 +641,34 @@ int InitialFormatVersion(const Json& updates) {
 
 }  // namespace
 
-Result<TableCommitOutcome> ApplyTableCommit(const TableModel* current, const Json& requirements,
-                                            const Json& updates, const CommitOptions& options) {
+Result<TableCommitOutcome> ApplyTableCommit(const TableModel* current, const TableChanges& changes,
+                                            const CommitOptions& options) {
   try {
-    if (!updates.is_array()) return BadRequest("updates must be an array");
-    SERAC_RETURN_IF_ERROR(CheckCommitSize(requirements.is_array() ? requirements.size() : 0, updates.size()));
-    SERAC_RETURN_IF_ERROR(CheckTableRequirements(current, requirements));
+    SERAC_RETURN_IF_ERROR(CheckCommitSize(changes.requirements.size(), changes.updates.size()));
+    SERAC_RETURN_IF_ERROR(CheckTableRequirements(current, changes.requirements));
     TableModel base;
     if (current != nullptr) {
       base = *current;
     } else {
-      base.format_version = InitialFormatVersion(updates);
+      base.format_version = InitialFormatVersion(changes.updates);
     }
     TableBuilder builder(std::move(base), current == nullptr, options);
-    for (const Json& update : updates) SERAC_RETURN_IF_ERROR(builder.Apply(update));
+    for (const TableUpdate& update : changes.updates) SERAC_RETURN_IF_ERROR(builder.Apply(update));
     return builder.Finish();
   } catch (const Json::exception& e) {
     // Entry checks should make this unreachable; never let a client's JSON take the server down.
     return BadRequest(std::string("malformed commit: ") + e.what());
   }
+}
+
+Result<TableCommitResult> CommitTable(const TableMetadata* current, const TableChanges& changes,
+                                      const CommitOptions& options) {
+  SERAC_ASSIGN_OR_RETURN(
+      TableCommitOutcome outcome,
+      ApplyTableCommit(current != nullptr ? &current->model() : nullptr, changes, options));
+  if (!outcome.changed && current != nullptr) return TableCommitResult{*current, false};
+  return TableCommitResult{TableMetadata(std::make_shared<const TableModel>(std::move(outcome.metadata))),
+                           outcome.changed};
 }
 
 }  // namespace serac::iceberg

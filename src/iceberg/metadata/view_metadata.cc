@@ -132,7 +132,7 @@ Result<int32_t> ViewBuilder::AddVersion(const Json& requested) {
   SERAC_RETURN_IF_ERROR(ValidateViewVersion(requested));
   SERAC_RETURN_IF_ERROR(ValidateRequestedViewVersion(requested));
   Json version = requested;
-  if (version["schema-id"].get<int64_t>() == kLastAddedId) {
+  if (version["schema-id"].get<int64_t>() == kLastAdded) {
     if (!last_added_schema_id_) return BadRequest("cannot use last added schema: none was added");
     version["schema-id"] = *last_added_schema_id_;
   }
@@ -158,7 +158,7 @@ Result<int32_t> ViewBuilder::AddVersion(const Json& requested) {
 }
 
 Status ViewBuilder::SetCurrentVersion(int32_t version_id) {
-  if (version_id == kLastAddedId) {
+  if (version_id == kLastAdded) {
     if (!last_added_version_id_) return BadRequest("cannot set last added version: none was added");
     version_id = *last_added_version_id_;
   }

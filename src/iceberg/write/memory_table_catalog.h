@@ -17,8 +17,7 @@ class MemoryTableCatalog final : public TableCatalog {
  public:
   explicit MemoryTableCatalog(TableMetadata metadata) : metadata_(std::move(metadata)) {}
   Result<TableMetadata> LoadTable(const TableRef&) override { return metadata_; }
-  Status CommitTable(const TableRef&, const std::string& requirements, const std::string& updates) override {
-    SERAC_ASSIGN_OR_RETURN(TableChanges changes, TableChanges::Parse(requirements, updates));
+  Status CommitTable(const TableRef&, const TableChanges& changes) override {
     CommitOptions options;
     // Strictly increasing, and never before now: commits check snapshot times against it.
     options.now_ms = ToUnixMillis(Now()) + ++clock_ms_;

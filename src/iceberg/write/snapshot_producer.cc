@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
-#include <nlohmann/json.hpp>
 
 #include "common/limits.h"
 #include "common/random.h"
@@ -13,7 +12,6 @@ namespace serac::iceberg {
 
 namespace {
 
-using Json = nlohmann::json;
 using State = SnapshotProducer::State;
 
 int64_t ToLong(const std::string& text) {
@@ -728,34 +726,24 @@ Result<PreparedCommit> SnapshotProducer::Prepare(const TableMetadata& base, int6
   summary["manifests-replaced"] = std::to_string(std::max<int64_t>(0, replaced_count));
   summary["engine-name"] = "serac";
 
-  Json snapshot = Json::object();
-  snapshot["snapshot-id"] = s.snapshot_id;
-  if (current) snapshot["parent-snapshot-id"] = current->snapshot_id;
-  if (version >= 2) snapshot["sequence-number"] = sequence_number;
-  snapshot["timestamp-ms"] = std::max(now_ms, base.last_updated_ms());
-  snapshot["manifest-list"] = list_location;
-  snapshot["summary"] = summary;
-  snapshot["schema-id"] = base.current_schema_id();
-  if (version >= 3) {
-    snapshot["first-row-id"] = base.next_row_id();
-    snapshot["added-rows"] = list.assigned_rows;
-  }
-
-  Json requirements = Json::array();
-  requirements.push_back({{"type", "assert-table-uuid"}, {"uuid", base.table_uuid()}});
-  Json ref = {{"type", "assert-ref-snapshot-id"}, {"ref", kMainBranch}};
-  ref["snapshot-id"] = current ? Json(current->snapshot_id) : Json(nullptr);
-  requirements.push_back(std::move(ref));
-  Json updates = Json::array();
-  updates.push_back({{"action", "add-snapshot"}, {"snapshot", snapshot}});
-  updates.push_back({{"action", "set-snapshot-ref"},
-                     {"ref-name", kMainBranch},
-                     {"type", "branch"},
-                     {"snapshot-id", s.snapshot_id}});
+  Snapshot snapshot;
+  snapshot.snapshot_id = s.snapshot_id;
+  if (current) snapshot.parent_snapshot_id = current->snapshot_id;
+  snapshot.sequence_number = sequence_number;
+  snapshot.timestamp_ms = std::max(now_ms, base.last_updated_ms());
+  snapshot.manifest_list = list_location;
+  snapshot.summary = std::move(summary);
+  snapshot.schema_id = base.current_schema_id();
+  snapshot.first_row_id = base.next_row_id();
+  snapshot.added_rows = list.assigned_rows;
 
   PreparedCommit commit;
-  commit.requirements_json = requirements.dump(-1, ' ', false, Json::error_handler_t::replace);
-  commit.updates_json = updates.dump(-1, ' ', false, Json::error_handler_t::replace);
+  commit.changes.requirements = {
+      AssertTableUuid{base.table_uuid()},
+      AssertRefSnapshotId{kMainBranch,
+                          current ? std::optional<int64_t>(current->snapshot_id) : std::nullopt}};
+  commit.changes.updates = {AddSnapshot::Of(snapshot, version),
+                            SetSnapshotRef{kMainBranch, SnapshotRef{.snapshot_id = s.snapshot_id}}};
   commit.snapshot_id = s.snapshot_id;
   commit.manifest_list = list_location;
   return commit;

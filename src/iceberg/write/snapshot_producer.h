@@ -48,13 +48,13 @@
 #include "iceberg/io/file_io.h"
 #include "iceberg/manifest/manifest.h"
 #include "iceberg/metadata/table_metadata.h"
+#include "iceberg/metadata/table_update.h"
 
 namespace serac::iceberg {
 
-// What a commit sends to the catalog (JSON arrays, as the REST protocol takes them).
+// What a commit sends to the catalog.
 struct PreparedCommit {
-  std::string requirements_json;
-  std::string updates_json;
+  TableChanges changes;
   int64_t snapshot_id = 0;
   std::string manifest_list;  // the list this attempt wrote
 };

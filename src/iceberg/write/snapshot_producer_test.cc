@@ -508,8 +508,7 @@ TEST_F(SnapshotProducerTest, ARetryAfterALostRaceReusesItsManifestsAndCleansUp) 
   auto first = slow.Prepare(catalog->metadata(), 1);
   ASSERT_TRUE(first.ok());
   Append(*catalog, {Data("fast", 1)});  // lands in between: the first attempt's base is gone
-  EXPECT_EQ(catalog->CommitTable(TableRef{}, first->requirements_json, first->updates_json).code(),
-            ErrorCode::kConflict);
+  EXPECT_EQ(catalog->CommitTable(TableRef{}, first->changes).code(), ErrorCode::kConflict);
   auto second = Commit(*catalog, slow);
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   EXPECT_EQ(Paths(Files(*catalog).data),
@@ -534,9 +533,8 @@ class TwoTableCatalog final : public TableCatalog {
   Result<TableMetadata> LoadTable(const TableRef& table) override {
     return tables_.at(table.name)->metadata();
   }
-  Status CommitTable(const TableRef& table, const std::string& requirements,
-                     const std::string& updates) override {
-    return tables_.at(table.name)->CommitTable(table, requirements, updates);
+  Status CommitTable(const TableRef& table, const TableChanges& changes) override {
+    return tables_.at(table.name)->CommitTable(table, changes);
   }
   bool CommitsAcrossTables() const override { return true; }
   Status CommitTables(const std::vector<TableChange>& changes) override {
@@ -549,7 +547,7 @@ class TwoTableCatalog final : public TableCatalog {
     std::map<std::string, MemoryCatalog> before;
     for (const auto& [name, table] : tables_) before.emplace(name, *table);
     for (const TableChange& change : changes) {
-      Status applied = CommitTable(change.table, change.requirements_json, change.updates_json);
+      Status applied = CommitTable(change.table, change.changes);
       if (!applied.ok()) {
         for (auto& [name, table] : before) *tables_.at(name) = table;
         return applied;

@@ -1,9 +1,12 @@
-// The catalog seam of table writers: load a table, commit requirements and updates to it. The
-// same producer code commits through the REST client (client/rest_table_catalog.h: serac or any
-// Iceberg REST catalog) or inside the server (catalog/), and CommitSnapshot is the one commit loop
-// both use: prepare on the table as loaded, commit, prepare again after a lost race (with backoff,
-// at most limits::kTableCommitAttemptsMax times), and after an answer that was lost, look for the
-// snapshot before trying again, so that a change is never applied twice.
+// The catalog seam of table writers: load a table, commit typed requirements and updates to it
+// (iceberg/metadata/table_update.h). The same writer code commits through the REST client
+// (client/rest_table_catalog.h: serac or any Iceberg REST catalog, where the changes become JSON)
+// or inside the server (catalog/in_process_catalog.cc, where they are applied as they are).
+//
+// CommitChange is the one commit loop every writer uses: the change is prepared on the table as
+// loaded, committed, and after a lost race prepared again on the table as it now is (with backoff,
+// at most limits::kTableCommitAttemptsMax times); after an answer that was lost, the change is
+// looked for in the table before anything is tried again, so that it is never applied twice.
 // Thread-safety: implementations may be shared by threads.
 #pragma once
 
@@ -13,6 +16,7 @@
 
 #include "common/status.h"
 #include "iceberg/metadata/table_metadata.h"
+#include "iceberg/metadata/table_update.h"
 #include "iceberg/write/snapshot_producer.h"
 
 namespace serac::iceberg {
@@ -30,14 +34,12 @@ class TableCatalog {
   virtual Result<TableMetadata> LoadTable(const TableRef& table) = 0;
   // kConflict when a requirement fails (the table changed), kOutcomeUnknown when the answer was
   // lost, kUnavailable when the catalog asks to be tried again later.
-  virtual Status CommitTable(const TableRef& table, const std::string& requirements_json,
-                             const std::string& updates_json) = 0;
+  virtual Status CommitTable(const TableRef& table, const TableChanges& changes) = 0;
 
   // Several tables' commits applied all or nothing (the REST catalog's transactions/commit).
   struct TableChange {
     TableRef table;
-    std::string requirements_json;
-    std::string updates_json;
+    TableChanges changes;
   };
   virtual bool CommitsAcrossTables() const { return false; }
   // Errors as CommitTable's; kNotImplemented where CommitsAcrossTables() is false.
@@ -47,14 +49,54 @@ class TableCatalog {
 // The pause before commit attempt `attempt` (from 1) after a lost race: 50 ms doubling to 1 s.
 void BackOffBeforeAttempt(uint32_t attempt);
 
-// Commits the producer's change; the id of the snapshot that landed. The producer's unused files
-// are deleted unless the outcome stays unknown (kOutcomeUnknown: they may be referenced).
+// A change to one table that can be made again on the table as it now is: what CommitChange asks
+// of a writer.
+class ChangeMaker {
+ public:
+  virtual ~ChangeMaker() = default;
+  // The changes to commit to `base`, the table as just loaded (called again after every lost
+  // race). No updates: there is nothing to commit, and the loop ends at once. kValidationFailed
+  // when the change can no longer be made on this table (CommitChanges reports which).
+  virtual Result<TableChanges> Prepare(const TableMetadata& base, int64_t now_ms) = 0;
+  // Whether the change last prepared is in `table` (asked after an answer was lost).
+  virtual bool Landed(const TableMetadata& table) const = 0;
+  // The loop is over: `landed` says whether the change last prepared was committed, so that the
+  // files of attempts that were not can go. Not called while the outcome stays unknown
+  // (kOutcomeUnknown: what was written may be referenced).
+  virtual void Finish(bool landed) = 0;
+};
+
+// Commits the change made by `maker` to `table`.
+Status CommitChange(TableCatalog& catalog, const TableRef& table, ChangeMaker& maker);
+
+// CommitChange for several tables in one all-or-nothing commit (CommitsAcrossTables() must hold):
+// every table loaded and every change prepared again after a lost race. A Prepare that fails
+// with kValidationFailed sets `*failed` to its index.
+struct TableChangeOf {
+  TableRef table;
+  ChangeMaker* maker = nullptr;
+};
+Status CommitChanges(TableCatalog& catalog, const std::vector<TableChangeOf>& changes, size_t* failed);
+
+// The ChangeMaker of a snapshot producer: its change prepared on each attempt, found by its
+// snapshot id after a lost answer, and the files of attempts that did not land deleted.
+class SnapshotChange : public ChangeMaker {
+ public:
+  explicit SnapshotChange(SnapshotProducer& producer) : producer_(producer) {}
+  Result<TableChanges> Prepare(const TableMetadata& base, int64_t now_ms) override;
+  bool Landed(const TableMetadata& table) const override;
+  void Finish(bool landed) override;
+
+ private:
+  SnapshotProducer& producer_;
+  std::string manifest_list_;  // of the attempt last prepared
+};
+
+// Commits the producer's change; the id of the snapshot that landed.
 Result<int64_t> CommitSnapshot(TableCatalog& catalog, const TableRef& table, SnapshotProducer& producer);
 
-// CommitSnapshot for several tables in one all-or-nothing commit (CommitsAcrossTables() must hold):
-// every table loaded and every producer prepared again after a lost race. A producer's validation
-// failure (kValidationFailed) sets `*failed` to its index, so that its caller can make that change
-// again against the table as it is now.
+// CommitSnapshot for several tables in one all-or-nothing commit (CommitChanges over each
+// producer's SnapshotChange).
 struct TableSnapshotChange {
   TableRef table;
   SnapshotProducer* producer = nullptr;

@@ -20,9 +20,10 @@
 
 #include "common/status.h"
 #include "iceberg/metadata/table_metadata.h"
+#include "maintenance/rewrite_data_files.h"
 #include "meta/catalog_store.h"
 
-namespace serac::maintenance {
+namespace serac::catalog {
 
 enum class MaintenanceType : uint8_t { kCompaction, kSnapshotManagement, kUnreferencedFileRemoval };
 inline constexpr MaintenanceType kMaintenanceTypes[] = {MaintenanceType::kCompaction,
@@ -33,12 +34,10 @@ inline constexpr MaintenanceType kMaintenanceTypes[] = {MaintenanceType::kCompac
 std::string_view MaintenanceTypeName(MaintenanceType type);
 std::optional<MaintenanceType> ParseMaintenanceType(std::string_view name);
 
-enum class CompactionStrategy : uint8_t { kAuto, kBinpack, kSort };
-
 struct MaintenanceSettings {
   bool compaction_enabled = true;
   int64_t target_file_size_bytes = 512LL << 20;
-  CompactionStrategy strategy = CompactionStrategy::kAuto;
+  maintenance::CompactionStrategy strategy = maintenance::CompactionStrategy::kAuto;
   bool snapshot_management_enabled = true;
   int32_t min_snapshots_to_keep = 1;
   int64_t max_snapshot_age_ms = 120LL * 3600 * 1000;
@@ -60,11 +59,6 @@ struct SettingLayers {
 };
 MaintenanceSettings ResolveSettings(const SettingLayers& layers);
 
-// A table property that is a whole number of at least `min` (a mistyped one is ignored: it must
-// not stop a job, and Java would have refused the writer's commits long before).
-std::optional<int64_t> IntegerProperty(const std::map<std::string, std::string>& properties, const char* name,
-                                       int64_t min = 1);
-
 // One layer of settings from the catalog store: a warehouse's defaults (`table_uuid` empty) or a
 // table's overrides, by type.
 Result<std::map<MaintenanceType, std::string>> LoadSettingLayer(meta::CatalogStore& store,
@@ -83,8 +77,7 @@ Result<MaintenanceSettings> LoadTableSettings(meta::CatalogStore& store, const s
 // job itself decides what to rewrite or remove.
 // Compaction: enabled, and either at least kAutoCompactionSmallFilesMin data files averaging under
 // three quarters of the target size, or delete files numbering at least
-// kAutoCompactionDeleteFilesPerDataFile of the data files; never for a table whose schema has
-// evolved, which compaction refuses.
+// kAutoCompactionDeleteFilesPerDataFile of the data files.
 inline constexpr int64_t kAutoCompactionSmallFilesMin = 16;
 inline constexpr double kAutoCompactionDeleteFilesPerDataFile = 0.1;
 bool CompactionDue(const iceberg::TableMetadata& table, const MaintenanceSettings& settings);
@@ -94,4 +87,4 @@ bool ExpiryDue(const iceberg::TableMetadata& table, const MaintenanceSettings& s
 // The API's value of one type of effective settings: {"status": ..., "settings": {"<type>": {...}}}.
 std::string EffectiveSettingJson(MaintenanceType type, const MaintenanceSettings& settings);
 
-}  // namespace serac::maintenance
+}  // namespace serac::catalog

@@ -1,4 +1,4 @@
-#include "maintenance/job_runner.h"
+#include "catalog/job_runner.h"
 
 #include <atomic>
 #include <chrono>
@@ -12,12 +12,26 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/json_reads.h"
 #include "common/log.h"
 #include "maintenance/expire_snapshots.h"
 #include "maintenance/rewrite_data_files.h"
 #include "maintenance/rewrite_manifests.h"
 
-namespace serac::maintenance {
+namespace serac::catalog {
+
+using maintenance::ExpireOptions;
+using maintenance::ExpireResult;
+using maintenance::ExpireSnapshots;
+using maintenance::RemoveUnreferencedFiles;
+using maintenance::RewriteDataFiles;
+using maintenance::RewriteManifests;
+using maintenance::RewriteManifestsResult;
+using maintenance::RewriteOptions;
+using maintenance::RewriteResult;
+using maintenance::UnreferencedOptions;
+using maintenance::UnreferencedResult;
+
 namespace {
 
 using Json = nlohmann::json;
@@ -31,16 +45,6 @@ struct QueuedJob {
   JobRunner::RunOptions options;
 };
 
-// Whether a job's figures show it changed nothing.
-bool ChangedNothing(const Json& figures) {
-  for (const char* name :
-       {"filesRead", "snapshotsRemoved", "filesRemoved", "refsRemoved", "manifestsRewritten"}) {
-    auto it = figures.find(name);
-    if (it != figures.end() && it->is_number_integer() && it->get<int64_t>() > 0) return false;
-  }
-  return true;
-}
-
 // What jobs did, summed over the server's life, for /_serac/metrics.
 struct JobCounters {
   std::map<std::pair<std::string, std::string>, uint64_t> jobs;  // (type, result)
@@ -53,8 +57,9 @@ struct JobCounters {
   uint64_t bytes_removed = 0;
 };
 
-// Runs one job; its figures as the record's JSON members.
-Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seams, const QueuedJob& job) {
+// Runs one job; what it did.
+Result<JobFigures> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seams,
+                          const QueuedJob& job) {
   SERAC_ASSIGN_OR_RETURN(JobRunner::TableStorage storage, seams.storage_for(job.record.warehouse, job.table));
   iceberg::FileIO& io = *storage.io;
   switch (job.type) {
@@ -68,16 +73,16 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
       const int64_t files_removed = expired.manifest_lists_deleted + expired.manifests_deleted +
                                     expired.data_files_deleted + expired.delete_files_deleted +
                                     expired.statistics_files_deleted;
-      return Json{{"snapshotsRemoved", expired.snapshots_removed},
-                  {"refsRemoved", expired.refs_removed},
-                  {"filesRead", expired.files_read},
-                  {"bytesRead", expired.bytes_read},
-                  {"filesWritten", 0},
-                  {"bytesWritten", 0},
-                  {"filesRemoved", files_removed},
-                  {"dataFilesRemoved", expired.data_files_deleted},
-                  {"deleteFilesRemoved", expired.delete_files_deleted},
-                  {"bytesRemoved", expired.bytes_deleted}};
+      JobFigures figures;
+      figures.snapshots_removed = expired.snapshots_removed;
+      figures.refs_removed = expired.refs_removed;
+      figures.files_read = expired.files_read;
+      figures.bytes_read = expired.bytes_read;
+      figures.files_removed = files_removed;
+      figures.data_files_removed = expired.data_files_deleted;
+      figures.delete_files_removed = expired.delete_files_deleted;
+      figures.bytes_removed = expired.bytes_deleted;
+      return figures;
     }
     case MaintenanceType::kCompaction: {
       RewriteOptions options;
@@ -86,21 +91,20 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
       SERAC_ASSIGN_OR_RETURN(RewriteResult rewritten, RewriteDataFiles(catalog, io, job.table, options));
       // Then the small manifests, the new ones included, into fewer (Java's RewriteManifests).
       SERAC_ASSIGN_OR_RETURN(RewriteManifestsResult manifests, RewriteManifests(catalog, io, job.table));
-      return Json{{"snapshotId", manifests.snapshot_id != 0 ? manifests.snapshot_id : rewritten.snapshot_id},
-                  {"manifestsRewritten", manifests.manifests_rewritten},
-                  {"manifestsWritten", manifests.manifests_written},
-                  {"filesRead", rewritten.files_rewritten},
-                  {"bytesRead", rewritten.bytes_read},
-                  {"filesWritten", rewritten.files_written},
-                  {"bytesWritten", rewritten.bytes_written},
-                  {"rows", rewritten.rows},
-                  {"partitions", rewritten.partitions},
-                  {"rowsDeleted", rewritten.rows_deleted},
-                  {"deleteFilesRead", rewritten.delete_files_read},
-                  {"deleteFilesRemoved", rewritten.delete_files_removed},
-                  {"snapshotsRemoved", 0},
-                  {"filesRemoved", 0},
-                  {"bytesRemoved", 0}};
+      JobFigures figures;
+      figures.snapshot_id = manifests.snapshot_id != 0 ? manifests.snapshot_id : rewritten.snapshot_id;
+      figures.manifests_rewritten = manifests.manifests_rewritten;
+      figures.manifests_written = manifests.manifests_written;
+      figures.files_read = rewritten.files_rewritten;
+      figures.bytes_read = rewritten.bytes_read;
+      figures.files_written = rewritten.files_written;
+      figures.bytes_written = rewritten.bytes_written;
+      figures.rows = rewritten.rows;
+      figures.partitions = rewritten.partitions;
+      figures.rows_deleted = rewritten.rows_deleted;
+      figures.delete_files_read = rewritten.delete_files_read;
+      figures.delete_files_removed = rewritten.delete_files_removed;
+      return figures;
     }
     case MaintenanceType::kUnreferencedFileRemoval: {
       if (!storage.list_files || !seams.current_metadata) break;
@@ -114,27 +118,53 @@ Result<Json> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seam
       SERAC_ASSIGN_OR_RETURN(
           UnreferencedResult removed,
           RemoveUnreferencedFiles(catalog, io, job.table, current, storage.list_files, options));
-      return Json{{"filesListed", removed.files_listed},
-                  {"filesReached", removed.files_reached},
-                  {"filesKeptYoung", removed.files_kept_young},
-                  {"filesRead", removed.files_read},
-                  {"bytesRead", removed.bytes_read},
-                  {"filesWritten", 0},
-                  {"bytesWritten", 0},
-                  {"snapshotsRemoved", 0},
-                  {"filesRemoved", removed.files_removed},
-                  {"bytesRemoved", removed.bytes_removed}};
+      JobFigures figures;
+      figures.files_listed = removed.files_listed;
+      figures.files_reached = removed.files_reached;
+      figures.files_kept_young = removed.files_kept_young;
+      figures.files_read = removed.files_read;
+      figures.bytes_read = removed.bytes_read;
+      figures.files_removed = removed.files_removed;
+      figures.bytes_removed = removed.bytes_removed;
+      return figures;
     }
   }
   return Error(ErrorCode::kNotImplemented, "no job runs " + std::string(MaintenanceTypeName(job.type)));
 }
 
-uint64_t Figure(const Json& figures, const char* name) {
-  auto it = figures.find(name);
-  return it != figures.end() && it->is_number_integer() ? static_cast<uint64_t>(it->get<int64_t>()) : 0;
+}  // namespace
+
+bool JobFigures::ChangedNothing() const {
+  return files_read == 0 && snapshots_removed == 0 && files_removed == 0 && refs_removed.value_or(0) == 0 &&
+         manifests_rewritten.value_or(0) == 0;
 }
 
-}  // namespace
+std::string JobFiguresToJson(const JobFigures& f) {
+  Json out = {{"filesRead", f.files_read},
+              {"bytesRead", f.bytes_read},
+              {"filesWritten", f.files_written},
+              {"bytesWritten", f.bytes_written},
+              {"snapshotsRemoved", f.snapshots_removed},
+              {"filesRemoved", f.files_removed},
+              {"bytesRemoved", f.bytes_removed}};
+  auto optional = [&](const char* name, const std::optional<int64_t>& value) {
+    if (value) out[name] = *value;
+  };
+  optional("snapshotId", f.snapshot_id);
+  optional("manifestsRewritten", f.manifests_rewritten);
+  optional("manifestsWritten", f.manifests_written);
+  optional("rows", f.rows);
+  optional("partitions", f.partitions);
+  optional("rowsDeleted", f.rows_deleted);
+  optional("deleteFilesRead", f.delete_files_read);
+  optional("deleteFilesRemoved", f.delete_files_removed);
+  optional("refsRemoved", f.refs_removed);
+  optional("dataFilesRemoved", f.data_files_removed);
+  optional("filesListed", f.files_listed);
+  optional("filesReached", f.files_reached);
+  optional("filesKeptYoung", f.files_kept_young);
+  return out.dump();
+}
 
 struct JobRunner::Impl {
   meta::CatalogStore& store;
@@ -225,13 +255,13 @@ struct JobRunner::Impl {
     }
   }
 
-  void Finish(QueuedJob& job, const Result<Json>& outcome) {
+  void Finish(QueuedJob& job, const Result<JobFigures>& outcome) {
     job.record.ended_ms = ToUnixMillis(Now());
     Json body = Json::parse(job.record.json, nullptr, false);
     if (!body.is_object()) body = Json::object();
     if (outcome.ok()) {
       job.record.status = "succeeded";
-      body.update(*outcome);
+      body.update(Json::parse(JobFiguresToJson(*outcome)));
     } else {
       job.record.status = "failed";
       body["error"] = outcome.status().message();
@@ -246,18 +276,22 @@ struct JobRunner::Impl {
                 saved.status().message());
     busy_tables.erase(job.record.table_uuid);
     active_jobs.erase(job.record.id);
-    if (job.automatic && (!outcome.ok() || ChangedNothing(*outcome))) {
+    if (seams.owner) {
+      JobTarget target{job.record.warehouse, job.record.table_uuid, job.table};
+      seams.owner->Release(target);
+    }
+    if (job.automatic && (!outcome.ok() || outcome->ChangedNothing())) {
       no_auto_before[{job.record.table_uuid, job.type}] = SteadyMs() + kAutoJobRetryMs;
     }
     ++counters.jobs[{std::string(MaintenanceTypeName(job.type)), job.record.status}];
     if (outcome.ok()) {
-      counters.files_read += Figure(*outcome, "filesRead");
-      counters.bytes_read += Figure(*outcome, "bytesRead");
-      counters.files_written += Figure(*outcome, "filesWritten");
-      counters.bytes_written += Figure(*outcome, "bytesWritten");
-      counters.snapshots_removed += Figure(*outcome, "snapshotsRemoved");
-      counters.files_removed += Figure(*outcome, "filesRemoved");
-      counters.bytes_removed += Figure(*outcome, "bytesRemoved");
+      counters.files_read += static_cast<uint64_t>(outcome->files_read);
+      counters.bytes_read += static_cast<uint64_t>(outcome->bytes_read);
+      counters.files_written += static_cast<uint64_t>(outcome->files_written);
+      counters.bytes_written += static_cast<uint64_t>(outcome->bytes_written);
+      counters.snapshots_removed += static_cast<uint64_t>(outcome->snapshots_removed);
+      counters.files_removed += static_cast<uint64_t>(outcome->files_removed);
+      counters.bytes_removed += static_cast<uint64_t>(outcome->bytes_removed);
     }
   }
 
@@ -289,7 +323,7 @@ struct JobRunner::Impl {
         queue.pop_front();
         running_one = true;
       }
-      Result<Json> outcome = Error(ErrorCode::kInternal, "the job did not run");
+      Result<JobFigures> outcome = Error(ErrorCode::kInternal, "the job did not run");
       try {
         std::unique_ptr<iceberg::TableCatalog> catalog = seams.catalog_for(job.record.warehouse);
         outcome = RunJob(*catalog, seams, job);
@@ -372,10 +406,16 @@ Result<int64_t> JobRunner::StartJob(const Target& target, MaintenanceType type,
                    target.table.DisplayName() + " has a maintenance job queued or running");
     }
   }
+  if (impl_->seams.owner && !impl_->seams.owner->Claim(target)) {
+    std::lock_guard lock(impl_->mutex);
+    impl_->busy_tables.erase(target.table_uuid);
+    return Error(ErrorCode::kConflict, target.table.DisplayName() + "'s maintenance runs on another server");
+  }
   Result<int64_t> id = impl_->store.SaveMaintenanceJob(job.record);
   std::lock_guard lock(impl_->mutex);
   if (!id.ok()) {
     impl_->busy_tables.erase(target.table_uuid);
+    if (impl_->seams.owner) impl_->seams.owner->Release(target);
     return id.status();
   }
   job.record.id = *id;
@@ -423,4 +463,4 @@ std::string JobRunner::RenderMetrics() const {
   return out;
 }
 
-}  // namespace serac::maintenance
+}  // namespace serac::catalog

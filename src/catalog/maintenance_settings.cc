@@ -1,10 +1,15 @@
-#include "maintenance/settings.h"
+#include "catalog/maintenance_settings.h"
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_reads.h"
 #include "common/limits.h"
+#include "maintenance/table_properties.h"
 
-namespace serac::maintenance {
+namespace serac::catalog {
+
+using maintenance::CompactionStrategy;
+using maintenance::IntegerProperty;
 namespace {
 
 using Json = nlohmann::json;
@@ -200,20 +205,6 @@ std::string EffectiveSettingJson(MaintenanceType type, const MaintenanceSettings
   return value.dump();
 }
 
-std::optional<int64_t> IntegerProperty(const std::map<std::string, std::string>& properties, const char* name,
-                                       int64_t min) {
-  auto it = properties.find(name);
-  if (it == properties.end()) return std::nullopt;
-  try {
-    size_t used = 0;
-    const int64_t value = std::stoll(it->second, &used);
-    if (used != it->second.size() || value < min) return std::nullopt;
-    return value;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
 Result<std::map<MaintenanceType, std::string>> LoadSettingLayer(meta::CatalogStore& store,
                                                                 const std::string& warehouse,
                                                                 const std::string& table_uuid) {
@@ -254,7 +245,6 @@ int64_t SummaryNumber(const iceberg::Snapshot& snapshot, const char* name) {
 
 bool CompactionDue(const iceberg::TableMetadata& table, const MaintenanceSettings& settings) {
   if (!settings.compaction_enabled) return false;
-  if (table.Schemas().size() > 1) return false;  // compaction refuses evolved schemas (rewrite_data_files.h)
   const std::optional<iceberg::Snapshot> current = table.CurrentSnapshot();
   if (!current) return false;
   const int64_t data_files = SummaryNumber(*current, "total-data-files");
@@ -282,4 +272,4 @@ bool ExpiryDue(const iceberg::TableMetadata& table, const MaintenanceSettings& s
   return oldest < now_ms - settings.max_snapshot_age_ms;
 }
 
-}  // namespace serac::maintenance
+}  // namespace serac::catalog

@@ -1,12 +1,14 @@
 // The maintenance API's values: checked field by field with errors naming the field, and a table's
 // effective settings resolved from its layers (table override, Iceberg property, warehouse default).
-#include "maintenance/settings.h"
+#include "catalog/maintenance_settings.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-namespace serac::maintenance {
+#include "common/json_reads.h"
+
+namespace serac::catalog {
 namespace {
 
 using Json = nlohmann::json;
@@ -76,4 +78,4 @@ TEST(MaintenanceSettingsTest, TheMostSpecificLayerWins) {
 }
 
 }  // namespace
-}  // namespace serac::maintenance
+}  // namespace serac::catalog

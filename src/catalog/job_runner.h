@@ -1,4 +1,5 @@
-// The server's maintenance jobs: one worker thread runs them one at a time (so maintenance takes at
+// The server's maintenance jobs, run with the table operations of maintenance/ (which the CLI runs
+// too): one worker thread runs them one at a time (so maintenance takes at
 // most one core, and foreground requests keep the rest), at most one job per table queued or running,
 // each recorded in the catalog store (meta::MaintenanceJobRecord) when queued and again when it ends,
 // with its figures (files and bytes read and written, snapshots and files removed) and its error.
@@ -13,6 +14,10 @@
 // A job whose record says "running" but which no runner holds was cut short by a server stop (kill
 // -9 included: every job's commit is atomic, so the table is as it was before the job or after it);
 // Active() tells a reader so.
+//
+// Which node runs a table's jobs is asked of a JobOwner before a job is queued: one server runs
+// every job it starts; with several servers on one catalog, a job runs where its table's lease is
+// held, and a server that cannot take it leaves the job to the holder.
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
@@ -23,18 +28,69 @@
 #include <string>
 #include <vector>
 
+#include "catalog/maintenance_settings.h"
 #include "common/status.h"
 #include "iceberg/io/file_io.h"
 #include "iceberg/write/table_catalog.h"
 #include "maintenance/remove_unreferenced_files.h"
-#include "maintenance/settings.h"
 #include "meta/catalog_store.h"
 
-namespace serac::maintenance {
+namespace serac::catalog {
 
 inline constexpr int64_t kAutoJobRetryMs = 3600LL * 1000;  // see JobRunner
 inline constexpr int64_t kAutoUnreferencedEveryMs =
     24LL * 3600 * 1000;  // a table's files listed at most so often
+
+// What a job did: the figures its record keeps (the maintenance API shows them under the names in
+// JobFiguresToJson) and the server's metrics sum.
+struct JobFigures {
+  // Every job's.
+  int64_t files_read = 0;
+  int64_t bytes_read = 0;
+  int64_t files_written = 0;
+  int64_t bytes_written = 0;
+  int64_t snapshots_removed = 0;
+  int64_t files_removed = 0;
+  int64_t bytes_removed = 0;
+  // Compaction's.
+  std::optional<int64_t> snapshot_id;
+  std::optional<int64_t> manifests_rewritten;
+  std::optional<int64_t> manifests_written;
+  std::optional<int64_t> rows;
+  std::optional<int64_t> partitions;
+  std::optional<int64_t> rows_deleted;
+  std::optional<int64_t> delete_files_read;
+  // Compaction's and snapshot expiry's.
+  std::optional<int64_t> delete_files_removed;
+  // Snapshot expiry's.
+  std::optional<int64_t> refs_removed;
+  std::optional<int64_t> data_files_removed;
+  // Unreferenced-file removal's.
+  std::optional<int64_t> files_listed;
+  std::optional<int64_t> files_reached;
+  std::optional<int64_t> files_kept_young;
+
+  // Nothing was read, removed or rewritten: an automatic job so is not started again soon.
+  bool ChangedNothing() const;
+};
+// The figures as the job's record keeps them: a JSON object ("filesRead", "snapshotsRemoved", ...) to
+// which the record's other members are added.
+std::string JobFiguresToJson(const JobFigures& figures);
+
+struct JobTarget {
+  std::string warehouse;
+  std::string table_uuid;
+  iceberg::TableRef table;
+};
+
+// Who runs a table's jobs. Claim is asked before a job is queued (false: another node runs the
+// table's jobs, so this one queues none), Release when the job has ended.
+class JobOwner {
+ public:
+  virtual ~JobOwner() = default;
+  virtual bool Claim(const JobTarget& target) = 0;
+  virtual void Release(const JobTarget& target) = 0;
+};
 
 class JobRunner {
  public:
@@ -43,12 +99,14 @@ class JobRunner {
   // that no job made for one table touches another's files.
   struct TableStorage {
     std::unique_ptr<iceberg::FileIO> io;
-    ListFiles list_files;
+    maintenance::ListFiles list_files;
   };
   // What jobs reach beyond the catalog store: the tables of one warehouse (committed to with the
   // server's authority), each table's files, and a table's current metadata file. Without
   // current_metadata, no unreferenced-file job runs.
   struct Seams {
+    // Null: this server runs every job it starts.
+    std::shared_ptr<JobOwner> owner;
     std::function<std::unique_ptr<iceberg::TableCatalog>(const std::string& warehouse)> catalog_for;
     std::function<Result<TableStorage>(const std::string& warehouse, const iceberg::TableRef& table)>
         storage_for;
@@ -61,11 +119,7 @@ class JobRunner {
   // Lets the running job finish; queued ones are recorded as failed (the server stopped).
   ~JobRunner();
 
-  struct Target {
-    std::string warehouse;
-    std::string table_uuid;
-    iceberg::TableRef table;
-  };
+  using Target = JobTarget;
   // What a job asked for now takes instead of the settings (Spark's procedures' arguments).
   struct RunOptions {
     // Unreferenced-file removal: the age past which unreferenced files go, instead of the days.
@@ -78,7 +132,8 @@ class JobRunner {
     std::vector<int64_t> snapshot_ids;
   };
   // Records the job as running and queues it; its record's id. kConflict while the table has a
-  // job queued or running; kNotImplemented for a type the server does not run yet.
+  // job queued or running, or its jobs run on another node; kNotImplemented for a type the server
+  // does not run yet.
   Result<int64_t> Start(const Target& target, MaintenanceType type, const MaintenanceSettings& settings,
                         RunOptions options = {});
   // A commit landed on the table: it is looked at once the check interval has passed.
@@ -97,4 +152,4 @@ class JobRunner {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace serac::maintenance
+}  // namespace serac::catalog
