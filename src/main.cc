@@ -30,8 +30,10 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
       ->capture_default_str();
   command->add_option("--meta-store", options.meta_store_url,
                       "Where the object index and catalog live, as a URL (default sqlite:DATA/meta.db)");
-  command->add_option("--blob-store", options.blob_store_url,
-                      "Where object bytes live, as a URL (default file:DATA/blobs)");
+  command->add_option(
+      "--blob-store", options.blob_store_url,
+      "Where object bytes live, as a URL: file:DIR (default file:DATA/blobs) or "
+      "s3://BUCKET/PREFIX?endpoint=URL (an upstream S3 service; keys from SERAC_BLOB_S3_* or AWS_*)");
   command->add_option("--address", options.address, "Listen address HOST:PORT; :0 picks a free port")
       ->capture_default_str();
   command->add_option("--certs-dir", options.certs_dir,

@@ -84,7 +84,9 @@ class SeracServer:
 
     def start(self, timeout_s: float = 30.0) -> None:
         self.start_count += 1
-        args = [serac_binary(), "server", "--data", str(self.data_dir), "--address", "127.0.0.1:0"]
+        args = [serac_binary(), "server", "--data", str(self.data_dir)]
+        if "--address" not in self.extra_args:  # a test may pin the port, to restart at the same address
+            args += ["--address", "127.0.0.1:0"]
         if self.certs_dir is not None:
             args += ["--certs-dir", str(self.certs_dir)]
         args += self.extra_args

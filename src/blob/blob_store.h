@@ -61,6 +61,9 @@ class BlobStore {
   virtual Result<WallTime> CommittedAt(const BlobId& id) = 0;
   // Deletes leftovers of writers that never committed (start-up sweep). Not safe while writers run.
   virtual Status SweepTemporaryFiles() = 0;
+  // Whether the store answers now (the readiness probe): OK, or why not. A directory on the
+  // server's own disk always does; a store behind the network asks it, once, without retrying.
+  virtual Status CheckReachable() { return Status::Ok(); }
 };
 
 }  // namespace serac::blob

@@ -320,7 +320,8 @@ Result<ObjectInfo> S3Client::HeadObject(std::string_view bucket, std::string_vie
   }
   if (response.status != 200) return ErrorFromResponse(response, "HEAD " + location);
   std::optional<uint64_t> size = ParseUint64(HeaderOr(response, "Content-Length"));
-  return ObjectInfo{std::string(key), size.value_or(0), HeaderOr(response, "ETag")};
+  return ObjectInfo{std::string(key), size.value_or(0), HeaderOr(response, "ETag"),
+                    ParseHttpDate(HeaderOr(response, "Last-Modified"))};
 }
 
 Result<ListObjectsPage> S3Client::ListObjects(std::string_view bucket, std::string_view prefix,
@@ -344,6 +345,7 @@ Result<ListObjectsPage> S3Client::ListObjects(std::string_view bucket, std::stri
     object.key = contents.child_value("Key");
     object.size = ParseUint64(contents.child_value("Size")).value_or(0);
     object.etag = contents.child_value("ETag");
+    object.last_modified = ParseIso8601(contents.child_value("LastModified"));
     page.objects.push_back(std::move(object));
   }
   if (std::string_view(result.child_value("IsTruncated")) == "true") {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/limits.h"
 #include "common/status.h"
 
@@ -50,6 +51,7 @@ struct ObjectInfo {
   std::string key;
   uint64_t size = 0;
   std::string etag;
+  std::optional<WallTime> last_modified;  // when the server said
 };
 
 struct ListObjectsPage {

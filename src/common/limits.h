@@ -77,6 +77,12 @@ inline constexpr uint64_t kS3ClientMultipartThresholdBytes = 16 * kMiB;
 inline constexpr uint64_t kS3ClientPartSizeBytes = 8 * kMiB;
 inline constexpr uint32_t kS3ClientPartsInFlightMax = 4;       // UploadParts of one object sent at once
 inline constexpr uint64_t kS3ClientObjectBytesMax = 1 * kGiB;  // one GetObject, held in memory
+// The blob store in an upstream S3 service (client/s3_blob_store.h): attempts of one idempotent
+// request (GET, HEAD, LIST, DELETE) on 503 or a lost answer, the first pause between them
+// (doubling), and the bytes one ranged GET of a blob reads ahead.
+inline constexpr uint32_t kS3BlobStoreAttemptsMax = 4;
+inline constexpr uint32_t kS3BlobStoreRetryBaseMs = 100;
+inline constexpr uint64_t kS3BlobReadAheadBytes = 4 * kMiB;
 // OAuth2 tokens the catalog client fetched are renewed this long before they expire.
 inline constexpr auto kOAuth2TokenRenewBefore = std::chrono::seconds(60);
 

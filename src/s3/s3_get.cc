@@ -1,6 +1,7 @@
 // GetObject and HeadObject: conditions, ranges, part numbers, stored headers, and streaming of
 // inline bytes or blob segments (sendfile when the back end has file descriptors).
 #include <algorithm>
+#include <functional>
 
 #include "common/clock.h"
 #include "common/encoding.h"
@@ -103,9 +104,14 @@ void AddStoredHeaders(RequestContext& ctx, const meta::ObjectRecord& object) {
 // is nobody left to answer.
 class ResponseBodySink final : public objects::ObjectByteSink {
  public:
-  explicit ResponseBodySink(RequestContext& ctx) : ctx_(ctx) {}
+  // `head` sets the status and the object's headers: called once the first blob is open, so that
+  // an error before that (a blob store that cannot be reached) is answered without them.
+  ResponseBodySink(RequestContext& ctx, std::function<void()> head) : ctx_(ctx), head_(std::move(head)) {}
 
-  Status Begin(uint64_t length) override { return Promised(ctx_.response.Begin(length)); }
+  Status Begin(uint64_t length) override {
+    head_();
+    return Promised(ctx_.response.Begin(length));
+  }
   Status Write(std::string_view bytes) override {
     SERAC_RETURN_IF_ERROR(ctx_.response.Write(bytes.data(), bytes.size()));
     ctx_.outcome.bytes_out += bytes.size();
@@ -118,6 +124,7 @@ class ResponseBodySink final : public objects::ObjectByteSink {
     return Status::Ok();
   }
   Status BeginWithBytes(std::string_view bytes) override {
+    head_();
     ctx_.outcome.bytes_out += bytes.size();
     return Promised(ctx_.response.Send(bytes));
   }
@@ -132,13 +139,15 @@ class ResponseBodySink final : public objects::ObjectByteSink {
   }
 
   RequestContext& ctx_;
+  std::function<void()> head_;
   bool head_failed_ = false;
 };
 
 // Sends the selected bytes. The first blob is opened before the head goes out, so a missing blob
 // still yields a proper error response; a failure once the head is out closes the connection.
-HandlerResult SendBody(RequestContext& ctx, const meta::ObjectRecord& object, ByteRange range) {
-  ResponseBodySink sink(ctx);
+HandlerResult SendBody(RequestContext& ctx, const meta::ObjectRecord& object, ByteRange range,
+                       std::function<void()> head) {
+  ResponseBodySink sink(ctx, std::move(head));
   Status sent = objects::ReadObjectRange(ctx.blobs(), object, range.first, range.length, sink);
   if (sent.ok() || sink.head_failed()) return kHandled;
   return ErrorFromStatus(sent);
@@ -173,25 +182,28 @@ HandlerResult GetObject(RequestContext& ctx, bool head) {
 
   Selection selection;
   if (auto error = SelectBytes(ctx, object, selection)) return error;
-  ctx.response.SetStatus(selection.partial ? 206 : 200);
-  AddValidators(ctx, object);
-  AddStoredHeaders(ctx, object);
-  ctx.response.AddHeader("Accept-Ranges", "bytes");
-  if (selection.partial) {
-    uint64_t last = selection.range.first + selection.range.length - 1;
-    ctx.response.AddHeader("Content-Range", "bytes " + std::to_string(selection.range.first) + "-" +
-                                                std::to_string(last) + "/" + std::to_string(object.size));
-  }
-  // A whole-object checksum describes the whole object only: never on partial responses.
-  if (object.checksum && !selection.partial &&
-      AsciiEqualsIgnoreCase(ctx.header("x-amz-checksum-mode"), "ENABLED")) {
-    AddChecksumHeaders(ctx, *object.checksum);
-  }
+  auto add_head = [&ctx, &object, &selection] {
+    ctx.response.SetStatus(selection.partial ? 206 : 200);
+    AddValidators(ctx, object);
+    AddStoredHeaders(ctx, object);
+    ctx.response.AddHeader("Accept-Ranges", "bytes");
+    if (selection.partial) {
+      uint64_t last = selection.range.first + selection.range.length - 1;
+      ctx.response.AddHeader("Content-Range", "bytes " + std::to_string(selection.range.first) + "-" +
+                                                  std::to_string(last) + "/" + std::to_string(object.size));
+    }
+    // A whole-object checksum describes the whole object only: never on partial responses.
+    if (object.checksum && !selection.partial &&
+        AsciiEqualsIgnoreCase(ctx.header("x-amz-checksum-mode"), "ENABLED")) {
+      AddChecksumHeaders(ctx, *object.checksum);
+    }
+  };
   if (head) {
+    add_head();
     (void)ctx.response.Begin(selection.range.length);
     return kHandled;
   }
-  return SendBody(ctx, object, selection.range);
+  return SendBody(ctx, object, selection.range, add_head);
 }
 
 }  // namespace serac::s3

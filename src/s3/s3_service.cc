@@ -239,6 +239,8 @@ std::optional<S3Error> Authenticate(RequestContext& ctx) {
 }
 
 void SendError(RequestContext& ctx, const S3Error& error) {
+  // A 503 (the metadata or blob store cannot be reached, or asks to slow down) says when to retry.
+  if (error.http_status == 503 && !ctx.response.started()) ctx.response.AddHeader("Retry-After", "1");
   service::SendErrorResponse(ctx, error.http_status, [&] {
     return http::ErrorDocument{"application/xml", RenderErrorXml(error, ctx.bucket, ctx.key, ctx.request.path,
                                                                  ctx.request.request_id)};

@@ -106,6 +106,11 @@ void Router::HandleSerac(const http::Request& request, http::ResponseWriter& res
     Result<meta::BucketRecord> probe = meta_->GetBucket(std::string(kReadinessProbeBucket));
     bool ready = probe.ok() || probe.status().code() == ErrorCode::kNotFound;
     if (!ready) log::Warn("readiness: metadata store unavailable: " + probe.status().ToString());
+    if (ready && options_.blobs_reachable) {
+      Status blobs = options_.blobs_reachable();
+      ready = blobs.ok();
+      if (!ready) log::Warn("readiness: blob store unavailable: " + blobs.ToString());
+    }
     SendBody(response, ready ? 200 : 503, kTextContentType, ready ? "ready\n" : "not ready\n");
   } else if (is_read && path == "/_serac/metrics") {
     outcome.operation = "Metrics";

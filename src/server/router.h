@@ -22,6 +22,9 @@ struct RouterOptions {
   http::Handler iceberg;  // serves /_iceberg; when empty, those requests get a 501 error
   http::Handler admin;    // serves /_serac/admin (admin/admin_api.h); when empty, those paths are 404
   std::function<std::string()> more_metrics;  // appended to /_serac/metrics (table maintenance's)
+  // Asked by the readiness probe after the metadata store: whether the blob store answers (an
+  // upstream S3 service may not); null: not asked.
+  std::function<Status()> blobs_reachable;
 };
 
 class Router {
