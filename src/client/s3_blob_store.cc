@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/clock.h"
 #include "common/limits.h"
 #include "common/random.h"
 #include "common/store_url.h"
@@ -153,8 +154,11 @@ class S3BlobReader final : public blob::BlobReader {
 
 class S3BlobStore final : public blob::BlobStore {
  public:
-  S3BlobStore(S3Client client, std::string bucket, std::string prefix)
-      : client_(std::move(client)), bucket_(std::move(bucket)), prefix_(std::move(prefix)) {}
+  S3BlobStore(S3Client client, std::string bucket, std::string prefix, std::chrono::seconds stale_upload_age)
+      : client_(std::move(client)),
+        bucket_(std::move(bucket)),
+        prefix_(std::move(prefix)),
+        stale_upload_age_(stale_upload_age) {}
 
   Result<std::unique_ptr<blob::BlobWriter>> Create() override {
     blob::BlobId id = RandomHexId();
@@ -220,8 +224,28 @@ class S3BlobStore final : public blob::BlobStore {
     return *info.last_modified;
   }
 
-  // Nothing to sweep: an upload that never completed is invisible (see s3_blob_store.h).
-  Status SweepTemporaryFiles() override { return Status::Ok(); }
+  // Uploads of blobs under the prefix that never completed (a writer cut short by a crash), begun
+  // longer ago than the store's stale-upload age, are aborted: their parts are invisible but take
+  // space. Younger ones may belong to a writer still running (another node, with a shared prefix).
+  Status SweepTemporaryFiles() override {
+    const WallTime cut = Now() - stale_upload_age_;
+    std::string key_marker, upload_marker;
+    do {
+      SERAC_ASSIGN_OR_RETURN(ListUploadsPage page, WithRetries([&] {
+                               return client_.ListMultipartUploads(bucket_, prefix_, key_marker,
+                                                                   upload_marker);
+                             }));
+      for (const MultipartUploadInfo& upload : page.uploads) {
+        if (!IsValidBlobId(std::string_view(upload.key).substr(prefix_.size()))) continue;
+        if (!upload.initiated || *upload.initiated > cut) continue;
+        SERAC_RETURN_IF_ERROR(
+            WithRetries([&] { return client_.AbortMultipartUpload(bucket_, upload.key, upload.upload_id); }));
+      }
+      key_marker = std::move(page.next_key_marker);
+      upload_marker = std::move(page.next_upload_id_marker);
+    } while (!key_marker.empty());
+    return Status::Ok();
+  }
 
   Status CheckReachable() override { return client_.ListObjects(bucket_, prefix_, "", 1).status(); }
 
@@ -231,6 +255,7 @@ class S3BlobStore final : public blob::BlobStore {
   const S3Client client_;
   const std::string bucket_;
   const std::string prefix_;
+  const std::chrono::seconds stale_upload_age_;
 };
 
 std::string Environment(const char* name) {
@@ -296,8 +321,8 @@ Result<std::unique_ptr<blob::BlobStore>> OpenS3BlobStore(S3BlobStoreOptions opti
     return Error(created.code(), "blob store s3://" + options.bucket + "/" + options.prefix + " at " +
                                      options.client.endpoint + ": " + created.message());
   }
-  return std::unique_ptr<blob::BlobStore>(
-      new S3BlobStore(std::move(client), std::move(options.bucket), std::move(options.prefix)));
+  return std::unique_ptr<blob::BlobStore>(new S3BlobStore(
+      std::move(client), std::move(options.bucket), std::move(options.prefix), options.stale_upload_age));
 }
 
 Result<std::unique_ptr<blob::BlobStore>> OpenS3BlobStoreUrl(std::string_view url) {

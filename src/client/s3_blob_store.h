@@ -9,18 +9,20 @@
 // here and the composition root (server/server_command.cc) registers its scheme with
 // blob::RegisterBlobStoreScheme; nothing below client/ names it.
 //
-// Uncommitted writers leave nothing visible: a failed or abandoned upload is aborted by its writer.
-// Parts of an upload cut short by a crash stay invisible in the upstream until a bucket lifecycle
-// rule (AbortIncompleteMultipartUpload) removes them; SweepTemporaryFiles does nothing here.
+// Uncommitted writers leave nothing visible: a failed or abandoned upload is aborted by its writer;
+// the parts of an upload cut short by a crash, invisible too, are aborted by the start-up sweep
+// (SweepTemporaryFiles) once older than limits::kS3BlobStaleUploadAge.
 // Thread-safety: as blob::BlobStore.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "blob/blob_store.h"
 #include "client/s3_client.h"
+#include "common/limits.h"
 #include "common/status.h"
 
 namespace serac::client {
@@ -29,6 +31,8 @@ struct S3BlobStoreOptions {
   S3ClientOptions client;  // endpoint, region and keys (the secret is never logged)
   std::string bucket;
   std::string prefix;  // empty, or ending in '/'
+  // Uploads of blobs begun longer ago than this and never completed are aborted by the sweep.
+  std::chrono::seconds stale_upload_age = limits::kS3BlobStaleUploadAge;
 };
 
 // The bucket is created when missing. kInvalidArgument for a bad bucket or prefix, the upstream's

@@ -76,6 +76,39 @@ TEST(S3BlobStoreTest, TheUrlNamesBucketPrefixAndEndpointAndTheKeysComeFromTheEnv
   ::unsetenv("SERAC_BLOB_S3_ACCESS_KEY_ID");
 }
 
+TEST(S3BlobStoreTest, TheSweepAbortsTheUploadsACrashLeftBehind) {
+  ASSERT_TRUE(Upstream().running());
+  client::S3BlobStoreOptions options;
+  options.client = UpstreamClient();
+  options.bucket = "sweptblobs";
+  options.prefix = "p/";
+  options.stale_upload_age = std::chrono::seconds(0);
+  auto store = client::OpenS3BlobStore(options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  // A writer cut short: its upload begun, one part sent, never completed nor aborted.
+  client::S3ClientOptions multipart = UpstreamClient();
+  multipart.multipart_threshold_bytes = 1;
+  auto upstream = client::S3Client::Make(multipart);
+  ASSERT_TRUE(upstream.ok());
+  const std::string blob_key = "p/" + std::string(32, 'a');
+  client::S3Upload cut_short(*upstream, "sweptblobs", blob_key, true);
+  ASSERT_TRUE(cut_short.Write(std::string(multipart.part_size_bytes + 10, 'x')).ok());
+  // An upload of something that is not a blob of this store stays.
+  client::S3Upload other(*upstream, "sweptblobs", "p/not-a-blob", false);
+  ASSERT_TRUE(other.Write(std::string(multipart.part_size_bytes + 10, 'y')).ok());
+  auto before = upstream->ListMultipartUploads("sweptblobs", "p/");
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_EQ(before->uploads.size(), 2u);
+
+  ASSERT_TRUE((*store)->SweepTemporaryFiles().ok());
+  auto after = upstream->ListMultipartUploads("sweptblobs", "p/");
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->uploads.size(), 1u);
+  EXPECT_EQ(after->uploads[0].key, "p/not-a-blob");
+  EXPECT_FALSE(cut_short.Close().ok());  // its parts are gone: it can no longer become a blob
+  EXPECT_EQ((*store)->Open(std::string(32, 'a')).status().code(), ErrorCode::kNotFound);
+}
+
 TEST(S3BlobStoreTest, AUrlWithoutEndpointOrKeysSaysWhatIsMissing) {
   ::unsetenv("AWS_ENDPOINT_URL");
   auto no_endpoint = client::OpenS3BlobStoreUrl("s3://bucket/prefix");

@@ -365,6 +365,45 @@ Status S3Client::DeleteObject(std::string_view bucket, std::string_view key) con
   return Status::Ok();
 }
 
+Result<ListUploadsPage> S3Client::ListMultipartUploads(std::string_view bucket, std::string_view prefix,
+                                                       std::string_view key_marker,
+                                                       std::string_view upload_id_marker) const {
+  Call call;
+  call.raw_path = "/" + UriEncode(bucket, true);
+  call.raw_query = "uploads=";
+  if (!key_marker.empty()) call.raw_query += "&key-marker=" + UriEncode(key_marker, true);
+  if (!prefix.empty()) call.raw_query += "&prefix=" + UriEncode(prefix, true);
+  if (!upload_id_marker.empty()) call.raw_query += "&upload-id-marker=" + UriEncode(upload_id_marker, true);
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, S3Requests(options_).Send(call, false));
+  if (response.status != 200) return ErrorFromResponse(response, "LIST uploads " + std::string(bucket));
+  pugi::xml_document document;
+  if (!document.load_buffer(response.body.data(), response.body.size())) {
+    return Error(ErrorCode::kInternal, "ListMultipartUploads answered a body that is not XML");
+  }
+  pugi::xml_node result = document.child("ListMultipartUploadsResult");
+  ListUploadsPage page;
+  for (pugi::xml_node upload : result.children("Upload")) {
+    page.uploads.push_back({upload.child_value("Key"), upload.child_value("UploadId"),
+                            ParseIso8601(upload.child_value("Initiated"))});
+  }
+  if (std::string_view(result.child_value("IsTruncated")) == "true") {
+    page.next_key_marker = result.child_value("NextKeyMarker");
+    page.next_upload_id_marker = result.child_value("NextUploadIdMarker");
+  }
+  return page;
+}
+
+Status S3Client::AbortMultipartUpload(std::string_view bucket, std::string_view key,
+                                      std::string_view upload_id) const {
+  Call call;
+  call.method = "DELETE";
+  call.raw_path = ObjectPath(bucket, key);
+  call.raw_query = "uploadId=" + UriEncode(upload_id, true);
+  SERAC_ASSIGN_OR_RETURN(http::ClientResponse response, S3Requests(options_).Send(call, false));
+  if (response.status == 204 || response.status == 200 || response.status == 404) return Status::Ok();
+  return ErrorFromResponse(response, "ABORT upload of " + std::string(key));
+}
+
 Status S3Client::CreateBucket(std::string_view bucket) const {
   Call call;
   call.method = "PUT";

@@ -59,6 +59,18 @@ struct ListObjectsPage {
   std::string next_continuation_token;  // empty when this is the last page
 };
 
+// A multipart upload begun and neither completed nor aborted.
+struct MultipartUploadInfo {
+  std::string key;
+  std::string upload_id;
+  std::optional<WallTime> initiated;
+};
+struct ListUploadsPage {
+  std::vector<MultipartUploadInfo> uploads;
+  std::string next_key_marker;  // with next_upload_id_marker; both empty on the last page
+  std::string next_upload_id_marker;
+};
+
 class S3Client;
 
 // An object written as its bytes come (a table writer's data file): held in memory up to the
@@ -124,6 +136,13 @@ class S3Client {
                                       uint32_t max_keys = 1000) const;
   // OK also when the key does not exist (S3's rule).
   Status DeleteObject(std::string_view bucket, std::string_view key) const;
+  // One page (up to 1,000) of the multipart uploads in progress under `prefix`, after the markers.
+  Result<ListUploadsPage> ListMultipartUploads(std::string_view bucket, std::string_view prefix,
+                                               std::string_view key_marker = {},
+                                               std::string_view upload_id_marker = {}) const;
+  // OK also when the upload is already gone (NoSuchUpload).
+  Status AbortMultipartUpload(std::string_view bucket, std::string_view key,
+                              std::string_view upload_id) const;
   // kAlreadyExists when the bucket exists (whoever owns it).
   Status CreateBucket(std::string_view bucket) const;
 

@@ -83,6 +83,10 @@ inline constexpr uint64_t kS3ClientObjectBytesMax = 1 * kGiB;  // one GetObject,
 inline constexpr uint32_t kS3BlobStoreAttemptsMax = 4;
 inline constexpr uint32_t kS3BlobStoreRetryBaseMs = 100;
 inline constexpr uint64_t kS3BlobReadAheadBytes = 4 * kMiB;
+// An upload of a blob begun this long ago and never completed is aborted by the start-up sweep.
+inline constexpr std::chrono::seconds kS3BlobStaleUploadAge = std::chrono::hours(1);
+// --node-name: the name one server of several answers as (x-serac-node, serac_node_info).
+inline constexpr size_t kNodeNameBytesMax = 64;
 // OAuth2 tokens the catalog client fetched are renewed this long before they expire.
 inline constexpr auto kOAuth2TokenRenewBefore = std::chrono::seconds(60);
 

@@ -70,6 +70,7 @@ bool Router::IsVirtualHostRequest(const http::Request& request) const {
 
 void Router::Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
                     http::RequestOutcome& outcome) const {
+  if (!options_.node_name.empty()) response.AddHeader("x-serac-node", options_.node_name);
   if (!IsVirtualHostRequest(request)) {
     if (options_.admin && PathIsUnder(request.path, kAdminPrefix)) {
       options_.admin(request, body, response, outcome);  // reads its own (bounded) body
@@ -116,6 +117,12 @@ void Router::HandleSerac(const http::Request& request, http::ResponseWriter& res
     outcome.operation = "Metrics";
     std::string text = metrics_->Render();
     if (options_.more_metrics) text += options_.more_metrics();
+    if (!options_.node_name.empty()) {
+      text +=
+          "# HELP serac_node_info The server that answered (--node-name).\n# TYPE serac_node_info gauge\n"
+          "serac_node_info{node=\"" +
+          options_.node_name + "\"} 1\n";
+    }
     SendBody(response, 200, kMetricsContentType, text);
   } else {
     outcome.operation = "SeracNotFound";

@@ -25,6 +25,9 @@ struct RouterOptions {
   // Asked by the readiness probe after the metadata store: whether the blob store answers (an
   // upstream S3 service may not); null: not asked.
   std::function<Status()> blobs_reachable;
+  // Which server of several answered: sent as x-serac-node on every response the router hands out
+  // and as serac_node_info in the metrics; empty: neither.
+  std::string node_name;
 };
 
 class Router {

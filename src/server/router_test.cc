@@ -116,6 +116,26 @@ TEST_F(RouterTest, MetricsUsePrometheusTextFormat) {
   EXPECT_NE(response.body.find("PutObject"), std::string::npos);
 }
 
+TEST_F(RouterTest, ANamedNodeSaysWhoAnsweredAndAnUnreachableBlobStoreIsNotReady) {
+  RouterOptions options;
+  options.node_name = "node-2";
+  Status blobs = Status::Ok();
+  options.blobs_reachable = [&blobs] { return blobs; };
+  Router router(
+      &meta_, &metrics_,
+      [](const http::Request&, http::BodyReader&, http::ResponseWriter& response, http::RequestOutcome&) {
+        (void)response.Send("s3");
+      },
+      options);
+  FakeResponse s3 = Call(router, "GET", "/bucket/key");
+  EXPECT_EQ(s3.Header("x-serac-node"), "node-2");
+  FakeResponse metrics = Call(router, "GET", "/_serac/metrics");
+  EXPECT_NE(metrics.body.find("serac_node_info{node=\"node-2\"} 1"), std::string::npos) << metrics.body;
+  EXPECT_EQ(Call(router, "GET", "/_serac/health/ready").status_code, 200);
+  blobs = Error(ErrorCode::kUnavailable, "upstream refused the connection");
+  EXPECT_EQ(Call(router, "GET", "/_serac/health/ready").status_code, 503);
+}
+
 TEST_F(RouterTest, UnknownSeracPathsAndWrongMethodsAre404Json) {
   Router router = MakeRouter();
   for (const char* path : {"/_serac", "/_serac/", "/_serac/nope", "/_serac/health/live/extra"}) {

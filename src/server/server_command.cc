@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -42,6 +43,29 @@
 #include "server/startup_banner.h"
 
 namespace serac::server {
+
+Result<std::string> ResolveNodeName(const std::string& requested) {
+  auto allowed = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  };
+  if (!requested.empty()) {
+    if (requested.size() > limits::kNodeNameBytesMax ||
+        !std::all_of(requested.begin(), requested.end(), allowed)) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--node-name must be letters, digits, '.', '_' and '-', at most " +
+                       std::to_string(limits::kNodeNameBytesMax) + " bytes (limits::kNodeNameBytesMax)");
+    }
+    return requested;
+  }
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') return std::string("serac");
+  std::string name(host, strnlen(host, limits::kNodeNameBytesMax));
+  for (char& c : name) {
+    if (!allowed(c)) c = '-';
+  }
+  return name;
+}
 
 namespace {
 
@@ -377,6 +401,9 @@ int RunServer(const ServerCommandOptions& options) {
   };
   router_options.more_metrics = [&catalog] { return catalog.RenderMetrics(); };
   router_options.blobs_reachable = [&stores] { return stores->blobs->CheckReachable(); };
+  Result<std::string> node_name = ResolveNodeName(options.node_name);
+  if (!node_name.ok()) return Fail(node_name.status());
+  router_options.node_name = std::move(node_name).value();
   Router router(
       stores->meta.get(), &metrics,
       [&s3](const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,

@@ -18,6 +18,19 @@ auto Environment(const std::map<std::string, std::string>& values) {
   };
 }
 
+TEST(NodeNameTest, ARequestedNameIsCheckedAndTheDefaultIsTheHostName) {
+  EXPECT_EQ(*ResolveNodeName("node-1.eu_west"), "node-1.eu_west");
+  EXPECT_EQ(ResolveNodeName("node 1").status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ResolveNodeName("a\"b").status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ResolveNodeName(std::string(limits::kNodeNameBytesMax + 1, 'n')).status().code(),
+            ErrorCode::kInvalidArgument);
+  Result<std::string> host = ResolveNodeName("");
+  ASSERT_TRUE(host.ok());
+  EXPECT_FALSE(host->empty());
+  EXPECT_LE(host->size(), limits::kNodeNameBytesMax);
+  EXPECT_TRUE(ResolveNodeName(*host).ok());  // the default passes the rule it applies to others
+}
+
 TEST(ServerKeyFilePathTest, FlagWinsOverEnvironment) {
   Result<std::string> path =
       ServerKeyFilePath("/etc/serac/key", Environment({{"SERAC_SERVER_KEY_FILE", "/x"}, {"HOME", "/h"}}));
