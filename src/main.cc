@@ -34,9 +34,8 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
       "--blob-store", options.blob_store_url,
       "Where object bytes live, as a URL: file:DIR (default file:DATA/blobs) or "
       "s3://BUCKET/PREFIX?endpoint=URL (an upstream S3 service; keys from SERAC_BLOB_S3_* or AWS_*)");
-  command->add_option(
-      "--node-name", options.node_name,
-      "Which server of several this is, in x-serac-node and the metrics (default: the host name)");
+  command->add_option("--node-name", options.node_name,
+                      "Which server of several this is, in x-serac-node and the metrics (default: none)");
   command->add_option("--address", options.address, "Listen address HOST:PORT; :0 picks a free port")
       ->capture_default_str();
   command->add_option("--certs-dir", options.certs_dir,

@@ -266,12 +266,11 @@ HandlerResult AuthorizeChange(RequestContext& ctx, const TableChange& change, bo
 
 }  // namespace
 
-HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table,
-                                const iceberg::TableChanges& changes, ReleasedVersions& released,
-                                CommittedTable& out) {
+HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table, iceberg::TableChanges changes,
+                                ReleasedVersions& released, CommittedTable& out) {
   TableChange change;
   change.id = table;
-  change.changes = changes;
+  change.changes = std::move(changes);
   const std::string display = DisplayName(change.id);
   std::unique_lock<std::mutex> table_lock(backend.CommitLock(change.id));
   for (uint32_t attempt = 0; attempt <= limits::kCatalogCommitRetriesMax; ++attempt) {
@@ -324,7 +323,8 @@ HandlerResult CommitTable(RequestContext& ctx) {
   if (auto error = AuthorizeChange(ctx, change, true)) return error;
   ReleasedVersions released;  // declared first: freed after the answer is sent
   CommittedTable committed;
-  if (auto error = CommitTableChange(ctx.backend, change.id, *change.changes, released, committed)) {
+  if (auto error =
+          CommitTableChange(ctx.backend, change.id, std::move(*change.changes), released, committed)) {
     return error;
   }
   AddCommitEtag(ctx, committed.metadata_location);

@@ -32,9 +32,8 @@ struct CommittedTable {
 // Applies `changes` to the table (a commit that finishes a staged create creates it) under its
 // commit lock, retrying lost races with the requirements checked against the winner. The caller
 // has authorised it. Used by the REST route and by the server's own writers (in_process_tables.h).
-HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table,
-                                const iceberg::TableChanges& changes, ReleasedVersions& released,
-                                CommittedTable& out);
+HandlerResult CommitTableChange(Backend& backend, const meta::EntityId& table, iceberg::TableChanges changes,
+                                ReleasedVersions& released, CommittedTable& out);
 // in_process_catalog.cc: CatalogService::InProcessTables.
 std::unique_ptr<iceberg::TableCatalog> MakeInProcessTableCatalog(Backend& backend, std::string warehouse);
 

@@ -139,7 +139,11 @@ bool JobFigures::ChangedNothing() const {
          manifests_rewritten.value_or(0) == 0;
 }
 
-std::string JobFiguresToJson(const JobFigures& f) {
+namespace {
+
+// The figures as the job's record keeps them ("filesRead", "snapshotsRemoved", ...), the members the
+// maintenance API shows.
+Json FiguresJson(const JobFigures& f) {
   Json out = {{"filesRead", f.files_read},
               {"bytesRead", f.bytes_read},
               {"filesWritten", f.files_written},
@@ -163,8 +167,10 @@ std::string JobFiguresToJson(const JobFigures& f) {
   optional("filesListed", f.files_listed);
   optional("filesReached", f.files_reached);
   optional("filesKeptYoung", f.files_kept_young);
-  return out.dump();
+  return out;
 }
+
+}  // namespace
 
 struct JobRunner::Impl {
   meta::CatalogStore& store;
@@ -261,25 +267,29 @@ struct JobRunner::Impl {
     if (!body.is_object()) body = Json::object();
     if (outcome.ok()) {
       job.record.status = "succeeded";
-      body.update(Json::parse(JobFiguresToJson(*outcome)));
+      body.update(FiguresJson(*outcome));
     } else {
       job.record.status = "failed";
       body["error"] = outcome.status().message();
     }
     job.record.json = body.dump();
+    // The claim goes first, outside the lock (an owner may ask another store): while the table is
+    // still busy here no job of this runner can claim it in between.
+    if (seams.owner) seams.owner->Release(JobTarget{job.record.warehouse, job.record.table_uuid, job.table});
     // The record that says the job ended and the table's release go together: whoever reads the
     // record may start the next job on the table at once.
     std::lock_guard lock(mutex);
+    EndJob(job, outcome);
+  }
+
+  // Called with mutex held.
+  void EndJob(const QueuedJob& job, const Result<JobFigures>& outcome) {
     Result<int64_t> saved = store.SaveMaintenanceJob(job.record);
     if (!saved.ok())
       log::Warn("maintenance: cannot record job " + std::to_string(job.record.id) + ": " +
                 saved.status().message());
     busy_tables.erase(job.record.table_uuid);
     active_jobs.erase(job.record.id);
-    if (seams.owner) {
-      JobTarget target{job.record.warehouse, job.record.table_uuid, job.table};
-      seams.owner->Release(target);
-    }
     if (job.automatic && (!outcome.ok() || outcome->ChangedNothing())) {
       no_auto_before[{job.record.table_uuid, job.type}] = SteadyMs() + kAutoJobRetryMs;
     }

@@ -73,9 +73,6 @@ struct JobFigures {
   // Nothing was read, removed or rewritten: an automatic job so is not started again soon.
   bool ChangedNothing() const;
 };
-// The figures as the job's record keeps them: a JSON object ("filesRead", "snapshotsRemoved", ...) to
-// which the record's other members are added.
-std::string JobFiguresToJson(const JobFigures& figures);
 
 struct JobTarget {
   std::string warehouse;

@@ -165,10 +165,7 @@ Result<Attempt> PrepareRewrite(iceberg::FileIO& io, const TableMetadata& base,
   snapshot.schema_id = base.current_schema_id();
   snapshot.first_row_id = base.next_row_id();
   snapshot.added_rows = list.assigned_rows;
-  attempt.changes.requirements = {iceberg::AssertTableUuid{base.table_uuid()},
-                                  iceberg::AssertRefSnapshotId{iceberg::kMainBranch, current->snapshot_id}};
-  attempt.changes.updates = {iceberg::AddSnapshot::Of(snapshot, base.format_version()),
-                             iceberg::SetSnapshotRef{iceberg::kMainBranch, {.snapshot_id = snapshot_id}}};
+  attempt.changes = iceberg::SnapshotOnMain(base, snapshot);
   attempt.result.snapshot_id = snapshot_id;
   return attempt;
 }
@@ -212,13 +209,7 @@ Result<RewriteManifestsResult> RewriteManifests(iceberg::TableCatalog& catalog, 
                                                 const iceberg::TableRef& table,
                                                 const RewriteManifestsOptions& options) {
   ManifestRewrite rewrite(io, options);
-  Status committed = iceberg::CommitChange(catalog, table, rewrite);
-  if (!committed.ok()) {
-    if (committed.code() != ErrorCode::kConflict) return committed;
-    return Error(ErrorCode::kConflict, "the table " + table.DisplayName() +
-                                           " kept changing: rewriting its manifests gave up after "
-                                           "limits::kTableCommitAttemptsMax attempts");
-  }
+  SERAC_RETURN_IF_ERROR(iceberg::CommitChange(catalog, table, rewrite));
   return rewrite.result();
 }
 

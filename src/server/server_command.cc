@@ -44,27 +44,17 @@
 
 namespace serac::server {
 
-Result<std::string> ResolveNodeName(const std::string& requested) {
+Status CheckNodeName(const std::string& name) {
   auto allowed = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
            c == '_' || c == '-';
   };
-  if (!requested.empty()) {
-    if (requested.size() > limits::kNodeNameBytesMax ||
-        !std::all_of(requested.begin(), requested.end(), allowed)) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "--node-name must be letters, digits, '.', '_' and '-', at most " +
-                       std::to_string(limits::kNodeNameBytesMax) + " bytes (limits::kNodeNameBytesMax)");
-    }
-    return requested;
+  if (name.size() > limits::kNodeNameBytesMax || !std::all_of(name.begin(), name.end(), allowed)) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--node-name must be letters, digits, '.', '_' and '-', at most " +
+                     std::to_string(limits::kNodeNameBytesMax) + " bytes (limits::kNodeNameBytesMax)");
   }
-  char host[256] = {};
-  if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') return std::string("serac");
-  std::string name(host, strnlen(host, limits::kNodeNameBytesMax));
-  for (char& c : name) {
-    if (!allowed(c)) c = '-';
-  }
-  return name;
+  return Status::Ok();
 }
 
 namespace {
@@ -401,9 +391,8 @@ int RunServer(const ServerCommandOptions& options) {
   };
   router_options.more_metrics = [&catalog] { return catalog.RenderMetrics(); };
   router_options.blobs_reachable = [&stores] { return stores->blobs->CheckReachable(); };
-  Result<std::string> node_name = ResolveNodeName(options.node_name);
-  if (!node_name.ok()) return Fail(node_name.status());
-  router_options.node_name = std::move(node_name).value();
+  if (Status named = CheckNodeName(options.node_name); !named.ok()) return Fail(named);
+  router_options.node_name = options.node_name;
   Router router(
       stores->meta.get(), &metrics,
       [&s3](const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,

@@ -29,14 +29,14 @@ struct ServerCommandOptions {
   int64_t maintenance_check_interval_seconds = 60;  // --maintenance-interval; 0: jobs only when asked
   // --connections-per-client-max; 0: no cap (behind a proxy every client has the proxy's address).
   uint32_t connections_per_client_max = limits::kConnectionsPerClientMax;
-  // --node-name: which server of several answered (x-serac-node, serac_node_info); empty: the host
-  // name. Letters, digits, '.', '_' and '-', at most limits::kNodeNameBytesMax bytes.
+  // --node-name: which server of several answered (x-serac-node, serac_node_info); empty: not said
+  // (nothing about the host is told to clients unless asked for).
   std::string node_name;
 };
 
-// The node name as served: `requested`, or the host name when empty (its characters outside the
-// allowed ones replaced by '-'). kInvalidArgument naming the rule for a requested name that breaks it.
-Result<std::string> ResolveNodeName(const std::string& requested);
+// kInvalidArgument naming the rule unless `name` is letters, digits, '.', '_' and '-', at most
+// limits::kNodeNameBytesMax bytes (empty passes: no name).
+Status CheckNodeName(const std::string& name);
 
 // Holds an exclusive lock on DIR/serac.lock for as long as it lives (the kernel drops it when the
 // process ends, however it ends). One server per data directory: a second one's caches would not

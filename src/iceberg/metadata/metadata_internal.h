@@ -137,8 +137,9 @@ Status CheckSchemaCompatibleWithFormat(const Json& schema, int format_version);
 // then their children; list element before its children; map key, value, then their children).
 // `id_map` receives old id -> new id.
 Json ReassignFieldIds(const Json& schema, std::map<int64_t, int64_t>* id_map);
-// The typed schema of a JSON schema that passed ValidateSchema.
+// The typed schema of a JSON schema that passed ValidateSchema, and back (SchemaToJson's tree).
 Schema SchemaFromJson(const Json& schema);
+Json SchemaToJsonTree(const Schema& schema);
 // Same content, ignoring the schema id (what "re-adding an identical schema" means).
 bool SameSchema(const Json& a, const Json& b);
 // What SameSchema compares, as text: equal keys for the schemas it finds the same (so that a

@@ -311,8 +311,7 @@ Json TableUpdateToJson(const TableUpdate& update) {
 }
 
 AddSchema AddSchema::Of(const Schema& schema, int32_t last_column_id) {
-  // SchemaToJson writes what ValidateSchema accepts; parsing it back cannot fail.
-  return AddSchema{std::make_shared<const Json>(Json::parse(SchemaToJson(schema))), last_column_id};
+  return AddSchema{std::make_shared<const Json>(SchemaToJsonTree(schema)), last_column_id};
 }
 
 AddSnapshot AddSnapshot::Of(const Snapshot& snapshot, int format_version) {
@@ -329,6 +328,15 @@ AddSnapshot AddSnapshot::Of(const Snapshot& snapshot, int format_version) {
     if (snapshot.added_rows) out["added-rows"] = *snapshot.added_rows;
   }
   return AddSnapshot{std::make_shared<const Json>(std::move(out))};
+}
+
+TableChanges SnapshotOnMain(const TableMetadata& base, const Snapshot& snapshot) {
+  TableChanges changes;
+  changes.requirements = {AssertTableUuid{base.table_uuid()},
+                          AssertRefSnapshotId{kMainBranch, snapshot.parent_snapshot_id}};
+  changes.updates = {AddSnapshot::Of(snapshot, base.format_version()),
+                     SetSnapshotRef{kMainBranch, SnapshotRef{.snapshot_id = snapshot.snapshot_id}}};
+  return changes;
 }
 
 bool TableChanges::asserts_create() const {

@@ -169,6 +169,10 @@ struct TableChanges {
   std::string UpdatesJson() const;
 };
 
+// The commit of a writer's new snapshot `snapshot` of `base`, made the head of main: the table must
+// still be `base`'s and main still at the snapshot's parent (absent when it has none).
+TableChanges SnapshotOnMain(const TableMetadata& base, const Snapshot& snapshot);
+
 struct TableCommitResult {
   TableMetadata metadata;
   bool changed = false;  // false: the commit changes nothing and nothing needs to be written

@@ -254,11 +254,15 @@ Result<Schema> ParseSchema(std::string_view text) {
   return SchemaFromJson(json);
 }
 
-std::string SchemaToJson(const Schema& schema) {
+Json SchemaToJsonTree(const Schema& schema) {
   Json json = TypeToJson(Type{.id = TypeId::kStruct, .fields = schema.fields});
   json["schema-id"] = schema.schema_id;
   if (!schema.identifier_field_ids.empty()) json["identifier-field-ids"] = schema.identifier_field_ids;
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return json;
+}
+
+std::string SchemaToJson(const Schema& schema) {
+  return SchemaToJsonTree(schema).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string PartitionSpecToJson(const PartitionSpec& spec) {

@@ -738,12 +738,7 @@ Result<PreparedCommit> SnapshotProducer::Prepare(const TableMetadata& base, int6
   snapshot.added_rows = list.assigned_rows;
 
   PreparedCommit commit;
-  commit.changes.requirements = {
-      AssertTableUuid{base.table_uuid()},
-      AssertRefSnapshotId{kMainBranch,
-                          current ? std::optional<int64_t>(current->snapshot_id) : std::nullopt}};
-  commit.changes.updates = {AddSnapshot::Of(snapshot, version),
-                            SetSnapshotRef{kMainBranch, SnapshotRef{.snapshot_id = s.snapshot_id}}};
+  commit.changes = SnapshotOnMain(base, snapshot);
   commit.snapshot_id = s.snapshot_id;
   commit.manifest_list = list_location;
   return commit;
