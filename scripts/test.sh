@@ -30,8 +30,16 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$requirements_hash" ]; then
 fi
 
 echo "==> unit tests (ctest)"
+# One throwaway PostgreSQL for every unit test of the PostgreSQL metadata store (each test takes a
+# schema of its own), instead of one server per test process.
+pg_dir="$(mktemp -d /tmp/serac-pg-unit-XXXXXX)"
+trap 'scripts/pg-throwaway.sh stop "$pg_dir"' EXIT
+SERAC_TEST_POSTGRES_URL="$(scripts/pg-throwaway.sh start "$pg_dir")"
+export SERAC_TEST_POSTGRES_URL
 unit_status=0
 ctest --test-dir build --output-on-failure -j2 || unit_status=$?
+scripts/pg-throwaway.sh stop "$pg_dir"
+unset SERAC_TEST_POSTGRES_URL
 
 echo "==> fuzz targets (libFuzzer, 15 s each; fuzz/README.md)"
 fuzz_status=0

@@ -28,8 +28,11 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
   CLI::App* command = app.add_subcommand("server", "Run the S3-compatible object store");
   command->add_option("--data", options.data_dir, "Data directory (created with mode 0700)")
       ->capture_default_str();
-  command->add_option("--meta-store", options.meta_store_url,
-                      "Where the object index and catalog live, as a URL (default sqlite:DATA/meta.db)");
+  command->add_option(
+      "--meta-store", options.meta_store_url,
+      "Where the object index, catalog and IAM live, as a URL: sqlite:PATH (default "
+      "sqlite:DATA/meta.db) or postgresql://USER@HOST:PORT/DB?... (shared by several servers; "
+      "libpq's URL and password sources, never logged)");
   command->add_option(
       "--blob-store", options.blob_store_url,
       "Where object bytes live, as a URL: file:DIR (default file:DATA/blobs) or "

@@ -123,6 +123,15 @@ inline constexpr uint32_t kBucketNameBytesMax = 63;
 inline constexpr uint32_t kMetaWriteBatchMax = 256;  // writes sharing one group-commit transaction
 inline constexpr auto kMetaBusyTimeout = std::chrono::seconds(5);  // wait for a SQLite lock before failing
 inline constexpr uint32_t kMetaIdleReadConnectionsMax = 8;         // read connections kept open when idle
+// PostgreSQL back end (meta/postgres/): connections one server opens at most; how long a call waits
+// for one before answering 503; how often a transaction that lost a serialization race or its
+// connection (before COMMIT) is run again, with backoff from kPostgresRetryBaseMs; how long a
+// COMMIT whose answer was lost is looked up (txid_status) before the outcome is reported unknown.
+inline constexpr uint32_t kPostgresConnectionsMax = 32;
+inline constexpr auto kPostgresAcquireTimeout = std::chrono::seconds(10);
+inline constexpr uint32_t kPostgresAttemptsMax = 10;
+inline constexpr uint32_t kPostgresRetryBaseMs = 2;
+inline constexpr auto kPostgresOutcomeCheckTimeout = std::chrono::seconds(10);
 
 // Authentication.
 inline constexpr auto kClockSkewMax = std::chrono::minutes(15);

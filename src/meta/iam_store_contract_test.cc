@@ -18,7 +18,6 @@
 namespace serac::meta {
 namespace {
 
-using testing::OpenSqlite;
 using Names = std::vector<std::string>;
 
 const Names kBuiltinPolicies{"readwrite", "readonly", "writeonly", "consoleAdmin"};
@@ -338,7 +337,7 @@ TEST_P(IamStoreContractTest, ConcurrentWritesEachMoveTheGenerationOnce) {
 
 TEST_P(IamStoreContractTest, AnotherStoreOnTheSameDatabaseSeesTheChanges) {
   // Two servers sharing one MetaStore: each polls the generation to learn of the other's writes.
-  auto other = OpenSqlite(dir_.path());
+  auto other = GetParam().open(dir_.path());
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   IamStore& other_iam = (*other)->iam();
   SERAC_ASSERT_OK(iam().CreateUser(User("ana")));

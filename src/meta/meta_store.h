@@ -3,7 +3,8 @@
 // catalog()) the Iceberg catalog's warehouses, namespaces, tables and views, and (through iam())
 // users, access keys and policies.
 // Each mutating call is one transaction: it either happens entirely or not at all, and when it
-// returns OK it is on stable storage. Back ends: sqlite/ (embedded default); postgres/ later.
+// returns OK it is on stable storage. Back ends: sqlite/ (embedded default); postgres/ (shared by
+// several servers).
 //
 // Blob ids are opaque strings here (meta does not depend on blob/). Whenever a call makes a blob
 // unreferenced (overwrite, delete, part replacement, abort, complete), it queues that blob id in

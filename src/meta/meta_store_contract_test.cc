@@ -728,7 +728,9 @@ TEST_P(MetaStoreContractTest, GroupCommitUnderConcurrentPuts) {
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(listed->size(), static_cast<size_t>(kThreads * kPutsPerThread));
 
+  // The embedded back end shares transactions among concurrent writers (group commit).
   std::optional<sqlite::GroupCommitStats> stats = CommitStats();
+  if (GetParam().name.find("Sqlite") == std::string::npos) return;
   ASSERT_TRUE(stats.has_value());
   EXPECT_GT(stats->largest_batch, 1u);
   EXPECT_LT(stats->transactions, stats->writes);

@@ -4,6 +4,10 @@
 //   sqlite:PATH   the embedded SQLite database at PATH (created if missing; sqlite:///abs/path
 //                 also reads as /abs/path); the default,
 //                 sqlite:DATA_DIR/meta.db
+//   postgresql://USER@HOST:PORT/DB?PARAMS (also postgres://)
+//                 PostgreSQL, shared by several servers; libpq's URL, so its parameters
+//                 (several hosts, target_session_attrs, sslmode, options) and its password sources
+//                 (PGPASSFILE, PGPASSWORD) apply. Never logged.
 // Thread-safety: OpenMetaStore may be called from any thread.
 #pragma once
 
@@ -23,6 +27,10 @@ struct MetaStoreOpenOptions {
 // empty location; the back end's own error when it cannot open.
 Result<std::unique_ptr<MetaStore>> OpenMetaStore(std::string_view url,
                                                  const MetaStoreOpenOptions& options = {});
+
+// True for a back end several servers may share (PostgreSQL): what one process assumes alone
+// (meta_store.h) does not hold for it.
+bool IsSharedMetaStoreUrl(std::string_view url);
 
 // "sqlite:DIR/meta.db": the default store of a data directory.
 std::string DefaultMetaStoreUrl(std::string_view data_dir);

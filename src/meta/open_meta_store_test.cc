@@ -31,12 +31,25 @@ TEST(OpenMetaStoreTest, SqliteUrlOpensTheDatabaseAtItsPath) {
 }
 
 TEST(OpenMetaStoreTest, UnknownSchemesAndEmptyLocationsAreRefusedByName) {
-  for (const char* url : {"", "sqlite:", "postgresql://serac@db/serac", "/tmp/meta.db", "SQLITE:/tmp/x"}) {
+  for (const char* url : {"", "sqlite:", "mysql://serac@db/serac", "/tmp/meta.db", "SQLITE:/tmp/x"}) {
     auto refused = OpenMetaStore(url);
     EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument) << url;
     EXPECT_NE(refused.status().message().find(std::string("\"") + url + "\""), std::string::npos)
         << refused.status().message();
   }
+}
+
+TEST(OpenMetaStoreTest, APostgresServerThatCannotBeReachedIsNamedWithoutThePassword) {
+  for (const char* url : {"postgresql://serac:hunter2@127.0.0.1:1/serac?connect_timeout=2",
+                          "postgres://serac@127.0.0.1:1/serac?password=hunter2&connect_timeout=2"}) {
+    auto refused = OpenMetaStore(url);
+    EXPECT_EQ(refused.status().code(), ErrorCode::kUnavailable) << url;
+    EXPECT_NE(refused.status().message().find("PostgreSQL"), std::string::npos) << refused.status().message();
+    EXPECT_EQ(refused.status().message().find("hunter2"), std::string::npos) << refused.status().message();
+  }
+  EXPECT_TRUE(IsSharedMetaStoreUrl("postgresql://h/db"));
+  EXPECT_TRUE(IsSharedMetaStoreUrl("postgres://h/db"));
+  EXPECT_FALSE(IsSharedMetaStoreUrl("sqlite:/var/lib/serac/meta.db"));
 }
 
 }  // namespace

@@ -165,6 +165,8 @@ namespace {
 struct Stores {
   std::unique_ptr<meta::MetaStore> meta;
   std::unique_ptr<blob::BlobStore> blobs;
+  // Other servers share the metadata store, and so the blob store its rows name.
+  bool shared = false;
 };
 
 Result<Stores> OpenStores(const ServerCommandOptions& options) {
@@ -172,6 +174,7 @@ Result<Stores> OpenStores(const ServerCommandOptions& options) {
   const std::string meta_url =
       options.meta_store_url.empty() ? meta::DefaultMetaStoreUrl(options.data_dir) : options.meta_store_url;
   SERAC_ASSIGN_OR_RETURN(stores.meta, meta::OpenMetaStore(meta_url, {.fsync = options.fsync}));
+  stores.shared = meta::IsSharedMetaStoreUrl(meta_url);
   const std::string blob_url =
       options.blob_store_url.empty() ? blob::DefaultBlobStoreUrl(options.data_dir) : options.blob_store_url;
   // The upstream-S3 back end lives in client/ (it needs the S3 client and SigV4): named here, where
@@ -184,9 +187,10 @@ Result<Stores> OpenStores(const ServerCommandOptions& options) {
 }
 
 Status Sweep(Stores& stores) {
-  // This process holds the data directory's lock, and the embedded back ends live under it.
+  // With the embedded back ends this process holds the data directory's lock, and they live under
+  // it; a shared metadata store has other writers, whose fresh blobs must be spared.
   objects::SweepOptions options;
-  options.exclusive = true;
+  options.exclusive = !stores.shared;
   SERAC_ASSIGN_OR_RETURN(objects::SweepReport report,
                          objects::SweepAtStartup(*stores.meta, *stores.blobs, options));
   log::Info("start-up sweep: removed " + std::to_string(report.orphan_blobs_removed) +

@@ -11,24 +11,11 @@
 
 #include "common/status.h"
 #include "meta/catalog_store.h"
+#include "meta/meta_records_internal.h"
 #include "meta/sqlite/sqlite_db_internal.h"
 #include "meta/sqlite/sqlite_writes_internal.h"
 
 namespace serac::meta::sqlite {
-
-// A namespace's levels joined with 0x1F; "" for the empty list (the parent of top-level ones).
-std::string EncodeNamespacePath(const NamespaceLevels& levels);
-NamespaceLevels DecodeNamespacePath(const std::string& path);
-// kInvalidArgument unless there is at least one level and every level is non-empty and 0x1F-free.
-Status ValidateNamespaceLevels(const NamespaceLevels& levels);
-
-// The stored code of a kind (0 table, 1 view) and its name for messages.
-int64_t EntityKindCode(EntityKind kind);
-const char* EntityKindName(EntityKind kind);
-
-// Namespace properties as one JSON object of strings.
-std::string EncodeNamespaceProperties(const std::map<std::string, std::string>& properties);
-Result<std::map<std::string, std::string>> DecodeNamespaceProperties(const std::string& text);
 
 // kNotFound unless the warehouse / the namespace (by encoded path) exists.
 Status RequireWarehouse(Connection& db, const std::string& name);

@@ -6,8 +6,6 @@
 namespace serac::meta::sqlite {
 namespace {
 
-constexpr char kLevelSeparator = '\x1F';
-
 // Entity columns as read by GetEntityRead and ListEntitiesRead (after warehouse and namespace).
 constexpr const char* kEntityColumns =
     "name, kind, uuid, location, metadata_location, created_ms, updated_ms";
@@ -47,61 +45,6 @@ Status RequireNamespaceOrWarehouse(Connection& db, const std::string& warehouse,
 }
 
 }  // namespace
-
-int64_t EntityKindCode(EntityKind kind) { return kind == EntityKind::kView ? 1 : 0; }
-
-const char* EntityKindName(EntityKind kind) { return kind == EntityKind::kView ? "view" : "table"; }
-
-std::string EncodeNamespacePath(const NamespaceLevels& levels) {
-  std::string path;
-  for (size_t i = 0; i < levels.size(); ++i) {
-    if (i > 0) path += kLevelSeparator;
-    path += levels[i];
-  }
-  return path;
-}
-
-NamespaceLevels DecodeNamespacePath(const std::string& path) {
-  NamespaceLevels levels;
-  if (path.empty()) return levels;
-  size_t start = 0;
-  for (;;) {
-    size_t end = path.find(kLevelSeparator, start);
-    levels.push_back(path.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return levels;
-    start = end + 1;
-  }
-}
-
-Status ValidateNamespaceLevels(const NamespaceLevels& levels) {
-  if (levels.empty()) return Error(ErrorCode::kInvalidArgument, "a namespace needs at least one level");
-  for (const std::string& level : levels) {
-    if (level.empty()) return Error(ErrorCode::kInvalidArgument, "a namespace level cannot be empty");
-    if (level.find(kLevelSeparator) != std::string::npos) {
-      return Error(ErrorCode::kInvalidArgument, "a namespace level cannot contain the byte 0x1F");
-    }
-  }
-  return Status::Ok();
-}
-
-std::string EncodeNamespaceProperties(const std::map<std::string, std::string>& properties) {
-  nlohmann::json object = nlohmann::json::object();
-  for (const auto& [name, value] : properties) object[name] = value;
-  // Replace invalid UTF-8 rather than throw: properties come from clients.
-  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-Result<std::map<std::string, std::string>> DecodeNamespaceProperties(const std::string& text) {
-  nlohmann::json object = nlohmann::json::parse(text, nullptr, false);
-  if (!object.is_object())
-    return Error(ErrorCode::kIoError, "stored namespace properties are not a JSON object");
-  std::map<std::string, std::string> properties;
-  for (const auto& [name, value] : object.items()) {
-    if (!value.is_string()) return Error(ErrorCode::kIoError, "stored namespace property is not a string");
-    properties.emplace(name, value.get<std::string>());
-  }
-  return properties;
-}
 
 Status RequireWarehouse(Connection& db, const std::string& name) {
   SERAC_ASSIGN_OR_RETURN(bool found, IsWarehouse(db, name));

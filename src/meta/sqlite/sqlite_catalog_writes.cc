@@ -11,19 +11,6 @@
 namespace serac::meta::sqlite {
 namespace {
 
-// "a.b.name" for messages; levels may themselves hold dots, so this is for humans only.
-std::string DisplayName(const NamespaceLevels& levels, const std::string& name) {
-  std::string display;
-  for (const std::string& level : levels) display += level + ".";
-  return display + name;
-}
-
-Status ValidateEntity(const EntityRecord& entity) {
-  SERAC_RETURN_IF_ERROR(ValidateNamespaceLevels(entity.levels));
-  if (entity.name.empty()) return Error(ErrorCode::kInvalidArgument, "a table or view name cannot be empty");
-  return Status::Ok();
-}
-
 // Runs a statement whose only parameter (?1) is a name.
 Status RunForName(Connection& db, const std::string& sql, const std::string& name) {
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
@@ -224,38 +211,6 @@ Status ApplySwap(Connection& db, const MetadataSwap& swap, int64_t now_ms) {
   return relocate->BindText(5, *LocationKeyIn(swap.id.warehouse, swap.new_location)).Run();
 }
 
-// Two swaps of one entity in one commit would make "expected" ambiguous.
-Status RejectDuplicateSwaps(const std::vector<MetadataSwap>& swaps) {
-  std::set<std::pair<std::string, std::string>> seen;
-  for (const MetadataSwap& swap : swaps) {
-    std::string key = swap.id.warehouse + '\x1F' + EncodeNamespacePath(swap.id.levels);
-    if (!seen.emplace(std::move(key), swap.id.name).second) {
-      return Error(ErrorCode::kInvalidArgument,
-                   "one commit changes " + DisplayName(swap.id.levels, swap.id.name) + " twice");
-    }
-  }
-  return Status::Ok();
-}
-
-// Applies a properties change to `properties` and reports it; fails if a key is both set and removed.
-Result<NamespacePropertiesReport> ApplyPropertiesChange(std::map<std::string, std::string>& properties,
-                                                        const NamespacePropertiesChange& change) {
-  NamespacePropertiesReport report;
-  std::set<std::string> seen_removals;
-  for (const std::string& key : change.removals) {
-    if (change.updates.count(key) != 0) {
-      return Error(ErrorCode::kInvalidArgument, "property is both updated and removed: " + key);
-    }
-    if (!seen_removals.insert(key).second) continue;
-    (properties.erase(key) != 0 ? report.removed : report.missing).push_back(key);
-  }
-  for (const auto& [key, value] : change.updates) {
-    properties[key] = value;
-    report.updated.push_back(key);
-  }
-  return report;
-}
-
 // Removes a table's maintenance settings and job history, found by its uuid. A uuid is never empty
 // for a table the catalog made, but an empty one must not take the warehouse's defaults with it.
 Status DeleteTableMaintenance(Connection& db, const std::string& warehouse, const std::string& table_uuid) {
@@ -265,23 +220,6 @@ Status DeleteTableMaintenance(Connection& db, const std::string& warehouse, cons
     SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare(sql));
     SERAC_RETURN_IF_ERROR(stmt->BindText(1, warehouse).BindText(2, table_uuid).Run());
   }
-  return Status::Ok();
-}
-
-Status ValidateMaintenanceSetting(const MaintenanceSetting& setting) {
-  if (setting.type.empty()) return Error(ErrorCode::kInvalidArgument, "a maintenance type cannot be empty");
-  if (setting.json.size() > limits::kMaintenanceSettingBytesMax) {
-    return Error(ErrorCode::kLimitExceeded, "maintenance settings are larger than " +
-                                                std::to_string(limits::kMaintenanceSettingBytesMax) +
-                                                " bytes");
-  }
-  return Status::Ok();
-}
-
-Status ValidateMaintenanceJob(const MaintenanceJobRecord& job) {
-  if (job.table_uuid.empty()) return Error(ErrorCode::kInvalidArgument, "a maintenance job needs a table");
-  if (job.type.empty()) return Error(ErrorCode::kInvalidArgument, "a maintenance type cannot be empty");
-  if (job.id < 0) return Error(ErrorCode::kInvalidArgument, "a maintenance job id cannot be negative");
   return Status::Ok();
 }
 

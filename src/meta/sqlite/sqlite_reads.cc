@@ -1,7 +1,7 @@
 #include <utility>
 
 #include "common/zstd.h"
-#include "meta/sqlite/sqlite_codec_internal.h"
+#include "meta/meta_records_internal.h"
 #include "meta/sqlite/sqlite_reads_internal.h"
 
 namespace serac::meta::sqlite {

@@ -3,8 +3,8 @@
 #include <unordered_set>
 
 #include "common/zstd.h"
+#include "meta/meta_records_internal.h"
 #include "meta/sqlite/sqlite_catalog_internal.h"
-#include "meta/sqlite/sqlite_codec_internal.h"
 #include "meta/sqlite/sqlite_writes_internal.h"
 
 namespace serac::meta::sqlite {

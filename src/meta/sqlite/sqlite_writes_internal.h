@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/status.h"
+#include "meta/meta_records_internal.h"
 #include "meta/meta_store.h"
-#include "meta/sqlite/sqlite_codec_internal.h"
 #include "meta/sqlite/sqlite_db_internal.h"
 
 namespace serac::meta::sqlite {

@@ -1,0 +1,165 @@
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "common/limits.h"
+#include "meta/postgres/pg_engine_internal.h"
+
+namespace serac::meta::postgres {
+namespace {
+
+bool LostRace(const PgConnection& db) {
+  return db.last_sqlstate() == kSqlstateSerializationFailure ||
+         db.last_sqlstate() == kSqlstateDeadlockDetected;
+}
+
+// Backoff before attempt `attempt` (1-based), with jitter so that racing writers spread out.
+void Backoff(uint32_t attempt) {
+  const uint32_t base = limits::kPostgresRetryBaseMs << std::min<uint32_t>(attempt, 8);
+  const uint32_t jitter = static_cast<uint32_t>(std::rand()) % (base + 1);  // NOLINT: not security
+  std::this_thread::sleep_for(std::chrono::milliseconds(base / 2 + jitter));
+}
+
+Status Exhausted(const Status& last) {
+  return Error(ErrorCode::kUnavailable, "the metadata store is busy: a write lost " +
+                                            std::to_string(limits::kPostgresAttemptsMax) +
+                                            " races or connections in a row (last: " + last.message() + ")");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PgConnection>> PgPool::Acquire() {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const bool available = released_.wait_for(lock, limits::kPostgresAcquireTimeout,
+                                              [&] { return !idle_.empty() || open_ < max_connections_; });
+    if (!available) {
+      return Error(ErrorCode::kUnavailable,
+                   "no PostgreSQL connection became free within " +
+                       std::to_string(limits::kPostgresAcquireTimeout.count()) +
+                       " s (limits::kPostgresConnectionsMax = " + std::to_string(max_connections_) + ")");
+    }
+    if (!idle_.empty()) {
+      std::unique_ptr<PgConnection> connection = std::move(idle_.back());
+      idle_.pop_back();
+      return connection;
+    }
+    ++open_;
+  }
+  Result<std::unique_ptr<PgConnection>> opened = PgConnection::Open(conninfo_);
+  if (!opened.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --open_;
+    released_.notify_one();
+  }
+  return opened;
+}
+
+void PgPool::Release(std::unique_ptr<PgConnection> connection) {
+  // A call that failed half-way may leave its transaction open; never hand that on.
+  if (connection != nullptr && !connection->broken() && connection->InTransaction() &&
+      !connection->Exec("ROLLBACK").ok()) {
+    connection.reset();
+  }
+  if (connection != nullptr && connection->broken()) connection.reset();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (connection != nullptr) {
+    idle_.push_back(std::move(connection));
+  } else {
+    --open_;
+  }
+  released_.notify_one();
+}
+
+Status PgEngine::Write(const Work& work, const std::function<void()>& on_committed) {
+  Status last = Status::Ok();
+  for (uint32_t attempt = 0; attempt < limits::kPostgresAttemptsMax; ++attempt) {
+    if (attempt > 0) Backoff(attempt);
+    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db, pool_.Acquire());
+    // The transaction's id is taken at its start, so that a COMMIT whose answer is lost can be
+    // looked up (txid_status) instead of reported unknown.
+    Result<PgRows> begun = db->Exec("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT txid_current()");
+    if (!begun.ok()) {
+      last = begun.status();
+      const bool retry = db->broken();
+      pool_.Release(std::move(db));
+      if (retry) continue;
+      return last;
+    }
+    const int64_t xid = std::strtoll(begun->Text(0, 0).c_str(), nullptr, 10);
+    Status done = work(*db);
+    if (!done.ok()) {
+      last = done;
+      const bool retry = db->broken() || LostRace(*db);
+      pool_.Release(std::move(db));  // rolls the transaction back
+      if (retry) continue;
+      return done;
+    }
+    Result<PgRows> committed = db->Exec("COMMIT");
+    if (committed.ok()) {
+      pool_.Release(std::move(db));
+      if (on_committed) on_committed();
+      return Status::Ok();
+    }
+    last = committed.status();
+    const bool lost_race = LostRace(*db);
+    const bool lost_answer = db->broken();
+    pool_.Release(std::move(db));
+    if (lost_race) continue;
+    if (!lost_answer) return last;
+    SERAC_ASSIGN_OR_RETURN(bool landed, CommittedAfterLostAnswer(xid));
+    if (landed) {
+      if (on_committed) on_committed();
+      return Status::Ok();
+    }
+  }
+  return Exhausted(last);
+}
+
+Result<bool> PgEngine::CommittedAfterLostAnswer(int64_t xid) {
+  const auto deadline = std::chrono::steady_clock::now() + limits::kPostgresOutcomeCheckTimeout;
+  Status last = Status::Ok();
+  while (std::chrono::steady_clock::now() < deadline) {
+    Result<std::unique_ptr<PgConnection>> db = pool_.Acquire();
+    if (db.ok()) {
+      Result<PgRows> status = (*db)->Query("SELECT txid_status($1)", {PgParam::Int(xid)});
+      pool_.Release(std::move(*db));
+      if (status.ok()) {
+        const std::string state = status->Text(0, 0);
+        if (state == "committed") return true;
+        // NULL: too old to know, which a transaction of a moment ago is not unless the server
+        // lost it (a fail-over to a replica that never saw it): it did not happen there.
+        if (state == "aborted" || status->IsNull(0, 0)) return false;
+      } else {
+        last = status.status();
+      }
+    } else {
+      last = db.status();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // "in progress", or no server yet
+  }
+  return Error(ErrorCode::kOutcomeUnknown,
+               "the connection to PostgreSQL was lost while a write committed, and whether it did could not "
+               "be found out within " +
+                   std::to_string(limits::kPostgresOutcomeCheckTimeout.count()) + " s" +
+                   (last.ok() ? std::string() : " (" + last.message() + ")"));
+}
+
+Status PgEngine::ReadWork(bool snapshot, const Work& read) {
+  Status last = Status::Ok();
+  for (uint32_t attempt = 0; attempt < limits::kPostgresAttemptsMax; ++attempt) {
+    if (attempt > 0) Backoff(attempt);
+    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db, pool_.Acquire());
+    Status done =
+        snapshot ? db->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status() : Status::Ok();
+    if (done.ok()) done = read(*db);
+    if (done.ok() && snapshot) done = db->Exec("COMMIT").status();
+    const bool retry = !done.ok() && (db->broken() || LostRace(*db));
+    pool_.Release(std::move(db));
+    if (!retry) return done;
+    last = done;
+  }
+  return Exhausted(last);
+}
+
+}  // namespace serac::meta::postgres

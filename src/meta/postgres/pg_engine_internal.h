@@ -1,0 +1,96 @@
+// The connections every PostgreSQL MetaStore call runs on: a bounded pool, and the one way to run a
+// write (a SERIALIZABLE transaction, run again when it loses a serialization race or its connection
+// before COMMIT, its outcome looked up by transaction id when the answer to COMMIT is lost) or a
+// read (one statement, or a REPEATABLE READ snapshot for reads of several).
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "meta/postgres/pg_connection_internal.h"
+
+namespace serac::meta::postgres {
+
+class PgPool {
+ public:
+  PgPool(std::string conninfo, uint32_t max_connections)
+      : conninfo_(std::move(conninfo)), max_connections_(max_connections) {}
+
+  // An idle connection, a new one while fewer than max are open, else waits for one
+  // (kUnavailable after limits::kPostgresAcquireTimeout).
+  Result<std::unique_ptr<PgConnection>> Acquire();
+  // Keeps the connection for the next caller unless it is broken or still in a transaction.
+  void Release(std::unique_ptr<PgConnection> connection);
+
+ private:
+  const std::string conninfo_;
+  const uint32_t max_connections_;
+  std::mutex mutex_;
+  std::condition_variable released_;
+  std::vector<std::unique_ptr<PgConnection>> idle_;  // guarded by mutex_
+  uint32_t open_ = 0;                                // guarded by mutex_: idle and lent out
+};
+
+class PgEngine {
+ public:
+  using Work = std::function<Status(PgConnection&)>;
+
+  PgEngine(std::string conninfo, uint32_t max_connections) : pool_(std::move(conninfo), max_connections) {}
+
+  // Runs `work` in one SERIALIZABLE transaction; OK only once it committed. `work` may run more than
+  // once (each time on a fresh transaction), so it must not keep state from an attempt that failed.
+  // `on_committed`, when set, runs after the commit is known, before Write returns OK.
+  Status Write(const Work& work, const std::function<void()>& on_committed = {});
+
+  // A write that also produces a value: the value of the attempt that committed.
+  template <typename T>
+  Result<T> WriteAndReturn(const std::function<Result<T>(PgConnection&)>& write) {
+    std::optional<T> value;
+    Status status = Write([&](PgConnection& db) -> Status {
+      value.reset();
+      Result<T> result = write(db);
+      if (!result.ok()) return result.status();
+      value = std::move(result).value();
+      return Status::Ok();
+    });
+    if (!status.ok()) return status;
+    return std::move(*value);
+  }
+
+  // `snapshot`: inside one REPEATABLE READ READ ONLY transaction, for reads of more than one
+  // statement. Run again on a fresh connection when the connection was lost (a fail-over).
+  template <typename T>
+  Result<T> Read(bool snapshot, const std::function<Result<T>(PgConnection&)>& read) {
+    std::optional<Result<T>> result;
+    Status status = ReadWork(snapshot, [&](PgConnection& db) -> Status {
+      result.emplace(read(db));
+      return result->status();
+    });
+    if (!result.has_value()) return status;
+    if (!result->ok()) return result->status();
+    return std::move(*result);
+  }
+
+  // A connection of the pool outside any transaction (schema migrations).
+  Result<std::unique_ptr<PgConnection>> Acquire() { return pool_.Acquire(); }
+  void Release(std::unique_ptr<PgConnection> connection) { pool_.Release(std::move(connection)); }
+
+ private:
+  Status ReadWork(bool snapshot, const Work& read);
+  // After the answer to COMMIT of transaction `xid` was lost: true when it committed, false when it
+  // did not (the caller runs it again), kOutcomeUnknown when that cannot be told in time.
+  Result<bool> CommittedAfterLostAnswer(int64_t xid);
+
+  PgPool pool_;
+};
+
+}  // namespace serac::meta::postgres
