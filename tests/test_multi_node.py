@@ -227,3 +227,86 @@ def test_the_database_password_never_reaches_a_log(tmp_path, postgres):  # noqa:
     assert result.returncode != 0
     assert "PostgreSQL" in result.stderr + result.stdout
     assert secret not in result.stderr + result.stdout
+
+
+COMPACTION = "icebergCompaction"
+
+
+def maintenance_path(warehouse: str, namespace: str, table: str, suffix: str) -> str:
+    return f"/v1/warehouses/{warehouse}/namespaces/{namespace}/tables/{table}/maintenance/{COMPACTION}{suffix}"
+
+
+def small_file_table(endpoint: str, warehouse: str, files: int):
+    catalog = load_pyiceberg_catalog(endpoint, warehouse, name=f"c-{warehouse}")
+    catalog.create_namespace("m")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False)])
+    table = catalog.create_table("m.small", schema=schema)
+    for n in range(files):
+        table.append(pa.table({"id": [n]}, schema=schema))
+    return catalog.load_table("m.small")
+
+
+def wait_for_job(api: CatalogApi, warehouse: str, job_id: int, timeout_s: float = 120) -> dict:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for job in api.ok("GET", maintenance_path(warehouse, "m", "small", "/status")).json()["jobs"]:
+            if job["jobId"] == job_id and job["status"] != "running":
+                return job
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} did not end")
+
+
+def test_a_job_started_on_one_node_is_seen_on_the_others(cluster):
+    warehouse = unique_bucket_name("jobs")
+    first, second = (CatalogApi(node.endpoint) for node in cluster.nodes[:2])
+    first.create_warehouse(warehouse)
+    small_file_table(cluster.nodes[0].endpoint, warehouse, 12)
+    started = first.ok("POST", maintenance_path(warehouse, "m", "small", "/run"), expect=(202,)).json()
+    # The other node lists the job at once (running there, or already ended), and sees it end.
+    listed = second.ok("GET", maintenance_path(warehouse, "m", "small", "/status")).json()["jobs"]
+    assert started["jobId"] in [job["jobId"] for job in listed]
+    job = wait_for_job(second, warehouse, started["jobId"])
+    assert job["status"] == "succeeded" and job["filesRead"] == 12, job
+    assert job["node"].startswith("node0/"), job
+
+
+def test_a_dead_nodes_maintenance_is_taken_over(cluster, postgres):  # noqa: F811
+    warehouse = unique_bucket_name("takeover")
+    api = CatalogApi(cluster.nodes[1].endpoint)
+    api.create_warehouse(warehouse)
+    table = small_file_table(cluster.nodes[1].endpoint, warehouse, 6)
+    # A node that died while it held the table's lease: its lease runs out, then another node runs
+    # the table's jobs.
+    postgres.sql(f"INSERT INTO cluster.leases(name, holder, expires_ms) VALUES "
+                 f"('maintenance/{warehouse}/{table.metadata.table_uuid}', 'dead-node/1/0', "
+                 f"(extract(epoch from clock_timestamp()) * 1000)::bigint + 3000)")
+    started = time.monotonic()
+    while True:
+        response = api.call("POST", maintenance_path(warehouse, "m", "small", "/run"))
+        if response.status_code == 202:
+            break
+        assert response.status_code == 409 and "another server" in response.text, response.text
+        assert time.monotonic() - started < 3 + 5, "the lease was not taken over"
+        time.sleep(0.2)
+    assert time.monotonic() - started >= 2.5  # not before the dead node's lease ran out
+    job = wait_for_job(api, warehouse, response.json()["jobId"])
+    assert job["status"] == "succeeded" and job["filesRead"] == 6, job
+
+
+def test_one_node_collects_garbage_for_all(cluster, postgres):  # noqa: F811
+    a, b = make_client(cluster.nodes[0].endpoint), make_client(cluster.nodes[2].endpoint)
+    bucket = unique_bucket_name("gc")
+    a.create_bucket(Bucket=bucket)
+    before = {path for path in cluster.blobs.rglob("*") if path.is_file()}
+    for n in range(6):
+        (a, b)[n % 2].put_object(Bucket=bucket, Key=f"big{n}", Body=os.urandom(1024 * 1024))
+    written = {path for path in cluster.blobs.rglob("*") if path.is_file()} - before
+    assert len(written) >= 6
+    for n in range(6):
+        (b, a)[n % 2].delete_object(Bucket=bucket, Key=f"big{n}")
+    deadline = time.monotonic() + 15
+    while any(path.exists() for path in written):
+        assert time.monotonic() < deadline, "the deleted objects' blobs were not collected"
+        time.sleep(0.2)
+    holders = postgres.sql("SELECT holder FROM cluster.leases WHERE name = 'gc'").split()
+    assert len(holders) == 1 and holders[0].split("/")[0] in {"node0", "node1", "node2"}, holders

@@ -10,6 +10,7 @@
 #include "catalog/catalog_routes_internal.h"
 #include "catalog/catalog_tables_internal.h"
 #include "catalog/catalog_warehouses_internal.h"
+#include "catalog/job_lease_owner.h"
 #include "catalog/job_runner.h"
 #include "catalog/maintenance_settings.h"
 #include "common/clock.h"
@@ -49,6 +50,19 @@ Result<MaintenanceSettings> EffectiveSettings(RequestContext& ctx,
                            overrides);
 }
 
+// A job recorded as running by another server of a shared catalog runs while that server holds
+// its table's lease (catalog/job_lease_owner.h).
+bool RunsOnAnotherServer(RequestContext& ctx, const meta::MaintenanceJobRecord& job, const Json& body) {
+  auto node = body.find("node");
+  if (ctx.backend.options.lease_holder.empty() || node == body.end() || !node->is_string() ||
+      *node == ctx.backend.options.lease_holder) {
+    return false;
+  }
+  Result<std::optional<meta::LeaseRecord>> lease =
+      ctx.meta().GetLease(TableJobLeaseName(job.warehouse, job.table_uuid));
+  return lease.ok() && lease->has_value() && (*lease)->holder == node->get<std::string>();
+}
+
 Json JobJson(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {
   Json body = Json::parse(job.json, nullptr, false);
   if (!body.is_object()) body = Json::object();
@@ -56,7 +70,8 @@ Json JobJson(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {
   body["type"] = job.type;
   body["startedAt"] = FormatIso8601(FromUnixMillis(job.started_ms));
   std::string status = job.status;
-  if (status == "running" && (ctx.backend.jobs == nullptr || !ctx.backend.jobs->Active(job.id))) {
+  if (status == "running" && (ctx.backend.jobs == nullptr || !ctx.backend.jobs->Active(job.id)) &&
+      !RunsOnAnotherServer(ctx, job, body)) {
     // No runner holds it: the server stopped while it ran (its commit, if any, is whole).
     status = "failed";
     body["error"] = "interrupted: the server stopped while the job ran";

@@ -25,6 +25,7 @@
 #include "catalog/catalog_warehouses_internal.h"
 #include "catalog/idempotency.h"
 #include "catalog/in_process_tables.h"
+#include "catalog/job_lease_owner.h"
 #include "catalog/job_runner.h"
 #include "common/clock.h"
 #include "common/encoding.h"
@@ -112,6 +113,10 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
                                  {warehouse, table.namespace_levels, table.name, meta::EntityKind::kTable}));
       return entity.metadata_location;
     };
+    if (!impl_->backend.options.lease_holder.empty()) {
+      seams.owner = std::make_shared<LeaseJobOwner>(*meta, impl_->backend.options.lease_holder);
+      seams.node = impl_->backend.options.lease_holder;
+    }
     impl_->backend.jobs = std::make_unique<JobRunner>(meta->catalog(), std::move(seams),
                                                       impl_->backend.options.maintenance_check_interval_ms);
   }

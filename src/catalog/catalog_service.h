@@ -36,6 +36,9 @@ struct CatalogOptions {
   // How long after a commit a table is looked at for automatic maintenance (and at most how often);
   // 0: maintenance jobs run only when asked (catalog/job_runner.h).
   int64_t maintenance_check_interval_ms = 60'000;
+  // Non-empty when other servers share the catalog: this server's name among them. A table's
+  // maintenance jobs then run where its lease is held (catalog/job_lease_owner.h).
+  std::string lease_holder;
 };
 
 class CatalogService {

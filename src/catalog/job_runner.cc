@@ -406,6 +406,7 @@ Result<int64_t> JobRunner::StartJob(const Target& target, MaintenanceType type,
     described["olderThanSeconds"] = *options.snapshots_older_than_ms / 1000;
   if (options.retain_last) described["retainLast"] = *options.retain_last;
   if (!options.snapshot_ids.empty()) described["snapshotIds"] = options.snapshot_ids;
+  if (!impl_->seams.node.empty()) described["node"] = impl_->seams.node;
   job.options = std::move(options);
   job.record.json = described.dump();
   {

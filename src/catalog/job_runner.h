@@ -104,6 +104,9 @@ class JobRunner {
   struct Seams {
     // Null: this server runs every job it starts.
     std::shared_ptr<JobOwner> owner;
+    // This server's name among several (the lease holder), kept in each job's record as "node" so
+    // that another server can tell whether the job still runs; empty with one server.
+    std::string node;
     std::function<std::unique_ptr<iceberg::TableCatalog>(const std::string& warehouse)> catalog_for;
     std::function<Result<TableStorage>(const std::string& warehouse, const iceberg::TableRef& table)>
         storage_for;

@@ -132,6 +132,10 @@ inline constexpr auto kPostgresAcquireTimeout = std::chrono::seconds(10);
 inline constexpr uint32_t kPostgresAttemptsMax = 10;
 inline constexpr uint32_t kPostgresRetryBaseMs = 2;
 inline constexpr auto kPostgresOutcomeCheckTimeout = std::chrono::seconds(10);
+// Background work on stores several servers share (blob GC, a table's maintenance jobs) runs
+// where its lease is held (MetaStore::AcquireLease); a holder renews it every third of this, and
+// when it dies another server takes the work over within this.
+inline constexpr auto kBackgroundLeaseTtl = std::chrono::seconds(10);
 
 // Authentication.
 inline constexpr auto kClockSkewMax = std::chrono::minutes(15);

@@ -344,6 +344,19 @@ Status FaultInjectionMetaStore::ForgetGarbage(const std::vector<std::string>& bl
   return Mutate([&](MetaStore& store) { return store.ForgetGarbage(blob_ids); });
 }
 
+Result<bool> FaultInjectionMetaStore::AcquireLease(const std::string& name, const std::string& holder,
+                                                   std::chrono::milliseconds ttl) {
+  return MutateAndReturn<bool>([&](MetaStore& store) { return store.AcquireLease(name, holder, ttl); });
+}
+
+Status FaultInjectionMetaStore::ReleaseLease(const std::string& name, const std::string& holder) {
+  return Mutate([&](MetaStore& store) { return store.ReleaseLease(name, holder); });
+}
+
+Result<std::optional<LeaseRecord>> FaultInjectionMetaStore::GetLease(const std::string& name) {
+  return Query<std::optional<LeaseRecord>>([&](MetaStore& store) { return store.GetLease(name); });
+}
+
 Status FaultInjectionMetaStore::ForEachReferencedBlob(
     const std::function<Status(const std::string&)>& visit) {
   std::shared_lock<std::shared_mutex> lock(store_mutex_);

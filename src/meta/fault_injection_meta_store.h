@@ -68,6 +68,10 @@ class FaultInjectionMetaStore final : public MetaStore {
                      const std::string& upload_id) override;
   Result<std::vector<std::string>> PeekGarbage(uint32_t limit) override;
   Status ForgetGarbage(const std::vector<std::string>& blob_ids) override;
+  Result<bool> AcquireLease(const std::string& name, const std::string& holder,
+                            std::chrono::milliseconds ttl) override;
+  Status ReleaseLease(const std::string& name, const std::string& holder) override;
+  Result<std::optional<LeaseRecord>> GetLease(const std::string& name) override;
   Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) override;
   // Catalog calls go through the same fault and crash machinery (its mutations count too) and
   // always reach the catalog of the currently open wrapped store.

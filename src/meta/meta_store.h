@@ -35,6 +35,7 @@
 // idempotent (PeekGarbage → Remove → ForgetGarbage may run twice for one blob).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -145,6 +146,15 @@ struct PartRecord {
   std::string checksum_value;  // base64 per the upload's algorithm, or ""
 };
 
+// A lease on a unit of background work (blob GC, one table's maintenance jobs): which one of the
+// servers sharing this store does it. It runs until expires_ms, measured by the store's own clock
+// so that servers whose clocks differ agree on it.
+struct LeaseRecord {
+  std::string name;
+  std::string holder;
+  int64_t expires_ms = 0;  // Unix epoch milliseconds, the store's clock
+};
+
 struct ListUploadsQuery {
   std::string bucket;
   std::string prefix;
@@ -210,6 +220,15 @@ class MetaStore {
   virtual Status ForgetGarbage(const std::vector<std::string>& blob_ids) = 0;
   // Calls visit(blob_id) for every blob referenced by an object or a part (start-up orphan sweep).
   virtual Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) = 0;
+
+  // Leases. Acquire takes lease `name` for `holder` until ttl from now, or renews it when `holder`
+  // holds it: true when `holder` holds it afterwards, false while another holder's lease runs.
+  // Release gives it up at once (OK also when `holder` does not hold it). GetLease: the lease while
+  // it runs, nullopt when nobody holds it or it expired.
+  virtual Result<bool> AcquireLease(const std::string& name, const std::string& holder,
+                                    std::chrono::milliseconds ttl) = 0;
+  virtual Status ReleaseLease(const std::string& name, const std::string& holder) = 0;
+  virtual Result<std::optional<LeaseRecord>> GetLease(const std::string& name) = 0;
 
   // The Iceberg catalog's state, in the same database; lives as long as this store.
   virtual CatalogStore& catalog() = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -707,6 +708,64 @@ TEST_P(MetaStoreContractTest, AcknowledgedStateSurvivesReopen) {
   ASSERT_EQ(parts->size(), 1u);
   EXPECT_EQ((*parts)[0].blob_id, "p7");
   EXPECT_EQ(store_->CreateBucket({"bucket", 1}).code(), ErrorCode::kAlreadyExists);
+}
+
+TEST_P(MetaStoreContractTest, ALeaseHasOneHolderUntilItEndsOrIsReleased) {
+  using std::chrono::milliseconds;
+  auto taken = store_->AcquireLease("gc", "node-a", milliseconds(60000));
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_TRUE(*taken);
+  // Another holder is refused while it runs; its holder renews it.
+  EXPECT_FALSE(*store_->AcquireLease("gc", "node-b", milliseconds(60000)));
+  EXPECT_TRUE(*store_->AcquireLease("gc", "node-a", milliseconds(60000)));
+  auto lease = store_->GetLease("gc");
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  ASSERT_TRUE(lease->has_value());
+  EXPECT_EQ((*lease)->holder, "node-a");
+  // Leases are independent of each other, and survive a restart.
+  EXPECT_TRUE(*store_->AcquireLease("maintenance/wh/t1", "node-b", milliseconds(60000)));
+  Reopen();
+  EXPECT_FALSE(*store_->AcquireLease("gc", "node-b", milliseconds(60000)));
+  EXPECT_EQ((*store_->GetLease("maintenance/wh/t1"))->holder, "node-b");
+  // Releasing by another holder changes nothing; by the holder, frees it at once.
+  SERAC_ASSERT_OK(store_->ReleaseLease("gc", "node-b"));
+  EXPECT_FALSE(*store_->AcquireLease("gc", "node-b", milliseconds(60000)));
+  SERAC_ASSERT_OK(store_->ReleaseLease("gc", "node-a"));
+  EXPECT_FALSE(store_->GetLease("gc")->has_value());
+  EXPECT_TRUE(*store_->AcquireLease("gc", "node-b", milliseconds(60000)));
+  SERAC_ASSERT_OK(store_->ReleaseLease("never-taken", "node-a"));
+}
+
+TEST_P(MetaStoreContractTest, AnExpiredLeaseIsTakenOver) {
+  using std::chrono::milliseconds;
+  ASSERT_TRUE(*store_->AcquireLease("gc", "node-a", milliseconds(200)));
+  EXPECT_FALSE(*store_->AcquireLease("gc", "node-b", milliseconds(200)));
+  std::this_thread::sleep_for(milliseconds(400));
+  // The holder died without releasing it: nobody holds it now, and another takes it.
+  EXPECT_FALSE(store_->GetLease("gc")->has_value());
+  EXPECT_TRUE(*store_->AcquireLease("gc", "node-b", milliseconds(60000)));
+  EXPECT_FALSE(*store_->AcquireLease("gc", "node-a", milliseconds(60000)));
+}
+
+TEST_P(MetaStoreContractTest, RacingHoldersGetALeaseOnce) {
+  constexpr int kHolders = 8;
+  std::atomic<int> winners{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kHolders; ++i) {
+    threads.emplace_back([&, i] {
+      auto taken =
+          store_->AcquireLease("race", "node-" + std::to_string(i), std::chrono::milliseconds(60000));
+      if (!taken.ok()) {
+        ++failures;
+      } else if (*taken) {
+        ++winners;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(winners.load(), 1);
 }
 
 TEST_P(MetaStoreContractTest, GroupCommitUnderConcurrentPuts) {

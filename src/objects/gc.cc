@@ -1,5 +1,6 @@
 #include "objects/gc.h"
 
+#include <chrono>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -8,6 +9,9 @@
 #include "common/log.h"
 
 namespace serac::objects {
+
+// The lease of the server that collects garbage, with stores several servers share.
+constexpr const char* kGarbageLease = "gc";
 
 namespace {
 
@@ -79,8 +83,8 @@ Result<SweepReport> SweepAtStartup(meta::MetaStore& meta, blob::BlobStore& blobs
   return report;
 }
 
-GarbageCollector::GarbageCollector(meta::MetaStore* meta, blob::BlobStore* blobs)
-    : meta_(meta), blobs_(blobs) {}
+GarbageCollector::GarbageCollector(meta::MetaStore* meta, blob::BlobStore* blobs, std::string lease_holder)
+    : meta_(meta), blobs_(blobs), lease_holder_(std::move(lease_holder)) {}
 
 GarbageCollector::~GarbageCollector() { Stop(); }
 
@@ -106,7 +110,10 @@ void GarbageCollector::Stop() {
     thread = std::move(thread_);
   }
   wake_.notify_one();
-  if (thread.joinable()) thread.join();
+  if (!thread.joinable()) return;
+  thread.join();
+  // Another server takes the collecting over at once instead of after the lease runs out.
+  if (!lease_holder_.empty()) (void)meta_->ReleaseLease(kGarbageLease, lease_holder_);
 }
 
 uint64_t GarbageCollector::blobs_removed() const {
@@ -121,6 +128,18 @@ void GarbageCollector::Run() {
     if (stopping_) break;
     wake_pending_ = false;
     lock.unlock();
+    if (!lease_holder_.empty()) {
+      // Renewed every round, far more often than it runs out; another server's lease means that
+      // server collects.
+      Result<bool> held = meta_->AcquireLease(
+          kGarbageLease, lease_holder_,
+          std::chrono::duration_cast<std::chrono::milliseconds>(limits::kBackgroundLeaseTtl));
+      if (!held.ok()) log::Warn("gc: cannot take the lease: " + held.status().ToString());
+      if (!held.ok() || !*held) {
+        lock.lock();
+        continue;
+      }
+    }
     // One batch per round so Stop() never waits for a long queue to drain.
     Result<uint64_t> removed = CollectGarbageOnce(*meta_, *blobs_, limits::kGarbageBatchMax);
     lock.lock();

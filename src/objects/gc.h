@@ -48,10 +48,13 @@ Result<SweepReport> SweepAtStartup(meta::MetaStore& meta, blob::BlobStore& blobs
                                    const SweepOptions& options = {});
 
 // A background thread that runs a GC round every limits::kGarbageCollectionInterval, or sooner
-// when woken. Thread-safe; Stop() is idempotent and also run by the destructor.
+// when woken. With stores several servers share, `lease_holder` names this server: a round runs
+// only while it holds the "gc" lease (limits::kBackgroundLeaseTtl), so one server collects at a
+// time and another takes over when it dies. Thread-safe; Stop() is idempotent and also run by the
+// destructor.
 class GarbageCollector {
  public:
-  GarbageCollector(meta::MetaStore* meta, blob::BlobStore* blobs);
+  GarbageCollector(meta::MetaStore* meta, blob::BlobStore* blobs, std::string lease_holder = {});
   ~GarbageCollector();
   GarbageCollector(const GarbageCollector&) = delete;
   GarbageCollector& operator=(const GarbageCollector&) = delete;
@@ -66,6 +69,7 @@ class GarbageCollector {
 
   meta::MetaStore* meta_;
   blob::BlobStore* blobs_;
+  const std::string lease_holder_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;       // guarded by mutex_

@@ -72,6 +72,14 @@ class FakeMetaStore : public meta::MetaStore {
     for (const std::string& id : ids) std::erase(garbage, id);
     return Status::Ok();
   }
+  // One server: every lease is this one's.
+  Result<bool> AcquireLease(const std::string&, const std::string&, std::chrono::milliseconds) override {
+    return true;
+  }
+  Status ReleaseLease(const std::string&, const std::string&) override { return Status::Ok(); }
+  Result<std::optional<meta::LeaseRecord>> GetLease(const std::string&) override {
+    return std::optional<meta::LeaseRecord>();
+  }
   Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) override {
     if (fail_everything) return Error(ErrorCode::kIoError, "disk on fire");
     for (const std::string& id : referenced) SERAC_RETURN_IF_ERROR(visit(id));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -32,6 +33,7 @@
 #include "client/s3_blob_store.h"
 #include "common/file_io.h"
 #include "common/log.h"
+#include "common/random.h"
 #include "http/metrics.h"
 #include "http/server.h"
 #include "meta/open_meta_store.h"
@@ -184,6 +186,18 @@ Result<Stores> OpenStores(const ServerCommandOptions& options) {
   });
   SERAC_ASSIGN_OR_RETURN(stores.blobs, blob::OpenBlobStore(blob_url, {.fsync = options.fsync}));
   return stores;
+}
+
+// Unique among the servers sharing a store, and readable in the leases table: the node's name
+// (or the host's), the process id and a random part, since a restarted server must not renew the
+// leases its predecessor held while their work may be half done.
+std::string LeaseHolderName(const std::string& node_name) {
+  std::string name = node_name;
+  if (name.empty()) {
+    std::array<char, 256> host{};
+    name = ::gethostname(host.data(), host.size() - 1) == 0 ? std::string(host.data()) : "serac";
+  }
+  return name + "/" + std::to_string(::getpid()) + "/" + RandomHexId(4);
 }
 
 Status Sweep(Stores& stores) {
@@ -380,6 +394,9 @@ int RunServer(const ServerCommandOptions& options) {
   catalog::CatalogOptions catalog_options;
   catalog_options.region = options.region;
   catalog_options.maintenance_check_interval_ms = options.maintenance_check_interval_seconds * 1000;
+  // With a shared metadata store, background work runs under leases held in this server's name.
+  const std::string lease_holder = stores->shared ? LeaseHolderName(options.node_name) : std::string();
+  catalog_options.lease_holder = lease_holder;
   catalog::CatalogService catalog(stores->meta.get(), stores->blobs.get(), &identity, catalog_options);
   admin::AdminApi admin(&identity);
   http::Metrics metrics;
@@ -409,7 +426,7 @@ int RunServer(const ServerCommandOptions& options) {
       &metrics);
   if (Status started = server.Start(); !started.ok()) return Fail(started);
 
-  objects::GarbageCollector gc(stores->meta.get(), stores->blobs.get());
+  objects::GarbageCollector gc(stores->meta.get(), stores->blobs.get(), lease_holder);
   gc.Start();
   SignalWatcher signals(&server);
   PrintBanner(options, *root, *server_key, server_options, server.port());

@@ -172,6 +172,14 @@ CREATE TABLE iam_attachments(
 );
 CREATE INDEX iam_attachments_by_policy ON iam_attachments(policy_name, user_name);
 
+-- Leases on background work (MetaStore::AcquireLease), timed by the database's clock so that
+-- servers whose clocks differ agree on when one ends.
+CREATE TABLE leases(
+  name text COLLATE "C" PRIMARY KEY,
+  holder text NOT NULL,
+  expires_ms bigint NOT NULL
+);
+
 CREATE TABLE iam_generation(
   id integer PRIMARY KEY CHECK (id = 0),
   generation bigint NOT NULL

@@ -24,6 +24,9 @@ int64_t NowMillis() {
       .count();
 }
 
+// The database's clock in Unix epoch milliseconds: every server times leases by it.
+const std::string kDatabaseNowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
 class PostgresCatalogStore final : public CatalogStore {
  public:
   explicit PostgresCatalogStore(PgEngine& engine) : engine_(engine) {}
@@ -297,6 +300,41 @@ class PostgresMetaStore final : public MetaStore {
     if (blob_ids.empty()) return Status::Ok();
     return Write([&](PgConnection& db) { return ForgetGarbageTx(db, blob_ids); });
   }
+  Result<bool> AcquireLease(const std::string& name, const std::string& holder,
+                            std::chrono::milliseconds ttl) override {
+    return engine_->WriteAndReturn<bool>([&](PgConnection& db) -> Result<bool> {
+      SERAC_ASSIGN_OR_RETURN(
+          PgRows rows,
+          db.Query("INSERT INTO leases(name, holder, expires_ms) VALUES ($1, $2, " + kDatabaseNowMs +
+                       " + $3) ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, "
+                       "expires_ms = EXCLUDED.expires_ms WHERE leases.holder = EXCLUDED.holder OR "
+                       "leases.expires_ms <= " +
+                       kDatabaseNowMs,
+                   {PgParam::Text(name), PgParam::Text(holder), PgParam::Int(ttl.count())}));
+      return rows.affected() > 0;
+    });
+  }
+  Status ReleaseLease(const std::string& name, const std::string& holder) override {
+    return Write([&](PgConnection& db) {
+      return db
+          .Query("DELETE FROM leases WHERE name = $1 AND holder = $2",
+                 {PgParam::Text(name), PgParam::Text(holder)})
+          .status();
+    });
+  }
+  Result<std::optional<LeaseRecord>> GetLease(const std::string& name) override {
+    return Read<std::optional<LeaseRecord>>(
+        false, [&](PgConnection& db) -> Result<std::optional<LeaseRecord>> {
+          SERAC_ASSIGN_OR_RETURN(PgRows rows,
+                                 db.Query("SELECT holder, expires_ms FROM leases WHERE name = $1 AND "
+                                          "expires_ms > " +
+                                              kDatabaseNowMs,
+                                          {PgParam::Text(name)}));
+          if (rows.empty()) return std::optional<LeaseRecord>();
+          return std::optional<LeaseRecord>(LeaseRecord{name, rows.Text(0, 0), rows.Int(0, 1)});
+        });
+  }
+
   Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) override {
     Result<bool> done = Read<bool>(true, [&](PgConnection& db) -> Result<bool> {
       SERAC_RETURN_IF_ERROR(ForEachReferencedBlobRead(db, visit));

@@ -437,6 +437,37 @@ class SqliteMetaStore final : public MetaStore {
     if (blob_ids.empty()) return Status::Ok();
     return Write([&](Connection& db) { return ForgetGarbageTx(db, blob_ids); });
   }
+  Result<bool> AcquireLease(const std::string& name, const std::string& holder,
+                            std::chrono::milliseconds ttl) override {
+    return engine_.WriteAndReturn<bool>([&](Connection& db) -> Result<bool> {
+      const int64_t now_ms = NowMillis();
+      SERAC_ASSIGN_OR_RETURN(auto stmt,
+                             db.Prepare("INSERT INTO leases(name, holder, expires_ms) VALUES (?1, ?2, ?3) "
+                                        "ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, "
+                                        "expires_ms = excluded.expires_ms "
+                                        "WHERE leases.holder = excluded.holder OR leases.expires_ms <= ?4;"));
+      stmt->BindText(1, name).BindText(2, holder).BindInt(3, now_ms + ttl.count()).BindInt(4, now_ms);
+      SERAC_RETURN_IF_ERROR(stmt->Run());
+      return db.Changes() > 0;
+    });
+  }
+  Status ReleaseLease(const std::string& name, const std::string& holder) override {
+    return Write([&](Connection& db) -> Status {
+      SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("DELETE FROM leases WHERE name = ?1 AND holder = ?2;"));
+      return stmt->BindText(1, name).BindText(2, holder).Run();
+    });
+  }
+  Result<std::optional<LeaseRecord>> GetLease(const std::string& name) override {
+    return Read<std::optional<LeaseRecord>>(false, [&](Connection& db) -> Result<std::optional<LeaseRecord>> {
+      SERAC_ASSIGN_OR_RETURN(
+          auto stmt,
+          db.Prepare("SELECT holder, expires_ms FROM leases WHERE name = ?1 AND expires_ms > ?2;"));
+      SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, name).BindInt(2, NowMillis()).Step());
+      if (!found) return std::optional<LeaseRecord>();
+      return std::optional<LeaseRecord>(LeaseRecord{name, stmt->Text(0), stmt->Int(1)});
+    });
+  }
+
   Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) override {
     Result<bool> done = Read<bool>(true, [&](Connection& db) -> Result<bool> {
       SERAC_RETURN_IF_ERROR(ForEachReferencedBlobRead(db, visit));

@@ -209,8 +209,19 @@ UPDATE namespaces SET location_key = replace(replace(CAST(path AS TEXT), '/', '_
 CREATE INDEX namespaces_by_location ON namespaces(warehouse, location_key);
 )sql";
 
-constexpr std::array<std::string_view, 6> kMigrations = {
-    kInitialSchema, kCatalogSchema, kIamSchema, kSharedTextSchema, kMaintenanceSchema, kLocationSchema,
+// Leases on background work (MetaStore::AcquireLease): the embedded store has one server, but it
+// keeps them as a shared store does, so that the callers and the contract are one.
+constexpr std::string_view kLeaseSchema = R"sql(
+CREATE TABLE leases(
+  name TEXT PRIMARY KEY NOT NULL,
+  holder TEXT NOT NULL,
+  expires_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql";
+
+constexpr std::array<std::string_view, 7> kMigrations = {
+    kInitialSchema,     kCatalogSchema,  kIamSchema,   kSharedTextSchema,
+    kMaintenanceSchema, kLocationSchema, kLeaseSchema,
 };
 
 Result<int64_t> ReadUserVersion(Connection& db) {
