@@ -47,31 +47,51 @@ class Postgres:
         assert out.returncode == 0, out.stderr
         return out.stdout
 
+    def start(self) -> None:
+        """Starts (again) the server in `directory` on `port`."""
+        options = (f"-c wal_level=logical -c max_replication_slots=64 -c max_wal_senders=64 "
+                   f"-c listen_addresses=127.0.0.1 -c unix_socket_directories={self.directory} -p {self.port} "
+                   f"-c fsync=off")
+        subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(self.directory / "data"), "-l",
+                                        str(self.directory / "log"), "-w", "-o", options, "start"]),
+                       check=True, capture_output=True, timeout=120)
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stops the server; `mode` as pg_ctl's -m (immediate: as a crash would)."""
+        subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(self.directory / "data"), "-m", mode,
+                                        "stop"]), capture_output=True, timeout=120)
+
     def source_config(self, database: str = "postgres", **extra) -> dict:
         """source.json for this server, as OLake writes it."""
         return {"host": self.host, "port": self.port, "database": database, "username": self.user,
                 "password": "unused-with-trust", "ssl": {"mode": "disable"}, **extra}
 
 
-@pytest.fixture(scope="module")
-def postgres():
+def start_postgres() -> Postgres:
+    """initdb and start a server; stop_postgres() removes it."""
     if not (PG_BIN / "initdb").exists():
         pytest.fail(f"PostgreSQL 15 is not installed in {PG_BIN} (scripts/install-deps.sh --test installs it)")
     directory = Path(tempfile.mkdtemp(prefix="serac-pg-"))
     if os.geteuid() == 0:
         account = pwd.getpwnam("postgres")
         os.chown(directory, account.pw_uid, account.pw_gid)
-    data = directory / "data"
-    port = _free_port()
-    subprocess.run(_as_server_user([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-                                    "--no-sync", "-E", "UTF8"]), check=True, capture_output=True, timeout=120)
-    options = (f"-c wal_level=logical -c max_replication_slots=64 -c max_wal_senders=64 "
-               f"-c listen_addresses=127.0.0.1 -c unix_socket_directories={directory} -p {port} -c fsync=off")
-    subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(directory / "log"), "-w",
-                                    "-o", options, "start"]), check=True, capture_output=True, timeout=120)
+    subprocess.run(_as_server_user([str(PG_BIN / "initdb"), "-D", str(directory / "data"), "-A", "trust", "-U",
+                                    "postgres", "--no-sync", "-E", "UTF8"]),
+                   check=True, capture_output=True, timeout=120)
+    server = Postgres("127.0.0.1", _free_port(), directory)
+    server.start()
+    return server
+
+
+def stop_postgres(server: Postgres) -> None:
+    server.stop("immediate")
+    shutil.rmtree(server.directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    server = start_postgres()
     try:
-        yield Postgres("127.0.0.1", port, directory)
+        yield server
     finally:
-        subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-                       capture_output=True, timeout=120)
-        shutil.rmtree(directory, ignore_errors=True)
+        stop_postgres(server)

@@ -7,7 +7,6 @@ schema newer than it knows; and the database's password never reaches a log."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import threading
 import time
@@ -20,40 +19,8 @@ from botocore.exceptions import ClientError
 
 from catalog_util import CatalogApi, load_pyiceberg_catalog
 from pg_util import postgres  # noqa: F401  (fixture)
+from cluster_util import Cluster, schema_url
 from s3util import SeracAdmin, SeracServer, make_client, serac_binary, unique_bucket_name
-
-NODES = 3
-
-
-def schema_url(pg, schema: str, **params) -> str:
-    """A URL of the test server whose tables live in `schema` (created here)."""
-    pg.sql(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-    query = "&".join([f"options=-csearch_path%3D{schema}"] + [f"{key}={value}" for key, value in params.items()])
-    return f"postgresql://{pg.user}@{pg.host}:{pg.port}/postgres?{query}"
-
-
-class Cluster:
-    """NODES servers sharing one metadata schema, one blob directory and one server key."""
-
-    def __init__(self, root, url: str):
-        self.blobs = root / "shared-blobs"
-        self.blobs.mkdir()
-        self.nodes = [SeracServer(root / f"node{i}", name=f"serac-node{i}",
-                                  extra_args=["--meta-store", url, "--blob-store", f"file:{self.blobs}",
-                                              "--node-name", f"node{i}", "--maintenance-interval", "0"])
-                      for i in range(NODES)]
-
-    def start(self) -> None:
-        # Sealed secrets and tokens must open on every node: one server key for all.
-        self.nodes[0].start()
-        for node in self.nodes[1:]:
-            shutil.copy(self.nodes[0].server_key_file, node.server_key_file)
-            node.start()
-
-    def stop(self) -> None:
-        for node in self.nodes:
-            node.stop()
-
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, postgres):  # noqa: F811
