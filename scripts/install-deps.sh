@@ -21,6 +21,7 @@ test_packages=(
   clang-format clang-tidy
   clang-16 libclang-rt-16-dev   # libFuzzer and the sanitizers (scripts/fuzz.sh)
   postgresql-15                 # the source `serac sync` tests replicate (tests/pg_util.py)
+  golang-go                     # builds the linearizability checker (tests/linearizability/)
 )
 
 missing=()
@@ -53,4 +54,18 @@ if [ ! -f "$ARROW_PREFIX/lib/libparquet.so.$ARROW_SOVERSION" ] || [ ! -f "$ARROW
   $SUDO cp -a "$wheel_dir/unpacked/pyarrow/include/arrow" "$wheel_dir/unpacked/pyarrow/include/parquet" \
     "$ARROW_PREFIX/include/"
   echo "$ARROW_VERSION" | $SUDO tee "$ARROW_PREFIX/VERSION" > /dev/null
+fi
+
+# The linearizability checker the system tests run (tests/linearizability/, on Porcupine), built into
+# build/tools/ with the Go in /usr/local/go if there is one, else Debian's. Its module comes from the
+# Go module proxy here, never while the tests run. Skipped while the binary is newer than its sources.
+if [ $want_test -eq 1 ]; then
+  repo_root="$(cd "$(dirname "$0")/.." && pwd)"
+  lincheck_src="$repo_root/tests/linearizability" lincheck_bin="$repo_root/build/tools/serac-lincheck"
+  if [ ! -x "$lincheck_bin" ] || [ -n "$(find "$lincheck_src" -name '*.go' -newer "$lincheck_bin" -o -name 'go.*' -newer "$lincheck_bin")" ]; then
+    go_bin=go
+    [ ! -x /usr/local/go/bin/go ] || go_bin=/usr/local/go/bin/go
+    mkdir -p "$(dirname "$lincheck_bin")"
+    (cd "$lincheck_src" && GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local "$go_bin" build -o "$lincheck_bin" .)
+  fi
 fi

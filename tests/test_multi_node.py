@@ -277,3 +277,10 @@ def test_one_node_collects_garbage_for_all(cluster, postgres):  # noqa: F811
         time.sleep(0.2)
     holders = postgres.sql("SELECT holder FROM cluster.leases WHERE name = 'gc'").split()
     assert len(holders) == 1 and holders[0].split("/")[0] in {"node0", "node1", "node2"}, holders
+    # The metrics say the same: which node collects, and how its PostgreSQL pool is doing.
+    metrics = [requests.get(node.endpoint + "/_serac/metrics", timeout=10).text for node in cluster.nodes]
+    assert sum("serac_gc_lease_held 1" in text for text in metrics) == 1
+    assert "serac_gc_lease_held 1" in metrics[int(holders[0][len("node"):holders[0].index("/")])]
+    for text in metrics:
+        assert "serac_postgres_connections_open" in text and "serac_postgres_races_lost_total" in text
+        assert "serac_maintenance_leases_held" in text

@@ -58,6 +58,7 @@ std::mutex& Backend::CommitLock(const meta::EntityId& table) {
 
 struct CatalogService::Impl {
   Backend backend;
+  std::shared_ptr<LeaseJobOwner> lease_owner;  // with a shared catalog only
   IdempotencyStore idempotency{std::chrono::seconds(limits::kIdempotencyKeyLifetimeSeconds)};
 };
 
@@ -114,7 +115,8 @@ CatalogService::CatalogService(meta::MetaStore* meta, blob::BlobStore* blobs,
       return entity.metadata_location;
     };
     if (!impl_->backend.options.lease_holder.empty()) {
-      seams.owner = std::make_shared<LeaseJobOwner>(*meta, impl_->backend.options.lease_holder);
+      impl_->lease_owner = std::make_shared<LeaseJobOwner>(*meta, impl_->backend.options.lease_holder);
+      seams.owner = impl_->lease_owner;
       seams.node = impl_->backend.options.lease_holder;
     }
     impl_->backend.jobs = std::make_unique<JobRunner>(meta->catalog(), std::move(seams),
@@ -127,7 +129,9 @@ CatalogService::~CatalogService() {
 }
 
 std::string CatalogService::RenderMetrics() const {
-  return impl_->backend.jobs != nullptr ? impl_->backend.jobs->RenderMetrics() : std::string();
+  std::string text = impl_->backend.jobs != nullptr ? impl_->backend.jobs->RenderMetrics() : std::string();
+  if (impl_->lease_owner) text += impl_->lease_owner->RenderMetrics();
+  return text;
 }
 
 std::unique_ptr<iceberg::TableCatalog> CatalogService::InProcessTables(std::string warehouse) {

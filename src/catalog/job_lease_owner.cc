@@ -61,6 +61,17 @@ void LeaseJobOwner::Release(const JobTarget& target) {
   }
 }
 
+std::string LeaseJobOwner::RenderMetrics() {
+  std::lock_guard lock(mutex_);
+  return "# HELP serac_maintenance_leases_held Tables whose maintenance lease this server holds.\n"
+         "# TYPE serac_maintenance_leases_held gauge\nserac_maintenance_leases_held " +
+         std::to_string(held_.size()) +
+         "\n# HELP serac_maintenance_lease_renewals_lost_total Renewals of a held table lease that failed.\n"
+         "# TYPE serac_maintenance_lease_renewals_lost_total "
+         "counter\nserac_maintenance_lease_renewals_lost_total " +
+         std::to_string(renewals_lost_) + "\n";
+}
+
 void LeaseJobOwner::RenewUntilStopped() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
@@ -71,6 +82,10 @@ void LeaseJobOwner::RenewUntilStopped() {
     for (const std::string& name : names) {
       Result<bool> renewed = store_.AcquireLease(name, holder_, LeaseTtl());
       if (!renewed.ok() || !*renewed) {
+        {
+          std::lock_guard relock(mutex_);
+          ++renewals_lost_;
+        }
         // The job goes on: its commit is a compare-and-swap, so a second runner costs work, not data.
         log::Warn("maintenance: lost the lease " + name +
                   (renewed.ok() ? std::string(" to another server") : ": " + renewed.status().ToString()));

@@ -34,6 +34,8 @@ class LeaseJobOwner final : public JobOwner {
   void Release(const JobTarget& target) override;
 
   const std::string& holder() const { return holder_; }
+  // Prometheus text: the table leases held now, and renewals that failed.
+  std::string RenderMetrics();
 
  private:
   void RenewUntilStopped();
@@ -44,6 +46,7 @@ class LeaseJobOwner final : public JobOwner {
   std::condition_variable wake_;
   std::set<std::string> held_;  // guarded by mutex_: lease names
   bool stopping_ = false;       // guarded by mutex_
+  uint64_t renewals_lost_ = 0;  // guarded by mutex_
   std::thread renewer_;
 };
 

@@ -357,6 +357,11 @@ Result<std::optional<LeaseRecord>> FaultInjectionMetaStore::GetLease(const std::
   return Query<std::optional<LeaseRecord>>([&](MetaStore& store) { return store.GetLease(name); });
 }
 
+std::string FaultInjectionMetaStore::RenderMetrics() {
+  std::shared_lock<std::shared_mutex> lock(store_mutex_);
+  return store_ == nullptr ? std::string() : store_->RenderMetrics();
+}
+
 Status FaultInjectionMetaStore::ForEachReferencedBlob(
     const std::function<Status(const std::string&)>& visit) {
   std::shared_lock<std::shared_mutex> lock(store_mutex_);

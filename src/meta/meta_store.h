@@ -230,6 +230,10 @@ class MetaStore {
   virtual Status ReleaseLease(const std::string& name, const std::string& holder) = 0;
   virtual Result<std::optional<LeaseRecord>> GetLease(const std::string& name) = 0;
 
+  // Prometheus text of the back end's own figures (connection pool, transactions run again); empty
+  // for a back end that has none to report.
+  virtual std::string RenderMetrics() { return {}; }
+
   // The Iceberg catalog's state, in the same database; lives as long as this store.
   virtual CatalogStore& catalog() = 0;
   // Users, access keys and policies, in the same database; lives as long as this store.

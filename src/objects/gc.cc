@@ -121,6 +121,21 @@ uint64_t GarbageCollector::blobs_removed() const {
   return blobs_removed_;
 }
 
+std::string GarbageCollector::RenderMetrics() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string text =
+      "# HELP serac_gc_blobs_removed_total Blobs no object uses any more, removed by this server.\n"
+      "# TYPE serac_gc_blobs_removed_total counter\nserac_gc_blobs_removed_total " +
+      std::to_string(blobs_removed_) + "\n";
+  if (!lease_holder_.empty()) {
+    text +=
+        "# HELP serac_gc_lease_held Whether this server holds the lease to collect garbage.\n"
+        "# TYPE serac_gc_lease_held gauge\nserac_gc_lease_held " +
+        std::string(lease_held_ ? "1" : "0") + "\n";
+  }
+  return text;
+}
+
 void GarbageCollector::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
@@ -134,11 +149,13 @@ void GarbageCollector::Run() {
       Result<bool> held = meta_->AcquireLease(
           kGarbageLease, lease_holder_,
           std::chrono::duration_cast<std::chrono::milliseconds>(limits::kBackgroundLeaseTtl));
-      if (!held.ok()) log::Warn("gc: cannot take the lease: " + held.status().ToString());
-      if (!held.ok() || !*held) {
-        lock.lock();
-        continue;
-      }
+      // Said once per outage, not once a second while the store is away.
+      if (!held.ok() && !lease_failing_) log::Warn("gc: cannot take the lease: " + held.status().ToString());
+      lease_failing_ = !held.ok();
+      lock.lock();
+      lease_held_ = held.ok() && *held;
+      if (!lease_held_) continue;
+      lock.unlock();
     }
     // One batch per round so Stop() never waits for a long queue to drain.
     Result<uint64_t> removed = CollectGarbageOnce(*meta_, *blobs_, limits::kGarbageBatchMax);

@@ -63,6 +63,8 @@ class GarbageCollector {
   void Wake();
   void Stop();
   uint64_t blobs_removed() const;
+  // Prometheus text: blobs removed, and (with a lease holder) whether this server collects now.
+  std::string RenderMetrics() const;
 
  private:
   void Run();
@@ -75,6 +77,8 @@ class GarbageCollector {
   bool stopping_ = false;       // guarded by mutex_
   bool wake_pending_ = false;   // guarded by mutex_
   uint64_t blobs_removed_ = 0;  // guarded by mutex_
+  bool lease_held_ = false;     // guarded by mutex_
+  bool lease_failing_ = false;  // the collector's thread only
   std::thread thread_;
 };
 

@@ -410,7 +410,10 @@ int RunServer(const ServerCommandOptions& options) {
                                       http::ResponseWriter& response, http::RequestOutcome& outcome) {
     catalog.Handle(request, body, response, outcome);
   };
-  router_options.more_metrics = [&catalog] { return catalog.RenderMetrics(); };
+  objects::GarbageCollector gc(stores->meta.get(), stores->blobs.get(), lease_holder);
+  router_options.more_metrics = [&catalog, &stores, &gc] {
+    return catalog.RenderMetrics() + stores->meta->RenderMetrics() + gc.RenderMetrics();
+  };
   router_options.blobs_reachable = [&stores] { return stores->blobs->CheckReachable(); };
   if (Status named = CheckNodeName(options.node_name); !named.ok()) return Fail(named);
   router_options.node_name = options.node_name;
@@ -426,7 +429,6 @@ int RunServer(const ServerCommandOptions& options) {
       &metrics);
   if (Status started = server.Start(); !started.ok()) return Fail(started);
 
-  objects::GarbageCollector gc(stores->meta.get(), stores->blobs.get(), lease_holder);
   gc.Start();
   SignalWatcher signals(&server);
   PrintBanner(options, *root, *server_key, server_options, server.port());

@@ -31,9 +31,11 @@ Status Exhausted(const Status& last) {
 Result<std::unique_ptr<PgConnection>> PgPool::Acquire() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
+    if (idle_.empty() && open_ >= max_connections_) ++waits_;
     const bool available = released_.wait_for(lock, limits::kPostgresAcquireTimeout,
                                               [&] { return !idle_.empty() || open_ < max_connections_; });
     if (!available) {
+      ++timeouts_;
       return Error(ErrorCode::kUnavailable,
                    "no PostgreSQL connection became free within " +
                        std::to_string(limits::kPostgresAcquireTimeout.count()) +
@@ -71,6 +73,24 @@ void PgPool::Release(std::unique_ptr<PgConnection> connection) {
   released_.notify_one();
 }
 
+void PgPool::AddStats(PgEngineStats& stats) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats.connections_open = open_;
+  stats.connections_idle = static_cast<uint32_t>(idle_.size());
+  stats.acquire_waits = waits_;
+  stats.acquire_timeouts = timeouts_;
+}
+
+PgEngineStats PgEngine::stats() {
+  PgEngineStats stats;
+  pool_.AddStats(stats);
+  stats.races_lost = races_lost_.load();
+  stats.connections_lost = connections_lost_.load();
+  stats.outcomes_looked_up = outcomes_looked_up_.load();
+  stats.outcomes_unknown = outcomes_unknown_.load();
+  return stats;
+}
+
 Status PgEngine::Write(const Work& work, const std::function<void()>& on_committed) {
   Status last = Status::Ok();
   for (uint32_t attempt = 0; attempt < limits::kPostgresAttemptsMax; ++attempt) {
@@ -83,6 +103,7 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
       last = begun.status();
       const bool retry = db->broken();
       pool_.Release(std::move(db));
+      if (retry) ++connections_lost_;
       if (retry) continue;
       return last;
     }
@@ -90,9 +111,12 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
     Status done = work(*db);
     if (!done.ok()) {
       last = done;
-      const bool retry = db->broken() || LostRace(*db);
+      const bool broken = db->broken();
+      const bool lost_race = !broken && LostRace(*db);
       pool_.Release(std::move(db));  // rolls the transaction back
-      if (retry) continue;
+      if (broken) ++connections_lost_;
+      if (lost_race) ++races_lost_;
+      if (broken || lost_race) continue;
       return done;
     }
     Result<PgRows> committed = db->Exec("COMMIT");
@@ -105,9 +129,13 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
     const bool lost_race = LostRace(*db);
     const bool lost_answer = db->broken();
     pool_.Release(std::move(db));
+    if (lost_race) ++races_lost_;
     if (lost_race) continue;
     if (!lost_answer) return last;
-    SERAC_ASSIGN_OR_RETURN(bool landed, CommittedAfterLostAnswer(xid));
+    ++outcomes_looked_up_;
+    Result<bool> looked_up = CommittedAfterLostAnswer(xid);
+    if (!looked_up.ok()) ++outcomes_unknown_;
+    SERAC_ASSIGN_OR_RETURN(bool landed, std::move(looked_up));
     if (landed) {
       if (on_committed) on_committed();
       return Status::Ok();

@@ -5,6 +5,7 @@
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -20,6 +21,18 @@
 
 namespace serac::meta::postgres {
 
+// What the pool and the engine have done since start, for the metrics.
+struct PgEngineStats {
+  uint32_t connections_open = 0;  // lent out and idle
+  uint32_t connections_idle = 0;
+  uint64_t acquire_waits = 0;       // calls that waited for a connection to come back
+  uint64_t acquire_timeouts = 0;    // calls that waited limits::kPostgresAcquireTimeout in vain
+  uint64_t races_lost = 0;          // transactions run again after a serialization failure
+  uint64_t connections_lost = 0;    // transactions run again after the connection broke
+  uint64_t outcomes_looked_up = 0;  // COMMITs whose answer was lost, looked up by txid_status
+  uint64_t outcomes_unknown = 0;    // of which the outcome could not be told
+};
+
 class PgPool {
  public:
   PgPool(std::string conninfo, uint32_t max_connections)
@@ -30,6 +43,8 @@ class PgPool {
   Result<std::unique_ptr<PgConnection>> Acquire();
   // Keeps the connection for the next caller unless it is broken or still in a transaction.
   void Release(std::unique_ptr<PgConnection> connection);
+  // Fills the pool's part of `stats`.
+  void AddStats(PgEngineStats& stats);
 
  private:
   const std::string conninfo_;
@@ -38,6 +53,8 @@ class PgPool {
   std::condition_variable released_;
   std::vector<std::unique_ptr<PgConnection>> idle_;  // guarded by mutex_
   uint32_t open_ = 0;                                // guarded by mutex_: idle and lent out
+  uint64_t waits_ = 0;                               // guarded by mutex_
+  uint64_t timeouts_ = 0;                            // guarded by mutex_
 };
 
 class PgEngine {
@@ -80,6 +97,8 @@ class PgEngine {
     return std::move(*result);
   }
 
+  PgEngineStats stats();
+
   // A connection of the pool outside any transaction (schema migrations).
   Result<std::unique_ptr<PgConnection>> Acquire() { return pool_.Acquire(); }
   void Release(std::unique_ptr<PgConnection> connection) { pool_.Release(std::move(connection)); }
@@ -91,6 +110,10 @@ class PgEngine {
   Result<bool> CommittedAfterLostAnswer(int64_t xid);
 
   PgPool pool_;
+  std::atomic<uint64_t> races_lost_{0};
+  std::atomic<uint64_t> connections_lost_{0};
+  std::atomic<uint64_t> outcomes_looked_up_{0};
+  std::atomic<uint64_t> outcomes_unknown_{0};
 };
 
 }  // namespace serac::meta::postgres

@@ -224,6 +224,32 @@ class PostgresMetaStore final : public MetaStore {
   CatalogStore& catalog() override { return catalog_; }
   IamStore& iam() override { return iam_; }
 
+  std::string RenderMetrics() override {
+    const PgEngineStats stats = engine_->stats();
+    std::string text;
+    const auto add = [&text](const char* name, const char* type, const char* help, uint64_t value) {
+      text += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name +
+              " " + std::to_string(value) + "\n";
+    };
+    add("serac_postgres_connections_open", "gauge", "Connections to PostgreSQL open, lent out or idle.",
+        stats.connections_open);
+    add("serac_postgres_connections_idle", "gauge", "Connections to PostgreSQL idle in the pool.",
+        stats.connections_idle);
+    add("serac_postgres_acquire_waits_total", "counter", "Calls that waited for a pooled connection.",
+        stats.acquire_waits);
+    add("serac_postgres_acquire_timeouts_total", "counter", "Calls that found no connection in time (503).",
+        stats.acquire_timeouts);
+    add("serac_postgres_races_lost_total", "counter", "Transactions run again after a serialization failure.",
+        stats.races_lost);
+    add("serac_postgres_connections_lost_total", "counter",
+        "Transactions run again after their connection broke.", stats.connections_lost);
+    add("serac_postgres_outcomes_looked_up_total", "counter",
+        "COMMITs whose answer was lost, looked up by id.", stats.outcomes_looked_up);
+    add("serac_postgres_outcomes_unknown_total", "counter",
+        "Lost COMMIT answers whose outcome stayed unknown.", stats.outcomes_unknown);
+    return text;
+  }
+
   Status CreateBucket(const BucketRecord& bucket) override {
     return Write([&](PgConnection& db) { return CreateBucketTx(db, bucket); });
   }
