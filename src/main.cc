@@ -1,6 +1,7 @@
 // serac's command line. Each subcommand parses its flags here and hands a plain options struct to
-// the module that runs it: `server` here, the client subcommands (warehouse, namespace, table, view,
-// config, user, key, policy) through cli::ClientCommands, `serac sync` through sync::SyncCommands.
+// the module that runs it: `server` and `admin migrate` here (both run by server/), the client
+// subcommands (warehouse, namespace, table, view, config, user, key, policy) through
+// cli::ClientCommands, `serac sync` through sync::SyncCommands.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "cli/client_commands.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "server/migrate_command.h"
 #include "server/server_command.h"
 #include "sync/sync_command.h"
 
@@ -89,6 +91,27 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
   return command;
 }
 
+CLI::App* AddAdminMigrateCommand(CLI::App& app, serac::server::MigrateCommandOptions& options) {
+  CLI::App* admin = app.add_subcommand("admin", "Administer a node's stores offline (its server stopped)");
+  admin->require_subcommand(1);
+  CLI::App* command =
+      admin->add_subcommand("migrate",
+                            "Move a single node's whole state (buckets, objects, uploads, catalog, IAM) into "
+                            "another metadata store, "
+                            "then compare the two; run it again after an interruption to finish");
+  command
+      ->add_option(
+          "--from", options.from_url,
+          "The node's metadata store, sqlite:DATA/meta.db (its server must be stopped: DATA/serac.lock)")
+      ->required();
+  command
+      ->add_option("--to", options.to_url,
+                   "Where it goes: postgresql://USER@HOST:PORT/DB?... (libpq's URL, never printed) or any "
+                   "--meta-store URL")
+      ->required();
+  return command;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,6 +126,8 @@ int main(int argc, char** argv) {
 
   serac::server::ServerCommandOptions server_options;
   CLI::App* server = AddServerCommand(app, server_options);
+  serac::server::MigrateCommandOptions migrate_options;
+  CLI::App* migrate = AddAdminMigrateCommand(app, migrate_options);
   serac::cli::ClientCommands client_commands;
   client_commands.Register(app);
   serac::sync::SyncCommands sync_commands;
@@ -115,6 +140,7 @@ int main(int argc, char** argv) {
   }
   serac::log::SetLevel(kLogLevels.at(log_level));
   if (server->parsed()) return serac::server::RunServer(server_options);
+  if (migrate->parsed()) return serac::server::RunMigrateCommand(migrate_options);
   if (std::optional<int> exit_code = client_commands.RunSelected()) return *exit_code;
   if (std::optional<int> exit_code = sync_commands.RunSelected()) return *exit_code;
   std::fputs(app.help().c_str(), stderr);
