@@ -109,6 +109,13 @@ CLI::App* AddAdminMigrateCommand(CLI::App& app, serac::server::MigrateCommandOpt
                    "Where it goes: postgresql://USER@HOST:PORT/DB?... (libpq's URL, never printed) or any "
                    "--meta-store URL")
       ->required();
+  command->add_option(
+      "--blobs-from", options.blobs_from_url,
+      "The node's blob store, as a --blob-store URL (default file:DIR/blobs beside the database)");
+  command->add_option(
+      "--copy-blobs-to", options.copy_blobs_to_url,
+      "Also copy every blob to this blob store (file:DIR or s3://BUCKET/PREFIX?endpoint=...), under "
+      "the same ids; default: the blobs stay where they are");
   return command;
 }
 

@@ -21,7 +21,7 @@ class Cluster:
 
     def __init__(self, root, url: str, nodes: int = NODES, blob_store: str | None = None):
         self.blobs = root / "shared-blobs"
-        self.blobs.mkdir()
+        self.blobs.mkdir(parents=True)
         blob_url = blob_store or f"file:{self.blobs}"
         self.nodes = [SeracServer(root / f"node{i}", name=f"serac-node{i}",
                                   extra_args=["--meta-store", url, "--blob-store", blob_url,

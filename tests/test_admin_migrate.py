@@ -18,7 +18,7 @@ import pytest
 from catalog_util import CatalogApi, load_pyiceberg_catalog
 from cluster_util import Cluster, schema_url
 from pg_util import postgres  # noqa: F401  (fixture)
-from s3util import SeracAdmin, SeracServer, make_client, serac_binary
+from s3util import ACCESS_KEY, SECRET_KEY, SeracAdmin, SeracServer, make_client, serac_binary
 
 BUCKET = "photos"
 WAREHOUSE = "lake"
@@ -144,3 +144,71 @@ def test_both_stores_must_be_named(flag):
     result = subprocess.run([serac_binary(), "admin", "migrate", flag, "sqlite:x"], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode != 0
+
+
+@pytest.mark.parametrize("destination", ["directory", "upstream-s3"])
+def test_the_blobs_move_too(tmp_path, postgres, destination):  # noqa: F811
+    """--copy-blobs-to: every blob an object or part names is copied under its id, so the new
+    servers run on another blob store (a new directory, or an upstream S3 service) and the node's
+    directory can go."""
+    node = SeracServer(tmp_path / "single", name="serac-single", extra_args=["--maintenance-interval", "0"])
+    node.start()
+    s3 = make_client(node.endpoint)
+    s3.create_bucket(Bucket=BUCKET)
+    bodies = {f"blob{n}": os.urandom(300 * 1024 + n) for n in range(4)}
+    bodies["inline"] = b"small"
+    for key, body in bodies.items():
+        s3.put_object(Bucket=BUCKET, Key=key, Body=body)
+    pending = s3.create_multipart_upload(Bucket=BUCKET, Key="pending")["UploadId"]
+    pending_part = os.urandom(PART)
+    pending_etag = s3.upload_part(Bucket=BUCKET, Key="pending", UploadId=pending, PartNumber=1,
+                                  Body=pending_part)["ETag"]
+    node.stop()
+
+    upstream = None
+    if destination == "directory":
+        blob_url = f"file:{tmp_path / 'moved-blobs'}"
+        env = dict(os.environ)
+    else:
+        upstream = SeracServer(tmp_path / "upstream", name="serac-upstream")
+        upstream.start()
+        make_client(upstream.endpoint).create_bucket(Bucket="blobs")
+        blob_url = f"s3://blobs/lake/?endpoint={upstream.endpoint}"
+        env = dict(os.environ, SERAC_BLOB_S3_ACCESS_KEY_ID=ACCESS_KEY, SERAC_BLOB_S3_SECRET_ACCESS_KEY=SECRET_KEY)
+    try:
+        url = schema_url(postgres, f"blobs_{destination.replace('-', '_')}")
+        argv = [serac_binary(), "admin", "migrate", "--from", f"sqlite:{node.data_dir}/meta.db", "--to", url,
+                "--copy-blobs-to", blob_url]
+        first = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env)
+        assert first.returncode == 0, first.stdout + first.stderr
+        assert moved(first.stdout, "blobs") == (5, 0), first.stdout  # four objects' blobs and the part's
+        assert "every one of 5 blobs" in first.stdout, first.stdout
+        again = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert moved(again.stdout, "blobs") == (0, 5), again.stdout
+        # The node's own blob directory goes: the new servers have everything in the new store.
+        shutil.rmtree(node.data_dir / "blobs")
+        servers = Cluster(tmp_path / "new", url, nodes=2, blob_store=blob_url)
+        shutil.copy(node.server_key_file, servers.nodes[0].server_key_file)
+        saved = {name: os.environ.get(name) for name in ("SERAC_BLOB_S3_ACCESS_KEY_ID", "SERAC_BLOB_S3_SECRET_ACCESS_KEY")}
+        os.environ.update({name: value for name, value in env.items() if name in saved})
+        try:
+            servers.start()
+            for server in servers.nodes:
+                client = make_client(server.endpoint)
+                for key, body in bodies.items():
+                    assert client.get_object(Bucket=BUCKET, Key=key)["Body"].read() == body, key
+            client = make_client(servers.nodes[1].endpoint)
+            client.complete_multipart_upload(Bucket=BUCKET, Key="pending", UploadId=pending,
+                                             MultipartUpload={"Parts": [{"ETag": pending_etag, "PartNumber": 1}]})
+            assert client.get_object(Bucket=BUCKET, Key="pending")["Body"].read() == pending_part
+        finally:
+            servers.stop()
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+    finally:
+        if upstream is not None:
+            upstream.stop()

@@ -48,6 +48,10 @@ class BlobStore {
  public:
   virtual ~BlobStore() = default;
   virtual Result<std::unique_ptr<BlobWriter>> Create() = 0;
+  // A writer whose blob takes the given id, for moving blobs between stores under the ids the
+  // metadata names (`serac admin migrate --copy-blobs-to`). Commit never replaces a blob: it fails
+  // with kAlreadyExists when one has that id. kInvalidArgument for an id that is not a blob id.
+  virtual Result<std::unique_ptr<BlobWriter>> CreateWithId(const BlobId& id) = 0;
   // Copies the byte range of an existing blob into a new committed blob (UploadPartCopy, CopyObject).
   // Back ends may use copy_file_range/reflink.
   virtual Result<BlobId> CreateFromRange(const BlobId& source, uint64_t offset, uint64_t length) = 0;

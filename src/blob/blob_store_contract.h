@@ -259,12 +259,36 @@ TEST_P(BlobStoreContractTest, BadIdsAreRejected) {
     EXPECT_EQ(store_->Open(id).status().code(), ErrorCode::kInvalidArgument) << id;
     EXPECT_EQ(store_->Remove(id).code(), ErrorCode::kInvalidArgument) << id;
     EXPECT_EQ(store_->CreateFromRange(id, 0, 0).status().code(), ErrorCode::kInvalidArgument) << id;
+    EXPECT_EQ(store_->CreateWithId(id).status().code(), ErrorCode::kInvalidArgument) << id;
   }
   BlobId with_nul(
       "0123456789abcdef\0"
       "123456789abcde",
       32);
   EXPECT_EQ(store_->Open(with_nul).status().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST_P(BlobStoreContractTest, ABlobGivenItsIdIsWrittenOnceAndNeverReplaced) {
+  const BlobId id = "0123456789abcdef0123456789abcdef";
+  auto writer = store_->CreateWithId(id);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  EXPECT_EQ((*writer)->id(), id);
+  ASSERT_TRUE((*writer)->Append("first", 5).ok());
+  // Not there before its commit.
+  EXPECT_EQ(store_->Open(id).status().code(), ErrorCode::kNotFound);
+  ASSERT_TRUE((*writer)->Commit().ok());
+  EXPECT_EQ(*ReadBlob(*store_, id), "first");
+  EXPECT_EQ(ListBlobs(*store_), std::set<BlobId>{id});
+  // A second writer of that id fails at its commit, and the first blob stays as it was.
+  auto again = store_->CreateWithId(id);
+  if (again.ok()) {
+    ASSERT_TRUE((*again)->Append("second!", 7).ok());
+    EXPECT_EQ((*again)->Commit().code(), ErrorCode::kAlreadyExists);
+  } else {
+    EXPECT_EQ(again.status().code(), ErrorCode::kAlreadyExists);
+  }
+  EXPECT_EQ(*ReadBlob(*store_, id), "first");
+  EXPECT_EQ(TemporaryFileCount(), 0u);
 }
 
 TEST_P(BlobStoreContractTest, MissingBlobIsNotFound) {

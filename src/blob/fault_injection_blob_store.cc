@@ -135,6 +135,15 @@ void FaultInjectionBlobStore::KeepCrashedWriter(std::unique_ptr<BlobWriter> inne
 
 Result<std::unique_ptr<BlobWriter>> FaultInjectionBlobStore::Create() {
   SERAC_ASSIGN_OR_RETURN(std::unique_ptr<BlobWriter> inner, inner_->Create());
+  return Wrap(std::move(inner));
+}
+
+Result<std::unique_ptr<BlobWriter>> FaultInjectionBlobStore::CreateWithId(const BlobId& id) {
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<BlobWriter> inner, inner_->CreateWithId(id));
+  return Wrap(std::move(inner));
+}
+
+Result<std::unique_ptr<BlobWriter>> FaultInjectionBlobStore::Wrap(std::unique_ptr<BlobWriter> inner) {
   std::optional<uint64_t> tear_after_bytes;
   uint64_t epoch = 0;
   {

@@ -33,6 +33,7 @@ class FaultInjectionBlobStore : public BlobStore {
   void Crash();
 
   Result<std::unique_ptr<BlobWriter>> Create() override;
+  Result<std::unique_ptr<BlobWriter>> CreateWithId(const BlobId& id) override;
   Result<BlobId> CreateFromRange(const BlobId& source, uint64_t offset, uint64_t length) override;
   Result<std::unique_ptr<BlobReader>> Open(const BlobId& id) override;
   Status Remove(const BlobId& id) override;
@@ -42,6 +43,8 @@ class FaultInjectionBlobStore : public BlobStore {
 
  private:
   class Writer;
+  // Wraps a writer of the store below in one that tears and crashes as armed.
+  Result<std::unique_ptr<BlobWriter>> Wrap(std::unique_ptr<BlobWriter> inner);
   friend class Writer;
 
   // Called by writers; each consumes an armed fault if there is one.

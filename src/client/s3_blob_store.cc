@@ -84,6 +84,10 @@ class S3BlobWriter final : public blob::BlobWriter {
     }
     if (!closed.ok()) {
       state_ = State::kFailed;
+      // Written with If-None-Match: * — only a blob given its id (CreateWithId) can meet one.
+      if (closed.status().code() == ErrorCode::kPreconditionFailed) {
+        return Error(ErrorCode::kAlreadyExists, "blob exists: " + id_);
+      }
       return closed.status();
     }
     state_ = State::kCommitted;
@@ -165,6 +169,11 @@ class S3BlobStore final : public blob::BlobStore {
     std::string key = Key(id);  // before `id` is moved: argument order is unspecified
     return std::unique_ptr<blob::BlobWriter>(
         new S3BlobWriter(client_, bucket_, std::move(key), std::move(id)));
+  }
+
+  Result<std::unique_ptr<blob::BlobWriter>> CreateWithId(const blob::BlobId& id) override {
+    if (!IsValidBlobId(id)) return InvalidId(id);
+    return std::unique_ptr<blob::BlobWriter>(new S3BlobWriter(client_, bucket_, Key(id), id));
   }
 
   Result<blob::BlobId> CreateFromRange(const blob::BlobId& source, uint64_t offset,

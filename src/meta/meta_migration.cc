@@ -295,6 +295,7 @@ class Migration {
       if (object == nullptr) return Status::Ok();
       const std::string where = "object " + bucket + "/" + object->key;
       SERAC_ASSIGN_OR_RETURN(const ObjectRecord* there, InStep(to.Find(object->key), "looking up " + where));
+      SERAC_RETURN_IF_ERROR(CopyBlobs(object->segments, where));
       // An object with the same ETag and size holds the same bytes; its other fields are compared
       // too, so that headers or times that differ are mended by copying the row again.
       if (there != nullptr && ShownObject(*there) == ShownObject(*object)) {
@@ -304,6 +305,17 @@ class Migration {
       }
       from.Next();
     }
+  }
+
+  // The blobs first: no target row may name a blob the target's blob store lacks.
+  Status CopyBlobs(const std::vector<Segment>& segments, const std::string& where) {
+    if (!options_.copy_blob) return Status::Ok();
+    for (const Segment& segment : segments) {
+      SERAC_ASSIGN_OR_RETURN(bool copied, InStep(options_.copy_blob(segment.blob_id),
+                                                 "copying blob " + segment.blob_id + " of " + where));
+      ++(copied ? report_.blobs.copied : report_.blobs.present);
+    }
+    return Status::Ok();
   }
 
   // A listing leaves out the bytes kept in the row (inline objects, and those written in pieces);
@@ -348,6 +360,8 @@ class Migration {
     std::map<uint32_t, const PartRecord*> by_number;
     for (const PartRecord& part : present) by_number[part.part_number] = &part;
     for (const PartRecord& part : parts) {
+      SERAC_RETURN_IF_ERROR(CopyBlobs({Segment{part.blob_id, part.size}},
+                                      "part " + std::to_string(part.part_number) + " of " + where));
       auto there = by_number.find(part.part_number);
       if (there != by_number.end() && ShownPart(*there->second) == ShownPart(part)) {
         ++report_.parts.present;

@@ -65,7 +65,9 @@ struct MigrationReport {
   MigrationCount policies;
   MigrationCount users;
   MigrationCount access_keys;
-  uint64_t object_bytes_copied = 0;  // sizes of the objects copied (their bytes stay in the blob store)
+  uint64_t object_bytes_copied = 0;  // sizes of the objects copied
+  // Blobs handed to MigrationOptions::copy_blob: copied, or already in the other blob store.
+  MigrationCount blobs;
 };
 
 struct MigrationOptions {
@@ -74,6 +76,11 @@ struct MigrationOptions {
   std::vector<std::string> builtin_policy_names;
   // Called with one line of progress after each bucket, warehouse and the IAM step; may be empty.
   std::function<void(const std::string& line)> progress;
+  // When set, called with every blob id an object or part names, before the row that names it is
+  // written to the target, and for rows already there too (so that a run resumed with it copies
+  // what an earlier run left): the caller copies the blob to the target's blob store under the same
+  // id. Answers whether it copied the blob (false: it was there already).
+  std::function<Result<bool>(const std::string& blob_id)> copy_blob;
 };
 
 // Copies what the target lacks, as above. An error names what was being copied; the target then

@@ -109,6 +109,9 @@ class FakeBlobStore : public blob::BlobStore {
   std::map<std::string, WallTime> committed_at;  // absent: committed long ago (the epoch)
 
   Result<std::unique_ptr<blob::BlobWriter>> Create() override { return Unsupported(); }
+  Result<std::unique_ptr<blob::BlobWriter>> CreateWithId(const blob::BlobId&) override {
+    return Unsupported();
+  }
   Result<blob::BlobId> CreateFromRange(const blob::BlobId&, uint64_t, uint64_t) override {
     return Unsupported();
   }

@@ -1,5 +1,6 @@
 #include "server/migrate_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "auth/policy.h"
+#include "blob/blob_store.h"
 #include "blob/open_blob_store.h"
 #include "common/limits.h"
 #include "common/store_url.h"
@@ -70,6 +72,7 @@ void PrintCounts(std::FILE* out, const meta::MigrationReport& report) {
       {"IAM policies", &report.policies},
       {"IAM users", &report.users},
       {"access keys", &report.access_keys},
+      {"blobs", &report.blobs},
   };
   std::fprintf(out, "%-24s %10s %14s\n", "moved:", "copied", "already there");
   for (const auto& [name, count] : rows) {
@@ -78,7 +81,69 @@ void PrintCounts(std::FILE* out, const meta::MigrationReport& report) {
   }
 }
 
-void PrintNotes(std::FILE* out, const std::string& data_dir, uint64_t queued_garbage) {
+// Bytes moved per read when a blob is copied to another store.
+constexpr size_t kBlobCopyChunkBytes = 4 * 1024 * 1024;
+
+// Copies blob `id` from `from` to `to` under the same id, unless `to` has it at the same size
+// already (an earlier run copied it); checked by size once written. Answers whether it copied.
+Result<bool> CopyBlob(blob::BlobStore& from, blob::BlobStore& to, const std::string& id) {
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobReader> reader, from.Open(id));
+  const uint64_t size = reader->size();
+  const auto present = [&]() -> Result<bool> {
+    Result<std::unique_ptr<blob::BlobReader>> there = to.Open(id);
+    if (!there.ok()) {
+      if (there.status().code() == ErrorCode::kNotFound) return false;
+      return there.status();
+    }
+    if ((*there)->size() != size) {
+      return Error(ErrorCode::kValidationFailed, "blob " + id + " is in the target blob store with " +
+                                                     std::to_string((*there)->size()) + " bytes, not " +
+                                                     std::to_string(size));
+    }
+    return true;
+  };
+  SERAC_ASSIGN_OR_RETURN(bool already, present());
+  if (already) return false;
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobWriter> writer, to.CreateWithId(id));
+  std::string chunk(static_cast<size_t>(std::min<uint64_t>(size, kBlobCopyChunkBytes)), '\0');
+  for (uint64_t done = 0; done < size;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - done));
+    SERAC_ASSIGN_OR_RETURN(size_t got, reader->ReadAt(done, chunk.data(), want));
+    if (got == 0) return Error(ErrorCode::kIoError, "blob " + id + " ended early in the source blob store");
+    SERAC_RETURN_IF_ERROR(writer->Append(chunk.data(), got));
+    done += got;
+  }
+  Status committed = writer->Commit();
+  // Another copy of this very blob got there first (an earlier run whose answer was lost).
+  if (!committed.ok() && committed.code() != ErrorCode::kAlreadyExists) return committed;
+  SERAC_ASSIGN_OR_RETURN(bool landed, present());
+  if (!landed)
+    return Error(ErrorCode::kIoError, "blob " + id + " is not in the target blob store after its copy");
+  return committed.ok();
+}
+
+// Every blob the source names is in the target blob store at its size: the last check of a copy.
+Status CheckCopiedBlobs(meta::MetaStore& source, blob::BlobStore& from, blob::BlobStore& to, std::FILE* out) {
+  uint64_t checked = 0;
+  SERAC_RETURN_IF_ERROR(source.ForEachReferencedBlob([&](const std::string& id) -> Status {
+    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<blob::BlobReader> original, from.Open(id));
+    Result<std::unique_ptr<blob::BlobReader>> copy = to.Open(id);
+    if (!copy.ok()) return Error(copy.status().code(), "check: blob " + id + ": " + copy.status().message());
+    if ((*copy)->size() != original->size()) {
+      return Error(ErrorCode::kValidationFailed,
+                   "check: blob " + id + " has " + std::to_string((*copy)->size()) +
+                       " bytes in the target blob store, not " + std::to_string(original->size()));
+    }
+    ++checked;
+    return Status::Ok();
+  }));
+  std::fprintf(out, "check: every one of %llu blobs the objects and parts name is in the target blob store\n",
+               static_cast<unsigned long long>(checked));
+  return Status::Ok();
+}
+
+void PrintNotes(std::FILE* out, const std::string& data_dir, uint64_t queued_garbage,
+                const std::string& blobs_from, const std::string& blobs_to) {
   const auto orphan_hours =
       std::chrono::duration_cast<std::chrono::hours>(limits::kSharedStoreOrphanAgeMin).count();
   if (queued_garbage > 0) {
@@ -93,13 +158,20 @@ void PrintNotes(std::FILE* out, const std::string& data_dir, uint64_t queued_gar
   } else {
     std::fputs("not moved: the garbage-collection queue (empty in the source).\n", out);
   }
-  std::fprintf(
-      out,
-      "blobs: not copied. Objects and parts name the same blob ids as before: start every server on the "
-      "target with the blob store this node used (--blob-store %s unless it ran with another, or that "
-      "directory mounted on each). Never start a server on the old store with that blob store again: its "
-      "start-up sweep would take the new servers' blobs for orphans.\n",
-      blob::DefaultBlobStoreUrl(data_dir).c_str());
+  if (blobs_to.empty()) {
+    std::fprintf(
+        out,
+        "blobs: not copied. Objects and parts name the same blob ids as before: start every server on the "
+        "target with the blob store this node used (--blob-store %s, or that directory mounted on each). "
+        "Never start a server on the old store with that blob store again: its start-up sweep would take "
+        "the new servers' blobs for orphans.\n",
+        blobs_from.c_str());
+  } else {
+    std::fprintf(out,
+                 "blobs: copied under the same ids; start every server on the target with --blob-store %s. "
+                 "The source's blobs are left as they were.\n",
+                 blobs_to.c_str());
+  }
   std::fputs(
       "server key: access keys' secrets were copied sealed. Every server on the target must use this node's "
       "server key (the same --server-key-file, SERAC_SERVER_KEY_FILE or SERAC_SERVER_KEY), or no IAM key "
@@ -176,7 +248,22 @@ Status RunMigration(const MigrateCommandOptions& options, std::FILE* out) {
   std::fprintf(out, "migrating %s into %s\n", options.from_url.c_str(), Shown(options.to_url).c_str());
   std::fflush(out);
 
+  // The blob stores, when the blobs move too.
+  const std::string blobs_from =
+      options.blobs_from_url.empty() ? blob::DefaultBlobStoreUrl(data_dir) : options.blobs_from_url;
+  std::unique_ptr<blob::BlobStore> from_blobs;
+  std::unique_ptr<blob::BlobStore> to_blobs;
+  if (!options.copy_blobs_to_url.empty()) {
+    RegisterUpstreamBlobStores();
+    SERAC_ASSIGN_OR_RETURN(from_blobs, blob::OpenBlobStore(blobs_from));
+    SERAC_ASSIGN_OR_RETURN(to_blobs, blob::OpenBlobStore(options.copy_blobs_to_url));
+    std::fprintf(out, "copying blobs from %s to %s\n", blobs_from.c_str(), options.copy_blobs_to_url.c_str());
+  }
+
   meta::MigrationOptions migration;
+  if (to_blobs) {
+    migration.copy_blob = [&](const std::string& id) { return CopyBlob(*from_blobs, *to_blobs, id); };
+  }
   for (std::string_view name : auth::BuiltinPolicyNames()) migration.builtin_policy_names.emplace_back(name);
   migration.progress = [out](const std::string& line) {
     std::fprintf(out, "  %s\n", line.c_str());
@@ -190,12 +277,13 @@ Status RunMigration(const MigrateCommandOptions& options, std::FILE* out) {
   }
   PrintCounts(out, *report);
   SERAC_ASSIGN_OR_RETURN(std::vector<std::string> garbage, source->PeekGarbage(limits::kGarbageBatchMax));
-  PrintNotes(out, data_dir, garbage.size());
+  PrintNotes(out, data_dir, garbage.size(), blobs_from, options.copy_blobs_to_url);
   std::fflush(out);
 
   SERAC_ASSIGN_OR_RETURN(meta::StoreComparison check,
                          meta::CompareMetaStores(*source, *target, kDifferencesShown));
   SERAC_RETURN_IF_ERROR(PrintCheck(out, check));
+  if (to_blobs) SERAC_RETURN_IF_ERROR(CheckCopiedBlobs(*source, *from_blobs, *to_blobs, out));
   std::fflush(out);
   return Status::Ok();
 }

@@ -14,6 +14,10 @@ namespace serac::server {
 struct MigrateCommandOptions {
   std::string from_url;  // sqlite:PATH, the source node's metadata store
   std::string to_url;    // any URL meta::OpenMetaStore takes
+  // Where the node's blobs are (default file:DIR/blobs beside the database), and where to copy
+  // them to (empty: they stay where they are, and the target's servers use that store).
+  std::string blobs_from_url;
+  std::string copy_blobs_to_url;
 };
 
 // Migrates and checks, writing progress and the summary to `out`. kAlreadyExists while a server

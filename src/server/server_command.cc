@@ -171,6 +171,18 @@ struct Stores {
   bool shared = false;
 };
 
+}  // namespace
+
+void RegisterUpstreamBlobStores() {
+  // The upstream-S3 back end lives in client/ (it needs the S3 client and SigV4): named here, where
+  // the server's stores are composed, so that blob/ never includes what is above it.
+  blob::RegisterBlobStoreScheme("s3://", [](std::string_view url, const blob::BlobStoreOpenOptions&) {
+    return client::OpenS3BlobStoreUrl(url);
+  });
+}
+
+namespace {
+
 Result<Stores> OpenStores(const ServerCommandOptions& options) {
   Stores stores;
   const std::string meta_url =
@@ -179,11 +191,7 @@ Result<Stores> OpenStores(const ServerCommandOptions& options) {
   stores.shared = meta::IsSharedMetaStoreUrl(meta_url);
   const std::string blob_url =
       options.blob_store_url.empty() ? blob::DefaultBlobStoreUrl(options.data_dir) : options.blob_store_url;
-  // The upstream-S3 back end lives in client/ (it needs the S3 client and SigV4): named here, where
-  // the server's stores are composed, so that blob/ never includes what is above it.
-  blob::RegisterBlobStoreScheme("s3://", [](std::string_view url, const blob::BlobStoreOpenOptions&) {
-    return client::OpenS3BlobStoreUrl(url);
-  });
+  RegisterUpstreamBlobStores();
   SERAC_ASSIGN_OR_RETURN(stores.blobs, blob::OpenBlobStore(blob_url, {.fsync = options.fsync}));
   return stores;
 }

@@ -38,6 +38,10 @@ struct ServerCommandOptions {
 // limits::kNodeNameBytesMax bytes (empty passes: no name).
 Status CheckNodeName(const std::string& name);
 
+// Registers the blob store back ends that live above blob/ (s3://, in client/) with
+// blob::OpenBlobStore. Every command that opens a blob store by URL calls it first.
+void RegisterUpstreamBlobStores();
+
 // Holds an exclusive lock on DIR/serac.lock for as long as it lives (the kernel drops it when the
 // process ends, however it ends). One server per data directory: a second one's caches would not
 // see the first one's writes, and its start-up sweep would remove blobs the first is writing.

@@ -221,6 +221,7 @@ class LocalBlobStore : public BlobStore {
   Status Initialize();
 
   Result<std::unique_ptr<BlobWriter>> Create() override;
+  Result<std::unique_ptr<BlobWriter>> CreateWithId(const BlobId& id) override;
   Result<BlobId> CreateFromRange(const BlobId& source, uint64_t offset, uint64_t length) override;
   Result<std::unique_ptr<BlobReader>> Open(const BlobId& id) override;
   Status Remove(const BlobId& id) override;
@@ -234,7 +235,7 @@ class LocalBlobStore : public BlobStore {
   Status CommitTemporaryFile(int fd, const std::string& temp_path, const BlobId& id);
 
  private:
-  Result<std::unique_ptr<LocalBlobWriter>> CreateWriter();
+  Result<std::unique_ptr<LocalBlobWriter>> CreateWriter(BlobId id);
   std::string Level1Dir(const BlobId& id) const { return blobs_dir_ + "/" + id.substr(0, 2); }
   std::string Level2Dir(const BlobId& id) const { return Level1Dir(id) + "/" + id.substr(2, 2); }
   std::string BlobPath(const BlobId& id) const { return Level2Dir(id) + "/" + id; }
@@ -390,8 +391,7 @@ Status LocalBlobStore::Initialize() {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<LocalBlobWriter>> LocalBlobStore::CreateWriter() {
-  BlobId id = RandomHexId();
+Result<std::unique_ptr<LocalBlobWriter>> LocalBlobStore::CreateWriter(BlobId id) {
   std::string temp_path = tmp_dir_ + "/" + id;
   FileDescriptor fd(::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode));
   if (!fd.valid()) return ErrnoStatus("create", temp_path, errno);
@@ -399,7 +399,13 @@ Result<std::unique_ptr<LocalBlobWriter>> LocalBlobStore::CreateWriter() {
 }
 
 Result<std::unique_ptr<BlobWriter>> LocalBlobStore::Create() {
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<LocalBlobWriter> writer, CreateWriter());
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<LocalBlobWriter> writer, CreateWriter(RandomHexId()));
+  return std::unique_ptr<BlobWriter>(std::move(writer));
+}
+
+Result<std::unique_ptr<BlobWriter>> LocalBlobStore::CreateWithId(const BlobId& id) {
+  if (!IsValidBlobId(id)) return InvalidIdStatus(id);
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<LocalBlobWriter> writer, CreateWriter(id));
   return std::unique_ptr<BlobWriter>(std::move(writer));
 }
 
@@ -459,7 +465,7 @@ Result<BlobId> LocalBlobStore::CreateFromRange(const BlobId& source, uint64_t of
   if (offset > source_size || length > source_size - offset) {
     return Error(ErrorCode::kInvalidRange, "range beyond the end of blob " + source);
   }
-  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<LocalBlobWriter> writer, CreateWriter());
+  SERAC_ASSIGN_OR_RETURN(std::unique_ptr<LocalBlobWriter> writer, CreateWriter(RandomHexId()));
   SERAC_RETURN_IF_ERROR(writer->AppendRange(source_fd.get(), source_path, offset, length));
   SERAC_RETURN_IF_ERROR(writer->Commit());
   return writer->id();
