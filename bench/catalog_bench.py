@@ -427,9 +427,11 @@ def native_tables(workload: str, tables: int, hot_table: str) -> list[str]:
 
 def measure_native(endpoint: Endpoint, server_pid: int, workload: str, clients: int, args, hot_table: str,
                    live_workers: list, warmup: float, seconds: float, warmup_commits: int = 0,
-                   commits: int = 0) -> Measurement:
+                   commits: int = 0, cpu_of_server=None) -> Measurement:
     """One catalog_load_client run. It says when its window opens and when the last operation
-    started inside it has finished; the server's CPU is sampled at those two moments."""
+    started inside it has finished; the server's CPU is sampled at those two moments (by
+    `cpu_of_server()` when given: a server of several processes, as bench/multi_node_bench.py has)."""
+    cpu_of_server = cpu_of_server or (lambda: cpu_seconds_of_tree(server_pid))
     argv = [args.load_client, "run", "--port", str(endpoint.port), "--workload", NATIVE_WORKLOADS[workload],
             "--table-path", endpoint.table_path(""), "--tables", ",".join(native_tables(workload, args.tables, hot_table)),
             "--clients", str(clients)]
@@ -446,10 +448,10 @@ def measure_native(endpoint: Endpoint, server_pid: int, workload: str, clients: 
         for line in load.proc.stdout:
             lines.append(line.strip())
             if line.startswith("phase=measure"):
-                cpu_before, wall_before = cpu_seconds_of_tree(server_pid), time.monotonic()
+                cpu_before, wall_before = cpu_of_server(), time.monotonic()
             elif line.startswith("phase=done") and cpu_before is not None:
                 wall = time.monotonic() - wall_before
-                m.server_cpu_percent = 100 * (cpu_seconds_of_tree(server_pid) - cpu_before) / wall
+                m.server_cpu_percent = 100 * (cpu_of_server() - cpu_before) / wall
         stderr = load.proc.stderr.read()
     finally:
         load.join()
@@ -551,13 +553,14 @@ def create_table(client: CatalogClient, endpoint: Endpoint, name: str, snapshots
             raise RuntimeError(f"{endpoint.name}: setup commit on {name} -> {status}: {data[:300]!r}")
 
 
-def prepare_catalog(endpoint: Endpoint, tables: int, warehouse_admin: bool):
-    """Warehouse (serac only), prefix, namespace, the load-table table and the spread tables."""
+def prepare_catalog(endpoint: Endpoint, tables: int, warehouse_admin: bool, warehouse: str = WAREHOUSE):
+    """Warehouse (serac only; a bucket, so another name where a bucket `bench` exists), prefix,
+    namespace, the load-table table and the spread tables."""
     client = CatalogClient(endpoint)
     try:
         if warehouse_admin:
-            client.json_call("POST", f"{endpoint.root}/v1/warehouses", {"name": WAREHOUSE})
-            config = client.json_call("GET", f"{endpoint.root}/v1/config?warehouse={WAREHOUSE}")
+            client.json_call("POST", f"{endpoint.root}/v1/warehouses", {"name": warehouse})
+            config = client.json_call("GET", f"{endpoint.root}/v1/config?warehouse={warehouse}")
         else:
             config = client.json_call("GET", f"{endpoint.root}/v1/config")
         prefix = {**config.get("defaults", {}), **config.get("overrides", {})}.get("prefix")

@@ -132,6 +132,10 @@ inline constexpr auto kPostgresAcquireTimeout = std::chrono::seconds(10);
 inline constexpr uint32_t kPostgresAttemptsMax = 10;
 inline constexpr uint32_t kPostgresRetryBaseMs = 2;
 inline constexpr auto kPostgresOutcomeCheckTimeout = std::chrono::seconds(10);
+// Each write leaves a token that tells, after a restart of PostgreSQL, whether it committed; tokens
+// are kept this long (far past kPostgresOutcomeCheckTimeout), and deleted at most this often.
+inline constexpr auto kPostgresWriteTokenAge = std::chrono::minutes(10);
+inline constexpr auto kPostgresWriteTokenSweepInterval = std::chrono::minutes(1);
 // Background work on stores several servers share (blob GC, a table's maintenance jobs) runs
 // where its lease is held (MetaStore::AcquireLease); a holder renews it every third of this, and
 // when it dies another server takes the work over within this.
@@ -147,9 +151,10 @@ inline constexpr uint64_t kSigningKeyCacheEntriesMax =
     4096;  // derived SigV4 keys kept (per key, day, region, service)
 inline constexpr uint64_t kPolicyDocumentBytesMax = 20 * kKiB;  // one IAM policy document (JSON text)
 inline constexpr uint32_t kPolicyStatementsMax = 100;           // statements in one policy document
-inline constexpr auto kIamRefreshInterval =
-    std::chrono::seconds(1);                     // how stale another server's IAM change may be here
-inline constexpr uint32_t kIamUsersMax = 10000;  // IAM users in one deployment
+// How often a server asks the shared store whether another server changed IAM: half the one second
+// within which a change must be in force everywhere, so that the look-up and the reload fit in it.
+inline constexpr auto kIamRefreshInterval = std::chrono::milliseconds(500);
+inline constexpr uint32_t kIamUsersMax = 10000;                          // IAM users in one deployment
 inline constexpr uint32_t kIamAccessKeysPerUserMax = 100;                // access keys of one IAM user
 inline constexpr uint32_t kIamPoliciesMax = 10000;                       // stored IAM policies
 inline constexpr auto kBearerTokenTtlDefault = std::chrono::hours(1);    // OAuth2 access tokens (--token-ttl)

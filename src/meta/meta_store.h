@@ -13,23 +13,26 @@
 //
 // Thread-safety: all methods are thread-safe.
 //
-// Single-process assumptions. The embedded back end is opened by one server process at a time, and
-// these places rely on it; a back end that several servers share must replace each one:
+// One server or several. The embedded back end is opened by one server process at a time; the
+// PostgreSQL one is shared by several (open_meta_store.h IsSharedMetaStoreUrl). What one process
+// could assume alone, and what stands in for it when the store is shared:
 //  - server/server_command.cc `DataDirectoryLock`: DATA_DIR/serac.lock keeps a second server off
-//    the same files (a shared back end needs no lock, only the steps below).
-//  - meta/sqlite/catalog_read_cache_internal.h: catalog rows are served from memory while no write
-//    of this process has moved the cache's generation; another process's commits would not move it
-//    (a shared back end reads the rows each time, or learns of other writers' commits).
+//    the same files. Each server of a shared store has a data directory of its own.
+//  - meta/sqlite/catalog_read_cache_internal.h: the embedded back end serves catalog rows from
+//    memory while no write of this process has moved the cache's generation. The PostgreSQL back
+//    end keeps no rows in memory: every read sees every server's commits.
 //  - catalog/catalog_service.cc `Backend::CommitLock`: in-memory per-table locks order one table's
 //    commits before the compare-and-swap. Correctness comes from the swap (CommitMetadata), which
 //    holds across processes; the lock only saves losing writers a retry.
-//  - objects/gc.cc `SweepAtStartup` with SweepOptions::exclusive (what server_command.cc passes
-//    while it holds the lock): a blob no index row names is an orphan as soon as the server starts,
-//    and temporary blob files are leftovers, because no other writer can be mid-upload. A shared
-//    store passes exclusive = false: only orphans older than limits::kSharedStoreOrphanAgeMin go,
-//    and temporary files stay.
+//  - objects/gc.cc `SweepAtStartup` with SweepOptions::exclusive (true with the embedded store): a
+//    blob no index row names is an orphan as soon as the server starts, and temporary blob files
+//    are leftovers. With a shared store only orphans older than limits::kSharedStoreOrphanAgeMin
+//    go, and temporary files stay.
+//  - background work — the blob GC and each table's maintenance jobs — runs, with a shared store,
+//    on the server holding its lease (AcquireLease; objects/gc.h, catalog/job_lease_owner.h), taken
+//    over within limits::kBackgroundLeaseTtl when the holder dies.
 //  - auth/identity.cc: IAM changes made through another process are seen within
-//    limits::kIamRefreshInterval (the generation poll), those of this process at once.
+//    limits::kIamRefreshInterval (the generation poll) plus one look-up, those of this process at once.
 // Not assumptions: metadata files are immutable, so the catalog's caches keyed by metadata location
 // (catalog/catalog_metadata_io.cc) stay right however many servers write; the GC queue is
 // idempotent (PeekGarbage → Remove → ForgetGarbage may run twice for one blob).

@@ -3,10 +3,17 @@
 #include <thread>
 
 #include "common/limits.h"
+#include "common/random.h"
 #include "meta/postgres/pg_engine_internal.h"
 
 namespace serac::meta::postgres {
 namespace {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 bool LostRace(const PgConnection& db) {
   return db.last_sqlstate() == kSqlstateSerializationFailure ||
@@ -96,9 +103,16 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
   for (uint32_t attempt = 0; attempt < limits::kPostgresAttemptsMax; ++attempt) {
     if (attempt > 0) Backoff(attempt);
     SERAC_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db, pool_.Acquire());
-    // The transaction's id is taken at its start, so that a COMMIT whose answer is lost can be
-    // looked up (txid_status) instead of reported unknown.
-    Result<PgRows> begun = db->Exec("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT txid_current()");
+    // What identifies the transaction, taken in the same round trip as BEGIN, so that a COMMIT
+    // whose answer is lost can be looked up instead of reported unknown: its id (txid_status tells
+    // committed, aborted or still in progress) while the server has not restarted, and its token
+    // (committed exactly when the token's row is there) when it has, since ids are handed out
+    // again after a crash.
+    const WriteIdentity identity{RandomHexId(16), 0, {}};
+    Result<PgRows> begun = db->Exec(
+        "BEGIN ISOLATION LEVEL SERIALIZABLE; INSERT INTO serac_write_tokens(token, written_ms) VALUES ('\\x" +
+        identity.token_hex + "', " + std::to_string(NowMillis()) +
+        "); SELECT txid_current(), pg_postmaster_start_time()::text");
     if (!begun.ok()) {
       last = begun.status();
       const bool retry = db->broken();
@@ -107,7 +121,9 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
       if (retry) continue;
       return last;
     }
-    const int64_t xid = std::strtoll(begun->Text(0, 0).c_str(), nullptr, 10);
+    WriteIdentity written = identity;
+    written.xid = std::strtoll(begun->Text(0, 0).c_str(), nullptr, 10);
+    written.server_started = begun->Text(0, 1);
     Status done = work(*db);
     if (!done.ok()) {
       last = done;
@@ -121,6 +137,7 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
     }
     Result<PgRows> committed = db->Exec("COMMIT");
     if (committed.ok()) {
+      SweepWriteTokens(*db);
       pool_.Release(std::move(db));
       if (on_committed) on_committed();
       return Status::Ok();
@@ -133,7 +150,7 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
     if (lost_race) continue;
     if (!lost_answer) return last;
     ++outcomes_looked_up_;
-    Result<bool> looked_up = CommittedAfterLostAnswer(xid);
+    Result<bool> looked_up = CommittedAfterLostAnswer(written);
     if (!looked_up.ok()) ++outcomes_unknown_;
     SERAC_ASSIGN_OR_RETURN(bool landed, std::move(looked_up));
     if (landed) {
@@ -144,22 +161,27 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
   return Exhausted(last);
 }
 
-Result<bool> PgEngine::CommittedAfterLostAnswer(int64_t xid) {
+Result<bool> PgEngine::CommittedAfterLostAnswer(const WriteIdentity& write) {
   const auto deadline = std::chrono::steady_clock::now() + limits::kPostgresOutcomeCheckTimeout;
   Status last = Status::Ok();
   while (std::chrono::steady_clock::now() < deadline) {
     Result<std::unique_ptr<PgConnection>> db = pool_.Acquire();
     if (db.ok()) {
-      Result<PgRows> status = (*db)->Query("SELECT txid_status($1)", {PgParam::Int(xid)});
+      Result<PgRows> found = (*db)->Query(
+          "SELECT pg_postmaster_start_time()::text, txid_status($1), "
+          "EXISTS (SELECT 1 FROM serac_write_tokens WHERE token = decode($2, 'hex'))",
+          {PgParam::Int(write.xid), PgParam::Text(write.token_hex)});
       pool_.Release(std::move(*db));
-      if (status.ok()) {
-        const std::string state = status->Text(0, 0);
+      if (found.ok()) {
+        // Another server process than the one the transaction began on (a restart, a fail-over):
+        // every backend of the old one is gone, so the token's row is the whole answer.
+        if (found->Text(0, 0) != write.server_started) return found->Bool(0, 2);
+        const std::string state = found->Text(0, 1);
         if (state == "committed") return true;
-        // NULL: too old to know, which a transaction of a moment ago is not unless the server
-        // lost it (a fail-over to a replica that never saw it): it did not happen there.
-        if (state == "aborted" || status->IsNull(0, 0)) return false;
+        // NULL: too old to know, which a transaction of a moment ago is not on the same server.
+        if (state == "aborted" || found->IsNull(0, 1)) return false;
       } else {
-        last = status.status();
+        last = found.status();
       }
     } else {
       last = db.status();
@@ -171,6 +193,18 @@ Result<bool> PgEngine::CommittedAfterLostAnswer(int64_t xid) {
                "be found out within " +
                    std::to_string(limits::kPostgresOutcomeCheckTimeout.count()) + " s" +
                    (last.ok() ? std::string() : " (" + last.message() + ")"));
+}
+
+void PgEngine::SweepWriteTokens(PgConnection& db) {
+  const int64_t now_ms = NowMillis();
+  const int64_t interval_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(limits::kPostgresWriteTokenSweepInterval).count();
+  int64_t last = last_token_sweep_ms_.load();
+  if (now_ms - last < interval_ms || !last_token_sweep_ms_.compare_exchange_strong(last, now_ms)) return;
+  const int64_t age_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(limits::kPostgresWriteTokenAge).count();
+  // Outside any transaction: nothing waits on it, and a failure only leaves the rows for next time.
+  (void)db.Query("DELETE FROM serac_write_tokens WHERE written_ms < $1", {PgParam::Int(now_ms - age_ms)});
 }
 
 Status PgEngine::ReadWork(bool snapshot, const Work& read) {

@@ -105,15 +105,25 @@ class PgEngine {
 
  private:
   Status ReadWork(bool snapshot, const Work& read);
-  // After the answer to COMMIT of transaction `xid` was lost: true when it committed, false when it
-  // did not (the caller runs it again), kOutcomeUnknown when that cannot be told in time.
-  Result<bool> CommittedAfterLostAnswer(int64_t xid);
+  // What tells, after its COMMIT's answer was lost, whether a write transaction committed.
+  struct WriteIdentity {
+    std::string token_hex;       // its row in serac_write_tokens
+    int64_t xid = 0;             // txid_current()
+    std::string server_started;  // pg_postmaster_start_time() of the server it began on
+  };
+  // True when it committed, false when it did not (the caller runs it again), kOutcomeUnknown
+  // when that cannot be told in time.
+  Result<bool> CommittedAfterLostAnswer(const WriteIdentity& write);
+  // Deletes tokens older than limits::kPostgresWriteTokenAge, at most once per
+  // limits::kPostgresWriteTokenSweepInterval on this server.
+  void SweepWriteTokens(PgConnection& db);
 
   PgPool pool_;
   std::atomic<uint64_t> races_lost_{0};
   std::atomic<uint64_t> connections_lost_{0};
   std::atomic<uint64_t> outcomes_looked_up_{0};
   std::atomic<uint64_t> outcomes_unknown_{0};
+  std::atomic<int64_t> last_token_sweep_ms_{0};
 };
 
 }  // namespace serac::meta::postgres

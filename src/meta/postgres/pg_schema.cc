@@ -187,7 +187,19 @@ CREATE TABLE iam_generation(
 INSERT INTO iam_generation(id, generation) VALUES (0, 0);
 )sql";
 
-constexpr std::array<std::string_view, 1> kMigrations = {kInitialSchema};
+// Every write transaction leaves a random token here, so that one whose COMMIT answer was lost
+// across a restart of PostgreSQL (or a fail-over) is found out by its token: a transaction id can
+// be handed out again after a crash, when the one it named never reached the log. Tokens older
+// than limits::kPostgresWriteTokenAge are deleted now and then.
+constexpr std::string_view kWriteTokenSchema = R"sql(
+CREATE TABLE serac_write_tokens(
+  token bytea PRIMARY KEY,
+  written_ms bigint NOT NULL
+);
+CREATE INDEX serac_write_tokens_by_age ON serac_write_tokens(written_ms);
+)sql";
+
+constexpr std::array<std::string_view, 2> kMigrations = {kInitialSchema, kWriteTokenSchema};
 
 // Any constant names the lock; this one spells "serac" so that pg_locks says whose it is.
 constexpr int64_t kMigrationLockKey = 0x7365726163;
