@@ -788,6 +788,52 @@ TEST_P(CatalogStoreContractTest, RacingSwapsFromOneLocationHaveExactlyOneWinner)
   EXPECT_EQ(MetadataOf(Id({"db"}, "hot")), "next-" + std::to_string(winner.load()));
 }
 
+TEST_P(CatalogStoreContractTest, CommitsToManyTablesAtOnceAllLand) {
+  // Commits to different tables touch different rows: none may fail for another's sake, whatever
+  // the store does to keep each one whole (new metadata file, swap, trimmed file, in one step).
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  constexpr int kTables = 8;
+  constexpr int kCommitsPerTable = 25;
+  for (int t = 0; t < kTables; ++t) {
+    SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t" + std::to_string(t), EntityKind::kTable,
+                                                  "s3://lake/t" + std::to_string(t) + "/m/0")));
+  }
+  std::barrier start(kTables);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kTables; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string name = "t" + std::to_string(t);
+      start.arrive_and_wait();
+      for (int i = 1; i <= kCommitsPerTable; ++i) {
+        MetadataCommit commit;
+        ObjectRecord file = MakeObject(kWarehouse, name + "/m/" + std::to_string(i), "e" + std::to_string(i));
+        file.inline_data = "{\"version\":" + std::to_string(i) + "}";
+        file.size = file.inline_data.size();
+        commit.new_files.push_back(std::move(file));
+        commit.swaps.push_back({Id({"db"}, name), "s3://lake/" + name + "/m/" + std::to_string(i - 1),
+                                "s3://lake/" + name + "/m/" + std::to_string(i)});
+        if (i >= 2) commit.removed_files.emplace_back(kWarehouse, name + "/m/" + std::to_string(i - 2));
+        Status status = catalog().CommitMetadata(commit);
+        if (!status.ok()) {
+          ++failures;
+          ADD_FAILURE() << name << " commit " << i << ": " << status.ToString();
+          return;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (int t = 0; t < kTables; ++t) {
+    const std::string name = "t" + std::to_string(t);
+    EXPECT_EQ(MetadataOf(Id({"db"}, name)), "s3://lake/" + name + "/m/" + std::to_string(kCommitsPerTable));
+    auto listed = store_->ListObjects({kWarehouse, name + "/m/", "", 100, false});
+    ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+    EXPECT_EQ(listed->size(), 2u) << name;  // the newest two files: the rest were trimmed
+  }
+}
+
 // ---- Table maintenance ----
 
 constexpr const char* kCompaction = "icebergCompaction";

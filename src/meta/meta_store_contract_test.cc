@@ -296,6 +296,45 @@ TEST_P(MetaStoreContractTest, ACommitCountsTheTextsOfItsNewAndTrimmedFilesTogeth
 
 // Long inline stretches, as a metadata file's head and newest entries are: a store may keep them
 // in another form (compressed), but reads give back the very bytes, alone or around shared texts.
+TEST_P(MetaStoreContractTest, ASharedTextUsedAndReleasedAtOnceIsNeverLost) {
+  // Writers that each keep one object naming a common text, replacing it again and again: its
+  // use count goes up and down from many transactions at once, and it must neither vanish while an
+  // object names it nor outlive the last one.
+  constexpr int kWriters = 6;
+  constexpr int kRounds = 15;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int round = 0; round < kRounds; ++round) {
+        const std::string key = "w" + std::to_string(w) + "/" + std::to_string(round);
+        Status put = store_->PutObject(PiecesObject("bucket", key, {{"common-history", true}, {key}}), {});
+        Status gone = round == 0
+                          ? Status::Ok()
+                          : store_->DeleteObject(
+                                "bucket", "w" + std::to_string(w) + "/" + std::to_string(round - 1), {});
+        if (!put.ok() || !gone.ok()) {
+          ++failures;
+          ADD_FAILURE() << key << ": " << put.ToString() << " / " << gone.ToString();
+          return;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  ASSERT_EQ(failures.load(), 0);
+  for (int w = 0; w < kWriters; ++w) {
+    const std::string key = "w" + std::to_string(w) + "/" + std::to_string(kRounds - 1);
+    auto read = store_->GetObject("bucket", key);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(read->inline_data, "common-history" + key);
+    SERAC_ASSERT_OK(store_->DeleteObject("bucket", key, {}));
+  }
+  // The last user gone, the text is gone too.
+  EXPECT_EQ(store_->PutObject(PiecesObject("bucket", "probe", {{"common-history", true, false}}), {}).code(),
+            ErrorCode::kInternal);
+}
+
 TEST_P(MetaStoreContractTest, LongInlineStretchesOfObjectsInPiecesReadBackExactly) {
   std::string head = R"({"format-version":2,"snapshots":[)";
   for (int i = 0; i < 200; ++i)

@@ -196,12 +196,21 @@ Status CheckSwap(PgConnection& db, const MetadataSwap& swap) {
 
 Status ApplySwap(PgConnection& db, const MetadataSwap& swap, int64_t now_ms) {
   const std::string path = EncodeNamespacePath(swap.id.levels);
-  SERAC_RETURN_IF_ERROR(
+  // The compare-and-swap itself: a commit at READ COMMITTED read the row without a lock, so the
+  // UPDATE matches only while the location is still the one expected (it waits for a racing
+  // commit's lock, then checks again). No row: the race was lost, and running again reports it.
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows swapped,
       db.Query("UPDATE entities SET metadata_location = $4, updated_ms = $5 "
-               "WHERE warehouse = $1 AND namespace = $2 AND name = $3",
+               "WHERE warehouse = $1 AND namespace = $2 AND name = $3 AND metadata_location = $6",
                {PgParam::Text(swap.id.warehouse), PgParam::Bytes(path), PgParam::Bytes(swap.id.name),
-                PgParam::Text(swap.new_metadata_location), PgParam::Int(now_ms)})
-          .status());
+                PgParam::Text(swap.new_metadata_location), PgParam::Int(now_ms),
+                PgParam::Text(swap.expected_metadata_location)}));
+  if (swapped.affected() != 1) {
+    db.MarkLostRace();
+    return Error(ErrorCode::kConflict,
+                 DisplayName(swap.id.levels, swap.id.name) + " was changed concurrently");
+  }
   if (swap.new_location.empty()) return Status::Ok();
   // The entity moves: its new location is checked as a create's would be.
   EntityRecord moved;

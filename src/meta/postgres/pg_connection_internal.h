@@ -18,6 +18,12 @@ struct pg_result;
 
 namespace serac::meta::postgres {
 
+// SQLSTATEs the engine acts on.
+inline constexpr std::string_view kSqlstateSerializationFailure = "40001";
+inline constexpr std::string_view kSqlstateDeadlockDetected = "40P01";
+inline constexpr std::string_view kSqlstateUniqueViolation = "23505";
+inline constexpr std::string_view kSqlstateForeignKeyViolation = "23503";
+
 // One statement parameter: its type (a PostgreSQL type oid) and its value in binary form.
 class PgParam {
  public:
@@ -81,6 +87,9 @@ class PgConnection {
 
   // The SQLSTATE of the last failed call ("" when it did not come from the server).
   const std::string& last_sqlstate() const { return last_sqlstate_; }
+  // A body found a race its isolation level does not report (a conditional UPDATE that matched no
+  // row): the engine runs the transaction again, as after a serialization failure.
+  void MarkLostRace() { last_sqlstate_ = std::string(kSqlstateSerializationFailure); }
   // True when the connection to the server is gone (a call failed for that reason).
   bool broken() const;
   // True when a transaction is open or failed and not yet ended.
@@ -95,11 +104,5 @@ class PgConnection {
   std::unordered_map<std::string, std::string> prepared_;  // SQL text → statement name
   std::string last_sqlstate_;
 };
-
-// SQLSTATEs the engine acts on.
-inline constexpr std::string_view kSqlstateSerializationFailure = "40001";
-inline constexpr std::string_view kSqlstateDeadlockDetected = "40P01";
-inline constexpr std::string_view kSqlstateUniqueViolation = "23505";
-inline constexpr std::string_view kSqlstateForeignKeyViolation = "23503";
 
 }  // namespace serac::meta::postgres

@@ -15,9 +15,14 @@ int64_t NowMillis() {
       .count();
 }
 
+// A unique violation counts too: every body looks for a row before it inserts one, so the row it
+// collided with was inserted by a transaction that committed meanwhile, and running again finds it;
+// so does a foreign-key violation (the parent a body found was deleted meanwhile: running again
+// reports it missing).
 bool LostRace(const PgConnection& db) {
   return db.last_sqlstate() == kSqlstateSerializationFailure ||
-         db.last_sqlstate() == kSqlstateDeadlockDetected;
+         db.last_sqlstate() == kSqlstateDeadlockDetected || db.last_sqlstate() == kSqlstateUniqueViolation ||
+         db.last_sqlstate() == kSqlstateForeignKeyViolation;
 }
 
 // Backoff before attempt `attempt` (1-based), with jitter so that racing writers spread out.
@@ -98,7 +103,9 @@ PgEngineStats PgEngine::stats() {
   return stats;
 }
 
-Status PgEngine::Write(const Work& work, const std::function<void()>& on_committed) {
+Status PgEngine::Write(const Work& work, const std::function<void()>& on_committed, Isolation isolation) {
+  const char* begin = isolation == Isolation::kSerializable ? "BEGIN ISOLATION LEVEL SERIALIZABLE; "
+                                                            : "BEGIN ISOLATION LEVEL READ COMMITTED; ";
   Status last = Status::Ok();
   for (uint32_t attempt = 0; attempt < limits::kPostgresAttemptsMax; ++attempt) {
     if (attempt > 0) Backoff(attempt);
@@ -109,10 +116,10 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
     // (committed exactly when the token's row is there) when it has, since ids are handed out
     // again after a crash.
     const WriteIdentity identity{RandomHexId(16), 0, {}};
-    Result<PgRows> begun = db->Exec(
-        "BEGIN ISOLATION LEVEL SERIALIZABLE; INSERT INTO serac_write_tokens(token, written_ms) VALUES ('\\x" +
-        identity.token_hex + "', " + std::to_string(NowMillis()) +
-        "); SELECT txid_current(), pg_postmaster_start_time()::text");
+    Result<PgRows> begun =
+        db->Exec(std::string(begin) + "INSERT INTO serac_write_tokens(token, written_ms) VALUES ('\\x" +
+                 identity.token_hex + "', " + std::to_string(NowMillis()) +
+                 "); SELECT txid_current(), pg_postmaster_start_time()::text");
     if (!begun.ok()) {
       last = begun.status();
       const bool retry = db->broken();

@@ -57,6 +57,14 @@ class PgPool {
   uint64_t timeouts_ = 0;                            // guarded by mutex_
 };
 
+// How a write transaction is isolated. Serializable is the default: a body then runs as if alone,
+// as the embedded back end's bodies assume. The hot paths — object writes, uploads, the GC queue,
+// leases and catalog commits that move no location — run at READ COMMITTED instead and order
+// themselves with row locks (SELECT ... FOR UPDATE), plain INSERTs that collide on a key, and
+// conditional UPDATEs: under SERIALIZABLE, PostgreSQL's predicate locks cover index pages, so
+// commits to different tables (and PUTs of different keys) that share a page fail each other.
+enum class Isolation { kSerializable, kReadCommitted };
+
 class PgEngine {
  public:
   using Work = std::function<Status(PgConnection&)>;
@@ -66,19 +74,23 @@ class PgEngine {
   // Runs `work` in one SERIALIZABLE transaction; OK only once it committed. `work` may run more than
   // once (each time on a fresh transaction), so it must not keep state from an attempt that failed.
   // `on_committed`, when set, runs after the commit is known, before Write returns OK.
-  Status Write(const Work& work, const std::function<void()>& on_committed = {});
+  Status Write(const Work& work, const std::function<void()>& on_committed = {},
+               Isolation isolation = Isolation::kSerializable);
 
   // A write that also produces a value: the value of the attempt that committed.
   template <typename T>
-  Result<T> WriteAndReturn(const std::function<Result<T>(PgConnection&)>& write) {
+  Result<T> WriteAndReturn(const std::function<Result<T>(PgConnection&)>& write,
+                           Isolation isolation = Isolation::kSerializable) {
     std::optional<T> value;
-    Status status = Write([&](PgConnection& db) -> Status {
-      value.reset();
-      Result<T> result = write(db);
-      if (!result.ok()) return result.status();
-      value = std::move(result).value();
-      return Status::Ok();
-    });
+    Status status = Write(
+        [&](PgConnection& db) -> Status {
+          value.reset();
+          Result<T> result = write(db);
+          if (!result.ok()) return result.status();
+          value = std::move(result).value();
+          return Status::Ok();
+        },
+        {}, isolation);
     if (!status.ok()) return status;
     return std::move(*value);
   }

@@ -192,8 +192,13 @@ Status ValidateObject(const ObjectRecord& object) {
 
 // The id of a shared piece's bytes, stored now if no object holds them yet; counts one use.
 Result<int64_t> UseSharedPiece(PgConnection& db, const Piece& piece, SharedTextUses& uses) {
-  SERAC_ASSIGN_OR_RETURN(PgRows found, db.Query("SELECT id FROM shared_texts WHERE sha256 = $1",
-                                                {PgParam::Bytes(piece.sha256)}));
+  // The use count's row is locked: a transaction releasing the text's last use meanwhile either
+  // waits for this one (and then finds a use left), or went first and removed it (and then this
+  // finds no row and stores the text again).
+  SERAC_ASSIGN_OR_RETURN(PgRows found,
+                         db.Query("SELECT t.id FROM shared_texts t JOIN shared_text_uses u ON u.id = t.id "
+                                  "WHERE t.sha256 = $1 FOR UPDATE OF u",
+                                  {PgParam::Bytes(piece.sha256)}));
   if (!found.empty()) {
     uses.Use(found.Int(0, 0));
     return found.Int(0, 0);
@@ -213,7 +218,10 @@ Result<int64_t> UseSharedPiece(PgConnection& db, const Piece& piece, SharedTextU
 }
 
 // Inserts the row, replacing any row of the same key (whose blobs and texts the caller released).
-Status WriteObjectRow(PgConnection& db, const ObjectRecord& object, SharedTextUses& uses) {
+// `replacing`: the caller holds the existing row's lock; else the plain INSERT collides with a row
+// another transaction inserted meanwhile (a unique violation: the engine runs this one again, which
+// then finds that row and applies the write's condition to it).
+Status WriteObjectRow(PgConnection& db, const ObjectRecord& object, bool replacing, SharedTextUses& uses) {
   SERAC_RETURN_IF_ERROR(ValidateObject(object));
   std::string pieces;
   if (!object.pieces.empty()) {
@@ -241,16 +249,21 @@ Status WriteObjectRow(PgConnection& db, const ObjectRecord& object, SharedTextUs
                      object.inline_data.empty() ? PgParam::NullBytes() : PgParam::Bytes(object.inline_data),
                      OptionalText(object.segments.empty() ? "" : EncodeSegments(object.segments)),
                      OptionalText(pieces)};
+  if (!replacing) {
+    return db
+        .Query(
+            "INSERT INTO objects(bucket, key, size, etag, mtime_ms, part_count, headers, checksum_algorithm, "
+            "checksum_value, checksum_type, inline_data, segments, pieces) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            params)
+        .status();
+  }
   return db
       .Query(
-          "INSERT INTO objects(bucket, key, size, etag, mtime_ms, part_count, headers, checksum_algorithm, "
-          "checksum_value, checksum_type, inline_data, segments, pieces) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) "
-          "ON CONFLICT (bucket, key) DO UPDATE SET size = EXCLUDED.size, etag = EXCLUDED.etag, "
-          "mtime_ms = EXCLUDED.mtime_ms, part_count = EXCLUDED.part_count, headers = EXCLUDED.headers, "
-          "checksum_algorithm = EXCLUDED.checksum_algorithm, checksum_value = EXCLUDED.checksum_value, "
-          "checksum_type = EXCLUDED.checksum_type, inline_data = EXCLUDED.inline_data, "
-          "segments = EXCLUDED.segments, pieces = EXCLUDED.pieces",
+          "UPDATE objects SET size = $3, etag = $4, mtime_ms = $5, part_count = $6, headers = $7, "
+          "checksum_algorithm = $8, checksum_value = $9, checksum_type = $10, inline_data = $11, segments = "
+          "$12, "
+          "pieces = $13 WHERE bucket = $1 AND key = $2",
           params)
       .status();
 }
@@ -290,7 +303,7 @@ Status ReplaceObject(PgConnection& db, const ObjectRecord& object, const WriteCo
   SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
   if (stored) SERAC_RETURN_IF_ERROR(CheckNotCatalogMetadata(db, object.bucket, object.key, condition));
   if (stored) SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, object.segments, now_ms, uses));
-  return WriteObjectRow(db, object, uses);
+  return WriteObjectRow(db, object, stored.has_value(), uses);
 }
 
 struct UploadKey {
@@ -298,10 +311,14 @@ struct UploadKey {
   std::string key;
 };
 
-Result<std::optional<UploadKey>> LoadUploadKey(PgConnection& db, const std::string& upload_id) {
-  SERAC_ASSIGN_OR_RETURN(PgRows rows,
-                         db.Query("SELECT bucket, key FROM uploads WHERE upload_id = $1 FOR UPDATE",
-                                  {PgParam::Text(upload_id)}));
+// `for_completion`: the row is locked for update (completing or aborting the upload), else for
+// share (a part is added: parts of one upload go in side by side, and a completion waits for them).
+Result<std::optional<UploadKey>> LoadUploadKey(PgConnection& db, const std::string& upload_id,
+                                               bool for_completion) {
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows rows, db.Query(for_completion ? "SELECT bucket, key FROM uploads WHERE upload_id = $1 FOR UPDATE"
+                                           : "SELECT bucket, key FROM uploads WHERE upload_id = $1 FOR SHARE",
+                            {PgParam::Text(upload_id)}));
   if (rows.empty()) return std::optional<UploadKey>();
   return std::optional<UploadKey>(UploadKey{rows.Text(0, 0), rows.Text(0, 1)});
 }
@@ -570,6 +587,12 @@ Status SharedTextUses::Apply(PgConnection& db) {
                "FROM unnest($1::text::bigint[], $2::text::bigint[]) AS d(id, delta) WHERE u.id = d.id "
                "RETURNING u.id, u.uses",
                {PgParam::Text(ids), PgParam::Text(deltas)}));
+  // Every text counted must still be there: the rows of texts this write uses are locked, and
+  // those it releases belong to objects whose rows it holds.
+  if (moved.size() != static_cast<int>(std::count(ids.begin(), ids.end(), ',') + 1)) {
+    db.MarkLostRace();
+    return Error(ErrorCode::kConflict, "a shared text's use count changed under this write");
+  }
   std::string unused;
   for (int row = 0; row < moved.size(); ++row) {
     if (moved.Int(row, 1) < 0) {
@@ -656,28 +679,40 @@ Status CreateUploadTx(PgConnection& db, const UploadRecord& upload) {
 }
 
 Status PutPartTx(PgConnection& db, const std::string& upload_id, const PartRecord& part, int64_t now_ms) {
-  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id));
+  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id, false));
   if (!upload) return UploadMissing();
-  SERAC_ASSIGN_OR_RETURN(PgRows old,
-                         db.Query("SELECT blob_id FROM parts WHERE upload_id = $1 AND part_number = $2",
-                                  {PgParam::Text(upload_id), PgParam::Int(part.part_number)}));
-  if (!old.empty() && old.Text(0, 0) != part.blob_id)
-    SERAC_RETURN_IF_ERROR(QueueGarbage(db, old.Text(0, 0), now_ms));
+  // A part sent again replaces the row it locks here; a first one is a plain INSERT, which collides
+  // with one sent at the same moment (a unique violation: run again, it replaces that one).
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows old, db.Query("SELECT blob_id FROM parts WHERE upload_id = $1 AND part_number = $2 FOR UPDATE",
+                           {PgParam::Text(upload_id), PgParam::Int(part.part_number)}));
+  const PgParams params = {PgParam::Text(upload_id),
+                           PgParam::Int(part.part_number),
+                           PgParam::Int(static_cast<int64_t>(part.size)),
+                           PgParam::Text(part.etag),
+                           PgParam::Int(part.mtime_ms),
+                           PgParam::Text(part.blob_id),
+                           PgParam::Text(part.checksum_value)};
+  if (old.empty()) {
+    return db
+        .Query(
+            "INSERT INTO parts(upload_id, part_number, size, etag, mtime_ms, blob_id, checksum_value) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            params)
+        .status();
+  }
+  if (old.Text(0, 0) != part.blob_id) SERAC_RETURN_IF_ERROR(QueueGarbage(db, old.Text(0, 0), now_ms));
   return db
       .Query(
-          "INSERT INTO parts(upload_id, part_number, size, etag, mtime_ms, blob_id, checksum_value) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (upload_id, part_number) DO UPDATE SET "
-          "size = EXCLUDED.size, etag = EXCLUDED.etag, mtime_ms = EXCLUDED.mtime_ms, "
-          "blob_id = EXCLUDED.blob_id, checksum_value = EXCLUDED.checksum_value",
-          {PgParam::Text(upload_id), PgParam::Int(part.part_number),
-           PgParam::Int(static_cast<int64_t>(part.size)), PgParam::Text(part.etag),
-           PgParam::Int(part.mtime_ms), PgParam::Text(part.blob_id), PgParam::Text(part.checksum_value)})
+          "UPDATE parts SET size = $3, etag = $4, mtime_ms = $5, blob_id = $6, checksum_value = $7 "
+          "WHERE upload_id = $1 AND part_number = $2",
+          params)
       .status();
 }
 
 Status CompleteUploadTx(PgConnection& db, const std::string& upload_id, const ObjectRecord& object,
                         const WriteCondition& condition, int64_t now_ms) {
-  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id));
+  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id, true));
   if (!upload || upload->bucket != object.bucket || upload->key != object.key) return UploadMissing();
   // The object was assembled from the parts as they were read before this transaction; a part
   // uploaded again since then has a new blob, and its old one is already queued for collection.
@@ -696,7 +731,7 @@ Status CompleteUploadTx(PgConnection& db, const std::string& upload_id, const Ob
 
 Status AbortUploadTx(PgConnection& db, const std::string& bucket, const std::string& key,
                      const std::string& upload_id, int64_t now_ms) {
-  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id));
+  SERAC_ASSIGN_OR_RETURN(auto upload, LoadUploadKey(db, upload_id, true));
   if (!upload || upload->bucket != bucket || upload->key != key) return UploadMissing();
   return RemoveUpload(db, upload_id, {}, now_ms);
 }

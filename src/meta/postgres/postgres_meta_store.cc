@@ -27,6 +27,17 @@ int64_t NowMillis() {
 // The database's clock in Unix epoch milliseconds: every server times leases by it.
 const std::string kDatabaseNowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
+// A commit that creates an entity or moves one is checked against every other entity's location,
+// which only SERIALIZABLE keeps true against a racing create; an ordinary commit (new metadata
+// files, swaps, trimmed files) is a compare-and-swap on its own rows and runs at READ COMMITTED.
+Isolation IsolationFor(const std::vector<EntityRecord>& created, const std::vector<MetadataSwap>& swaps) {
+  if (!created.empty()) return Isolation::kSerializable;
+  for (const MetadataSwap& swap : swaps) {
+    if (!swap.new_location.empty()) return Isolation::kSerializable;
+  }
+  return Isolation::kReadCommitted;
+}
+
 class PostgresCatalogStore final : public CatalogStore {
  public:
   explicit PostgresCatalogStore(PgEngine& engine) : engine_(engine) {}
@@ -99,13 +110,14 @@ class PostgresCatalogStore final : public CatalogStore {
   Status SwapMetadataLocations(const std::vector<MetadataSwap>& swaps) override {
     if (swaps.empty()) return Status::Ok();
     const int64_t now_ms = NowMillis();
-    return engine_.Write([&](PgConnection& db) { return SwapMetadataLocationsTx(db, swaps, now_ms); });
+    return engine_.Write([&](PgConnection& db) { return SwapMetadataLocationsTx(db, swaps, now_ms); }, {},
+                         IsolationFor({}, swaps));
   }
   // Visible and durable at once: on_visible runs once COMMIT is known to have happened.
   Status CommitMetadata(const MetadataCommit& commit) override {
     const int64_t now_ms = NowMillis();
     return engine_.Write([&](PgConnection& db) { return CommitMetadataTx(db, commit, now_ms); },
-                         commit.on_visible);
+                         commit.on_visible, IsolationFor(commit.created, commit.swaps));
   }
 
   Status PutMaintenanceSetting(const MaintenanceSetting& setting) override {
@@ -122,7 +134,8 @@ class PostgresCatalogStore final : public CatalogStore {
         false, [&](PgConnection& db) { return ListMaintenanceSettingsRead(db, warehouse, table_uuid); });
   }
   Result<int64_t> SaveMaintenanceJob(const MaintenanceJobRecord& job) override {
-    return engine_.WriteAndReturn<int64_t>([&](PgConnection& db) { return SaveMaintenanceJobTx(db, job); });
+    return engine_.WriteAndReturn<int64_t>([&](PgConnection& db) { return SaveMaintenanceJobTx(db, job); },
+                                           Isolation::kReadCommitted);
   }
   Result<std::vector<MaintenanceJobRecord>> ListMaintenanceJobs(const std::string& warehouse,
                                                                 const std::string& table_uuid,
@@ -268,17 +281,17 @@ class PostgresMetaStore final : public MetaStore {
   }
   Status PutObject(const ObjectRecord& object, const WriteCondition& condition) override {
     const int64_t now_ms = NowMillis();
-    return Write([&](PgConnection& db) { return PutObjectTx(db, object, condition, now_ms); });
+    return WriteRows([&](PgConnection& db) { return PutObjectTx(db, object, condition, now_ms); });
   }
   Status DeleteObject(const std::string& bucket, const std::string& key,
                       const WriteCondition& condition) override {
     const int64_t now_ms = NowMillis();
-    return Write([&](PgConnection& db) { return DeleteObjectTx(db, bucket, key, condition, now_ms); });
+    return WriteRows([&](PgConnection& db) { return DeleteObjectTx(db, bucket, key, condition, now_ms); });
   }
   Status SetObjectTags(const std::string& bucket, const std::string& key,
                        const std::vector<std::pair<std::string, std::string>>& tags,
                        const WriteCondition& condition) override {
-    return Write([&](PgConnection& db) { return SetObjectTagsTx(db, bucket, key, tags, condition); });
+    return WriteRows([&](PgConnection& db) { return SetObjectTagsTx(db, bucket, key, tags, condition); });
   }
   Result<std::vector<ObjectRecord>> ListObjects(const ListObjectsQuery& query) override {
     return Read<std::vector<ObjectRecord>>(true,
@@ -286,7 +299,7 @@ class PostgresMetaStore final : public MetaStore {
   }
 
   Status CreateUpload(const UploadRecord& upload) override {
-    return Write([&](PgConnection& db) { return CreateUploadTx(db, upload); });
+    return WriteRows([&](PgConnection& db) { return CreateUploadTx(db, upload); });
   }
   Result<UploadRecord> GetUpload(const std::string& bucket, const std::string& key,
                                  const std::string& upload_id) override {
@@ -295,7 +308,7 @@ class PostgresMetaStore final : public MetaStore {
   }
   Status PutPart(const std::string& upload_id, const PartRecord& part) override {
     const int64_t now_ms = NowMillis();
-    return Write([&](PgConnection& db) { return PutPartTx(db, upload_id, part, now_ms); });
+    return WriteRows([&](PgConnection& db) { return PutPartTx(db, upload_id, part, now_ms); });
   }
   Result<std::vector<PartRecord>> ListParts(const std::string& upload_id, uint32_t part_number_marker,
                                             uint32_t limit) override {
@@ -309,13 +322,13 @@ class PostgresMetaStore final : public MetaStore {
   Status CompleteUpload(const std::string& upload_id, const ObjectRecord& object,
                         const WriteCondition& condition) override {
     const int64_t now_ms = NowMillis();
-    return Write(
+    return WriteRows(
         [&](PgConnection& db) { return CompleteUploadTx(db, upload_id, object, condition, now_ms); });
   }
   Status AbortUpload(const std::string& bucket, const std::string& key,
                      const std::string& upload_id) override {
     const int64_t now_ms = NowMillis();
-    return Write([&](PgConnection& db) { return AbortUploadTx(db, bucket, key, upload_id, now_ms); });
+    return WriteRows([&](PgConnection& db) { return AbortUploadTx(db, bucket, key, upload_id, now_ms); });
   }
 
   Result<std::vector<std::string>> PeekGarbage(uint32_t limit) override {
@@ -324,24 +337,26 @@ class PostgresMetaStore final : public MetaStore {
   }
   Status ForgetGarbage(const std::vector<std::string>& blob_ids) override {
     if (blob_ids.empty()) return Status::Ok();
-    return Write([&](PgConnection& db) { return ForgetGarbageTx(db, blob_ids); });
+    return WriteRows([&](PgConnection& db) { return ForgetGarbageTx(db, blob_ids); });
   }
   Result<bool> AcquireLease(const std::string& name, const std::string& holder,
                             std::chrono::milliseconds ttl) override {
-    return engine_->WriteAndReturn<bool>([&](PgConnection& db) -> Result<bool> {
-      SERAC_ASSIGN_OR_RETURN(
-          PgRows rows,
-          db.Query("INSERT INTO leases(name, holder, expires_ms) VALUES ($1, $2, " + kDatabaseNowMs +
-                       " + $3) ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, "
-                       "expires_ms = EXCLUDED.expires_ms WHERE leases.holder = EXCLUDED.holder OR "
-                       "leases.expires_ms <= " +
-                       kDatabaseNowMs,
-                   {PgParam::Text(name), PgParam::Text(holder), PgParam::Int(ttl.count())}));
-      return rows.affected() > 0;
-    });
+    return engine_->WriteAndReturn<bool>(
+        [&](PgConnection& db) -> Result<bool> {
+          SERAC_ASSIGN_OR_RETURN(
+              PgRows rows,
+              db.Query("INSERT INTO leases(name, holder, expires_ms) VALUES ($1, $2, " + kDatabaseNowMs +
+                           " + $3) ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, "
+                           "expires_ms = EXCLUDED.expires_ms WHERE leases.holder = EXCLUDED.holder OR "
+                           "leases.expires_ms <= " +
+                           kDatabaseNowMs,
+                       {PgParam::Text(name), PgParam::Text(holder), PgParam::Int(ttl.count())}));
+          return rows.affected() > 0;
+        },
+        Isolation::kReadCommitted);
   }
   Status ReleaseLease(const std::string& name, const std::string& holder) override {
-    return Write([&](PgConnection& db) {
+    return WriteRows([&](PgConnection& db) {
       return db
           .Query("DELETE FROM leases WHERE name = $1 AND holder = $2",
                  {PgParam::Text(name), PgParam::Text(holder)})
@@ -371,6 +386,10 @@ class PostgresMetaStore final : public MetaStore {
 
  private:
   Status Write(const PgEngine::Work& write) { return engine_->Write(write); }
+  // Object writes, uploads, the GC queue and leases: row locks and keys order them (Isolation).
+  Status WriteRows(const PgEngine::Work& write) {
+    return engine_->Write(write, {}, Isolation::kReadCommitted);
+  }
   template <typename T>
   Result<T> Read(bool snapshot, const std::function<Result<T>(PgConnection&)>& read) {
     return engine_->Read<T>(snapshot, read);
