@@ -25,6 +25,18 @@ bool LostRace(const PgConnection& db) {
          db.last_sqlstate() == kSqlstateForeignKeyViolation;
 }
 
+// Milliseconds as 16 hex digits, big-endian: tokens that start with them sort by time.
+std::string TimeHex(int64_t ms) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex(16, '0');
+  auto value = static_cast<uint64_t>(ms);
+  for (int i = 15; i >= 0; --i, value >>= 4) hex[static_cast<size_t>(i)] = kDigits[value & 0xF];
+  return hex;
+}
+
+// A write's token (serac_write_tokens), in hex: its start time, then 8 random bytes.
+std::string WriteToken(int64_t now_ms) { return TimeHex(now_ms) + RandomHexId(8); }
+
 // Backoff before attempt `attempt` (1-based), with jitter so that racing writers spread out.
 void Backoff(uint32_t attempt) {
   const uint32_t base = limits::kPostgresRetryBaseMs << std::min<uint32_t>(attempt, 8);
@@ -115,11 +127,10 @@ Status PgEngine::Write(const Work& work, const std::function<void()>& on_committ
     // committed, aborted or still in progress) while the server has not restarted, and its token
     // (committed exactly when the token's row is there) when it has, since ids are handed out
     // again after a crash.
-    const WriteIdentity identity{RandomHexId(16), 0, {}};
+    const WriteIdentity identity{WriteToken(NowMillis()), 0, {}};
     Result<PgRows> begun =
-        db->Exec(std::string(begin) + "INSERT INTO serac_write_tokens(token, written_ms) VALUES ('\\x" +
-                 identity.token_hex + "', " + std::to_string(NowMillis()) +
-                 "); SELECT txid_current(), pg_postmaster_start_time()::text");
+        db->Exec(std::string(begin) + "INSERT INTO serac_write_tokens(token) VALUES ('\\x" +
+                 identity.token_hex + "'); SELECT txid_current(), pg_postmaster_start_time()::text");
     if (!begun.ok()) {
       last = begun.status();
       const bool retry = db->broken();
@@ -211,7 +222,8 @@ void PgEngine::SweepWriteTokens(PgConnection& db) {
   const int64_t age_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(limits::kPostgresWriteTokenAge).count();
   // Outside any transaction: nothing waits on it, and a failure only leaves the rows for next time.
-  (void)db.Query("DELETE FROM serac_write_tokens WHERE written_ms < $1", {PgParam::Int(now_ms - age_ms)});
+  (void)db.Query("DELETE FROM serac_write_tokens WHERE token < decode($1, 'hex')",
+                 {PgParam::Text(TimeHex(now_ms - age_ms))});
 }
 
 Status PgEngine::ReadWork(bool snapshot, const Work& read) {

@@ -297,13 +297,19 @@ Result<std::string> JoinPieces(PgConnection& db, const std::vector<StoredPiece>&
 }
 
 // Replaces whatever is stored under the object's key once `condition` holds.
-Status ReplaceObject(PgConnection& db, const ObjectRecord& object, const WriteCondition& condition,
-                     int64_t now_ms, SharedTextUses& uses) {
-  SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, object.bucket, object.key));
+Status ReplaceLoadedObject(PgConnection& db, const ObjectRecord& object,
+                           const std::optional<StoredObject>& stored, const WriteCondition& condition,
+                           int64_t now_ms, SharedTextUses& uses) {
   SERAC_RETURN_IF_ERROR(CheckCondition(stored, condition));
   if (stored) SERAC_RETURN_IF_ERROR(CheckNotCatalogMetadata(db, object.bucket, object.key, condition));
   if (stored) SERAC_RETURN_IF_ERROR(ReleaseStoredObject(db, *stored, object.segments, now_ms, uses));
   return WriteObjectRow(db, object, stored.has_value(), uses);
+}
+
+Status ReplaceObject(PgConnection& db, const ObjectRecord& object, const WriteCondition& condition,
+                     int64_t now_ms, SharedTextUses& uses) {
+  SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, object.bucket, object.key));
+  return ReplaceLoadedObject(db, object, stored, condition, now_ms, uses);
 }
 
 struct UploadKey {
@@ -611,8 +617,11 @@ Status SharedTextUses::Apply(PgConnection& db) {
 
 Status PutObjectTx(PgConnection& db, const ObjectRecord& object, const WriteCondition& condition,
                    int64_t now_ms, SharedTextUses& uses) {
-  SERAC_RETURN_IF_ERROR(RequireBucket(db, object.bucket));
-  return ReplaceObject(db, object, condition, now_ms, uses);
+  SERAC_ASSIGN_OR_RETURN(auto stored, LoadStoredObject(db, object.bucket, object.key));
+  // An object's row names its bucket (a foreign key): only a new key needs the bucket looked up,
+  // which saves an overwrite one statement.
+  if (!stored) SERAC_RETURN_IF_ERROR(RequireBucket(db, object.bucket));
+  return ReplaceLoadedObject(db, object, stored, condition, now_ms, uses);
 }
 
 Status PutObjectTx(PgConnection& db, const ObjectRecord& object, const WriteCondition& condition,

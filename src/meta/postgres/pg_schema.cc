@@ -189,14 +189,14 @@ INSERT INTO iam_generation(id, generation) VALUES (0, 0);
 
 // Every write transaction leaves a random token here, so that one whose COMMIT answer was lost
 // across a restart of PostgreSQL (or a fail-over) is found out by its token: a transaction id can
-// be handed out again after a crash, when the one it named never reached the log. Tokens older
-// than limits::kPostgresWriteTokenAge are deleted now and then.
+// be handed out again after a crash, when the one it named never reached the log. A token is the
+// write's start time (8 bytes, big-endian milliseconds) and 8 random bytes, so that its one index
+// also orders tokens by age: those older than limits::kPostgresWriteTokenAge are deleted now and
+// then by a range of it, and new ones go to its right edge.
 constexpr std::string_view kWriteTokenSchema = R"sql(
 CREATE TABLE serac_write_tokens(
-  token bytea PRIMARY KEY,
-  written_ms bigint NOT NULL
+  token bytea PRIMARY KEY
 );
-CREATE INDEX serac_write_tokens_by_age ON serac_write_tokens(written_ms);
 )sql";
 
 constexpr std::array<std::string_view, 2> kMigrations = {kInitialSchema, kWriteTokenSchema};
