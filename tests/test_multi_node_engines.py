@@ -408,9 +408,8 @@ def wait_for(condition, timeout_s: float, what: str) -> float:
 
 
 @pytest.mark.timeout(180)
+@pytest.mark.parametrize("lake", ["upstream-s3"], indirect=True)  # only that set has an upstream to stop
 def test_an_upstream_outage_is_a_prompt_503_and_loses_nothing(lake):
-    if lake.upstream is None:
-        pytest.skip("the shared directory has no upstream to stop")
     lb, upstream = lake.proxy.endpoint, lake.upstream
     s3 = make_client(lb, **ONE_SHOT)
     bucket = unique_bucket_name("outage")
