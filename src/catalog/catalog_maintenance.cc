@@ -63,15 +63,36 @@ bool RunsOnAnotherServer(RequestContext& ctx, const meta::MaintenanceJobRecord& 
   return lease.ok() && lease->has_value() && (*lease)->holder == node->get<std::string>();
 }
 
-Json JobJson(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {
+// Whether a job recorded as running still runs: on this server, or on the one holding its table's
+// lease.
+bool StillRunning(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {
+  if (ctx.backend.jobs != nullptr && ctx.backend.jobs->Active(job.id)) return true;
+  Json body = Json::parse(job.json, nullptr, false);
+  return body.is_object() && RunsOnAnotherServer(ctx, job, body);
+}
+
+// The record as it is now when it was read as running but no runner holds the job: it may have
+// ended between the listing and the look at the runner (its final record is saved before the
+// runner lets it go), and only a job whose record still says running was interrupted.
+meta::MaintenanceJobRecord Settled(RequestContext& ctx, const meta::MaintenanceJobRecord& job) {
+  if (job.status != "running" || StillRunning(ctx, job)) return job;
+  auto again = ctx.catalog().ListMaintenanceJobs(job.warehouse, job.table_uuid, job.type, kStatusJobsShown);
+  if (!again.ok()) return job;
+  for (const meta::MaintenanceJobRecord& fresh : *again) {
+    if (fresh.id == job.id) return fresh;
+  }
+  return job;
+}
+
+Json JobJson(RequestContext& ctx, const meta::MaintenanceJobRecord& listed) {
+  const meta::MaintenanceJobRecord job = Settled(ctx, listed);
   Json body = Json::parse(job.json, nullptr, false);
   if (!body.is_object()) body = Json::object();
   body["jobId"] = job.id;
   body["type"] = job.type;
   body["startedAt"] = FormatIso8601(FromUnixMillis(job.started_ms));
   std::string status = job.status;
-  if (status == "running" && (ctx.backend.jobs == nullptr || !ctx.backend.jobs->Active(job.id)) &&
-      !RunsOnAnotherServer(ctx, job, body)) {
+  if (status == "running" && !StillRunning(ctx, job)) {
     // No runner holds it: the server stopped while it ran (its commit, if any, is whole).
     status = "failed";
     body["error"] = "interrupted: the server stopped while the job ran";
