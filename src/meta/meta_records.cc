@@ -147,6 +147,41 @@ Result<StoredPieces> DecodePieces(const std::string& text) {
   return stored;
 }
 
+Status CheckWriteCondition(const std::string* current_etag, const WriteCondition& condition) {
+  if (condition.if_none_match_any && current_etag != nullptr) {
+    return Error(ErrorCode::kPreconditionFailed, "If-None-Match: the object exists");
+  }
+  if (!condition.if_match) return Status::Ok();
+  if (current_etag == nullptr)
+    return Error(ErrorCode::kPreconditionFailed, "If-Match: the object does not exist");
+  if (*condition.if_match != "*" && *condition.if_match != *current_etag) {
+    return Error(ErrorCode::kPreconditionFailed, "If-Match: the ETag differs");
+  }
+  return Status::Ok();
+}
+
+Status ValidateObject(const ObjectRecord& object) {
+  if (!object.inline_data.empty() && !object.segments.empty()) {
+    return Error(ErrorCode::kInternal, "object has both inline data and segments");
+  }
+  if (object.pieces.empty()) return Status::Ok();
+  if (!object.segments.empty()) return Error(ErrorCode::kInternal, "object has both segments and pieces");
+  uint64_t total = 0;
+  uint64_t inline_total = 0;
+  for (const Piece& piece : object.pieces) {
+    total += piece.size;
+    if (piece.sha256.empty()) {
+      inline_total += piece.size;
+    } else if (piece.sha256.size() != 32) {
+      return Error(ErrorCode::kInternal, "a shared piece's digest must be 32 bytes");
+    }
+  }
+  if (total != object.size || inline_total != object.inline_data.size()) {
+    return Error(ErrorCode::kInternal, "object pieces do not add up to its size and inline bytes");
+  }
+  return Status::Ok();
+}
+
 int64_t EntityKindCode(EntityKind kind) { return kind == EntityKind::kView ? 1 : 0; }
 
 const char* EntityKindName(EntityKind kind) { return kind == EntityKind::kView ? "view" : "table"; }

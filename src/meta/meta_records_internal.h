@@ -42,6 +42,13 @@ struct StoredPieces {
 std::string EncodePieces(const StoredPieces& stored);
 Result<StoredPieces> DecodePieces(const std::string& text);
 
+// A write's condition against the object stored now (its ETag; null when there is none):
+// kPreconditionFailed naming the header that failed.
+Status CheckWriteCondition(const std::string* current_etag, const WriteCondition& condition);
+// kInternal unless the record holds its bytes one way: inline, in segments, or in pieces that add
+// up to its size and inline bytes (shared ones named by a 32-byte digest).
+Status ValidateObject(const ObjectRecord& object);
+
 // The stored code of a kind (0 table, 1 view) and its name for messages.
 int64_t EntityKindCode(EntityKind kind);
 const char* EntityKindName(EntityKind kind);

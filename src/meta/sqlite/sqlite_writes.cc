@@ -41,15 +41,7 @@ Result<std::optional<StoredObject>> LoadStoredObject(Connection& db, const std::
 }
 
 Status CheckCondition(const std::optional<StoredObject>& current, const WriteCondition& condition) {
-  if (condition.if_none_match_any && current) {
-    return Error(ErrorCode::kPreconditionFailed, "If-None-Match: the object exists");
-  }
-  if (!condition.if_match) return Status::Ok();
-  if (!current) return Error(ErrorCode::kPreconditionFailed, "If-Match: the object does not exist");
-  if (*condition.if_match != "*" && *condition.if_match != current->etag) {
-    return Error(ErrorCode::kPreconditionFailed, "If-Match: the ETag differs");
-  }
-  return Status::Ok();
+  return CheckWriteCondition(current ? &current->etag : nullptr, condition);
 }
 
 // S3 may not replace or delete the current metadata file of a table or view: that would change
@@ -164,28 +156,6 @@ void BindChecksum(Statement& stmt, const std::optional<ChecksumRecord>& checksum
     return;
   }
   stmt.BindText(8, checksum->algorithm).BindText(9, checksum->value).BindText(10, checksum->type);
-}
-
-Status ValidateObject(const ObjectRecord& object) {
-  if (!object.inline_data.empty() && !object.segments.empty()) {
-    return Error(ErrorCode::kInternal, "object has both inline data and segments");
-  }
-  if (object.pieces.empty()) return Status::Ok();
-  if (!object.segments.empty()) return Error(ErrorCode::kInternal, "object has both segments and pieces");
-  uint64_t total = 0;
-  uint64_t inline_total = 0;
-  for (const Piece& piece : object.pieces) {
-    total += piece.size;
-    if (piece.sha256.empty()) {
-      inline_total += piece.size;
-    } else if (piece.sha256.size() != 32) {
-      return Error(ErrorCode::kInternal, "a shared piece's digest must be 32 bytes");
-    }
-  }
-  if (total != object.size || inline_total != object.inline_data.size()) {
-    return Error(ErrorCode::kInternal, "object pieces do not add up to its size and inline bytes");
-  }
-  return Status::Ok();
 }
 
 // Inserts the row, replacing any row of the same key (whose blobs the caller has released).
