@@ -22,6 +22,7 @@ test_packages=(
   clang-16 libclang-rt-16-dev   # libFuzzer and the sanitizers (scripts/fuzz.sh)
   postgresql-15                 # the source `serac sync` tests replicate (tests/pg_util.py)
   golang-go                     # builds the linearizability checker (tests/linearizability/)
+  chromium                      # the web console's browser tests (tests/test_console_browser.py)
 )
 
 missing=()
@@ -34,6 +35,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Node.js 18 or later and npm build the web console (console/, embedded in the binary). Debian 12's
+# nodejs and npm packages are enough; a newer Node.js already installed is used as it is.
+node_major="$(node --version 2>/dev/null | sed -n 's/^v\([0-9]*\).*/\1/p')"
+if [ -z "$node_major" ] || [ "$node_major" -lt 18 ] || ! command -v npm >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
 fi
 
 # Apache Arrow C++ with Parquet. Debian 12 packages none, so the C++ libraries and headers that the

@@ -29,6 +29,10 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$requirements_hash" ]; then
   echo "$requirements_hash" >"$stamp"
 fi
 
+echo "==> web console component tests (vitest)"
+console_status=0
+(cd console && npm test --silent) || console_status=$?
+
 echo "==> unit tests (ctest)"
 # One throwaway PostgreSQL for every unit test of the PostgreSQL metadata store (each test takes a
 # schema of its own), instead of one server per test process.
@@ -50,6 +54,6 @@ system_status=0
 SERAC_BIN="$PWD/build/serac" .venv/bin/python -m pytest -q tests || system_status=$?
 
 verdict() { [ "$1" -eq 0 ] && echo "passed" || echo "FAILED (exit $1)"; }
-echo "==> summary: unit tests $(verdict $unit_status), fuzz targets $(verdict $fuzz_status)," \
-     "system tests $(verdict $system_status)"
-[ $unit_status -eq 0 ] && [ $fuzz_status -eq 0 ] && [ $system_status -eq 0 ]
+echo "==> summary: console component tests $(verdict $console_status), unit tests $(verdict $unit_status)," \
+     "fuzz targets $(verdict $fuzz_status), system tests $(verdict $system_status)"
+[ $console_status -eq 0 ] && [ $unit_status -eq 0 ] && [ $fuzz_status -eq 0 ] && [ $system_status -eq 0 ]

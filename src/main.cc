@@ -13,6 +13,7 @@
 #include "cli/client_commands.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "common/version.h"
 #include "server/migrate_command.h"
 #include "server/server_command.h"
 #include "sync/sync_command.h"
@@ -85,6 +86,11 @@ CLI::App* AddServerCommand(CLI::App& app, serac::server::ServerCommandOptions& o
                        std::to_string(serac::limits::kConnectionsMax) +
                        "); 0: no cap, as behind a proxy or load balancer that is every client's address")
       ->capture_default_str();
+  command
+      ->add_option_function<std::string>(
+          "--console", [&options](const std::string& value) { options.console = value == "on"; },
+          "The web console at /_serac/console/: on (default) or off")
+      ->check(CLI::IsMember({"on", "off"}));
   command->add_flag_callback(
       "--no-fsync", [&options] { options.fsync = false; },
       "Do not fsync writes (benchmarks only: acknowledged data can be lost)");
@@ -124,7 +130,7 @@ CLI::App* AddAdminMigrateCommand(CLI::App& app, serac::server::MigrateCommandOpt
 int main(int argc, char** argv) {
   CLI::App app("serac: an S3-compatible object store and Iceberg REST catalog", "serac");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "serac 0.1.0");
+  app.set_version_flag("--version", "serac " + std::string(serac::kSeracVersion));
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "Log level: debug, info, warn, error")
       ->capture_default_str()

@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # Lowest first: a module may include the modules before it, never one after it. The same order,
 # with what each module holds, is the table in src/README.md.
-MODULE_ORDER = ["common", "http", "meta", "blob", "objects", "auth", "service", "iceberg", "parquet", "maintenance", "client", "sync", "s3", "catalog", "admin", "cli", "server"]
+MODULE_ORDER = ["common", "http", "meta", "blob", "objects", "auth", "service", "iceberg", "parquet", "maintenance", "client", "sync", "s3", "catalog", "admin", "console", "cli", "server"]
 
 # Modules at the same level although the order lists one before the other: neither may include
 # the other (main.cc, the composition root, is where they meet).

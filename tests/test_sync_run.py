@@ -271,6 +271,14 @@ def test_full_load_then_changes(db, server, warehouse, tmp_path, update_type, re
     counter = {"": "added-position-delete-files", "eq": "added-equality-delete-files", "dv": "added-dvs"}[update_type]
     assert any(int(summary.get(counter, 0)) > 0 for summary in summaries), summaries
     assert all(summary.get("serac.sync.lsn") for summary in summaries)
+    # Snapshots of replicated changes say when the source committed the newest of them: before the
+    # snapshot itself, and not long before this test made the changes.
+    replicated = [(snapshot.timestamp_ms, snapshot.summary.additional_properties) for snapshot in table.snapshots()
+                  if "serac.sync.source-commit-ms" in snapshot.summary.additional_properties]
+    assert replicated, summaries
+    for committed_ms, summary in replicated:
+        source_ms = int(summary["serac.sync.source-commit-ms"])
+        assert committed_ms - 600_000 < source_ms <= committed_ms + 1000, (source_ms, committed_ms)
     assert_equal(db, server, warehouse, "pairs", readers, spark)
 
     # A run with nothing new changes nothing; TRUNCATE empties the table, rows after it stay.

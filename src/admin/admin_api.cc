@@ -96,6 +96,10 @@ Result<AdminRoute> MatchUserRoute(std::string_view method, const std::vector<std
                                                {"GET", AdminOperation::kListUserAccessKeys}}));
     return route;
   }
+  if (parts.size() == 3 && parts[2] == "simulate") {
+    SERAC_ASSIGN_OR_RETURN(route.operation, PickMethod(method, {{"POST", AdminOperation::kSimulatePolicy}}));
+    return route;
+  }
   if (parts.size() == 4 && parts[2] == "policies") {
     SERAC_ASSIGN_OR_RETURN(route.policy, DecodeSegment(parts[3]));
     SERAC_ASSIGN_OR_RETURN(route.operation, PickMethod(method, {{"PUT", AdminOperation::kAttachPolicy},
@@ -297,6 +301,8 @@ std::string ActionName(const AdminRoute& route, bool enable) {
       return "admin:AttachUserPolicy";
     case AdminOperation::kDetachPolicy:
       return "admin:DetachUserPolicy";
+    case AdminOperation::kSimulatePolicy:
+      return "admin:SimulatePolicy";
   }
   return "admin:Unknown";
 }
@@ -304,9 +310,11 @@ std::string ActionName(const AdminRoute& route, bool enable) {
 // One request's state while it is served.
 class AdminCall {
  public:
-  AdminCall(auth::IdentityService& identity, const http::Request& request, http::BodyReader& raw_body,
-            http::ResponseWriter& response, http::RequestOutcome& outcome)
-      : identity_(identity), ctx_(request, raw_body, response, outcome) {}
+  // `proven`: the principal the caller has already proven (the web console's session), or null
+  // for a request that must carry its own signature.
+  AdminCall(auth::IdentityService& identity, const auth::Principal* proven, const http::Request& request,
+            http::BodyReader& raw_body, http::ResponseWriter& response, http::RequestOutcome& outcome)
+      : identity_(identity), proven_(proven), ctx_(request, raw_body, response, outcome) {}
 
   void Run() {
     if (HandlerResult error = Serve()) SendError(*error);
@@ -353,6 +361,11 @@ class AdminCall {
   }
 
   Status Authenticate() {
+    if (proven_ != nullptr) {
+      ctx_.principal = *proven_;
+      ctx_.outcome.principal = proven_->access_key;
+      return Status::Ok();
+    }
     if (!auth::HasSignature(ctx_.request)) {
       return Error(ErrorCode::kAccessDenied, "admin requests must be signed with AWS Signature Version 4");
     }
@@ -391,6 +404,7 @@ class AdminCall {
         return Status::Ok();
       }
       case AdminOperation::kGetUser:
+      case AdminOperation::kSimulatePolicy:
       case AdminOperation::kUpdateUser:
       case AdminOperation::kDeleteUser:
       case AdminOperation::kCreateAccessKey:
@@ -494,6 +508,8 @@ class AdminCall {
       case AdminOperation::kDetachPolicy:
         SERAC_RETURN_IF_ERROR(identity_.DetachPolicy(route.user, route.policy));
         return NoContent();
+      case AdminOperation::kSimulatePolicy:
+        return SimulatePolicy(route.user);
     }
     return Error(ErrorCode::kInternal, "unhandled admin operation");
   }
@@ -502,7 +518,7 @@ class AdminCall {
     SERAC_ASSIGN_OR_RETURN(NewUserRequest request, ParseNewUser(body_));
     SERAC_RETURN_IF_ERROR(auth::ValidateUserName(request.name));
     SERAC_RETURN_IF_ERROR(identity_.CreateUser(request.name, request.policies));
-    log::Info("admin: " + ctx_.verified.access_key + " created user " + request.name);
+    log::Info("admin: " + ctx_.principal.access_key + " created user " + request.name);
     return GetUser(request.name, 201);
   }
 
@@ -523,7 +539,7 @@ class AdminCall {
     SERAC_ASSIGN_OR_RETURN(
         auth::NewAccessKey key,
         identity_.CreateAccessKey(user, request.description, request.access_key, request.secret_key));
-    log::Info("admin: " + ctx_.verified.access_key + " created access key " + key.access_key + " for user " +
+    log::Info("admin: " + ctx_.principal.access_key + " created access key " + key.access_key + " for user " +
               user);
     Json reply{{"access-key", key.access_key},
                {"secret-key", key.secret_key},
@@ -558,9 +574,43 @@ class AdminCall {
     Result<auth::PolicyInfo> existing = identity_.GetPolicy(name);
     if (!existing.ok() && existing.status().code() != ErrorCode::kNotFound) return existing.status();
     SERAC_RETURN_IF_ERROR(identity_.PutPolicy(name, body_));
-    log::Info("admin: " + ctx_.verified.access_key +
+    log::Info("admin: " + ctx_.principal.access_key +
               (existing.ok() ? " replaced policy " : " created policy ") + name);
     return GetPolicy(name, existing.ok() ? 200 : 201);
+  }
+
+  Result<Reply> SimulatePolicy(const std::string& user) {
+    SERAC_ASSIGN_OR_RETURN(Json body, ParseObject(body_));
+    SERAC_RETURN_IF_ERROR(CheckFields(body, {"resource", "actions"}));
+    SERAC_ASSIGN_OR_RETURN(std::optional<std::string> resource, OptionalString(body, "resource"));
+    if (!resource || resource->empty()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "'resource' (an ARN such as arn:aws:s3:::bucket/key) is required");
+    }
+    auto actions = body.find("actions");
+    if (actions == body.end() || !actions->is_array() || actions->empty() ||
+        actions->size() > kSimulatedActionsMax) {
+      return Error(ErrorCode::kInvalidArgument, "'actions' must be an array of 1 to " +
+                                                    std::to_string(kSimulatedActionsMax) + " action names");
+    }
+    SERAC_ASSIGN_OR_RETURN(auth::Principal simulated, identity_.PrincipalForUser(user));
+    const auth::ConditionContext context = auth::RequestConditions(simulated, ctx_.request);
+    Json results = Json::array();
+    for (const Json& action : *actions) {
+      if (!action.is_string() || action.get_ref<const std::string&>().empty()) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "every action must be a non-empty string such as 's3:GetObject'");
+      }
+      const std::string& name = action.get_ref<const std::string&>();
+      const auth::PolicyDecision decision = identity_.Decide(simulated, name, *resource, &context);
+      results.push_back(
+          Json{{"action", name},
+               {"allowed", decision == auth::PolicyDecision::kAllow},
+               {"reason", decision == auth::PolicyDecision::kAllow          ? "allowed"
+                          : decision == auth::PolicyDecision::kExplicitDeny ? "explicit-deny"
+                                                                            : "implicit-deny"}});
+    }
+    return JsonReply(200, Json{{"user", user}, {"resource", *resource}, {"results", std::move(results)}});
   }
 
   Result<Reply> GetPolicy(const std::string& name, int status) {
@@ -591,6 +641,7 @@ class AdminCall {
   }
 
   auth::IdentityService& identity_;
+  const auth::Principal* proven_;
   service::RequestContext ctx_;
   std::string body_;
 };
@@ -646,6 +697,8 @@ std::string_view AdminOperationName(AdminOperation operation) {
       return "AdminAttachPolicy";
     case AdminOperation::kDetachPolicy:
       return "AdminDetachPolicy";
+    case AdminOperation::kSimulatePolicy:
+      return "AdminSimulatePolicy";
   }
   return "Admin";
 }
@@ -714,7 +767,15 @@ std::string AdminErrorJson(std::string_view code, std::string_view message) {
 void AdminApi::Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
                       http::RequestOutcome& outcome) {
   outcome.operation = "Admin";
-  AdminCall call(*identity_, request, body, response, outcome);
+  AdminCall call(*identity_, nullptr, request, body, response, outcome);
+  call.Run();
+}
+
+void AdminApi::HandleAs(const auth::Principal& principal, const http::Request& request,
+                        http::BodyReader& body, http::ResponseWriter& response,
+                        http::RequestOutcome& outcome) {
+  outcome.operation = "Admin";
+  AdminCall call(*identity_, &principal, request, body, response, outcome);
   call.Run();
 }
 

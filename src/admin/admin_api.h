@@ -26,6 +26,10 @@
 //   DELETE /policies/POLICY (409 while attached)  204  admin:DeletePolicy on policy/POLICY
 //   PUT    /users/USER/policies/POLICY  204  admin:AttachUserPolicy on user/USER and policy/POLICY
 //   DELETE /users/USER/policies/POLICY  204  admin:DetachUserPolicy on user/USER and policy/POLICY
+//   POST   /users/USER/simulate {"resource":ARN,"actions":[A...]}  200 {"user","resource","results":
+//          [{"action","allowed","reason":"allowed"|"explicit-deny"|"implicit-deny"}...]}: what the user's
+//          policies decide now (root's name is the root access key), with this request's conditions
+//          (address, TLS); at most kSimulatedActionsMax actions.  admin:SimulatePolicy on user/USER
 //
 // Resources (auth/policy.h): the service is arn:aws:admin:::, user/USER is
 // arn:aws:admin:::user/USER, a key is arn:aws:admin:::user/OWNER/access-key/KEY, policy/POLICY is
@@ -46,7 +50,8 @@
 
 namespace serac::auth {
 class IdentityService;
-}
+struct Principal;
+}  // namespace serac::auth
 
 namespace serac::admin {
 
@@ -70,7 +75,10 @@ enum class AdminOperation {
   kDeletePolicy,
   kAttachPolicy,
   kDetachPolicy,
+  kSimulatePolicy,
 };
+
+inline constexpr size_t kSimulatedActionsMax = 64;  // actions one simulation may ask about
 
 // A matched route with its decoded path parameters.
 struct AdminRoute {
@@ -109,6 +117,10 @@ class AdminApi {
   // Serves a request whose path is under kAdminPathPrefix.
   void Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
               http::RequestOutcome& outcome);
+  // The same request, acting as `principal`, which the caller has already proven (the web
+  // console's session): no signature is looked for; authorisation is the principal's.
+  void HandleAs(const auth::Principal& principal, const http::Request& request, http::BodyReader& body,
+                http::ResponseWriter& response, http::RequestOutcome& outcome);
 
  private:
   auth::IdentityService* identity_;

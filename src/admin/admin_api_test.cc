@@ -27,6 +27,10 @@ TEST(AdminRouteTest, UserRoutes) {
   EXPECT_EQ(get.user, "alice");
   EXPECT_EQ(MustMatch("PATCH", "/_serac/admin/v1/users/alice").operation, AdminOperation::kUpdateUser);
   EXPECT_EQ(MustMatch("DELETE", "/_serac/admin/v1/users/alice").operation, AdminOperation::kDeleteUser);
+  AdminRoute simulate = MustMatch("POST", "/_serac/admin/v1/users/alice/simulate");
+  EXPECT_EQ(simulate.operation, AdminOperation::kSimulatePolicy);
+  EXPECT_EQ(simulate.user, "alice");
+  EXPECT_EQ(MatchError("GET", "/_serac/admin/v1/users/alice/simulate"), ErrorCode::kNotImplemented);
 }
 
 TEST(AdminRouteTest, AccessKeyRoutes) {

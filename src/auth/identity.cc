@@ -418,6 +418,34 @@ Result<std::string> IdentityService::IssueBearerToken(std::string_view access_ke
                                 expires_at.value_or(now + impl_->options.bearer_token_ttl));
 }
 
+Result<ConsoleSession> IdentityService::IssueConsoleSession(std::string_view access_key, WallTime now) const {
+  std::shared_ptr<const View> current = impl_->Current();
+  SERAC_ASSIGN_OR_RETURN(Principal principal, impl_->PrincipalForKey(*current, access_key));
+  return auth::IssueConsoleSession(impl_->server_key, access_key, principal.key, now,
+                                   now + limits::kConsoleSessionTtl);
+}
+
+Result<Principal> IdentityService::PrincipalForConsoleSession(const ConsoleSessionClaims& claims) const {
+  std::shared_ptr<const View> current = impl_->Current();
+  SERAC_ASSIGN_OR_RETURN(Principal principal, impl_->PrincipalForKey(*current, claims.access_key));
+  if (principal.key != claims.key) {
+    return Error(ErrorCode::kAccessDenied, "the access key this session signed in with no longer exists");
+  }
+  return principal;
+}
+
+Result<Principal> IdentityService::PrincipalForUser(std::string_view name) const {
+  if (name == impl_->root.access_key) return impl_->PrincipalForKey(*impl_->Current(), name);
+  std::shared_ptr<const View> current = impl_->Current();
+  auto user = current->users.find(std::string(name));
+  if (user == current->users.end()) return Error(ErrorCode::kNotFound, "no such user: " + std::string(name));
+  Principal principal;
+  principal.kind = PrincipalKind::kUser;
+  principal.user = user->second.record.name;
+  principal.policies = user->second.policies;
+  return principal;
+}
+
 std::chrono::seconds IdentityService::bearer_token_ttl() const { return impl_->options.bearer_token_ttl; }
 
 const ServerKey& IdentityService::server_key() const { return impl_->server_key; }

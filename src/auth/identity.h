@@ -121,6 +121,15 @@ class IdentityService {
   Result<std::string> IssueBearerToken(std::string_view access_key, WallTime now,
                                        std::optional<WallTime> expires_at = std::nullopt) const;
   std::chrono::seconds bearer_token_ttl() const;
+  // The web console: a session for an enabled key (after CheckClientSecret), valid for
+  // limits::kConsoleSessionTtl; and the principal of a verified session's claims, refused
+  // (kAccessDenied) once its key is gone, disabled or made again under the same id.
+  Result<ConsoleSession> IssueConsoleSession(std::string_view access_key, WallTime now) const;
+  Result<Principal> PrincipalForConsoleSession(const ConsoleSessionClaims& claims) const;
+  // The principal a request of user `name` would act as (its policies now), to ask what it may
+  // do (the admin API's simulation); root's name is the root access key. kNotFound for no such
+  // user; a disabled user's principal is returned (its requests are refused at authentication).
+  Result<Principal> PrincipalForUser(std::string_view name) const;
   // The key tokens are issued and verified under (for the OAuth2 token endpoint's own issuing).
   const ServerKey& server_key() const;
 

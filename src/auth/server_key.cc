@@ -32,6 +32,7 @@ constexpr std::string_view kSealLabel = "serac/seal/aes-256-gcm/v1";
 constexpr std::string_view kBearerTokenLabel = "serac/bearer-token/hmac-sha256/v1";
 constexpr std::string_view kSessionTokenLabel = "serac/session-token/hmac-sha256/v1";
 constexpr std::string_view kSessionSecretLabel = "serac/session-secret/hmac-sha256/v1";
+constexpr std::string_view kConsoleSessionLabel = "serac/console-session/aes-256-gcm/v1";
 constexpr std::string_view kFingerprintLabel = "serac/fingerprint/v1";
 
 // OpenSSL takes int lengths; longer inputs go through in steps of this size.
@@ -203,6 +204,7 @@ Result<ServerKey> ServerKey::FromBytes(std::string_view bytes) {
   key.bearer_token_key_ = Derive(bytes, kBearerTokenLabel);
   key.session_token_key_ = Derive(bytes, kSessionTokenLabel);
   key.session_secret_key_ = Derive(bytes, kSessionSecretLabel);
+  key.console_session_key_ = Derive(bytes, kConsoleSessionLabel);
   key.fingerprint_ = HexEncode(Derive(bytes, kFingerprintLabel).substr(0, 8));
   return key;
 }
@@ -215,6 +217,7 @@ ServerKey& ServerKey::operator=(const ServerKey& other) {
     bearer_token_key_ = other.bearer_token_key_;
     session_token_key_ = other.session_token_key_;
     session_secret_key_ = other.session_secret_key_;
+    console_session_key_ = other.console_session_key_;
     fingerprint_ = other.fingerprint_;
   }
   return *this;
@@ -227,6 +230,7 @@ ServerKey& ServerKey::operator=(ServerKey&& other) noexcept {
     bearer_token_key_ = std::move(other.bearer_token_key_);
     session_token_key_ = std::move(other.session_token_key_);
     session_secret_key_ = std::move(other.session_secret_key_);
+    console_session_key_ = std::move(other.console_session_key_);
     fingerprint_ = std::move(other.fingerprint_);
   }
   return *this;
@@ -234,7 +238,8 @@ ServerKey& ServerKey::operator=(ServerKey&& other) noexcept {
 ServerKey::~ServerKey() { Wipe(); }
 
 void ServerKey::Wipe() {
-  for (std::string* key : {&seal_key_, &bearer_token_key_, &session_token_key_, &session_secret_key_}) {
+  for (std::string* key :
+       {&seal_key_, &bearer_token_key_, &session_token_key_, &session_secret_key_, &console_session_key_}) {
     if (!key->empty()) OPENSSL_cleanse(key->data(), key->size());
     key->clear();
   }
@@ -250,6 +255,8 @@ const std::string& ServerKey::MacKey(KeyPurpose purpose) const {
       return session_token_key_;
     case KeyPurpose::kSessionSecret:
       return session_secret_key_;
+    case KeyPurpose::kConsoleSession:
+      return console_session_key_;
   }
   return session_secret_key_;  // unreachable: the switch covers the enum
 }

@@ -7,7 +7,8 @@
 //   - Seal/Open (kSeal): AES-256-GCM for secrets at rest (IAM users' secret keys in the MetaStore);
 //   - Seal/Open (kBearerToken, kSessionToken): AES-256-GCM of OAuth2 bearer tokens and of vended
 //     credentials' session tokens (auth/tokens.h);
-//   - MacKey(kSessionSecret): HMAC-SHA256 deriving a vended credential's secret (auth/tokens.h).
+//   - MacKey(kSessionSecret): HMAC-SHA256 deriving a vended credential's secret (auth/tokens.h);
+//   - Seal/Open (kConsoleSession): AES-256-GCM of the web console's session cookies (auth/tokens.h).
 // Losing or changing the key invalidates every sealed secret and every issued token.
 //
 // A ServerKey is immutable after construction: share it freely between threads.
@@ -25,10 +26,11 @@ namespace serac::auth {
 
 // What a derived sub-key is for. Each value names a distinct derivation label.
 enum class KeyPurpose : uint8_t {
-  kSeal,           // AES-256-GCM key of Seal/Open for secrets at rest
-  kBearerToken,    // AES-256-GCM key of OAuth2 bearer tokens
-  kSessionToken,   // AES-256-GCM key of session (vended) credential tokens
-  kSessionSecret,  // HMAC key that derives a session access key's secret key
+  kSeal,            // AES-256-GCM key of Seal/Open for secrets at rest
+  kBearerToken,     // AES-256-GCM key of OAuth2 bearer tokens
+  kSessionToken,    // AES-256-GCM key of session (vended) credential tokens
+  kSessionSecret,   // HMAC key that derives a session access key's secret key
+  kConsoleSession,  // AES-256-GCM key of the web console's session tokens
 };
 
 class ServerKey {
@@ -86,6 +88,7 @@ class ServerKey {
   std::string bearer_token_key_;
   std::string session_token_key_;
   std::string session_secret_key_;
+  std::string console_session_key_;
   std::string fingerprint_;
 };
 

@@ -178,6 +178,55 @@ Result<BearerClaims> VerifyBearerToken(const ServerKey& key, std::string_view to
   return claims;
 }
 
+ConsoleSession IssueConsoleSession(const ServerKey& key, std::string_view access_key,
+                                   const KeyIdentity& identity, WallTime now, WallTime expires_at) {
+  ConsoleSession session;
+  ConsoleSessionClaims& claims = session.claims;
+  claims.session_id = HexEncode(RandomBytes(16));
+  claims.access_key = std::string(access_key);
+  claims.key = identity;
+  const int64_t issued = UnixSeconds(now);
+  const int64_t expires = std::max(issued, UnixSeconds(expires_at));
+  claims.issued_at = FromUnixSeconds(issued);
+  claims.expires_at = FromUnixSeconds(expires);
+  std::string payload;
+  PutUint64(payload, static_cast<uint64_t>(issued));
+  PutUint64(payload, static_cast<uint64_t>(expires));
+  PutString(payload, claims.session_id);
+  PutString(payload, access_key);
+  PutIdentity(payload, identity);
+  session.token = Assemble(key, KeyPurpose::kConsoleSession, kConsoleSessionTokenPrefix, payload);
+  return session;
+}
+
+Result<ConsoleSessionClaims> VerifyConsoleSession(const ServerKey& key, std::string_view token,
+                                                  WallTime now) {
+  std::optional<std::string> payload =
+      Disassemble(key, KeyPurpose::kConsoleSession, kConsoleSessionTokenPrefix, token,
+                  limits::kConsoleSessionTokenBytesMax);
+  if (!payload.has_value()) return Forged("console session");
+  PayloadReader reader(*payload);
+  uint64_t issued = 0;
+  uint64_t expires = 0;
+  ConsoleSessionClaims claims;
+  if (!reader.ReadUint64(&issued) || !reader.ReadUint64(&expires) || !reader.ReadString(&claims.session_id) ||
+      !reader.ReadString(&claims.access_key) || !reader.ReadIdentity(&claims.key) || !reader.AtEnd() ||
+      claims.session_id.size() != 32 || claims.access_key.empty() ||
+      claims.access_key.size() > limits::kTokenAccessKeyBytesMax) {
+    return Forged("console session");
+  }
+  claims.issued_at = FromUnixSeconds(static_cast<int64_t>(issued));
+  claims.expires_at = FromUnixSeconds(static_cast<int64_t>(expires));
+  if (now >= claims.expires_at) return Error(ErrorCode::kExpired, "the console session has expired");
+  return claims;
+}
+
+std::string ConsoleCsrfToken(std::string_view session_token) {
+  // The token is a secret the page never sees, so a one-way function of it is as unguessable.
+  Sha256Digest digest = Sha256("serac/console-csrf/v1\n" + std::string(session_token));
+  return Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(digest.data()), 24));
+}
+
 SessionCredentials MintSessionCredentials(const ServerKey& key, const SessionGrant& grant, WallTime now,
                                           std::chrono::seconds ttl) {
   SessionCredentials credentials;

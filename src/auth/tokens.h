@@ -29,6 +29,7 @@ namespace serac::auth {
 
 inline constexpr std::string_view kBearerTokenPrefix = "serac2.";
 inline constexpr std::string_view kSessionTokenPrefix = "serac2s.";
+inline constexpr std::string_view kConsoleSessionTokenPrefix = "serac2c.";
 inline constexpr std::string_view kSessionAccessKeyPrefix = "SRCS";
 inline constexpr size_t kSessionAccessKeyBytes = 20;  // prefix + 16 of [A-Z0-9], like AWS key ids
 inline constexpr size_t kSessionSecretKeyBytes = 40;  // base64url, like AWS secret keys
@@ -60,6 +61,35 @@ std::string IssueBearerToken(const ServerKey& key, std::string_view access_key, 
 // kExpired when the token is authentic but now >= expires_at; kAccessDenied for anything
 // malformed, forged, too long (limits::kBearerTokenBytesMax) or issued under another key.
 Result<BearerClaims> VerifyBearerToken(const ServerKey& key, std::string_view token, WallTime now);
+
+// ---- Web console sessions ----
+// The value of the console's HttpOnly session cookie: who signed in, when, and a random session id
+// by which a sign-out is remembered until the session would have expired (the caller keeps that
+// record; the token itself cannot be revoked). A kind of its own, so that a console session is
+// never a bearer token and a bearer token never a console session.
+
+struct ConsoleSessionClaims {
+  std::string session_id;  // 32 hex digits, random
+  std::string access_key;  // the key that signed in
+  KeyIdentity key;         // that key, as it was then
+  WallTime issued_at;      // whole seconds
+  WallTime expires_at;     // whole seconds; valid while now < expires_at
+};
+
+struct ConsoleSession {
+  std::string token;
+  ConsoleSessionClaims claims;
+};
+
+// A new session for `access_key` (the key `identity`), valid from `now` until `expires_at`.
+ConsoleSession IssueConsoleSession(const ServerKey& key, std::string_view access_key,
+                                   const KeyIdentity& identity, WallTime now, WallTime expires_at);
+// kExpired when authentic but expired; kAccessDenied for anything malformed, forged, too long
+// (limits::kConsoleSessionTokenBytesMax) or of another kind.
+Result<ConsoleSessionClaims> VerifyConsoleSession(const ServerKey& key, std::string_view token, WallTime now);
+// The anti-forgery value a page must echo in a header with every request of the session: derived
+// from the token (which the page cannot read), so it names one session and nothing else.
+std::string ConsoleCsrfToken(std::string_view session_token);
 
 // ---- Session (vended) credentials ----
 

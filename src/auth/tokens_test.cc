@@ -255,5 +255,67 @@ TEST(SessionCredentialsTest, LargestGrantFitsTheTokenLimit) {
                    .ok());
 }
 
+// ---- Web console sessions ----
+
+TEST(ConsoleSessionTest, RoundTripNamesTheKeyAndAFreshSessionId) {
+  ServerKey key = KeyOf('k');
+  ConsoleSession first = IssueConsoleSession(key, "AKIDUSER", kUserKey, kNow, kNow + seconds(3600));
+  ConsoleSession second = IssueConsoleSession(key, "AKIDUSER", kUserKey, kNow, kNow + seconds(3600));
+  EXPECT_TRUE(first.token.starts_with(kConsoleSessionTokenPrefix));
+  EXPECT_TRUE(IsUrlSafe(first.token));
+  EXPECT_LE(first.token.size(), limits::kConsoleSessionTokenBytesMax);
+  Result<ConsoleSessionClaims> claims = VerifyConsoleSession(key, first.token, kNow + seconds(10));
+  ASSERT_TRUE(claims.ok()) << claims.status().ToString();
+  EXPECT_EQ(claims->access_key, "AKIDUSER");
+  EXPECT_EQ(claims->key, kUserKey);
+  EXPECT_EQ(claims->session_id, first.claims.session_id);
+  EXPECT_EQ(claims->session_id.size(), 32u);
+  EXPECT_EQ(claims->expires_at, kNow + seconds(3600));
+  EXPECT_NE(first.claims.session_id, second.claims.session_id);
+  EXPECT_NE(first.token, second.token);
+}
+
+TEST(ConsoleSessionTest, ExpiresAtItsEnd) {
+  ServerKey key = KeyOf('k');
+  ConsoleSession session = IssueConsoleSession(key, "AKIDUSER", kUserKey, kNow, kNow + seconds(60));
+  EXPECT_TRUE(VerifyConsoleSession(key, session.token, kNow + seconds(59)).ok());
+  EXPECT_EQ(VerifyConsoleSession(key, session.token, kNow + seconds(60)).status().code(),
+            ErrorCode::kExpired);
+}
+
+TEST(ConsoleSessionTest, TamperedForgedOrForeignTokensAreDenied) {
+  ServerKey key = KeyOf('k');
+  const std::string token = IssueConsoleSession(key, "AKIDUSER", kUserKey, kNow, kNow + seconds(3600)).token;
+  for (size_t i = 0; i < token.size(); ++i) {
+    // Flip the highest of the character's six bits: a bit every position carries.
+    constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::string tampered = token;
+    const size_t index = kAlphabet.find(tampered[i]);
+    tampered[i] = index == std::string_view::npos ? 'A' : kAlphabet[index ^ 32];
+    EXPECT_EQ(VerifyConsoleSession(key, tampered, kNow).status().code(), ErrorCode::kAccessDenied) << i;
+  }
+  EXPECT_EQ(VerifyConsoleSession(KeyOf('x'), token, kNow).status().code(), ErrorCode::kAccessDenied);
+  EXPECT_FALSE(
+      VerifyConsoleSession(key, std::string(limits::kConsoleSessionTokenBytesMax + 1, 'a'), kNow).ok());
+  // Neither a bearer token nor a vended session token is a console session, nor the reverse.
+  const std::string bearer = Issue(key, "AKIDUSER", kNow, seconds(3600));
+  EXPECT_FALSE(VerifyConsoleSession(key, bearer, kNow).ok());
+  EXPECT_FALSE(
+      VerifyConsoleSession(key, MintSessionCredentials(key, Grant(), kNow, seconds(60)).session_token, kNow)
+          .ok());
+  EXPECT_FALSE(VerifyBearerToken(key, token, kNow).ok());
+}
+
+TEST(ConsoleSessionTest, CsrfValueNamesOneSessionAndRevealsNothing) {
+  ServerKey key = KeyOf('k');
+  const std::string one = IssueConsoleSession(key, "AKIDUSER", kUserKey, kNow, kNow + seconds(3600)).token;
+  const std::string two = IssueConsoleSession(key, "AKIDUSER", kUserKey, kNow, kNow + seconds(3600)).token;
+  EXPECT_EQ(ConsoleCsrfToken(one), ConsoleCsrfToken(one));
+  EXPECT_NE(ConsoleCsrfToken(one), ConsoleCsrfToken(two));
+  EXPECT_EQ(ConsoleCsrfToken(one).size(), 32u);
+  EXPECT_TRUE(IsUrlSafe(ConsoleCsrfToken(one)));
+  EXPECT_EQ(one.find(ConsoleCsrfToken(one)), std::string::npos);
+}
+
 }  // namespace
 }  // namespace serac::auth

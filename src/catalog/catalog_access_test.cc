@@ -98,6 +98,10 @@ TEST_F(CatalogAccessTest, EveryRouteHasAnActionAndTheTableSaysWhich) {
   EXPECT_EQ(actions["POST /v1/{prefix}/views/rename"], "s3tables:RenameView");
   EXPECT_EQ(actions["GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"],
             "s3tables:GetTable");
+  for (const char* insight : {"preview", "files", "health"}) {
+    EXPECT_EQ(actions[std::string("GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/") + insight],
+              "s3tables:GetTable");
+  }
   EXPECT_EQ(actions["DELETE /v1/warehouses/{name}"], "s3tables:DeleteWarehouse");
   EXPECT_EQ(actions["GET /v1/warehouses"], "s3tables:ListWarehouses");
 }
@@ -160,6 +164,9 @@ TEST_F(CatalogAccessTest, AUserWithoutPoliciesIsRefusedEverywhere) {
       {"POST", std::string(kBase) + "/namespaces/db/register", "",
        Json{{"name", "r"}, {"metadata-location", file}}},
       {"POST", t + "/metrics", "", Json{{"report-type", "scan-report"}}},
+      {"GET", t + "/preview", "limit=5", nullptr},
+      {"GET", t + "/files", "", nullptr},
+      {"GET", t + "/health", "", nullptr},
       {"POST", std::string(kBase) + "/tables/rename", "",
        Json{{"source", identifier}, {"destination", {{"namespace", {"db"}}, {"name", "t3"}}}}},
       {"POST", std::string(kBase) + "/transactions/commit", "",

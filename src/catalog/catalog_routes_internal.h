@@ -35,6 +35,11 @@ HandlerResult DeleteTableMaintenance(RequestContext& ctx);
 HandlerResult GetTableMaintenanceStatus(RequestContext& ctx);
 HandlerResult RunTableMaintenance(RequestContext& ctx);
 
+// catalog_table_insights.cc (serac's own, for the web console)
+HandlerResult PreviewTable(RequestContext& ctx);
+HandlerResult ListTableFiles(RequestContext& ctx);
+HandlerResult GetTableHealth(RequestContext& ctx);
+
 // catalog_namespaces.cc
 HandlerResult ListNamespaces(RequestContext& ctx);
 HandlerResult CreateNamespace(RequestContext& ctx);

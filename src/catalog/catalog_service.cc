@@ -159,11 +159,12 @@ HandlerResult ListTablesRoute(RequestContext& ctx) { return ListEntities(ctx, me
 // Every route the service answers, with the s3tables:* action it needs and what that action is
 // checked against (the one place that maps routes to actions). Templates with {prefix} also match
 // without that segment. Reporting metrics and fetching credentials are part of reading a table, so
-// they need s3tables:GetTable; a commit that creates a staged table needs s3tables:CreateTable
-// (catalog_commit.cc), a rename also the action with the destination's condition keys.
+// they need s3tables:GetTable, as do serac's preview, files and health of a table (the preview also
+// s3:GetObject on the table's files, catalog_table_insights.cc); a commit that creates a staged table needs
+// s3tables:CreateTable (catalog_commit.cc), a rename also the action with the destination's condition keys.
 using S = AccessScope;
 namespace a = actions;
-constexpr std::array<Route, 47> kRoutes = {{
+constexpr std::array<Route, 50> kRoutes = {{
     {"GET", "/v1/config", "GetConfig", GetConfig, false, a::kGetConfig, S::kHandler},
     {"GET", "/v1/warehouses", "ListWarehouses", ListWarehouses, false, a::kListWarehouses, S::kHandler},
     {"POST", "/v1/warehouses", "CreateWarehouse", CreateWarehouse, false, a::kCreateWarehouse, S::kHandler},
@@ -226,6 +227,12 @@ constexpr std::array<Route, 47> kRoutes = {{
      a::kRegisterTable, S::kHandler},
     {"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", "ReportMetrics", ReportMetrics,
      true, a::kGetTable, S::kTable},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/preview", "PreviewTable", PreviewTable, false,
+     a::kGetTable, S::kTable},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/files", "ListTableFiles", ListTableFiles,
+     false, a::kGetTable, S::kTable},
+    {"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/health", "GetTableHealth", GetTableHealth,
+     false, a::kGetTable, S::kTable},
     {"POST", "/v1/{prefix}/tables/rename", "RenameTable", RenameTable, true, a::kRenameTable, S::kHandler},
     {"POST", "/v1/{prefix}/transactions/commit", "CommitTransaction", CommitTransaction, true,
      a::kUpdateTable, S::kHandler},
@@ -600,6 +607,18 @@ bool IdempotencyKeyValid(std::string_view key) {
 
 void CatalogService::Handle(const http::Request& request, http::BodyReader& body,
                             http::ResponseWriter& response, http::RequestOutcome& outcome) {
+  Serve(nullptr, request, body, response, outcome);
+}
+
+void CatalogService::HandleAs(const auth::Principal& principal, const http::Request& request,
+                              http::BodyReader& body, http::ResponseWriter& response,
+                              http::RequestOutcome& outcome) {
+  Serve(&principal, request, body, response, outcome);
+}
+
+void CatalogService::Serve(const auth::Principal* proven, const http::Request& request,
+                           http::BodyReader& body, http::ResponseWriter& response,
+                           http::RequestOutcome& outcome) {
   RecordingResponseWriter recorder(response);
   RequestContext ctx(impl_->backend, request, body, recorder, outcome);
   outcome.operation = "Catalog";
@@ -613,7 +632,13 @@ void CatalogService::Handle(const http::Request& request, http::BodyReader& body
     return;
   }
   HandlerResult error = DotSegmentProblem(request.path);
-  if (!error) error = Authenticate(ctx);
+  if (!error && proven != nullptr) {
+    // Proven by the caller (the web console's session); the body is taken as sent, unsigned.
+    ctx.principal = *proven;
+    ctx.outcome.principal = proven->access_key;
+  } else if (!error) {
+    error = Authenticate(ctx);
+  }
   if (error && HasUnreadBody(ctx)) ctx.response.CloseAfterResponse();  // never wait for an unproven body
   if (!error) error = ReadBody(ctx);
   // A mutation with an Idempotency-Key, once its principal is proven: the first answer again for a

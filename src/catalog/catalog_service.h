@@ -20,7 +20,8 @@
 
 namespace serac::auth {
 class IdentityService;
-}
+struct Principal;
+}  // namespace serac::auth
 namespace serac::iceberg {
 class TableCatalog;
 }
@@ -53,6 +54,10 @@ class CatalogService {
   // Serves a request whose path starts with "/_iceberg".
   void Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
               http::RequestOutcome& outcome);
+  // The same request, acting as `principal`, which the caller has already proven (the web
+  // console's session): no signature or token is looked for; authorisation is the principal's.
+  void HandleAs(const auth::Principal& principal, const http::Request& request, http::BodyReader& body,
+                http::ResponseWriter& response, http::RequestOutcome& outcome);
 
   // The tables of `warehouse` for the server's own writers (table maintenance): loads, and commits
   // on the REST routes' commit path with the same requirements, retries and caches, as the server
@@ -63,6 +68,9 @@ class CatalogService {
   std::string RenderMetrics() const;
 
  private:
+  void Serve(const auth::Principal* proven, const http::Request& request, http::BodyReader& body,
+             http::ResponseWriter& response, http::RequestOutcome& outcome);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "cli/client_commands_internal.h"
-#include "cli/engine_config.h"
 #include "client/api_client.h"
 #include "client/catalog_requests.h"
+#include "client/engine_config.h"
 #include "common/limits.h"
 
 namespace serac::cli {
@@ -200,12 +200,12 @@ Status CreateTable(const State& state) {
 // --- config ---
 
 Status PrintEngineConfig(const State& state) {
-  EngineConfigInput input;
+  client::EngineConfigInput input;
   input.endpoint = state.connection.endpoint;
   input.access_key = state.connection.access_key;
   input.region = state.connection.region;
   input.warehouse = state.warehouse;
-  SERAC_ASSIGN_OR_RETURN(std::string text, RenderEngineConfig(state.engine, input));
+  SERAC_ASSIGN_OR_RETURN(std::string text, client::RenderEngineConfig(state.engine, input));
   std::fputs(text.c_str(), stdout);
   return Status::Ok();
 }
@@ -359,7 +359,9 @@ void RegisterEntity(CLI::App& app, State& state, client::EntityKind kind) {
 
 void RegisterConfig(CLI::App& app, State& state) {
   CLI::App* config = app.add_subcommand("config", "Print client configuration for a query engine");
-  config->add_option("--engine", state.engine, "Engine")->required()->check(CLI::IsMember(EngineNames()));
+  config->add_option("--engine", state.engine, "Engine")
+      ->required()
+      ->check(CLI::IsMember(client::EngineNames()));
   config->add_option("--warehouse", state.warehouse, "Warehouse the engine should use");
   AddEndpointFlags(config, state);
   config->callback([&state] { state.action = [&state] { return PrintEngineConfig(state); }; });

@@ -166,11 +166,14 @@ inline constexpr auto kSessionCredentialsTtlDefault =
 inline constexpr auto kSessionCredentialsTtlMin = std::chrono::seconds(1);
 inline constexpr auto kSessionCredentialsTtlMax = std::chrono::hours(12);  // longest, as AWS STS AssumeRole
 inline constexpr uint64_t kOAuthTokenRequestBodyBytesMax = 64 * kKiB;      // form body of a token request
-inline constexpr uint64_t kBearerTokenBytesMax = 1 * kKiB;        // an OAuth2 bearer token serac accepts
-inline constexpr uint64_t kSessionTokenBytesMax = 4 * kKiB;       // a session token (x-amz-security-token)
-inline constexpr uint64_t kTokenAccessKeyBytesMax = 128;          // the access key named inside a token
-inline constexpr uint64_t kServerKeyFileBytesMax = 1 * kKiB;      // the server key file (one base64 line)
-inline constexpr uint64_t kAdminRequestBodyBytesMax = 64 * kKiB;  // one /_serac/admin request body
+inline constexpr uint64_t kBearerTokenBytesMax = 1 * kKiB;          // an OAuth2 bearer token serac accepts
+inline constexpr uint64_t kSessionTokenBytesMax = 4 * kKiB;         // a session token (x-amz-security-token)
+inline constexpr uint64_t kConsoleSessionTokenBytesMax = 1 * kKiB;  // the web console's session cookie
+inline constexpr auto kConsoleSessionTtl = std::chrono::hours(12);  // how long a console sign-in lasts
+inline constexpr uint64_t kConsoleSignInBodyBytesMax = 4 * kKiB;    // a console sign-in request body
+inline constexpr uint64_t kTokenAccessKeyBytesMax = 128;            // the access key named inside a token
+inline constexpr uint64_t kServerKeyFileBytesMax = 1 * kKiB;        // the server key file (one base64 line)
+inline constexpr uint64_t kAdminRequestBodyBytesMax = 64 * kKiB;    // one /_serac/admin request body
 // Failed sign-ins (a wrong client secret or subject token at the OAuth2 token endpoint) allowed
 // within kSignInFailureWindow: per client address and client id, and per client address for any
 // client; beyond either, that address is refused until its oldest counted failure leaves the
@@ -236,6 +239,16 @@ inline constexpr uint32_t kScanPlanDeleteFilesMax =
     1'000'000;                                    // live delete files a planned snapshot may have
 inline constexpr uint32_t kScanPlansKept = 4096;  // plan ids remembered for GET and DELETE .../plan/{id}
 inline constexpr uint64_t kScanPlansBytesMax = 32 * kMiB;  // the plan tasks of those plans, all together
+// A table's preview (GET .../tables/{t}/preview): rows it answers (kTablePreviewRowsDefault when the
+// request names no limit), the bytes of one string value shown (then cut on a character), the
+// bytes of one binary value shown (as hex), and the bytes of all the values of one answer (rows
+// stop there, so a wide table of long values cannot grow one answer without bound).
+inline constexpr uint32_t kTablePreviewRowsMax = 1000;
+inline constexpr uint32_t kTablePreviewRowsDefault = 100;
+inline constexpr uint64_t kTablePreviewCellBytesMax = 1 * kKiB;
+inline constexpr uint64_t kTablePreviewBinaryBytesShown = 64;
+inline constexpr uint64_t kTablePreviewBytesMax = 16 * kMiB;
+inline constexpr uint32_t kTableFilesListedMax = 10000;  // live files one GET .../tables/{t}/files lists
 inline constexpr uint32_t kCatalogUpdatesPerCommitMax =
     1000;  // requirements and updates in one table or view commit
 inline constexpr uint64_t kCatalogMetadataFileBytesMax =

@@ -99,8 +99,7 @@ Result<RewritePlan> PlanRewrite(const iceberg::TableMetadata& metadata, const ic
   const bool sorted = !table_order.fields.empty() && options.strategy != CompactionStrategy::kBinpack;
   plan.write.sort_order = sorted ? table_order : iceberg::SortOrder{};
   if (options.target_file_bytes > 0) plan.write.target_file_size_bytes = options.target_file_bytes;
-  const int64_t small_bytes =
-      options.small_file_bytes > 0 ? options.small_file_bytes : plan.write.target_file_size_bytes / 4 * 3;
+  const int64_t small_bytes = SmallFileBytes(options, plan.write.target_file_size_bytes);
   const DeleteIndex deletes(files, metadata);
   const int32_t default_spec = metadata.default_spec_id();
   std::map<std::string, std::vector<Candidate>> by_partition;
@@ -127,61 +126,16 @@ Result<RewritePlan> PlanRewrite(const iceberg::TableMetadata& metadata, const ic
 
 // ---- Rewrite: each group read without its deleted rows and written again. ----
 
-// The rows of a data file its deletes remove, with each position or equality delete file read
-// once however many data files it applies to (kept for DropDanglingDeletes).
-class DeletedRows {
- public:
-  DeletedRows(iceberg::FileIO& io, iceberg::Schema schema) : io_(io), schema_(std::move(schema)) {}
+// The rows a candidate's deletes remove (parquet::DeletedRows reads each delete file once, however
+// many data files it applies to, and keeps what it read for DropDanglingDeletes).
+using parquet::DeletedRows;
 
-  // Sorted, without repeats.
-  Result<std::vector<int64_t>> Of(const Candidate& candidate) {
-    std::vector<int64_t> positions;
-    const iceberg::DataFile& data = candidate.live->file;
-    for (const iceberg::LiveFile* deletes_file : candidate.deletes) {
-      const iceberg::DataFile& file = deletes_file->file;
-      if (iceberg::IsDeletionVector(file)) {
-        SERAC_ASSIGN_OR_RETURN(iceberg::DeletionVector vector, iceberg::ReadDeletionVector(io_, file));
-        std::vector<int64_t> dv = vector.Positions();
-        positions.insert(positions.end(), dv.begin(), dv.end());
-      } else if (file.content == iceberg::FileContent::kPositionDeletes) {
-        auto cached = position_files_.find(file.file_path);
-        if (cached == position_files_.end()) {
-          SERAC_ASSIGN_OR_RETURN(auto read, parquet::ReadPositionDeletes(io_, file));
-          cached = position_files_.emplace(file.file_path, std::move(read)).first;
-        }
-        if (auto it = cached->second.find(data.file_path); it != cached->second.end()) {
-          positions.insert(positions.end(), it->second.begin(), it->second.end());
-        }
-      } else {
-        auto cached = equality_files_.find(file.file_path);
-        if (cached == equality_files_.end()) {
-          SERAC_ASSIGN_OR_RETURN(parquet::RowKeys keys,
-                                 parquet::RowKeys::ReadEqualityDeletes(io_, file, schema_));
-          cached = equality_files_.emplace(file.file_path, std::move(keys)).first;
-        }
-        SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> found, cached->second.FindIn(io_, data));
-        positions.insert(positions.end(), found.begin(), found.end());
-      }
-    }
-    std::sort(positions.begin(), positions.end());
-    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
-    return positions;
-  }
-
-  int64_t files_read() const { return static_cast<int64_t>(position_files_.size() + equality_files_.size()); }
-  // The data files a position delete file names, once read; nullptr if it was not.
-  const std::map<std::string, std::vector<int64_t>>* PositionsOf(const std::string& path) const {
-    auto it = position_files_.find(path);
-    return it == position_files_.end() ? nullptr : &it->second;
-  }
-  bool EqualityFileRead(const std::string& path) const { return equality_files_.count(path) > 0; }
-
- private:
-  iceberg::FileIO& io_;
-  const iceberg::Schema schema_;
-  std::map<std::string, std::map<std::string, std::vector<int64_t>>> position_files_;
-  std::map<std::string, parquet::RowKeys> equality_files_;
-};
+Result<std::vector<int64_t>> DeletedPositions(DeletedRows& deleted, const Candidate& candidate) {
+  std::vector<const iceberg::DataFile*> deletes;
+  deletes.reserve(candidate.deletes.size());
+  for (const iceberg::LiveFile* file : candidate.deletes) deletes.push_back(&file->file);
+  return deleted.Of(candidate.live->file, deletes);
+}
 
 // Writes each group of the plan again into the producer (its files removed, the new ones added);
 // the paths rewritten into `rewritten`, the writers kept in `writers` so that a failure later can
@@ -201,7 +155,7 @@ Status RewriteGroups(const RewritePlan& plan, const iceberg::TableMetadata& meta
     writers.push_back(std::move(writer));
     for (const Candidate& candidate : group) {
       const iceberg::LiveFile* live = candidate.live;
-      Result<std::vector<int64_t>> positions = deleted.Of(candidate);
+      Result<std::vector<int64_t>> positions = DeletedPositions(deleted, candidate);
       Status appended = positions.status();
       if (appended.ok()) {
         appended = writers.back().AppendTableFile(live->file.file_path, io,
@@ -279,6 +233,11 @@ void DropDanglingDeletes(const iceberg::TableMetadata& metadata, const iceberg::
 }
 
 }  // namespace
+
+int64_t SmallFileBytes(const RewriteOptions& options, int64_t target_file_bytes) {
+  if (options.small_file_bytes > 0) return options.small_file_bytes;
+  return (options.target_file_bytes > 0 ? options.target_file_bytes : target_file_bytes) / 4 * 3;
+}
 
 Result<RewriteResult> RewriteDataFiles(iceberg::TableCatalog& catalog, iceberg::FileIO& io,
                                        const iceberg::TableRef& table, const RewriteOptions& options) {

@@ -47,6 +47,10 @@ struct RewriteOptions {
   bool apply_deletes = true;
 };
 
+// The size below which compaction calls a data file small: `options.small_file_bytes`, else three
+// quarters of the size files are written at (`target_file_bytes`, which is the options' when set).
+int64_t SmallFileBytes(const RewriteOptions& options, int64_t target_file_bytes);
+
 struct RewriteResult {
   int64_t snapshot_id = 0;  // 0: nothing was rewritten, nothing committed
   int64_t files_rewritten = 0;

@@ -118,6 +118,11 @@ struct MaintenanceJobRecord {
   std::string json;
 };
 
+struct EntityCounts {
+  uint64_t tables = 0;
+  uint64_t views = 0;
+};
+
 class CatalogStore {
  public:
   virtual ~CatalogStore() = default;
@@ -164,6 +169,9 @@ class CatalogStore {
   virtual Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse,
                                                          const NamespaceLevels& levels, EntityKind kind,
                                                          const std::string& start_after, uint32_t limit) = 0;
+  // How many tables and views a warehouse holds, in every namespace (kNotFound for no such
+  // warehouse). One aggregate query: for an overview, not for every request.
+  virtual Result<EntityCounts> CountEntities(const std::string& warehouse) = 0;
   // Removes the entry and returns it (the caller purges files if asked). kNotFound.
   virtual Result<EntityRecord> DropEntity(const EntityId& id) = 0;
   // kNotFound (source or target namespace), kAlreadyExists (target name taken by either kind).

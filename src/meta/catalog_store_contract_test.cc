@@ -207,6 +207,28 @@ TEST_P(CatalogStoreContractTest, DeleteWarehouseRefusedWhileNamespacesRemain) {
   EXPECT_EQ(store_->GetBucket(kWarehouse).status().code(), ErrorCode::kNotFound);
 }
 
+TEST_P(CatalogStoreContractTest, CountEntitiesCountsTablesAndViewsInEveryNamespace) {
+  EXPECT_EQ(catalog().CountEntities("missing").status().code(), ErrorCode::kNotFound);
+  auto empty = catalog().CountEntities(kWarehouse);
+  SERAC_ASSERT_OK(empty.status());
+  EXPECT_EQ(empty->tables, 0u);
+  EXPECT_EQ(empty->views, 0u);
+  SERAC_ASSERT_OK(CreateNamespace({"db"}));
+  SERAC_ASSERT_OK(CreateNamespace({"db", "inner"}));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t1", EntityKind::kTable)));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db"}, "t2", EntityKind::kTable)));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db", "inner"}, "t3", EntityKind::kTable)));
+  SERAC_ASSERT_OK(catalog().CreateEntity(Entity({"db", "inner"}, "v", EntityKind::kView)));
+  auto counts = catalog().CountEntities(kWarehouse);
+  SERAC_ASSERT_OK(counts.status());
+  EXPECT_EQ(counts->tables, 3u);
+  EXPECT_EQ(counts->views, 1u);
+  SERAC_ASSERT_OK(catalog().DropEntity({kWarehouse, {"db"}, "t1", EntityKind::kTable}).status());
+  counts = catalog().CountEntities(kWarehouse);
+  SERAC_ASSERT_OK(counts.status());
+  EXPECT_EQ(counts->tables, 2u);
+}
+
 TEST_P(CatalogStoreContractTest, ForcedDeleteRemovesCatalogAndBucketWithBlobsToGc) {
   SERAC_ASSERT_OK(CreateNamespace({"db"}));
   SERAC_ASSERT_OK(CreateNamespace({"db", "inner"}));

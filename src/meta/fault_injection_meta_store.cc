@@ -70,6 +70,10 @@ class FaultInjectionMetaStore::Catalog final : public CatalogStore {
       return store.catalog().ListEntities(warehouse, levels, kind, start_after, limit);
     });
   }
+  Result<EntityCounts> CountEntities(const std::string& warehouse) override {
+    return owner_.Query<EntityCounts>(
+        [&](MetaStore& store) { return store.catalog().CountEntities(warehouse); });
+  }
   Result<EntityRecord> DropEntity(const EntityId& id) override {
     return owner_.MutateAndReturn<EntityRecord>(
         [&](MetaStore& store) { return store.catalog().DropEntity(id); });

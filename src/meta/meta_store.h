@@ -121,6 +121,12 @@ struct WriteCondition {
   bool keep_catalog_metadata = false;
 };
 
+// What a bucket holds now: its objects and their bytes (multipart uploads in progress not counted).
+struct BucketUsage {
+  uint64_t objects = 0;
+  uint64_t bytes = 0;
+};
+
 struct ListObjectsQuery {
   std::string bucket;
   std::string prefix;       // only keys starting with this
@@ -232,6 +238,11 @@ class MetaStore {
                                     std::chrono::milliseconds ttl) = 0;
   virtual Status ReleaseLease(const std::string& name, const std::string& holder) = 0;
   virtual Result<std::optional<LeaseRecord>> GetLease(const std::string& name) = 0;
+
+  // Counts a bucket's objects and bytes (kNotFound for no such bucket). One scan of the bucket's
+  // index range: for an overview, not for every request. The default pages through ListObjects;
+  // back ends answer it with one aggregate query.
+  virtual Result<BucketUsage> GetBucketUsage(const std::string& bucket);
 
   // Prometheus text of the back end's own figures (connection pool, transactions run again); empty
   // for a back end that has none to report.

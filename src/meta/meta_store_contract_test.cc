@@ -113,6 +113,30 @@ TEST_P(MetaStoreContractTest, DeleteBucketRefusedWhileObjectsOrUploadsRemain) {
   SERAC_EXPECT_OK(store_->DeleteBucket("bucket"));
 }
 
+TEST_P(MetaStoreContractTest, BucketUsageCountsObjectsAndBytesAndFollowsWrites) {
+  EXPECT_EQ(store_->GetBucketUsage("missing").status().code(), ErrorCode::kNotFound);
+  auto empty = store_->GetBucketUsage("bucket");
+  SERAC_ASSERT_OK(empty.status());
+  EXPECT_EQ(empty->objects, 0u);
+  EXPECT_EQ(empty->bytes, 0u);
+  SERAC_ASSERT_OK(Put("a", "e", {{"b1", 10}, {"b2", 5}}));
+  SERAC_ASSERT_OK(Put("b", "e", {{"b3", 7}}));
+  SERAC_ASSERT_OK(Put("c", "e"));                                               // empty
+  SERAC_ASSERT_OK(Put("a", "e2", {{"b4", 1}}));                                 // replaces a's 15 bytes
+  SERAC_ASSERT_OK(store_->CreateUpload({"u1", "bucket", "d", 1, {}, "", ""}));  // not counted
+  SERAC_ASSERT_OK(store_->CreateBucket({"other", 1}));
+  SERAC_ASSERT_OK(store_->PutObject(MakeObject("other", "x", "e", {{"b5", 100}}), {}));
+  auto usage = store_->GetBucketUsage("bucket");
+  SERAC_ASSERT_OK(usage.status());
+  EXPECT_EQ(usage->objects, 3u);
+  EXPECT_EQ(usage->bytes, 8u);
+  SERAC_ASSERT_OK(store_->DeleteObject("bucket", "b", {}));
+  usage = store_->GetBucketUsage("bucket");
+  SERAC_ASSERT_OK(usage.status());
+  EXPECT_EQ(usage->objects, 2u);
+  EXPECT_EQ(usage->bytes, 1u);
+}
+
 // ---- Objects ----
 
 TEST_P(MetaStoreContractTest, PutAndGetRoundTripEveryField) {

@@ -235,11 +235,17 @@ arrow::MemoryPool* ReadMemoryPool() {
 }
 
 Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
-    std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path, bool arrow_extensions) {
+    std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path, bool arrow_extensions,
+    int64_t buffered_stream_bytes) {
   arrow::MemoryPool* pool = ReadMemoryPool();
   ::parquet::arrow::FileReaderBuilder builder;
+  ::parquet::ReaderProperties reader_properties(pool);
+  if (buffered_stream_bytes > 0) {
+    reader_properties.enable_buffered_stream();
+    reader_properties.set_buffer_size(buffered_stream_bytes);
+  }
   try {
-    const arrow::Status opened = builder.Open(std::move(input), ::parquet::ReaderProperties(pool));
+    const arrow::Status opened = builder.Open(std::move(input), reader_properties);
     if (!opened.ok()) {
       return Error(ErrorCode::kInvalidArgument, path + ": not a Parquet file (" + opened.message() + ")");
     }

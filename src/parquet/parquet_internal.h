@@ -122,10 +122,12 @@ arrow::Compression::type CodecOf(const std::string& name);
 arrow::MemoryPool* ReadMemoryPool();
 // A Parquet reader over `input` on that pool; kInvalidArgument naming `path` when it is not Parquet.
 // INT96 timestamps are read in microseconds; with `arrow_extensions`, UUID and JSON columns as
-// Arrow's arrow.uuid and arrow.json.
+// Arrow's arrow.uuid and arrow.json. With `buffered_stream_bytes`, column chunks are read a buffer
+// of that size at a time instead of whole, so that reading a file's first rows reads only their
+// pages.
 Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
     std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path,
-    bool arrow_extensions = false);
+    bool arrow_extensions = false, int64_t buffered_stream_bytes = 0);
 
 // A local file, or with `io` a location read through it.
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(const std::string& path, iceberg::FileIO* io);

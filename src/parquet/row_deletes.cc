@@ -377,6 +377,43 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io, const iceb
   return positions;
 }
 
+Result<std::vector<int64_t>> DeletedRows::Of(const iceberg::DataFile& data,
+                                             const std::vector<const iceberg::DataFile*>& deletes) {
+  std::vector<int64_t> positions;
+  for (const iceberg::DataFile* file : deletes) {
+    if (iceberg::IsDeletionVector(*file)) {
+      SERAC_ASSIGN_OR_RETURN(iceberg::DeletionVector vector, iceberg::ReadDeletionVector(io_, *file));
+      std::vector<int64_t> dv = vector.Positions();
+      positions.insert(positions.end(), dv.begin(), dv.end());
+    } else if (file->content == iceberg::FileContent::kPositionDeletes) {
+      auto cached = position_files_.find(file->file_path);
+      if (cached == position_files_.end()) {
+        SERAC_ASSIGN_OR_RETURN(auto read, ReadPositionDeletes(io_, *file));
+        cached = position_files_.emplace(file->file_path, std::move(read)).first;
+      }
+      if (auto it = cached->second.find(data.file_path); it != cached->second.end()) {
+        positions.insert(positions.end(), it->second.begin(), it->second.end());
+      }
+    } else {
+      auto cached = equality_files_.find(file->file_path);
+      if (cached == equality_files_.end()) {
+        SERAC_ASSIGN_OR_RETURN(RowKeys keys, RowKeys::ReadEqualityDeletes(io_, *file, schema_));
+        cached = equality_files_.emplace(file->file_path, std::move(keys)).first;
+      }
+      SERAC_ASSIGN_OR_RETURN(std::vector<int64_t> found, cached->second.FindIn(io_, data));
+      positions.insert(positions.end(), found.begin(), found.end());
+    }
+  }
+  std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  return positions;
+}
+
+const std::map<std::string, std::vector<int64_t>>* DeletedRows::PositionsOf(const std::string& path) const {
+  auto it = position_files_.find(path);
+  return it == position_files_.end() ? nullptr : &it->second;
+}
+
 Result<std::map<std::string, std::vector<int64_t>>> ReadPositionDeletes(
     iceberg::FileIO& io, const iceberg::DataFile& delete_file) {
   iceberg::Schema schema;

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -100,6 +101,34 @@ class RowKeys {
 // path, each ascending.
 Result<std::map<std::string, std::vector<int64_t>>> ReadPositionDeletes(iceberg::FileIO& io,
                                                                         const iceberg::DataFile& delete_file);
+
+// The rows of data files that their delete files remove, as readers and compaction apply them:
+// a deletion vector's positions, a position delete file's positions of the data file, and the rows
+// whose equality columns equal a row of an equality delete file. Each position or equality delete
+// file is read once however many data files it applies to. Which delete files apply to a data file
+// is the caller's to decide (iceberg/scan/scan_planning.h decides it as Java's DeleteFileIndex).
+// Thread-safety: one thread at a time.
+class DeletedRows {
+ public:
+  // Equality delete files are read by field id in `schema` (the one the data is read in).
+  DeletedRows(iceberg::FileIO& io, iceberg::Schema schema) : io_(io), schema_(std::move(schema)) {}
+
+  // The positions of the rows of `data` that `deletes` remove: sorted, without repeats.
+  Result<std::vector<int64_t>> Of(const iceberg::DataFile& data,
+                                  const std::vector<const iceberg::DataFile*>& deletes);
+
+  // Position and equality delete files read so far (DVs not counted).
+  int64_t files_read() const { return static_cast<int64_t>(position_files_.size() + equality_files_.size()); }
+  // The data files a position delete file names, once read; nullptr if it was not.
+  const std::map<std::string, std::vector<int64_t>>* PositionsOf(const std::string& path) const;
+  bool EqualityFileRead(const std::string& path) const { return equality_files_.count(path) > 0; }
+
+ private:
+  iceberg::FileIO& io_;
+  const iceberg::Schema schema_;
+  std::map<std::string, std::map<std::string, std::vector<int64_t>>> position_files_;
+  std::map<std::string, RowKeys> equality_files_;
+};
 
 // Position deletes of rows found by key: one position delete file per data file (format v2), or
 // deletion vectors (v3), each merged with the data file's DV, which it then replaces.

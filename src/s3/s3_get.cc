@@ -81,13 +81,27 @@ void AddValidators(RequestContext& ctx, const meta::ObjectRecord& object) {
   ctx.response.AddHeader("Last-Modified", FormatHttpDate(FromUnixMillis(object.mtime_ms)));
 }
 
+// Types a browser renders as a document that may run script (HTML, XHTML, SVG, XML with
+// stylesheets), and any type it would have to guess.
+bool IsActiveContentType(std::string_view content_type) {
+  const std::string type = AsciiLower(TrimWhitespace(content_type.substr(0, content_type.find(';'))));
+  return type.empty() || type == "text/html" || type == "application/xhtml+xml" || type == "image/svg+xml" ||
+         type == "text/xml" || type == "application/xml" || type.ends_with("+xml") || type == "text/xsl";
+}
+
 void AddStoredHeaders(RequestContext& ctx, const meta::ObjectRecord& object) {
   const meta::ObjectHeaders& headers = object.headers;
   // Both branches must be views: a ?: mixing a literal with a std::string yields a temporary
   // std::string copy, and a view of that dangles once the declaration ends.
   std::string_view content_type = headers.content_type.empty() ? std::string_view("binary/octet-stream")
                                                                : std::string_view(headers.content_type);
-  ctx.response.AddHeader("Content-Type", ctx.query.Get("response-content-type", content_type));
+  const std::string_view served_type = ctx.query.Get("response-content-type", content_type);
+  ctx.response.AddHeader("Content-Type", served_type);
+  // An object opened in a browser is the uploader's document on serac's own origin, where the web
+  // console lives: never sniffed into something else, and a document that can run script runs in a
+  // sandbox of its own origin, so it cannot reach the console's API as the person viewing it.
+  ctx.response.AddHeader("X-Content-Type-Options", "nosniff");
+  if (IsActiveContentType(served_type)) ctx.response.AddHeader("Content-Security-Policy", "sandbox");
   for (const StoredHeaderOverride& stored : kStoredHeaders) {
     std::string_view value = ctx.query.Get(stored.query_override, headers.*stored.field);
     if (!value.empty()) ctx.response.AddHeader(stored.response_name, value);

@@ -304,11 +304,28 @@ Route SelectRoute(const RequestContext& ctx) {
 
 void S3Service::Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
                        http::RequestOutcome& outcome) {
+  Serve(nullptr, request, body, response, outcome);
+}
+
+void S3Service::HandleAs(const auth::Principal& principal, const http::Request& request,
+                         http::BodyReader& body, http::ResponseWriter& response,
+                         http::RequestOutcome& outcome) {
+  Serve(&principal, request, body, response, outcome);
+}
+
+void S3Service::Serve(const auth::Principal* proven, const http::Request& request, http::BodyReader& body,
+                      http::ResponseWriter& response, http::RequestOutcome& outcome) {
   RequestContext ctx(impl_->backend, request, body, response, outcome);
   if (auto error = ResolveAddress(ctx)) return SendError(ctx, *error);
   Route route = SelectRoute(ctx);
   outcome.operation = route.operation;
-  if (auto error = Authenticate(ctx)) return RefuseUnproven(ctx, *error);
+  if (proven != nullptr) {
+    // Proven by the caller (the web console's session); the body is taken as sent, unsigned.
+    ctx.principal = *proven;
+    outcome.principal = proven->user;
+  } else if (auto error = Authenticate(ctx)) {
+    return RefuseUnproven(ctx, *error);
+  }
   if (route.handler == nullptr) return SendError(ctx, NotImplemented(route.operation));
   if (auto error = AuthorizeOperation(ctx, route.operation)) return RefuseUnproven(ctx, *error);
   if (auto error = VersionProblem(ctx)) return SendError(ctx, *error);

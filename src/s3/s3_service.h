@@ -14,7 +14,8 @@
 
 namespace serac::auth {
 class IdentityService;
-}
+struct Principal;
+}  // namespace serac::auth
 
 namespace serac::s3 {
 
@@ -34,8 +35,16 @@ class S3Service {
 
   void Handle(const http::Request& request, http::BodyReader& body, http::ResponseWriter& response,
               http::RequestOutcome& outcome);
+  // The same request, acting as `principal`, which the caller has already proven (the web
+  // console's session): no signature is looked for, and the body is read as an unsigned payload.
+  // Authorisation is the principal's policies, as for a signed request. Path-style addressing.
+  void HandleAs(const auth::Principal& principal, const http::Request& request, http::BodyReader& body,
+                http::ResponseWriter& response, http::RequestOutcome& outcome);
 
  private:
+  void Serve(const auth::Principal* proven, const http::Request& request, http::BodyReader& body,
+             http::ResponseWriter& response, http::RequestOutcome& outcome);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

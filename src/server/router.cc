@@ -15,6 +15,7 @@ namespace {
 constexpr std::string_view kSeracPrefix = "/_serac";
 constexpr std::string_view kIcebergPrefix = "/_iceberg";
 constexpr std::string_view kAdminPrefix = "/_serac/admin";
+constexpr std::string_view kConsolePrefix = "/_serac/console";
 constexpr std::string_view kJsonContentType = "application/json";
 constexpr std::string_view kTextContentType = "text/plain; charset=utf-8";
 constexpr std::string_view kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
@@ -74,6 +75,10 @@ void Router::Handle(const http::Request& request, http::BodyReader& body, http::
   if (!IsVirtualHostRequest(request)) {
     if (options_.admin && PathIsUnder(request.path, kAdminPrefix)) {
       options_.admin(request, body, response, outcome);  // reads its own (bounded) body
+      return;
+    }
+    if (options_.console && PathIsUnder(request.path, kConsolePrefix)) {
+      options_.console(request, body, response, outcome);  // reads its own (bounded) bodies
       return;
     }
     if (PathIsUnder(request.path, kSeracPrefix)) {

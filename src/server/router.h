@@ -1,7 +1,8 @@
 // The first stop of every request after the HTTP layer: serac's own endpoints under /_serac
-// (health, metrics, the admin API under /_serac/admin), the Iceberg REST catalog under /_iceberg, and S3 for
-// everything else. Bucket names cannot start with '_', so these prefixes never hide a bucket; in virtual-host
-// style the path is an object key, so such requests always go to S3. Thread-safe.
+// (health, metrics, the admin API under /_serac/admin, the web console under /_serac/console), the Iceberg
+// REST catalog under /_iceberg, and S3 for everything else. Bucket names cannot start with '_', so these
+// prefixes never hide a bucket; in virtual-host style the path is an object key, so such requests always go
+// to S3. Thread-safe.
 #pragma once
 
 #include <functional>
@@ -21,6 +22,7 @@ struct RouterOptions {
   std::string domain;     // --domain: hosts "<bucket>.<domain>" are virtual-host style S3 requests
   http::Handler iceberg;  // serves /_iceberg; when empty, those requests get a 501 error
   http::Handler admin;    // serves /_serac/admin (admin/admin_api.h); when empty, those paths are 404
+  http::Handler console;  // serves /_serac/console (console/console_service.h); when empty, 404
   std::function<std::string()> more_metrics;  // appended to /_serac/metrics (table maintenance's)
   // Asked by the readiness probe after the metadata store: whether the blob store answers (an
   // upstream S3 service may not); null: not asked.

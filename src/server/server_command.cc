@@ -34,6 +34,8 @@
 #include "common/file_io.h"
 #include "common/log.h"
 #include "common/random.h"
+#include "common/version.h"
+#include "console/console_service.h"
 #include "http/metrics.h"
 #include "http/server.h"
 #include "meta/open_meta_store.h"
@@ -316,6 +318,7 @@ void PrintBanner(const ServerCommandOptions& options, const RootCredentials& roo
     banner.root.file_path = (absolute / std::string(kRootCredentialsFileName)).lexically_normal().string();
   }
   banner.fsync = options.fsync;
+  banner.console = options.console;
   std::string text = FormatStartupBanner(banner);
   std::string shown_host = server_options.address.find(':') != std::string::npos
                                ? "[" + server_options.address + "]"
@@ -422,6 +425,23 @@ int RunServer(const ServerCommandOptions& options) {
   router_options.more_metrics = [&catalog, &stores, &gc] {
     return catalog.RenderMetrics() + stores->meta->RenderMetrics() + gc.RenderMetrics();
   };
+  console::ConsoleOptions console_options;
+  console_options.version = std::string(kSeracVersion);
+  console_options.node_name = options.node_name;
+  console_options.region = options.region;
+  console_options.render_metrics = [&metrics, more = router_options.more_metrics] {
+    return metrics.Render() + more();
+  };
+  console::ConsoleService console_service(
+      console::ConsoleServices{stores->meta.get(), &identity, &s3, &catalog, &admin},
+      std::move(console_options));
+  if (options.console) {
+    router_options.console = [&console_service](const http::Request& request, http::BodyReader& body,
+                                                http::ResponseWriter& response,
+                                                http::RequestOutcome& outcome) {
+      console_service.Handle(request, body, response, outcome);
+    };
+  }
   router_options.blobs_reachable = [&stores] { return stores->blobs->CheckReachable(); };
   if (Status named = CheckNodeName(options.node_name); !named.ok()) return Fail(named);
   router_options.node_name = options.node_name;

@@ -32,6 +32,7 @@ struct ServerCommandOptions {
   // --node-name: which server of several answered (x-serac-node, serac_node_info); empty: not said
   // (nothing about the host is told to clients unless asked for).
   std::string node_name;
+  bool console = true;  // --console on|off: the web console under /_serac/console
 };
 
 // kInvalidArgument naming the rule unless `name` is letters, digits, '.', '_' and '-', at most

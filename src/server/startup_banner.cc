@@ -69,6 +69,7 @@ std::string FormatStartupBanner(const BannerInput& input) {
   if (!input.fsync) out += "  WARNING:     --no-fsync: acknowledged writes can be lost on power failure\n";
   const std::string endpoint = input.endpoints.empty() ? std::string() : input.endpoints.front();
   out += "  Catalog:     " + endpoint + "/_iceberg (Iceberg REST: SigV4 as s3tables, or OAuth2)\n";
+  if (input.console) out += "  Console:     " + endpoint + "/_serac/console/ (sign in with an access key)\n";
   // The serac CLI reads the AWS variables too, so these lines serve the AWS CLI, SDKs and serac.
   out += "\nAWS CLI, SDKs and the serac CLI:\n";
   out += "  export AWS_ACCESS_KEY_ID=" + ShellQuote(input.root.credentials.access_key) +

@@ -19,6 +19,7 @@ struct BannerInput {
   bool fsync = true;
   std::string server_key_source;       // the key file's path, or "SERAC_SERVER_KEY"; never the key
   std::string server_key_fingerprint;  // ServerKey::Fingerprint()
+  bool console = false;                // the web console is served (its URL is printed)
 };
 
 std::string FormatStartupBanner(const BannerInput& input);

@@ -177,6 +177,7 @@ std::unique_ptr<iceberg::SnapshotProducer> TableSink::MakeProducer(
   std::map<std::string, std::string> summary = {{kSummaryLsn, pgoutput::LsnToText(lsn)},
                                                 {kSummaryLoaded, committed_.loaded ? "true" : "false"}};
   if (committed_.cursor) summary[kSummaryCursor] = *committed_.cursor;
+  if (change_time_ > 0) summary[kSummarySourceCommitMs] = std::to_string(change_time_ / 1000);
   const bool deletes = !files.deletes.empty() || !files.replaced.empty();
   auto producer = std::make_unique<iceberg::SnapshotProducer>(*targets_.io,
                                                               remove_all ? iceberg::ProducerKind::kOverwrite

@@ -41,6 +41,9 @@ namespace serac::sync {
 inline constexpr const char* kSummaryLsn = "serac.sync.lsn";
 inline constexpr const char* kSummaryLoaded = "serac.sync.loaded";
 inline constexpr const char* kSummaryCursor = "serac.sync.cursor";
+// When the source committed the newest change in the snapshot, in Unix milliseconds: with the
+// snapshot's own timestamp it tells how far the table lags behind the source.
+inline constexpr const char* kSummarySourceCommitMs = "serac.sync.source-commit-ms";
 
 // Where a sink's tables live and how they are reached.
 struct SinkTargets {

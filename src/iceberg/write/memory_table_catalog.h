@@ -1,6 +1,7 @@
 // A TableCatalog of one table kept in memory, its commits applied by CommitTable as the catalog
 // applies them (requirements checked, updates applied, last-updated-ms and the snapshot log kept):
-// for tests of writers and table maintenance that need no server.
+// for tests of writers and table maintenance that need no server, and for dry runs of maintenance on
+// a copy of a table's metadata (the catalog's table health runs snapshot expiry so).
 // Thread-safety: none; one thread at a time.
 #pragma once
 

@@ -24,6 +24,7 @@ Result<std::vector<NamespaceRecord>> ListNamespacesRead(PgConnection& db, const 
                                                         const NamespaceLevels& parent,
                                                         const std::string& start_after, uint32_t limit);
 Result<EntityRecord> GetEntityRead(PgConnection& db, const EntityId& id);
+Result<EntityCounts> CountEntitiesRead(PgConnection& db, const std::string& warehouse);
 Result<std::vector<EntityRecord>> ListEntitiesRead(PgConnection& db, const std::string& warehouse,
                                                    const NamespaceLevels& levels, EntityKind kind,
                                                    const std::string& start_after, uint32_t limit);

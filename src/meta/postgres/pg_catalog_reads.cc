@@ -127,6 +127,20 @@ Result<EntityRecord> GetEntityRead(PgConnection& db, const EntityId& id) {
   return entity;
 }
 
+Result<EntityCounts> CountEntitiesRead(PgConnection& db, const std::string& warehouse) {
+  SERAC_RETURN_IF_ERROR(GetWarehouseRead(db, warehouse).status());
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db.Query("SELECT kind::bigint, count(*)::bigint FROM entities WHERE warehouse = $1 GROUP BY kind",
+               {PgParam::Text(warehouse)}));
+  EntityCounts counts;
+  for (int row = 0; row < rows.size(); ++row) {
+    const uint64_t count = static_cast<uint64_t>(rows.Int(row, 1));
+    (KindFromCode(rows.Int(row, 0)) == EntityKind::kView ? counts.views : counts.tables) += count;
+  }
+  return counts;
+}
+
 Result<std::vector<EntityRecord>> ListEntitiesRead(PgConnection& db, const std::string& warehouse,
                                                    const NamespaceLevels& levels, EntityKind kind,
                                                    const std::string& start_after, uint32_t limit) {

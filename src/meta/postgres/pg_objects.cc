@@ -340,6 +340,16 @@ Result<BucketRecord> GetBucketRead(PgConnection& db, const std::string& name) {
   return BucketRecord{name, rows.Int(0, 0)};
 }
 
+Result<BucketUsage> GetBucketUsageRead(PgConnection& db, const std::string& bucket) {
+  SERAC_RETURN_IF_ERROR(GetBucketRead(db, bucket).status());
+  SERAC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db.Query("SELECT count(*)::bigint, coalesce(sum(size), 0)::bigint FROM objects WHERE bucket = $1",
+               {PgParam::Text(bucket)}));
+  if (rows.empty()) return BucketUsage{};
+  return BucketUsage{static_cast<uint64_t>(rows.Int(0, 0)), static_cast<uint64_t>(rows.Int(0, 1))};
+}
+
 Result<std::vector<BucketRecord>> ListBucketsRead(PgConnection& db) {
   SERAC_ASSIGN_OR_RETURN(PgRows rows, db.Query("SELECT name, created_ms FROM buckets ORDER BY name"));
   std::vector<BucketRecord> buckets;

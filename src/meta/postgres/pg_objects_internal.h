@@ -18,6 +18,7 @@ namespace serac::meta::postgres {
 
 Result<BucketRecord> GetBucketRead(PgConnection& db, const std::string& name);
 Result<std::vector<BucketRecord>> ListBucketsRead(PgConnection& db);
+Result<BucketUsage> GetBucketUsageRead(PgConnection& db, const std::string& bucket);
 Result<ObjectRecord> GetObjectRead(PgConnection& db, const std::string& bucket, const std::string& key);
 Result<std::vector<ObjectRecord>> ListObjectsRead(PgConnection& db, const ListObjectsQuery& query);
 Result<UploadRecord> GetUploadRead(PgConnection& db, const std::string& bucket, const std::string& key,

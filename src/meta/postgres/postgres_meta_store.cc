@@ -90,6 +90,10 @@ class PostgresCatalogStore final : public CatalogStore {
   Result<EntityRecord> GetEntity(const EntityId& id) override {
     return engine_.Read<EntityRecord>(false, [&](PgConnection& db) { return GetEntityRead(db, id); });
   }
+  Result<EntityCounts> CountEntities(const std::string& warehouse) override {
+    return engine_.Read<EntityCounts>(false,
+                                      [&](PgConnection& db) { return CountEntitiesRead(db, warehouse); });
+  }
   Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse, const NamespaceLevels& levels,
                                                  EntityKind kind, const std::string& start_after,
                                                  uint32_t limit) override {
@@ -268,6 +272,9 @@ class PostgresMetaStore final : public MetaStore {
   }
   Result<BucketRecord> GetBucket(const std::string& name) override {
     return Read<BucketRecord>(false, [&](PgConnection& db) { return GetBucketRead(db, name); });
+  }
+  Result<BucketUsage> GetBucketUsage(const std::string& bucket) override {
+    return Read<BucketUsage>(false, [&](PgConnection& db) { return GetBucketUsageRead(db, bucket); });
   }
   Result<std::vector<BucketRecord>> ListBuckets() override {
     return Read<std::vector<BucketRecord>>(false, ListBucketsRead);

@@ -42,6 +42,7 @@ Result<std::vector<NamespaceRecord>> ListNamespacesRead(Connection& db, const st
                                                         const NamespaceLevels& parent,
                                                         const std::string& start_after, uint32_t limit);
 Result<EntityRecord> GetEntityRead(Connection& db, const EntityId& id);
+Result<EntityCounts> CountEntitiesRead(Connection& db, const std::string& warehouse);
 Result<std::vector<EntityRecord>> ListEntitiesRead(Connection& db, const std::string& warehouse,
                                                    const NamespaceLevels& levels, EntityKind kind,
                                                    const std::string& start_after, uint32_t limit);

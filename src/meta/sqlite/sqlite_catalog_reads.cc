@@ -150,6 +150,20 @@ Result<EntityRecord> GetEntityRead(Connection& db, const EntityId& id) {
   return entity;
 }
 
+Result<EntityCounts> CountEntitiesRead(Connection& db, const std::string& warehouse) {
+  SERAC_RETURN_IF_ERROR(RequireWarehouse(db, warehouse));
+  SERAC_ASSIGN_OR_RETURN(
+      auto stmt, db.Prepare("SELECT kind, count(*) FROM entities WHERE warehouse = ?1 GROUP BY kind;"));
+  stmt->BindText(1, warehouse);
+  EntityCounts counts;
+  for (;;) {
+    SERAC_ASSIGN_OR_RETURN(bool row, stmt->Step());
+    if (!row) return counts;
+    const uint64_t count = static_cast<uint64_t>(stmt->Int(1));
+    (KindFromCode(stmt->Int(0)) == EntityKind::kView ? counts.views : counts.tables) += count;
+  }
+}
+
 Result<std::vector<EntityRecord>> ListEntitiesRead(Connection& db, const std::string& warehouse,
                                                    const NamespaceLevels& levels, EntityKind kind,
                                                    const std::string& start_after, uint32_t limit) {

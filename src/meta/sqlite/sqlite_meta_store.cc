@@ -167,6 +167,10 @@ class SqliteCatalogStore final : public CatalogStore {
       return engine_.Read<EntityRecord>(false, [&](Connection& db) { return GetEntityRead(db, id); });
     });
   }
+  Result<EntityCounts> CountEntities(const std::string& warehouse) override {
+    return engine_.Read<EntityCounts>(false,
+                                      [&](Connection& db) { return CountEntitiesRead(db, warehouse); });
+  }
   Result<std::vector<EntityRecord>> ListEntities(const std::string& warehouse, const NamespaceLevels& levels,
                                                  EntityKind kind, const std::string& start_after,
                                                  uint32_t limit) override {
@@ -378,6 +382,9 @@ class SqliteMetaStore final : public MetaStore {
   }
   Status DeleteBucket(const std::string& name) override {
     return Write([&](Connection& db) { return DeleteBucketTx(db, name); });
+  }
+  Result<BucketUsage> GetBucketUsage(const std::string& bucket) override {
+    return Read<BucketUsage>(false, [&](Connection& db) { return GetBucketUsageRead(db, bucket); });
   }
 
   Result<ObjectRecord> GetObject(const std::string& bucket, const std::string& key) override {

@@ -138,6 +138,15 @@ Result<BucketRecord> GetBucketRead(Connection& db, const std::string& name) {
   return BucketRecord{name, stmt->Int(0)};
 }
 
+Result<BucketUsage> GetBucketUsageRead(Connection& db, const std::string& bucket) {
+  SERAC_RETURN_IF_ERROR(GetBucketRead(db, bucket).status());
+  SERAC_ASSIGN_OR_RETURN(
+      auto stmt, db.Prepare("SELECT count(*), coalesce(sum(size), 0) FROM objects WHERE bucket = ?1;"));
+  SERAC_ASSIGN_OR_RETURN(bool found, stmt->BindText(1, bucket).Step());
+  if (!found) return BucketUsage{};
+  return BucketUsage{static_cast<uint64_t>(stmt->Int(0)), static_cast<uint64_t>(stmt->Int(1))};
+}
+
 Result<std::vector<BucketRecord>> ListBucketsRead(Connection& db) {
   SERAC_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT name, created_ms FROM buckets ORDER BY name;"));
   std::vector<BucketRecord> buckets;

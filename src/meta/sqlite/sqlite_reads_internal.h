@@ -24,6 +24,7 @@ std::string ListObjectsSql(bool with_details, bool lower_inclusive, bool has_upp
 
 Result<BucketRecord> GetBucketRead(Connection& db, const std::string& name);
 Result<std::vector<BucketRecord>> ListBucketsRead(Connection& db);
+Result<BucketUsage> GetBucketUsageRead(Connection& db, const std::string& bucket);
 
 // Joins an object written in pieces into inline_data, reading it again inside a read transaction
 // when none is open.

@@ -1,11 +1,11 @@
 // Property names follow each engine's documentation for an Iceberg REST catalog with SigV4
 // (signing name s3tables) and path-style S3 for the data files.
-#include "cli/engine_config.h"
+#include "client/engine_config.h"
 
 #include "client/api_client.h"
 #include "http/client.h"
 
-namespace serac::cli {
+namespace serac::client {
 namespace {
 
 constexpr std::string_view kSecretEnv = "SERAC_SECRET_KEY";
@@ -236,4 +236,4 @@ Result<std::string> RenderEngineConfig(std::string_view engine, const EngineConf
                                                 "': use spark, pyiceberg, trino, duckdb, clickhouse or aws");
 }
 
-}  // namespace serac::cli
+}  // namespace serac::client

@@ -1,8 +1,8 @@
-#include "cli/engine_config.h"
+#include "client/engine_config.h"
 
 #include <gtest/gtest.h>
 
-namespace serac::cli {
+namespace serac::client {
 namespace {
 
 EngineConfigInput Input() {
@@ -105,4 +105,4 @@ TEST(EngineConfigTest, Errors) {
 }
 
 }  // namespace
-}  // namespace serac::cli
+}  // namespace serac::client

@@ -10,7 +10,7 @@
 
 #include "common/status.h"
 
-namespace serac::cli {
+namespace serac::client {
 
 struct EngineConfigInput {
   std::string endpoint;    // "http://host:9000", maybe with a trailing slash
@@ -25,4 +25,4 @@ const std::vector<std::string>& EngineNames();
 // The configuration text for `engine`. kInvalidArgument for an unknown engine or a bad endpoint.
 Result<std::string> RenderEngineConfig(std::string_view engine, const EngineConfigInput& input);
 
-}  // namespace serac::cli
+}  // namespace serac::client
