@@ -476,6 +476,12 @@ def test_table_rows_schema_and_snapshots(console_server, catalog_api, open_page,
     assert {tuple(row) for row in preview_rows(page)} == expected_orders
     expect(page.get_by_test_id("preview-summary")).to_contain_text("6 rows, 1 delete file applied.")
     shots(page, "table-rows")
+    # The snapshot before the delete, chosen by its id: a 64-bit integer the page must keep exact
+    # (a JavaScript number would round it and name no snapshot).
+    first = min(orders.metadata.snapshots, key=lambda snapshot: snapshot.timestamp_ms)
+    page.get_by_test_id("preview-at").select_option(f"snap:{first.snapshot_id}")
+    expect(page.get_by_test_id("preview-row")).to_have_count(loaded.num_rows)
+    expect(page.get_by_test_id("preview-summary")).to_have_text(f"Snapshot {first.snapshot_id}: {loaded.num_rows} rows.")
 
     go(page, table_route(warehouse, "sales", "events", "rows"))
     expect(page.get_by_test_id("preview-row")).to_have_count(4)

@@ -36,10 +36,20 @@ function Page({ route }: { route: Route }) {
     case 'warehouses':
       if (second === undefined) return <WarehousesPage />;
       if (third === 'tables' && fourth !== undefined && fifth !== undefined) {
-        return <TablePage warehouse={second} namespace={splitNamespace(fourth)} table={fifth} tab={q.tab ?? 'schema'} />;
+        // Keyed by the table: another table is another page, with none of this one's state (a
+        // snapshot chosen in Rows names a snapshot of this table only).
+        return (
+          <TablePage
+            key={`${second}/${fourth}/${fifth}`}
+            warehouse={second}
+            namespace={splitNamespace(fourth)}
+            table={fifth}
+            tab={q.tab ?? 'schema'}
+          />
+        );
       }
       if (third === 'views' && fourth !== undefined && fifth !== undefined) {
-        return <ViewPage warehouse={second} namespace={splitNamespace(fourth)} view={fifth} />;
+        return <ViewPage key={`${second}/${fourth}/${fifth}`} warehouse={second} namespace={splitNamespace(fourth)} view={fifth} />;
       }
       return <NamespacePage warehouse={second} namespace={splitNamespace(q.ns)} />;
     case 'maintenance':

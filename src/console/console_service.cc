@@ -352,6 +352,11 @@ void ConsoleService::Impl::SignOut(ApiCall& call, const Session& session) {
   if (!remembered.ok()) {
     return SendApiError(call, 503, "ServiceUnavailable", "the sign-out could not be recorded; retry");
   }
+  // Records of sessions that have expired since are no longer needed: each sign-out clears them.
+  if (Status forgotten = services.meta->ForgetExpiredLeases(std::string(kSignedOutLeasePrefix));
+      !forgotten.ok()) {
+    log::Warn("console: expired sign-out records not cleared: " + forgotten.ToString());
+  }
   call.response.AddHeader(
       "Set-Cookie", std::string(kSessionCookie) + "=; Path=" + std::string(kConsoleApiPath) +
                         "; Max-Age=0; HttpOnly; SameSite=Strict" + (call.request.tls ? "; Secure" : ""));

@@ -357,6 +357,10 @@ Status FaultInjectionMetaStore::ReleaseLease(const std::string& name, const std:
   return Mutate([&](MetaStore& store) { return store.ReleaseLease(name, holder); });
 }
 
+Status FaultInjectionMetaStore::ForgetExpiredLeases(const std::string& prefix) {
+  return Mutate([&](MetaStore& store) { return store.ForgetExpiredLeases(prefix); });
+}
+
 Result<std::optional<LeaseRecord>> FaultInjectionMetaStore::GetLease(const std::string& name) {
   return Query<std::optional<LeaseRecord>>([&](MetaStore& store) { return store.GetLease(name); });
 }

@@ -72,6 +72,7 @@ class FaultInjectionMetaStore final : public MetaStore {
                             std::chrono::milliseconds ttl) override;
   Status ReleaseLease(const std::string& name, const std::string& holder) override;
   Result<std::optional<LeaseRecord>> GetLease(const std::string& name) override;
+  Status ForgetExpiredLeases(const std::string& prefix) override;
   std::string RenderMetrics() override;
   Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) override;
   // Catalog calls go through the same fault and crash machinery (its mutations count too) and

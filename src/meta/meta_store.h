@@ -238,6 +238,9 @@ class MetaStore {
                                     std::chrono::milliseconds ttl) = 0;
   virtual Status ReleaseLease(const std::string& name, const std::string& holder) = 0;
   virtual Result<std::optional<LeaseRecord>> GetLease(const std::string& name) = 0;
+  // Removes the expired leases whose name starts with `prefix` (ASCII): for leases taken once and
+  // never released, such as the web console's sign-out records, which would otherwise stay.
+  virtual Status ForgetExpiredLeases(const std::string& prefix) = 0;
 
   // Counts a bucket's objects and bytes (kNotFound for no such bucket). One scan of the bucket's
   // index range: for an overview, not for every request. The default pages through ListObjects;

@@ -810,6 +810,25 @@ TEST_P(MetaStoreContractTest, AnExpiredLeaseIsTakenOver) {
   EXPECT_FALSE(*store_->AcquireLease("gc", "node-a", milliseconds(60000)));
 }
 
+TEST_P(MetaStoreContractTest, ForgettingExpiredLeasesKeepsEveryLeaseThatRuns) {
+  using std::chrono::milliseconds;
+  ASSERT_TRUE(*store_->AcquireLease("console/signed-out/old", "signed-out", milliseconds(100)));
+  ASSERT_TRUE(*store_->AcquireLease("console/signed-out/new", "signed-out", milliseconds(60000)));
+  ASSERT_TRUE(*store_->AcquireLease("console/other", "node-a", milliseconds(100)));
+  ASSERT_TRUE(*store_->AcquireLease("gc", "node-a", milliseconds(60000)));
+  std::this_thread::sleep_for(milliseconds(300));
+  SERAC_ASSERT_OK(store_->ForgetExpiredLeases("console/signed-out/"));
+  SERAC_ASSERT_OK(store_->ForgetExpiredLeases("no-such-prefix/"));
+  auto kept = store_->GetLease("console/signed-out/new");
+  ASSERT_TRUE(kept.ok() && kept->has_value());
+  EXPECT_EQ((*kept)->holder, "signed-out");
+  EXPECT_TRUE(store_->GetLease("gc")->has_value());
+  EXPECT_FALSE(store_->GetLease("console/signed-out/old")->has_value());
+  // A forgotten lease is free for anyone, as an expired one is.
+  EXPECT_TRUE(*store_->AcquireLease("console/signed-out/old", "node-b", milliseconds(60000)));
+  EXPECT_FALSE(*store_->AcquireLease("console/signed-out/new", "node-b", milliseconds(60000)));
+}
+
 TEST_P(MetaStoreContractTest, RacingHoldersGetALeaseOnce) {
   constexpr int kHolders = 8;
   std::atomic<int> winners{0};

@@ -80,6 +80,7 @@ class FakeMetaStore : public meta::MetaStore {
   Result<std::optional<meta::LeaseRecord>> GetLease(const std::string&) override {
     return std::optional<meta::LeaseRecord>();
   }
+  Status ForgetExpiredLeases(const std::string&) override { return Status::Ok(); }
   Status ForEachReferencedBlob(const std::function<Status(const std::string&)>& visit) override {
     if (fail_everything) return Error(ErrorCode::kIoError, "disk on fire");
     for (const std::string& id : referenced) SERAC_RETURN_IF_ERROR(visit(id));

@@ -10,6 +10,7 @@ export interface LineSeries {
 }
 
 const CHART_HEIGHT = 180;
+const WINDOW_SECONDS = 300;
 
 export function LineChart({
   title,
@@ -37,7 +38,12 @@ export function LineChart({
       height: CHART_HEIGHT,
       legend: { show: true, live: true },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      // The x axis always spans the last five minutes, so the first samples sit at its right end
+      // (a range of one sample would otherwise be stretched over years).
+      scales: {
+        x: { time: true, range: (_u, _min, max) => [max - WINDOW_SECONDS, max] },
+        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      },
       axes: [
         { stroke: '#667' },
         { stroke: '#667', size: 70, values: (_u, ticks) => ticks.map((t) => format.current(t)) },

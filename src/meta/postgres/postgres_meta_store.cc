@@ -370,6 +370,14 @@ class PostgresMetaStore final : public MetaStore {
           .status();
     });
   }
+  Status ForgetExpiredLeases(const std::string& prefix) override {
+    return WriteRows([&](PgConnection& db) {
+      return db
+          .Query("DELETE FROM leases WHERE left(name, $2::integer) = $1 AND expires_ms <= " + kDatabaseNowMs,
+                 {PgParam::Text(prefix), PgParam::Int(static_cast<int64_t>(prefix.size()))})
+          .status();
+    });
+  }
   Result<std::optional<LeaseRecord>> GetLease(const std::string& name) override {
     return Read<std::optional<LeaseRecord>>(
         false, [&](PgConnection& db) -> Result<std::optional<LeaseRecord>> {

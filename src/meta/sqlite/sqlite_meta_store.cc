@@ -464,6 +464,16 @@ class SqliteMetaStore final : public MetaStore {
       return stmt->BindText(1, name).BindText(2, holder).Run();
     });
   }
+  Status ForgetExpiredLeases(const std::string& prefix) override {
+    return Write([&](Connection& db) -> Status {
+      SERAC_ASSIGN_OR_RETURN(
+          auto stmt, db.Prepare("DELETE FROM leases WHERE substr(name, 1, ?2) = ?1 AND expires_ms <= ?3;"));
+      return stmt->BindText(1, prefix)
+          .BindInt(2, static_cast<int64_t>(prefix.size()))
+          .BindInt(3, NowMillis())
+          .Run();
+    });
+  }
   Result<std::optional<LeaseRecord>> GetLease(const std::string& name) override {
     return Read<std::optional<LeaseRecord>>(false, [&](Connection& db) -> Result<std::optional<LeaseRecord>> {
       SERAC_ASSIGN_OR_RETURN(
