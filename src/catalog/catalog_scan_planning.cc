@@ -208,18 +208,6 @@ Json BoundsJson(const iceberg::ColumnBounds& bounds, const std::vector<int32_t>*
   return {{"keys", std::move(keys)}, {"values", std::move(values)}};
 }
 
-const char* ContentName(iceberg::FileContent content) {
-  switch (content) {
-    case iceberg::FileContent::kData:
-      return "data";
-    case iceberg::FileContent::kPositionDeletes:
-      return "position-deletes";
-    case iceberg::FileContent::kEqualityDeletes:
-      return "equality-deletes";
-  }
-  return "data";
-}
-
 // Each spec's partition type under the planned schema, for writing partition values.
 using PartitionTypes = std::map<int32_t, std::optional<Type>>;
 
@@ -239,7 +227,7 @@ Json ContentFileJson(const DataFile& file, const PartitionTypes& types,
                      const std::vector<int32_t>* stats_ids) {
   Json out = Json::object();
   out["spec-id"] = file.spec_id;
-  out["content"] = ContentName(file.content);
+  out["content"] = iceberg::FileContentName(file.content);
   out["file-path"] = file.file_path;
   out["file-format"] = AsciiLower(file.file_format);
   Json partition = Json::array();

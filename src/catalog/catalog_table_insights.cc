@@ -233,18 +233,6 @@ namespace {
 
 // ---- files ----
 
-const char* ContentName(iceberg::FileContent content) {
-  switch (content) {
-    case iceberg::FileContent::kData:
-      return "data";
-    case iceberg::FileContent::kPositionDeletes:
-      return "position-deletes";
-    case iceberg::FileContent::kEqualityDeletes:
-      return "equality-deletes";
-  }
-  return "data";
-}
-
 std::string Lowercase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -369,7 +357,7 @@ HandlerResult ListTableFiles(RequestContext& ctx) {
       }
       const iceberg::DataFile& file = entry.file;
       files.push_back({{"path", file.file_path},
-                       {"content", ContentName(file.content)},
+                       {"content", iceberg::FileContentName(file.content)},
                        {"format", Lowercase(file.file_format)},
                        {"partition", partitions.Of(file)},
                        {"records", file.record_count},

@@ -28,6 +28,18 @@
 namespace serac::iceberg {
 
 enum class FileContent : int32_t { kData = 0, kPositionDeletes = 1, kEqualityDeletes = 2 };
+// The REST specification's name of a file's content: "data", "position-deletes", "equality-deletes".
+inline const char* FileContentName(FileContent content) {
+  switch (content) {
+    case FileContent::kData:
+      return "data";
+    case FileContent::kPositionDeletes:
+      return "position-deletes";
+    case FileContent::kEqualityDeletes:
+      return "equality-deletes";
+  }
+  return "data";
+}
 enum class ManifestContent : int32_t { kData = 0, kDeletes = 1 };
 enum class EntryStatus : int32_t { kExisting = 0, kAdded = 1, kDeleted = 2 };
 
