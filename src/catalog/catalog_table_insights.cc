@@ -546,7 +546,8 @@ HandlerResult GetTableHealth(RequestContext& ctx) {
           kAutoCompactionDeleteFilesPerDataFile * static_cast<double>(files->data_files)) {
     std::string message = Plural(files->delete_files, "delete file", "delete files") + " (" +
                           Plural(files->delete_records, "deleted row", "deleted rows") + ", " +
-                          BytesText(files->delete_bytes) + ") apply to the table's " +
+                          BytesText(files->delete_bytes) +
+                          (files->delete_files == 1 ? ") applies" : ") apply") + " to the table's " +
                           Plural(files->data_files, "data file", "data files") +
                           ": every read merges them in; compaction would apply them and drop them.";
     if (!settings->compaction_enabled) message += " Compaction is disabled for this table.";
