@@ -231,6 +231,10 @@ def test_objects_round_trip_byte_for_byte_through_the_console(console_server):
     assert downloaded.status_code == 200
     assert hashlib.sha256(downloaded.content).digest() == hashlib.sha256(data).digest()
     assert s3.get_object(Bucket=bucket, Key=key)["Body"].read() == data
+    # An object's own caching headers come back as the S3 API sends them, not overridden.
+    s3.put_object(Bucket=bucket, Key="cached.txt", Body=b"c", CacheControl="max-age=60")
+    assert console.call("GET", f"s3/{bucket}/cached.txt").headers["Cache-Control"] == "max-age=60"
+    assert console.call("GET", "overview").headers["Cache-Control"] == "no-store"
     listed = console.call("GET", f"s3/{bucket}?list-type=2&prefix=dir/&delimiter=/")
     assert f"<Key>{key.replace('&', '&amp;')}</Key>" in listed.text
 

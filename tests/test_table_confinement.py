@@ -225,24 +225,50 @@ def copy_manifests_naming(s3, bucket: str, victim_list: str, own_prefix: str, fa
     return f"s3://{bucket}/{list_key}"
 
 
+def attacker_naming_victims_files(server, api: CatalogApi, warehouse: str):
+    """a.victim (victim_table), and b.attacker, whose current snapshot lists the victim's data files
+    through a manifest copied into the attacker's own prefix, under a manifest list that says an
+    earlier snapshot added it (a commit does not read manifests it did not add). Returns the
+    victim's catalog, the victim's data files and the attacker's catalog path."""
+    catalog, _, _, files = victim_table(server, api, warehouse)
+    s3 = make_client(server.endpoint)
+    assert create_table(api, warehouse, "b", "attacker").status_code == 200
+    path = f"/v1/{warehouse}/namespaces/b/tables/attacker"
+    own = api.ok("GET", path).json()["metadata"]["location"]
+    victim_list = catalog.load_table("a.victim").metadata.snapshots[-1].manifest_list
+    copied_list = copy_manifests_naming(s3, warehouse, victim_list, split_s3_location(own)[1], 999)
+    snapshot = {"snapshot-id": 7, "sequence-number": 1, "timestamp-ms": int(time.time() * 1000),
+                "manifest-list": copied_list, "summary": {"operation": "append"}, "schema-id": 0}
+    api.ok("POST", path, {"requirements": [], "updates": [
+        {"action": "add-snapshot", "snapshot": snapshot},
+        {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": 7}]})
+    return catalog, files, path
+
+
+def test_a_tables_preview_reads_nothing_of_another_table(server, catalog_api, warehouse):  # noqa: F811
+    """The preview reads rows with the server's authority, confined like every other server-side
+    read: the attacker's table whose manifests name the victim's files shows none of the victim's
+    rows, and its health summary's dry run of expiry deletes nothing."""
+    catalog, files, path = attacker_naming_victims_files(server, catalog_api, warehouse)
+    preview = catalog_api.call("GET", path + "/preview")
+    assert preview.status_code == 403, preview.text
+    assert "rows" not in preview.json() and "victim" in preview.json()["error"]["message"]
+    assert catalog_api.call("GET", path + "/health").status_code == 200
+    s3 = make_client(server.endpoint)
+    for file in files:
+        bucket, key = split_s3_location(file)
+        s3.head_object(Bucket=bucket, Key=key)
+    assert victim_rows(catalog) == [1, 2, 3, 4, 5]
+
+
 def test_server_side_deletes_stay_inside_the_table(server, catalog_api, warehouse):  # noqa: F811
     """The attacker's table lists the victim's data files through a manifest it copied into its own
     prefix, under a manifest list that says an earlier snapshot added it (a commit does not read
     manifests it did not add); expiring the attacker's snapshots, removing its unreferenced files
     and purging it delete nothing of the victim's: every server-side read and delete for a table
     is confined to its prefix."""
-    catalog, location, _, files = victim_table(server, catalog_api, warehouse)
+    catalog, files, path = attacker_naming_victims_files(server, catalog_api, warehouse)
     s3 = make_client(server.endpoint)
-    assert create_table(catalog_api, warehouse, "b", "attacker").status_code == 200
-    path = f"/v1/{warehouse}/namespaces/b/tables/attacker"
-    own = catalog_api.ok("GET", path).json()["metadata"]["location"]
-    victim_list = catalog.load_table("a.victim").metadata.snapshots[-1].manifest_list
-    copied_list = copy_manifests_naming(s3, warehouse, victim_list, split_s3_location(own)[1], 999)
-    snapshot = {"snapshot-id": 7, "sequence-number": 1, "timestamp-ms": int(time.time() * 1000),
-                "manifest-list": copied_list, "summary": {"operation": "append"}, "schema-id": 0}
-    catalog_api.ok("POST", path, {"requirements": [], "updates": [
-        {"action": "add-snapshot", "snapshot": snapshot},
-        {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": 7}]})
     attacker_catalog = load_pyiceberg_catalog(server.endpoint, warehouse,
                                               **{"header.X-Iceberg-Access-Delegation": "none"})
     attacker = attacker_catalog.load_table("b.attacker")

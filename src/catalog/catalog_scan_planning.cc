@@ -476,17 +476,6 @@ HandlerResult PlanningError(const Status& status) {
   return ErrorFromStatus(status, BadRequest(status.message()));
 }
 
-// Planning reads the table's manifest lists and manifests with the server's authority: only those
-// below the table's own location.
-HandlerResult OpenTableFiles(RequestContext& ctx, std::unique_ptr<iceberg::FileIO>& io) {
-  std::string owned_key;
-  if (auto error = OwnedKey(ctx.path.warehouse, "the table's location", ctx.entity->location, owned_key)) {
-    return error;
-  }
-  io = MakeTableFileIO(*ctx.backend.meta, *ctx.backend.blobs, ctx.path.warehouse, owned_key);
-  return kHandled;
-}
-
 }  // namespace
 
 HandlerResult PlanTableScan(RequestContext& ctx) {

@@ -13,8 +13,6 @@
 //     pack, delete files every read merges, snapshots expiry would remove now (found by running the
 //     expiry itself on a copy of the metadata in memory, deleting nothing), and what fixing them
 //     would free.
-#include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <functional>
@@ -33,6 +31,7 @@
 #include "catalog/catalog_tables_internal.h"
 #include "catalog/in_process_tables.h"
 #include "catalog/maintenance_settings.h"
+#include "common/encoding.h"
 #include "common/json_reads.h"
 #include "common/limits.h"
 #include "iceberg/scan/table_files.h"
@@ -55,16 +54,6 @@ HandlerResult LoadRouteTable(RequestContext& ctx, TableMetadataPtr& metadata) {
   auto loaded = LoadTableMetadata(ctx.backend, ctx.entity->metadata_location);
   if (!loaded.ok()) return ErrorFromStatus(loaded.status(), NoSuchTable(EntityDisplayName(ctx)));
   metadata = std::move(loaded).value();
-  return kHandled;
-}
-
-// The table's files, read with the server's authority but only below the table's own location.
-HandlerResult OpenTableFiles(RequestContext& ctx, std::unique_ptr<iceberg::FileIO>& io) {
-  std::string owned_key;
-  if (auto error = OwnedKey(ctx.path.warehouse, "the table's location", ctx.entity->location, owned_key)) {
-    return error;
-  }
-  io = MakeTableFileIO(*ctx.backend.meta, *ctx.backend.blobs, ctx.path.warehouse, owned_key);
   return kHandled;
 }
 
@@ -233,67 +222,21 @@ namespace {
 
 // ---- files ----
 
-std::string Lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-std::string Padded(int64_t value, size_t width) {
-  std::string digits = std::to_string(value < 0 ? -value : value);
-  if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
-  return (value < 0 ? "-" : "") + digits;
-}
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t quotient = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) --quotient;
-  return quotient;
-}
-
-// Partitions as "name=value/name=value": values as a preview shows them, the ordinals of the time
-// transforms as the times they stand for (year 2024, month 2024-01, day 2024-01-31, hour
-// 2024-01-31-10), as Java's partition paths show them.
+// Partitions as "name=value/name=value" (iceberg::PartitionText: Java's partition path, not
+// URL-encoded, so the ordinals of the time transforms read as the times they stand for), with each
+// spec's partition type worked out once.
 class PartitionTexts {
  public:
   explicit PartitionTexts(const iceberg::TableMetadata& metadata) : metadata_(metadata) {}
 
   std::string Of(const iceberg::DataFile& file) {
-    const Spec& spec = SpecOf(file.spec_id);
-    std::string text;
-    for (size_t i = 0; i < file.partition.size(); ++i) {
-      if (i > 0) text += '/';
-      text += (i < spec.names.size() ? spec.names[i] : "field" + std::to_string(i)) + "=";
-      const iceberg::Datum& value = file.partition[i];
-      const std::string transform = i < spec.transforms.size() ? spec.transforms[i] : "";
-      const iceberg::Type type = i < spec.types.size() ? spec.types[i] : iceberg::Type{TypeId::kUnknown};
-      text += ValueText(transform, type, value);
-    }
-    return text;
+    const auto& [spec, type] = SpecOf(file.spec_id);
+    if (!spec) return "";
+    return iceberg::PartitionText(*spec, type, file.partition);
   }
 
  private:
-  struct Spec {
-    std::vector<std::string> names;
-    std::vector<std::string> transforms;
-    std::vector<iceberg::Type> types;
-  };
-
-  static std::string ValueText(const std::string& transform, const iceberg::Type& type,
-                               const iceberg::Datum& value) {
-    const auto* ordinal = std::get_if<int32_t>(&value);
-    const iceberg::Type date{TypeId::kDate};
-    if (ordinal != nullptr && (transform == "year" || transform == "month" || transform == "hour")) {
-      const int64_t n = *ordinal;
-      if (transform == "year") return Padded(1970 + n, 4);
-      if (transform == "month")
-        return Padded(1970 + FloorDiv(n, 12), 4) + "-" + Padded(n - FloorDiv(n, 12) * 12 + 1, 2);
-      const int64_t day = FloorDiv(n, 24);
-      return parquet::CellText(date, iceberg::Datum(static_cast<int32_t>(day))).value_or("null") + "-" +
-             Padded(n - day * 24, 2);
-    }
-    return parquet::CellText(type, value).value_or("null");
-  }
+  using Spec = std::pair<std::optional<iceberg::PartitionSpec>, iceberg::Type>;
 
   const Spec& SpecOf(int32_t spec_id) {
     auto [it, added] = specs_.try_emplace(spec_id);
@@ -305,12 +248,7 @@ class PartitionTexts {
       if (type.ok()) break;
       type = iceberg::PartitionType(*spec, schema);  // a source column dropped since
     }
-    for (size_t i = 0; i < spec->fields.size(); ++i) {
-      it->second.names.push_back(spec->fields[i].name);
-      it->second.transforms.push_back(spec->fields[i].transform);
-      it->second.types.push_back(type.ok() && i < type->fields.size() ? type->fields[i].type
-                                                                      : iceberg::Type{TypeId::kUnknown});
-    }
+    if (type.ok()) it->second = {std::move(spec), std::move(type).value()};
     return it->second;
   }
 
@@ -358,7 +296,7 @@ HandlerResult ListTableFiles(RequestContext& ctx) {
       const iceberg::DataFile& file = entry.file;
       files.push_back({{"path", file.file_path},
                        {"content", iceberg::FileContentName(file.content)},
-                       {"format", Lowercase(file.file_format)},
+                       {"format", AsciiLower(file.file_format)},
                        {"partition", partitions.Of(file)},
                        {"records", file.record_count},
                        {"bytes", file.file_size_in_bytes},

@@ -11,6 +11,7 @@
 #include "catalog/catalog_rules_internal.h"
 #include "catalog/catalog_tables_internal.h"
 #include "catalog/catalog_warehouses_internal.h"
+#include "catalog/in_process_tables.h"
 #include "common/clock.h"
 #include "common/encoding.h"
 #include "common/hash.h"
@@ -106,6 +107,15 @@ HandlerResult RenameEntity(RequestContext& ctx, meta::EntityKind kind) {
 }
 
 }  // namespace
+
+HandlerResult OpenTableFiles(RequestContext& ctx, std::unique_ptr<iceberg::FileIO>& io) {
+  std::string owned_key;
+  if (auto error = OwnedKey(ctx.path.warehouse, "the table's location", ctx.entity->location, owned_key)) {
+    return error;
+  }
+  io = MakeTableFileIO(*ctx.backend.meta, *ctx.backend.blobs, ctx.path.warehouse, owned_key);
+  return kHandled;
+}
 
 std::string EntityDisplayName(const RequestContext& ctx) {
   return NamespaceDisplayName(ctx.path.levels) + "." + ctx.path.name;

@@ -13,6 +13,7 @@
 #include "catalog/catalog_errors_internal.h"
 #include "catalog/catalog_rules_internal.h"
 #include "common/json_reads.h"
+#include "iceberg/io/file_io.h"
 #include "iceberg/metadata/table_metadata.h"
 #include "meta/catalog_store.h"
 
@@ -26,6 +27,9 @@ HandlerResult ReadRegistration(RequestContext& ctx, meta::EntityKind kind, Json&
 std::string EntityDisplayName(const RequestContext& ctx);
 // "Table" or "View", as messages name them.
 const char* KindName(meta::EntityKind kind);
+// The request's table's files (ctx.entity), read with the server's authority but only below the
+// table's own location (MakeTableFileIO); a 400 when that location is no place in the warehouse.
+HandlerResult OpenTableFiles(RequestContext& ctx, std::unique_ptr<iceberg::FileIO>& io);
 // Which kind holds the name of `wanted` (its own kind first), if any.
 std::optional<meta::EntityKind> HolderKind(Backend& backend, const meta::EntityId& wanted);
 // The 409 AlreadyExistsException for a taken name, worded as the reference server words it (Java

@@ -157,10 +157,13 @@ void EngineConfig(const ConsoleApiContext& context, ApiCall& call, const Session
 
 }  // namespace
 
+// The console's own answers are never stored (they name the session's user and its anti-forgery
+// value); answers of the S3, catalog and admin APIs keep their own caching headers.
 void SendApiJson(ApiCall& call, int status, const Json& body) {
   const std::string text = body.dump();
   call.response.SetStatus(status);
   call.response.AddHeader("Content-Type", kJsonContentType);
+  call.response.AddHeader("Cache-Control", "no-store");
   call.outcome.bytes_out += text.size();
   (void)call.response.Send(text);
 }
@@ -209,6 +212,7 @@ bool ServeConsoleRoute(const ConsoleApiContext& context, ApiCall& call, const Se
         context.options.render_metrics ? context.options.render_metrics() : std::string();
     call.response.SetStatus(200);
     call.response.AddHeader("Content-Type", kMetricsContentType);
+    call.response.AddHeader("Cache-Control", "no-store");
     call.outcome.bytes_out += text.size();
     (void)call.response.Send(text);
     return true;

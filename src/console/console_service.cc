@@ -197,7 +197,6 @@ void ConsoleService::Impl::ServeAsset(const http::Request& request, http::Respon
 void ConsoleService::Impl::ServeApi(const http::Request& request, http::BodyReader& body,
                                     http::ResponseWriter& response, http::RequestOutcome& outcome) {
   ApiCall call{request, body, response, outcome};
-  response.AddHeader("Cache-Control", "no-store");
   std::string_view route = std::string_view(request.path).substr(kConsoleApiPath.size());
   if (!route.empty()) route.remove_prefix(1);
   // Browsers say where a request comes from: one another site's page made is refused before the
@@ -362,6 +361,7 @@ void ConsoleService::Impl::SignOut(ApiCall& call, const Session& session) {
                         "; Max-Age=0; HttpOnly; SameSite=Strict" + (call.request.tls ? "; Secure" : ""));
   log::Info("console: " + session.principal.user + " signed out");
   call.response.SetStatus(204);
+  call.response.AddHeader("Cache-Control", "no-store");
   (void)call.response.Send("");
 }
 

@@ -83,10 +83,15 @@ void AddValidators(RequestContext& ctx, const meta::ObjectRecord& object) {
 
 // Types a browser renders as a document that may run script (HTML, XHTML, SVG, XML with
 // stylesheets), and any type it would have to guess.
+// Decided on every GET, so without allocating.
 bool IsActiveContentType(std::string_view content_type) {
-  const std::string type = AsciiLower(TrimWhitespace(content_type.substr(0, content_type.find(';'))));
-  return type.empty() || type == "text/html" || type == "application/xhtml+xml" || type == "image/svg+xml" ||
-         type == "text/xml" || type == "application/xml" || type.ends_with("+xml") || type == "text/xsl";
+  const std::string_view type = TrimWhitespace(content_type.substr(0, content_type.find(';')));
+  if (type.empty()) return true;
+  if (type.size() >= 4 && AsciiEqualsIgnoreCase(type.substr(type.size() - 4), "+xml")) return true;
+  for (std::string_view active : {"text/html", "text/xml", "application/xml", "text/xsl"}) {
+    if (AsciiEqualsIgnoreCase(type, active)) return true;
+  }
+  return false;
 }
 
 void AddStoredHeaders(RequestContext& ctx, const meta::ObjectRecord& object) {

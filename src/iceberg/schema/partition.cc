@@ -723,8 +723,12 @@ int CompareDatums(const Type& type, const Datum& a, const Datum& b) {
       a);
 }
 
-std::string PartitionPath(const PartitionSpec& spec, const Type& partition_type,
-                          const PartitionTuple& tuple) {
+namespace {
+
+// name=value/name=value with each name and value passed through `encode`.
+template <typename Encode>
+std::string JoinPartition(const PartitionSpec& spec, const Type& partition_type, const PartitionTuple& tuple,
+                          Encode encode) {
   std::string path;
   for (size_t i = 0; i < spec.fields.size() && i < tuple.size() && i < partition_type.fields.size(); ++i) {
     auto transform = Transform::Parse(spec.fields[i].transform);
@@ -732,9 +736,22 @@ std::string PartitionPath(const PartitionSpec& spec, const Type& partition_type,
     const std::string value = transform.ok()
                                   ? HumanPartitionValue(*transform, partition_type.fields[i].type, tuple[i])
                                   : HumanValue(partition_type.fields[i].type, tuple[i]);
-    path += UrlEncodeForm(spec.fields[i].name) + "=" + UrlEncodeForm(value);
+    path += encode(spec.fields[i].name) + "=" + encode(value);
   }
   return path;
+}
+
+}  // namespace
+
+std::string PartitionPath(const PartitionSpec& spec, const Type& partition_type,
+                          const PartitionTuple& tuple) {
+  return JoinPartition(spec, partition_type, tuple,
+                       [](std::string_view text) { return UrlEncodeForm(text); });
+}
+
+std::string PartitionText(const PartitionSpec& spec, const Type& partition_type,
+                          const PartitionTuple& tuple) {
+  return JoinPartition(spec, partition_type, tuple, [](std::string_view text) { return std::string(text); });
 }
 
 Result<PartitionField> MakePartitionField(const Schema& schema, const std::string& column,

@@ -110,5 +110,7 @@ std::string PartitionSpecToJson(const PartitionSpec& spec);
 // The partition as Java's PartitionSpec.partitionToPath writes it into data file paths:
 // "name=value/name=value", names and values URL-encoded, dates and hours in their human form.
 std::string PartitionPath(const PartitionSpec& spec, const Type& partition_type, const PartitionTuple& tuple);
+// The same, not URL-encoded: "name=value/name=value" for people to read.
+std::string PartitionText(const PartitionSpec& spec, const Type& partition_type, const PartitionTuple& tuple);
 
 }  // namespace serac::iceberg

@@ -143,6 +143,9 @@ TEST(PartitionValues, PathsAreJavasHumanStrings) {
                                 Datum(int32_t{-1})};
   EXPECT_EQ(PartitionPath(spec, partition, tuple),
             "event+day=2017-11-16/hr=2017-11-16-22/m=2017-11/name=a+b%2Fc/n=null/y=1969");
+  // The same for people to read: nothing encoded.
+  EXPECT_EQ(PartitionText(spec, partition, tuple),
+            "event day=2017-11-16/hr=2017-11-16-22/m=2017-11/name=a b/c/n=null/y=1969");
 }
 
 }  // namespace
