@@ -24,7 +24,18 @@ inline constexpr uint64_t kJsonRequestBodyBytesMax = 16 * kMiB;  // catalog requ
 // Arrays and objects inside one another in any JSON text serac parses (request bodies, metadata
 // files, policies): Jackson's default, so whatever a Java engine writes, serac reads.
 inline constexpr uint32_t kJsonNestingDepthMax = 1000;
-inline constexpr uint32_t kConnectionsMax = 4096;  // open client connections
+// Open client connections. A waiting connection holds no thread, only its socket and a few
+// hundred bytes (bench/README.md, "Idle connections"), so this is far above the thread limit.
+inline constexpr uint32_t kConnectionsMax = 16384;
+// Event loops multiplexing the connections: one per core, and never more than this.
+inline constexpr uint32_t kEventLoopsMax = 64;
+// Threads running requests at once, counting the spares added to a loop whose every thread is
+// blocked (disk, database, group commit, a slow client); requests beyond wait in their loop.
+inline constexpr uint32_t kRequestThreadsMax = 1024;
+// A loop whose every thread has been inside a request this long, with none starting or ending,
+// counts as blocked and gets a spare thread; the balancer looks this often while requests run.
+inline constexpr auto kLoopBlockedBeforeSpareThread = std::chrono::milliseconds(1);
+inline constexpr auto kBalancerTick = std::chrono::milliseconds(1);
 // Open connections from one client address (--connections-per-client-max; 0: no cap, as behind a
 // proxy that is every client's address): one client cannot take every connection.
 inline constexpr uint32_t kConnectionsPerClientMax = 1024;

@@ -1,8 +1,8 @@
 // The HTTP surface handlers see: a parsed request head, a streaming body reader and a response
 // writer. Beast and Asio stay inside server.cc; handlers never see them.
 //
-// Threading: each connection is served by one thread at a time; a handler runs on that thread and
-// may block (disk, database) without stalling other connections. Request/BodyReader/ResponseWriter
+// Threading: each request is served by one thread; a handler runs on that thread and may block
+// (disk, database, a slow body) without stalling other connections. Request/BodyReader/ResponseWriter
 // objects are owned by the connection and valid only during the handler call.
 #pragma once
 

@@ -1,8 +1,19 @@
-// The HTTP/1.1 server. One acceptor thread hands each connection to its own thread, which serves
-// requests one after another with Beast's synchronous parser; handlers may block. A watchdog
-// thread enforces every timeout: a connection publishes a deadline before each blocking read or
-// write, and the watchdog shuts the socket down once it passes, which wakes the blocked call.
-// (Socket receive timeouts would not work: Asio's synchronous operations poll again on EAGAIN.)
+// The HTTP/1.1 server, event-driven. A few event loops (Asio io_contexts, one per core) multiplex
+// every connection while it waits: for the TLS handshake, for the next request of a keep-alive
+// connection, for the rest of a request head, and while it closes. None of these holds a thread,
+// so an idle or slow-heading connection costs only its socket and a few hundred bytes.
+//
+// Once a request's head is complete, the loop thread that read it serves the request itself,
+// synchronously, with Beast's parser for the body: handlers may block on disk, databases, group
+// commit or a slow body. A balancer watches each loop; when every thread of a loop has been inside
+// a request for limits::kLoopBlockedBeforeSpareThread, it adds a spare thread to that loop (up to
+// limits::kRequestThreadsMax in all), and a spare retires once its loop has a free thread again.
+// Fast requests therefore run with no hand-off between threads, and slow ones never stall a loop.
+//
+// A watchdog thread enforces every timeout: a connection publishes a deadline before each wait,
+// and the watchdog shuts the socket down once it passes, which wakes the waiting operation, be it
+// an asynchronous wait or a blocked synchronous call. (Socket receive timeouts would not work:
+// Asio's synchronous operations poll again on EAGAIN.)
 //
 // Plain TCP and TLS share one code path, Connection<Stream>, templated on the stream type.
 #include "http/server.h"
@@ -10,6 +21,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,7 +30,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/write.hpp>
@@ -37,6 +53,7 @@
 #include <optional>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "common/encoding.h"
 #include "common/limits.h"
@@ -86,6 +103,45 @@ struct ConnectionSlot {
   bool shut = false;                       // guarded by ServerCore::mutex
 };
 
+// One event loop: an io_context, its base thread, and the spare threads the balancer added while
+// every thread of the loop was busy inside a request.
+struct EventLoop {
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
+  std::thread base_thread;
+  std::atomic<int> threads{0};             // threads running this loop now, base and spare
+  std::atomic<int> requests_running{0};    // of which inside a request (RequestRunning)
+  std::atomic<int64_t> progress_nanos{0};  // the last time a request of this loop began or ended
+
+  // A spare leaves when another thread of its loop is free to take the next event.
+  bool RetireSpare() {
+    int now_running = threads.load();
+    while (now_running - requests_running.load() > 1) {
+      if (threads.compare_exchange_weak(now_running, now_running - 1)) return true;
+    }
+    return false;
+  }
+};
+
+// Marks the synchronous part of one request (head complete to response sent) on its loop, which
+// the balancer reads to tell a loop whose threads are all blocked from one that is merely busy.
+class RequestRunning {
+ public:
+  explicit RequestRunning(EventLoop& loop) : loop_(loop) {
+    loop_.requests_running.fetch_add(1);
+    loop_.progress_nanos.store(SteadyNowNanos());
+  }
+  ~RequestRunning() {
+    loop_.progress_nanos.store(SteadyNowNanos());
+    loop_.requests_running.fetch_sub(1);
+  }
+  RequestRunning(const RequestRunning&) = delete;
+  RequestRunning& operator=(const RequestRunning&) = delete;
+
+ private:
+  EventLoop& loop_;
+};
+
 // Everything the server shares between its threads.
 struct ServerCore {
   ServerOptions options;
@@ -96,19 +152,23 @@ struct ServerCore {
     return options.error_renderer ? options.error_renderer(error) : PlainTextErrorDocument(error);
   }
 
-  asio::io_context io;
+  asio::io_context acceptor_io;  // only for the acceptor's blocking accept
   std::optional<tcp::acceptor> acceptor;
   std::optional<asio::ssl::context> tls;
   int acceptor_fd = -1;
   uint16_t bound_port = 0;
   std::atomic<bool> draining{false};
+  std::vector<std::unique_ptr<EventLoop>> loops;
+  size_t next_loop = 0;                   // acceptor thread only: round-robin
+  std::atomic<uint32_t> loop_threads{0};  // base and spare threads of every loop
 
   std::mutex mutex;
   std::condition_variable changed;
   std::map<uint64_t, std::shared_ptr<ConnectionSlot>> slots;  // guarded by mutex
   std::map<std::string, uint32_t> connections_by_client;      // guarded by mutex
   uint64_t next_slot_id = 0;                                  // guarded by mutex
-  size_t connection_threads = 0;                              // guarded by mutex
+  size_t connections_open = 0;                                // guarded by mutex
+  size_t spare_threads = 0;                                   // guarded by mutex
   bool acceptor_running = false;                              // guarded by mutex
   bool shutdown_requested = false;                            // guarded by mutex
   bool watchdog_stop = false;                                 // guarded by mutex
@@ -117,14 +177,19 @@ struct ServerCore {
   std::mutex join_mutex;
   std::thread acceptor_thread;
   std::thread watchdog_thread;
+  std::thread balancer_thread;
 
   Status ConfigureTls();
   Status Listen();
+  Status StartLoops();
+  void RunLoop(EventLoop& loop, bool spare);
+  void BalancerLoop();
+  void AddSpareThread(EventLoop& loop);
+  void StopLoops();
   void AcceptLoop();
-  void Dispatch(tcp::socket socket, const tcp::endpoint& peer);
+  void Dispatch(tcp::socket socket, const tcp::endpoint& peer, EventLoop& loop);
   void RejectOverCapacity(tcp::socket& socket, std::string_view message);
-  void RunConnection(uint64_t slot_id, std::shared_ptr<ConnectionSlot> slot, tcp::socket socket,
-                     std::string remote_address);
+  void ConnectionEnded();
   void Unregister(uint64_t slot_id);
   void WatchdogLoop();
   std::chrono::milliseconds WatchdogTick() const;
@@ -133,27 +198,27 @@ struct ServerCore {
 
 // ---------------------------------------------------------------------------------------------
 // One client connection. It is also the BodyReader and ResponseWriter of its current request;
-// the per-request fields are reset before each request.
+// the per-request fields are reset before each request. It lives on the heap, kept alive by the
+// completion handler of whichever operation it waits for; it never has two operations at once.
 template <class Stream>
-class Connection final : public BodyReader, public ResponseWriter {
+class Connection final : public BodyReader,
+                         public ResponseWriter,
+                         public std::enable_shared_from_this<Connection<Stream>> {
  public:
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
-  Connection(ServerCore& server, ConnectionSlot& slot, Stream& stream, std::string remote_address)
+  Connection(ServerCore& server, EventLoop& loop, uint64_t slot_id, std::shared_ptr<ConnectionSlot> slot,
+             Stream stream, std::string remote_address)
       : server_(server),
-        slot_(slot),
-        stream_(stream),
+        loop_(loop),
+        slot_id_(slot_id),
+        slot_(std::move(slot)),
+        stream_(std::move(stream)),
         remote_address_(std::move(remote_address)),
         buffer_(limits::kIoBufferBytes) {}
 
-  void Serve() {
-    if constexpr (kTls) {
-      if (!Handshake()) return;
-    }
-    while (ServeOneRequest()) {
-    }
-    Close();
-  }
+  // On the loop's thread: the TLS handshake if any, then requests until the connection ends.
+  void Start();
 
   // BodyReader.
   Result<size_t> Read(char* buffer, size_t capacity) override;
@@ -178,17 +243,27 @@ class Connection final : public BodyReader, public ResponseWriter {
   void CloseAfterResponse() override { close_after_ = true; }
 
  private:
+  // Waiting, without a thread.
+  template <class Then>
+  void ReadMore(Then then);
+  void AwaitRequest();
+  void BeginRequest();
+  void ParseHead();
+  void HeadFailed(beast::error_code error);
+  void BeginClose();
+  void DiscardUntilClosed();
+  void Finish();
+
+  // Serving, on the loop thread that completed the head.
+  void ServeRequest();
   void ResetRequestState();
-  bool Handshake();
-  bool AwaitRequestStart();
-  bool ServeOneRequest();
+  void ReleaseIdleMemory();
   void RejectMalformedHead(const beast::error_code& error);
   bool AcceptHead();
   void RunHandler();
-  void FinishExchange(std::chrono::steady_clock::time_point started_at);
+  void FinishExchange();
   void SendServerError(int status, std::string_view code, std::string_view message);
   bool AcceptTransferEncoding(const bhttp::request_header<>& head);
-  void Close();
 
   Status StartResponse(uint64_t content_length, std::string_view inline_body);
   void DecideConnectionReuse();
@@ -204,21 +279,25 @@ class Connection final : public BodyReader, public ResponseWriter {
   int64_t BodyDeadlineNanos() const;
   Status ConnectionLost() const;
 
-  int socket_fd() const { return stream_.lowest_layer().native_handle(); }
+  tcp::socket& socket() { return beast::get_lowest_layer(stream_); }
+  int socket_fd() { return socket().native_handle(); }
   void Arm(std::chrono::milliseconds timeout) {
-    slot_.deadline_nanos.store(SteadyNowNanos() + ToNanos(timeout));
+    slot_->deadline_nanos.store(SteadyNowNanos() + ToNanos(timeout));
   }
-  void Disarm() { slot_.deadline_nanos.store(0); }
+  void Disarm() { slot_->deadline_nanos.store(0); }
 
   ServerCore& server_;
-  ConnectionSlot& slot_;
-  Stream& stream_;
+  EventLoop& loop_;
+  const uint64_t slot_id_;
+  const std::shared_ptr<ConnectionSlot> slot_;
+  Stream stream_;
   const std::string remote_address_;
   beast::flat_buffer buffer_;  // bounded by limits::kIoBufferBytes; keeps pipelined bytes
   std::optional<RequestParser> parser_;
   std::vector<char> file_buffer_;  // TLS SendFile only, allocated on first use
 
   // Per request.
+  std::chrono::steady_clock::time_point started_at_;
   Request request_;
   RequestOutcome outcome_;
   bool is_head_ = false;
@@ -240,6 +319,7 @@ class Connection final : public BodyReader, public ResponseWriter {
 
 template <class Stream>
 void Connection<Stream>::ResetRequestState() {
+  started_at_ = std::chrono::steady_clock::now();
   request_ = Request{};
   request_.remote_address = remote_address_;
   request_.tls = kTls;
@@ -262,59 +342,238 @@ void Connection<Stream>::ResetRequestState() {
   response_wire_bytes_ = 0;
 }
 
+// Between requests a connection keeps only its socket: what idles by the thousand must be small.
 template <class Stream>
-bool Connection<Stream>::Handshake() {
-  if constexpr (kTls) {
-    beast::error_code error;
-    Arm(server_.options.header_read_timeout);
-    stream_.handshake(asio::ssl::stream_base::server, error);
-    Disarm();
-    return !error;
-  }
-  return true;
+void Connection<Stream>::ReleaseIdleMemory() {
+  parser_.reset();
+  request_ = Request{};
+  outcome_ = RequestOutcome{};
+  std::vector<Header>().swap(response_headers_);
+  if (buffer_.size() == 0) buffer_.shrink_to_fit();
+  std::vector<char>().swap(file_buffer_);
 }
 
-// Waits (under the idle timeout) until the next request's first byte has arrived. Returns false
-// when the connection should end: the client left, idled too long, or the server is draining.
+// ----- Waiting --------------------------------------------------------------------------------
+
 template <class Stream>
-bool Connection<Stream>::AwaitRequestStart() {
-  if (buffer_.size() > 0) return true;  // a pipelined request is already here
-  slot_.idle.store(true);
+void Connection<Stream>::Start() {
+  if (server_.metrics != nullptr) server_.metrics->ConnectionOpened();
+  if constexpr (kTls) {
+    Arm(server_.options.header_read_timeout);
+    stream_.async_handshake(asio::ssl::stream_base::server,
+                            [self = this->shared_from_this()](const beast::error_code& error) {
+                              self->Disarm();
+                              if (error) {
+                                self->Finish();  // no session, nothing to close politely
+                              } else {
+                                self->AwaitRequest();
+                              }
+                            });
+  } else {
+    AwaitRequest();
+  }
+}
+
+// Appends at least one received byte to buffer_, then calls then(error). Plain TCP waits for the
+// socket to become readable and only then takes a buffer, so a waiting connection holds none; TLS
+// reads through the stream, which may hold decrypted bytes the socket no longer shows.
+template <class Stream>
+template <class Then>
+void Connection<Stream>::ReadMore(Then then) {
+  if constexpr (kTls) {
+    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                            [self = this->shared_from_this(), then = std::move(then)](
+                                const beast::error_code& error, size_t received) mutable {
+                              self->buffer_.commit(received);
+                              then(received > 0 ? beast::error_code() : error);
+                            });
+  } else {
+    socket().async_wait(tcp::socket::wait_read, [self = this->shared_from_this(), then = std::move(then)](
+                                                    const beast::error_code& error) mutable {
+      if (error) {
+        then(error);
+        return;
+      }
+      while (true) {
+        auto space = self->buffer_.prepare(kFirstReadBytes);
+        const ssize_t received = ::recv(self->socket_fd(), space.data(), space.size(), MSG_DONTWAIT);
+        if (received > 0) {
+          self->buffer_.commit(static_cast<size_t>(received));
+          then(beast::error_code());
+          return;
+        }
+        if (received == 0) {
+          then(asio::error::eof);
+          return;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {  // woken for nothing: wait again
+          self->ReadMore(std::move(then));
+          return;
+        }
+        then(beast::error_code(errno, beast::system_category()));
+        return;
+      }
+    });
+  }
+}
+
+// Waits (under the idle timeout) until the next request's first byte has arrived, then reads its
+// head. The connection ends if the client leaves, idles too long, or the server is draining.
+template <class Stream>
+void Connection<Stream>::AwaitRequest() {
+  if (buffer_.size() > 0) {
+    // A pipelined request is already here. Posted rather than called, so that a client sending
+    // thousands of requests at once cannot deepen the stack.
+    asio::post(loop_.io, [self = this->shared_from_this()] { self->BeginRequest(); });
+    return;
+  }
+  slot_->idle.store(true);
   // Checked after publishing idle so that either we see draining or the watchdog sees us idle.
   if (server_.draining.load()) {
-    slot_.idle.store(false);
-    return false;
+    slot_->idle.store(false);
+    BeginClose();
+    return;
   }
-  beast::error_code error;
   Arm(server_.options.idle_timeout);
-  size_t received = stream_.read_some(buffer_.prepare(kFirstReadBytes), error);
-  Disarm();
-  slot_.idle.store(false);
-  if (error) return false;
-  buffer_.commit(received);
-  return true;
+  ReadMore([this, self = this->shared_from_this()](const beast::error_code& error) {
+    Disarm();
+    slot_->idle.store(false);
+    if (error) {
+      BeginClose();
+      return;
+    }
+    BeginRequest();
+  });
 }
 
 template <class Stream>
-bool Connection<Stream>::ServeOneRequest() {
-  if (!AwaitRequestStart()) return false;
-  auto started_at = std::chrono::steady_clock::now();
+void Connection<Stream>::BeginRequest() {
   ResetRequestState();
   parser_.emplace();
   parser_->header_limit(static_cast<uint32_t>(limits::kRequestHeaderBytesMax));
   parser_->body_limit(boost::none);  // BodyReader::SetLimit decides
-  beast::error_code error;
   Arm(server_.options.header_read_timeout);
-  bhttp::read_header(stream_, buffer_, *parser_, error);
-  Disarm();
-  if (error) {
-    RejectMalformedHead(error);
-    if (!started_) return false;  // nothing worth logging: the client went away or timed out
-  } else if (AcceptHead()) {
-    RunHandler();
+  ParseHead();
+}
+
+// Feeds the buffered bytes to the parser until the head is complete, reading more while it is not.
+template <class Stream>
+void Connection<Stream>::ParseHead() {
+  while (buffer_.size() > 0) {
+    beast::error_code error;
+    const size_t used = parser_->put(buffer_.data(), error);
+    buffer_.consume(used);
+    if (error == bhttp::error::need_more) break;
+    if (error) {
+      Disarm();
+      HeadFailed(error);
+      return;
+    }
+    if (parser_->is_header_done()) {
+      Disarm();
+      ServeRequest();
+      return;
+    }
+    if (used == 0) break;
   }
-  FinishExchange(started_at);
-  return !close_after_;
+  if (buffer_.size() >= buffer_.max_size()) {  // cannot happen below the header limit; never spin
+    Disarm();
+    HeadFailed(bhttp::error::header_limit);
+    return;
+  }
+  ReadMore([this, self = this->shared_from_this()](beast::error_code error) {
+    if (error == asio::error::eof) {
+      if (!parser_->got_some()) {
+        error = bhttp::error::end_of_stream;
+      } else {
+        parser_->put_eof(error);
+        if (!error) error = bhttp::error::partial_message;
+      }
+    }
+    if (error) {
+      Disarm();
+      HeadFailed(error);
+      return;
+    }
+    ParseHead();
+  });
+}
+
+template <class Stream>
+void Connection<Stream>::HeadFailed(beast::error_code error) {
+  {
+    RequestRunning running(loop_);
+    RejectMalformedHead(error);
+    if (started_) FinishExchange();
+  }
+  BeginClose();  // nothing worth logging if nothing was answered: the client left or timed out
+}
+
+template <class Stream>
+void Connection<Stream>::ServeRequest() {
+  {
+    RequestRunning running(loop_);
+    if (AcceptHead()) RunHandler();
+    FinishExchange();
+  }
+  if (close_after_) {
+    BeginClose();
+    return;
+  }
+  ReleaseIdleMemory();
+  AwaitRequest();
+}
+
+// Ends the connection so that the client still sees our last response: under TLS a close_notify,
+// on plain TCP a FIN and then a short read-and-discard, because closing with unread bytes in the
+// receive queue makes the kernel send a reset that can destroy the response in flight.
+template <class Stream>
+void Connection<Stream>::BeginClose() {
+  if constexpr (kTls) {
+    Arm(std::min<std::chrono::milliseconds>(server_.options.response_stall_timeout,
+                                            limits::kLingeringCloseTimeout));
+    stream_.async_shutdown([self = this->shared_from_this()](const beast::error_code&) {
+      self->Disarm();
+      self->Finish();
+    });
+  } else {
+    ::shutdown(socket_fd(), SHUT_WR);
+    Arm(limits::kLingeringCloseTimeout);
+    DiscardUntilClosed();
+  }
+}
+
+template <class Stream>
+void Connection<Stream>::DiscardUntilClosed() {
+  socket().async_wait(
+      tcp::socket::wait_read, [self = this->shared_from_this()](const beast::error_code& error) {
+        if (!error) {
+          char discard[kDiscardChunkBytes];
+          while (true) {
+            const ssize_t received = ::recv(self->socket_fd(), discard, sizeof(discard), MSG_DONTWAIT);
+            if (received > 0) continue;
+            if (received < 0 && errno == EINTR) continue;
+            if (received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+              self->DiscardUntilClosed();
+              return;
+            }
+            break;  // the peer closed, or the watchdog shut the socket
+          }
+        }
+        self->Disarm();
+        self->Finish();
+      });
+}
+
+// Unregisters before closing, so that the watchdog never shuts down a descriptor number the
+// kernel has already given to someone else.
+template <class Stream>
+void Connection<Stream>::Finish() {
+  server_.Unregister(slot_id_);
+  beast::error_code ignored;
+  socket().close(ignored);
+  server_.ConnectionEnded();
 }
 
 template <class Stream>
@@ -331,9 +590,9 @@ void Connection<Stream>::RejectMalformedHead(const beast::error_code& error) {
     return;
   }
   bool parse_error = error.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
-  if (slot_.timed_out.load() && server_.metrics != nullptr) server_.metrics->ClientTimedOut();
+  if (slot_->timed_out.load() && server_.metrics != nullptr) server_.metrics->ClientTimedOut();
   if (!parse_error || error == bhttp::error::end_of_stream || error == bhttp::error::partial_message ||
-      slot_.timed_out.load()) {
+      slot_->timed_out.load()) {
     return;  // connection-level failure: nobody to answer
   }
   SendServerError(400, "BadRequest", "The request is not valid HTTP/1.1: " + error.message());
@@ -424,7 +683,7 @@ void Connection<Stream>::RunHandler() {
 }
 
 template <class Stream>
-void Connection<Stream>::FinishExchange(std::chrono::steady_clock::time_point started_at) {
+void Connection<Stream>::FinishExchange() {
   if (!started_ && !write_failed_) {
     SendServerError(500, "InternalError", "The server produced no response.");
   }
@@ -433,7 +692,7 @@ void Connection<Stream>::FinishExchange(std::chrono::steady_clock::time_point st
   if (!close_after_ && parser_ && !parser_->is_done() && !DrainSmallRemainder()) {
     close_after_ = true;
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
   if (server_.metrics != nullptr) {
     server_.metrics->RecordRequest(outcome_.operation, status_, body_bytes_read_, response_wire_bytes_,
                                    seconds);
@@ -464,27 +723,6 @@ void Connection<Stream>::SendServerError(int status, std::string_view code, std:
   response_headers_.clear();
   response_headers_.push_back({"Content-Type", error.content_type});
   (void)Send(error.body);
-}
-
-// Ends the connection so that the client still sees our last response: under TLS a close_notify,
-// on plain TCP a FIN and then a short read-and-discard, because closing with unread bytes in the
-// receive queue makes the kernel send a reset that can destroy the response in flight.
-template <class Stream>
-void Connection<Stream>::Close() {
-  beast::error_code error;
-  if constexpr (kTls) {
-    Arm(std::min<std::chrono::milliseconds>(server_.options.response_stall_timeout,
-                                            limits::kLingeringCloseTimeout));
-    stream_.shutdown(error);
-    Disarm();
-  } else {
-    ::shutdown(socket_fd(), SHUT_WR);
-    Arm(limits::kLingeringCloseTimeout);
-    char discard[kDiscardChunkBytes];
-    while (::recv(socket_fd(), discard, sizeof(discard), 0) > 0) {
-    }
-    Disarm();
-  }
 }
 
 // ----- BodyReader ---------------------------------------------------------------------------
@@ -544,14 +782,14 @@ Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
                                                std::to_string(server_.options.body_rate_min) +
                                                " bytes/s on average after the grace period)");
     }
-    slot_.deadline_nanos.store(too_slow ? deadline : now + ToNanos(server_.options.body_stall_timeout));
+    slot_->deadline_nanos.store(too_slow ? deadline : now + ToNanos(server_.options.body_stall_timeout));
     bhttp::read_some(stream_, buffer_, *parser_, error);
     Disarm();
     size_t received = capacity - body.size;
     body.data = nullptr;
     if (error == bhttp::error::need_buffer) error = {};
     if (error) {
-      if (slot_.timed_out.load()) {
+      if (slot_->timed_out.load()) {
         if (server_.metrics != nullptr) server_.metrics->ClientTimedOut();
         return FailBody(ErrorCode::kTimeout,
                         too_slow ? "request body arrived slower than limits::kRequestBodyRateMin"
@@ -597,7 +835,7 @@ bool Connection<Stream>::DrainSmallRemainder() {
 
 template <class Stream>
 Status Connection<Stream>::ConnectionLost() const {
-  if (slot_.timed_out.load()) {
+  if (slot_->timed_out.load()) {
     if (server_.metrics != nullptr) server_.metrics->ClientTimedOut();
     return Error(ErrorCode::kTimeout, "the client stopped reading the response");
   }
@@ -755,13 +993,21 @@ Status Connection<Stream>::SendFileBySyscall(int fd, uint64_t offset, uint64_t l
     Arm(server_.options.response_stall_timeout);
     ssize_t sent = ::sendfile(socket_fd(), fd, &file_offset, piece);
     int saved_errno = errno;
+    if (sent < 0 && (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK)) {
+      // The socket is non-blocking once an event loop has waited on it: wait here, still armed,
+      // for room in the send buffer (the watchdog's shutdown wakes this poll too).
+      pollfd writable{.fd = socket_fd(), .events = POLLOUT, .revents = 0};
+      (void)::poll(&writable, 1, -1);
+      Disarm();
+      continue;
+    }
     Disarm();
     if (sent < 0 && saved_errno == EINTR) continue;
     if (sent <= 0) {
       write_failed_ = true;
       close_after_ = true;
       if (sent == 0) return Error(ErrorCode::kIoError, "file ended before the announced length");
-      if (saved_errno == EPIPE || saved_errno == ECONNRESET || slot_.timed_out.load()) {
+      if (saved_errno == EPIPE || saved_errno == ECONNRESET || slot_->timed_out.load()) {
         return ConnectionLost();
       }
       return Error(ErrorCode::kIoError, std::string("sendfile: ") + std::strerror(saved_errno));
@@ -825,7 +1071,7 @@ Status ServerCore::Listen() {
   asio::ip::address address = asio::ip::make_address(options.address, error);
   if (error) return Error(ErrorCode::kInvalidArgument, "bad listen address " + options.address);
   tcp::endpoint endpoint(address, options.port);
-  acceptor.emplace(io);
+  acceptor.emplace(acceptor_io);
   acceptor->open(endpoint.protocol(), error);
   if (!error) acceptor->set_option(asio::socket_base::reuse_address(true), error);
   if (!error) acceptor->bind(endpoint, error);
@@ -839,9 +1085,108 @@ Status ServerCore::Listen() {
   return Status::Ok();
 }
 
+// One loop per core: each multiplexes its connections on one thread while nothing blocks.
+Status ServerCore::StartLoops() {
+  uint32_t count = options.event_loops;
+  if (count == 0) count = std::max(1u, std::thread::hardware_concurrency());
+  count = std::min(count, limits::kEventLoopsMax);
+  for (uint32_t i = 0; i < count; ++i) {
+    auto loop = std::make_unique<EventLoop>();
+    loop->keep_running.emplace(asio::make_work_guard(loop->io));
+    loops.push_back(std::move(loop));
+  }
+  for (auto& loop : loops) {
+    loop->threads.fetch_add(1);
+    loop_threads.fetch_add(1);
+    loop->base_thread = std::thread(&ServerCore::RunLoop, this, std::ref(*loop), false);
+  }
+  return Status::Ok();
+}
+
+void ServerCore::RunLoop(EventLoop& loop, bool spare) {
+  while (true) {
+    size_t ran = 0;
+    try {
+      ran = loop.io.run_one();
+    } catch (const std::exception& e) {
+      log::Error(std::string("http event loop: ") + e.what());
+      continue;
+    }
+    if (ran == 0) break;  // the loop was stopped
+    if (spare && loop.RetireSpare()) {
+      loop_threads.fetch_sub(1);
+      std::lock_guard lock(mutex);
+      --spare_threads;
+      changed.notify_all();
+      return;
+    }
+  }
+  loop.threads.fetch_sub(1);
+  loop_threads.fetch_sub(1);
+  if (spare) {
+    std::lock_guard lock(mutex);
+    --spare_threads;
+    changed.notify_all();
+  }
+}
+
+void ServerCore::AddSpareThread(EventLoop& loop) {
+  loop.threads.fetch_add(1);
+  loop_threads.fetch_add(1);
+  {
+    std::lock_guard lock(mutex);
+    ++spare_threads;
+  }
+  try {
+    std::thread(&ServerCore::RunLoop, this, std::ref(loop), true).detach();
+  } catch (const std::exception& e) {
+    log::Warn(std::string("http cannot start a spare thread: ") + e.what());
+    loop.threads.fetch_sub(1);
+    loop_threads.fetch_sub(1);
+    std::lock_guard lock(mutex);
+    --spare_threads;
+  }
+}
+
+// Every kBalancerTick while requests run: a loop whose every thread has been inside a request for
+// kLoopBlockedBeforeSpareThread, with nothing finishing or starting meanwhile, is blocked (a disk,
+// a database, a group commit, a slow client) and gets one more thread.
+void ServerCore::BalancerLoop() {
+  std::unique_lock lock(mutex);
+  while (!watchdog_stop) {
+    bool any_running = false;
+    for (const auto& loop : loops) any_running = any_running || loop->requests_running.load() > 0;
+    changed.wait_for(lock, any_running ? limits::kBalancerTick : limits::kBalancerTick * 10);
+    if (watchdog_stop) break;
+    lock.unlock();
+    const int64_t now = SteadyNowNanos();
+    for (auto& loop : loops) {
+      if (loop->requests_running.load() < loop->threads.load()) continue;
+      if (now - loop->progress_nanos.load() < ToNanos(limits::kLoopBlockedBeforeSpareThread)) continue;
+      if (loop_threads.load() >= options.request_threads_max) continue;
+      AddSpareThread(*loop);
+    }
+    lock.lock();
+  }
+}
+
+void ServerCore::StopLoops() {
+  for (auto& loop : loops) {
+    loop->keep_running.reset();
+    loop->io.stop();
+  }
+  for (auto& loop : loops) {
+    if (loop->base_thread.joinable()) loop->base_thread.join();
+  }
+  std::unique_lock lock(mutex);
+  changed.wait(lock, [this] { return spare_threads == 0; });
+}
+
 void ServerCore::AcceptLoop() {
   while (true) {
-    tcp::socket socket(io);
+    EventLoop& loop = *loops[next_loop];
+    next_loop = (next_loop + 1) % loops.size();
+    tcp::socket socket(loop.io);
     tcp::endpoint peer;
     beast::error_code error;
     acceptor->accept(socket, peer, error);
@@ -852,7 +1197,7 @@ void ServerCore::AcceptLoop() {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       continue;
     }
-    Dispatch(std::move(socket), peer);
+    Dispatch(std::move(socket), peer, loop);
   }
   std::lock_guard lock(mutex);
   beast::error_code ignored;
@@ -861,7 +1206,7 @@ void ServerCore::AcceptLoop() {
   changed.notify_all();
 }
 
-void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer) {
+void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer, EventLoop& loop) {
   beast::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);  // heads and bodies may leave in two writes
   auto slot = std::make_shared<ConnectionSlot>();
@@ -886,17 +1231,17 @@ void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer) {
     ++from_client;
     slot_id = next_slot_id++;
     slots.emplace(slot_id, slot);
-    ++connection_threads;
+    ++connections_open;
   }
-  try {
-    std::thread(&ServerCore::RunConnection, this, slot_id, slot, std::move(socket), FormatEndpoint(peer))
-        .detach();
-  } catch (const std::exception& e) {
-    log::Error(std::string("http cannot start a connection thread: ") + e.what());
-    Unregister(slot_id);
-    std::lock_guard lock(mutex);
-    --connection_threads;
-    changed.notify_all();
+  std::string remote_address = FormatEndpoint(peer);
+  if (tls) {
+    auto connection = std::make_shared<Connection<TlsStream>>(
+        *this, loop, slot_id, std::move(slot), TlsStream(std::move(socket), *tls), std::move(remote_address));
+    asio::post(loop.io, [connection] { connection->Start(); });
+  } else {
+    auto connection = std::make_shared<Connection<tcp::socket>>(*this, loop, slot_id, std::move(slot),
+                                                                std::move(socket), std::move(remote_address));
+    asio::post(loop.io, [connection] { connection->Start(); });
   }
 }
 
@@ -918,22 +1263,10 @@ void ServerCore::RejectOverCapacity(tcp::socket& socket, std::string_view messag
   ::shutdown(socket.native_handle(), SHUT_RDWR);
 }
 
-void ServerCore::RunConnection(uint64_t slot_id, std::shared_ptr<ConnectionSlot> slot, tcp::socket socket,
-                               std::string remote_address) {
-  if (metrics != nullptr) metrics->ConnectionOpened();
-  if (tls) {
-    TlsStream stream(std::move(socket), *tls);
-    Connection<TlsStream>(*this, *slot, stream, std::move(remote_address)).Serve();
-    Unregister(slot_id);  // before the stream closes the fd
-  } else {
-    Connection<tcp::socket>(*this, *slot, socket, std::move(remote_address)).Serve();
-    Unregister(slot_id);
-    beast::error_code ignored;
-    socket.close(ignored);
-  }
+void ServerCore::ConnectionEnded() {
   if (metrics != nullptr) metrics->ConnectionClosed();
   std::lock_guard lock(mutex);
-  --connection_threads;
+  --connections_open;
   changed.notify_all();
 }
 
@@ -979,6 +1312,15 @@ void ServerCore::ShutDownDueSockets(int64_t now_nanos) {
   }
 }
 
+// Every open connection is a descriptor: lift the soft limit to the hard one, so that
+// ServerOptions::connections_max, not a login default of 1,024, is what refuses a client.
+void RaiseDescriptorLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) log::Warn("http cannot raise the open file limit");
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -999,12 +1341,15 @@ Server::~Server() {
 Status Server::Start() {
   // A client that vanishes mid-sendfile would otherwise kill the process with SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
+  RaiseDescriptorLimit();
   SERAC_RETURN_IF_ERROR(impl_->ConfigureTls());
   SERAC_RETURN_IF_ERROR(impl_->Listen());
   try {
+    SERAC_RETURN_IF_ERROR(impl_->StartLoops());
     std::lock_guard lock(impl_->mutex);
     impl_->acceptor_running = true;
     impl_->watchdog_thread = std::thread(&ServerCore::WatchdogLoop, impl_.get());
+    impl_->balancer_thread = std::thread(&ServerCore::BalancerLoop, impl_.get());
     impl_->acceptor_thread = std::thread(&ServerCore::AcceptLoop, impl_.get());
   } catch (const std::exception& e) {
     impl_->acceptor_running = impl_->acceptor_thread.joinable();
@@ -1031,7 +1376,7 @@ void Server::Wait() {
   {
     std::unique_lock lock(impl_->mutex);
     impl_->changed.wait(lock, [this] {
-      return impl_->shutdown_requested && !impl_->acceptor_running && impl_->connection_threads == 0;
+      return impl_->shutdown_requested && !impl_->acceptor_running && impl_->connections_open == 0;
     });
     impl_->watchdog_stop = true;
     impl_->changed.notify_all();
@@ -1039,6 +1384,8 @@ void Server::Wait() {
   std::lock_guard join_lock(impl_->join_mutex);
   if (impl_->acceptor_thread.joinable()) impl_->acceptor_thread.join();
   if (impl_->watchdog_thread.joinable()) impl_->watchdog_thread.join();
+  if (impl_->balancer_thread.joinable()) impl_->balancer_thread.join();
+  impl_->StopLoops();
 }
 
 ErrorDocument PlainTextErrorDocument(const ServerErrorInfo& error) {
