@@ -52,6 +52,9 @@ inline constexpr auto kRequestBodyDurationMax = std::chrono::hours(6);
 inline constexpr auto kResponseStallTimeout = std::chrono::seconds(60);  // client reads nothing for this long
 inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);   // in-flight requests on SIGTERM
 inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                   // per-request streaming buffer
+// A request body up to this size (announced by Content-Length, without Expect: 100-continue) is
+// received by the event loop before the handler runs: a body that never comes holds no thread.
+inline constexpr uint64_t kBufferedRequestBodyBytesMax = 128 * kKiB;
 inline constexpr uint64_t kBackgroundDigestBodyBytesMin =
     4 * kMiB;  // bodies this large are hashed on a second thread
 inline constexpr uint64_t kBackgroundDigestStageBytes = 1 * kMiB;  // bytes handed to that thread at a time

@@ -73,6 +73,8 @@ using RequestParser = bhttp::request_parser<bhttp::buffer_body>;
 
 // First read of a new request; read_header asks for more if the head is longer.
 constexpr size_t kFirstReadBytes = 16 * 1024;
+// A spare thread that finds no event for this long leaves its loop.
+constexpr auto kSpareThreadIdleTime = std::chrono::milliseconds(500);
 // Stack buffer for discarding bytes nobody will look at.
 constexpr size_t kDiscardChunkBytes = 16 * 1024;
 
@@ -113,6 +115,11 @@ struct EventLoop {
   std::atomic<int> requests_running{0};    // of which inside a request (RequestRunning)
   std::atomic<int64_t> progress_nanos{0};  // the last time a request of this loop began or ended
 
+  // A spare that waited kSpareThreadIdleTime for an event leaves: its loop is quiet.
+  bool RetireIdleSpare() {
+    threads.fetch_sub(1);
+    return true;
+  }
   // A spare leaves when another thread of its loop is free to take the next event.
   bool RetireSpare() {
     int now_running = threads.load();
@@ -249,6 +256,7 @@ class Connection final : public BodyReader,
   void AwaitRequest();
   void BeginRequest();
   void ParseHead();
+  void AwaitSmallBody(int64_t started_nanos);
   void HeadFailed(beast::error_code error);
   void BeginClose();
   void DiscardUntilClosed();
@@ -277,9 +285,17 @@ class Connection final : public BodyReader,
   Status SendFileBySyscall(int fd, uint64_t offset, uint64_t length);
   Status FailBody(ErrorCode code, std::string message);
   int64_t BodyDeadlineNanos() const;
-  Status ConnectionLost() const;
+  Status ConnectionLost();
+  // A slow client is counted once, however many of its reads and writes then fail.
+  void CountClientTimeout() {
+    if (timeout_counted_ || server_.metrics == nullptr) return;
+    timeout_counted_ = true;
+    server_.metrics->ClientTimedOut();
+  }
 
   tcp::socket& socket() { return beast::get_lowest_layer(stream_); }
+  // What one read may add to buffer_ (ParseHead and AwaitSmallBody never ask with it full).
+  size_t ReadSpace() const { return std::min(kFirstReadBytes, buffer_.max_size() - buffer_.size()); }
   int socket_fd() { return socket().native_handle(); }
   void Arm(std::chrono::milliseconds timeout) {
     slot_->deadline_nanos.store(SteadyNowNanos() + ToNanos(timeout));
@@ -295,6 +311,7 @@ class Connection final : public BodyReader,
   beast::flat_buffer buffer_;  // bounded by limits::kIoBufferBytes; keeps pipelined bytes
   std::optional<RequestParser> parser_;
   std::vector<char> file_buffer_;  // TLS SendFile only, allocated on first use
+  bool timeout_counted_ = false;
 
   // Per request.
   std::chrono::steady_clock::time_point started_at_;
@@ -381,7 +398,7 @@ template <class Stream>
 template <class Then>
 void Connection<Stream>::ReadMore(Then then) {
   if constexpr (kTls) {
-    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+    stream_.async_read_some(buffer_.prepare(ReadSpace()),
                             [self = this->shared_from_this(), then = std::move(then)](
                                 const beast::error_code& error, size_t received) mutable {
                               self->buffer_.commit(received);
@@ -395,7 +412,7 @@ void Connection<Stream>::ReadMore(Then then) {
         return;
       }
       while (true) {
-        auto space = self->buffer_.prepare(kFirstReadBytes);
+        auto space = self->buffer_.prepare(self->ReadSpace());
         const ssize_t received = ::recv(self->socket_fd(), space.data(), space.size(), MSG_DONTWAIT);
         if (received > 0) {
           self->buffer_.commit(static_cast<size_t>(received));
@@ -472,7 +489,7 @@ void Connection<Stream>::ParseHead() {
     }
     if (parser_->is_header_done()) {
       Disarm();
-      ServeRequest();
+      AwaitSmallBody(SteadyNowNanos());
       return;
     }
     if (used == 0) break;
@@ -498,6 +515,49 @@ void Connection<Stream>::ParseHead() {
     }
     ParseHead();
   });
+}
+
+// A body small enough to buffer is read before the handler runs, so that a client whose body
+// never comes holds no thread. Whatever goes wrong here (the client leaves, stalls, trickles) the
+// handler meets again when it reads the body, and answers it as it always would: the watchdog has
+// shut the socket or the client has gone, so its read fails at once.
+template <class Stream>
+void Connection<Stream>::AwaitSmallBody(int64_t started_nanos) {
+  const std::optional<uint64_t> length = content_length();
+  const bool expects_continue =
+      beast::iequals(parser_->get()[bhttp::field::expect], "100-continue");  // waits for our answer
+  if (!length || *length == 0 || *length > limits::kBufferedRequestBodyBytesMax || expects_continue ||
+      buffer_.size() >= *length) {
+    ServeRequest();
+    return;
+  }
+  // The same deadline a handler's read would have: progress within the stall timeout, and the
+  // slowest average rate after the grace period.
+  const ServerOptions& options = server_.options;
+  const int64_t by_stall = SteadyNowNanos() + ToNanos(options.body_stall_timeout);
+  const int64_t by_rate =
+      started_nanos + ToNanos(options.body_grace_period) +
+      static_cast<int64_t>(static_cast<double>(buffer_.size()) * 1e9 /
+                           static_cast<double>(std::max<uint64_t>(options.body_rate_min, 1)));
+  const bool rate_first = by_rate < by_stall;
+  slot_->deadline_nanos.store(std::min(by_rate, by_stall));
+  ReadMore(
+      [this, started_nanos, rate_first, self = this->shared_from_this()](const beast::error_code& error) {
+        Disarm();
+        if (!error) {
+          AwaitSmallBody(started_nanos);
+          return;
+        }
+        if (slot_->timed_out.load()) {
+          CountClientTimeout();
+          (void)FailBody(ErrorCode::kTimeout,
+                         rate_first ? "request body arrived slower than limits::kRequestBodyRateMin (" +
+                                          std::to_string(server_.options.body_rate_min) +
+                                          " bytes/s on average after the grace period)"
+                                    : std::string("request body stalled longer than the body timeout"));
+        }
+        ServeRequest();  // a client that left is found by the handler's read, as it would be anyway
+      });
 }
 
 template <class Stream>
@@ -590,7 +650,7 @@ void Connection<Stream>::RejectMalformedHead(const beast::error_code& error) {
     return;
   }
   bool parse_error = error.category() == bhttp::make_error_code(bhttp::error::bad_method).category();
-  if (slot_->timed_out.load() && server_.metrics != nullptr) server_.metrics->ClientTimedOut();
+  if (slot_->timed_out.load()) CountClientTimeout();
   if (!parse_error || error == bhttp::error::end_of_stream || error == bhttp::error::partial_message ||
       slot_->timed_out.load()) {
     return;  // connection-level failure: nobody to answer
@@ -777,7 +837,7 @@ Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
     const int64_t deadline = BodyDeadlineNanos();
     const bool too_slow = deadline - now < ToNanos(server_.options.body_stall_timeout);
     if (deadline <= now) {
-      if (server_.metrics != nullptr) server_.metrics->ClientTimedOut();
+      CountClientTimeout();
       return FailBody(ErrorCode::kTimeout, "request body arrived slower than limits::kRequestBodyRateMin (" +
                                                std::to_string(server_.options.body_rate_min) +
                                                " bytes/s on average after the grace period)");
@@ -790,7 +850,7 @@ Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
     if (error == bhttp::error::need_buffer) error = {};
     if (error) {
       if (slot_->timed_out.load()) {
-        if (server_.metrics != nullptr) server_.metrics->ClientTimedOut();
+        CountClientTimeout();
         return FailBody(ErrorCode::kTimeout,
                         too_slow ? "request body arrived slower than limits::kRequestBodyRateMin"
                                  : "request body stalled longer than the body timeout");
@@ -834,9 +894,9 @@ bool Connection<Stream>::DrainSmallRemainder() {
 // ----- ResponseWriter -----------------------------------------------------------------------
 
 template <class Stream>
-Status Connection<Stream>::ConnectionLost() const {
+Status Connection<Stream>::ConnectionLost() {
   if (slot_->timed_out.load()) {
-    if (server_.metrics != nullptr) server_.metrics->ClientTimedOut();
+    CountClientTimeout();
     return Error(ErrorCode::kTimeout, "the client stopped reading the response");
   }
   return Error(ErrorCode::kIoError, "the client connection was lost");
@@ -1107,13 +1167,14 @@ void ServerCore::RunLoop(EventLoop& loop, bool spare) {
   while (true) {
     size_t ran = 0;
     try {
-      ran = loop.io.run_one();
+      ran = spare ? loop.io.run_one_for(kSpareThreadIdleTime) : loop.io.run_one();
     } catch (const std::exception& e) {
       log::Error(std::string("http event loop: ") + e.what());
       continue;
     }
-    if (ran == 0) break;  // the loop was stopped
-    if (spare && loop.RetireSpare()) {
+    if (ran == 0 && loop.io.stopped()) break;
+    // A spare leaves once another thread of its loop is free, or when it found nothing to do.
+    if (spare && (ran == 0 ? loop.RetireIdleSpare() : loop.RetireSpare())) {
       loop_threads.fetch_sub(1);
       std::lock_guard lock(mutex);
       --spare_threads;

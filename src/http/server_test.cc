@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "http/response_internal.h"
 
@@ -639,7 +640,8 @@ TEST_F(ServerTest, TricklingBodyMissesItsDeadline) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
   server_->Shutdown();
   server_->Wait();
-  EXPECT_NE(metrics_.Render().find("serac_http_client_timeouts_total 1\n"), std::string::npos);
+  EXPECT_NE(metrics_.Render().find("serac_http_client_timeouts_total 1\n"), std::string::npos)
+      << metrics_.Render();
 }
 
 TEST_F(ServerTest, ABodyAtAUsableRateIsNeverCutOff) {
@@ -714,6 +716,93 @@ TEST_F(ServerTest, SlowHeaderIsClosed) {
   Client client(server_->port());
   ASSERT_TRUE(client.Send("GET /hello HTTP/1.1\r\nHost: x\r\n"));  // never finished
   EXPECT_TRUE(client.ClosedWithin(3s));
+}
+
+// The process's thread count, from /proc.
+int ThreadCount() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("Threads:")) return std::atoi(line.c_str() + 8);
+  }
+  return -1;
+}
+
+// Waiting is done by the event loop: idle keep-alive connections, heads that never finish and
+// small bodies that never come hold no thread, and the one loop still answers at once.
+TEST_F(ServerTest, WaitingConnectionsHoldNoThread) {
+  ServerOptions options;
+  options.event_loops = 1;
+  StartServer(options);
+  {
+    Client warm_up(server_->port());  // starts what a first request starts (the access log's flusher)
+    ASSERT_TRUE(warm_up.Send(Get("/hello")));
+    ASSERT_TRUE(warm_up.ReadResponse());
+  }
+  const int threads_before = ThreadCount();
+  std::vector<std::unique_ptr<Client>> waiting;
+  for (int i = 0; i < 100; ++i) {
+    auto idle = std::make_unique<Client>(server_->port());
+    ASSERT_TRUE(idle->Send(Get("/hello")));
+    ASSERT_TRUE(idle->ReadResponse());
+    waiting.push_back(std::move(idle));
+    auto heading = std::make_unique<Client>(server_->port());
+    ASSERT_TRUE(heading->Send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+    waiting.push_back(std::move(heading));
+    auto bodiless = std::make_unique<Client>(server_->port());
+    ASSERT_TRUE(bodiless->Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nabc"));
+    waiting.push_back(std::move(bodiless));
+  }
+  // A spare the balancer added while the loop was busy leaves after kSpareThreadIdleTime; a thread
+  // held by a waiting connection never would.
+  const auto settled_by = std::chrono::steady_clock::now() + 5s;
+  while (ThreadCount() > threads_before && std::chrono::steady_clock::now() < settled_by) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_LE(ThreadCount(), threads_before);
+  Client fresh(server_->port());
+  const auto asked = std::chrono::steady_clock::now();
+  ASSERT_TRUE(fresh.Send(Get("/hello")));
+  std::optional<Response> answer = fresh.ReadResponse();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->body, "hello");
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 1s);
+  // A body that arrives late is still served whole.
+  ASSERT_TRUE(waiting.back()->Send(std::string(4997, 'x')));
+  std::optional<Response> echoed = waiting.back()->ReadResponse();
+  ASSERT_TRUE(echoed);
+  EXPECT_EQ(echoed->body, "abc" + std::string(4997, 'x'));
+}
+
+// A handler that blocks (disk, database, a slow client) does not stall the other connections of
+// its loop: a spare thread takes them, and leaves again once the loop is quiet.
+TEST_F(ServerTest, ABlockedHandlerDoesNotStallItsLoop) {
+  ServerOptions options;
+  options.event_loops = 1;
+  StartServer(options);
+  {
+    Client warm_up(server_->port());
+    ASSERT_TRUE(warm_up.Send(Get("/hello")));
+    ASSERT_TRUE(warm_up.ReadResponse());
+  }
+  const int threads_before = ThreadCount();
+  Client busy(server_->port());
+  ASSERT_TRUE(busy.Send(Get("/slow")));  // sleeps 500 ms on the loop's thread
+  while (!observed_.slow_started) std::this_thread::sleep_for(1ms);
+  Client other(server_->port());
+  const auto asked = std::chrono::steady_clock::now();
+  ASSERT_TRUE(other.Send(Get("/hello")));
+  std::optional<Response> answer = other.ReadResponse();
+  ASSERT_TRUE(answer);
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 250ms);
+  std::optional<Response> slow = busy.ReadResponse();
+  ASSERT_TRUE(slow);
+  EXPECT_EQ(slow->body, "slow done");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (ThreadCount() > threads_before && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(ThreadCount(), threads_before);
 }
 
 TEST_F(ServerTest, GracefulShutdownFinishesInFlightRequest) {
