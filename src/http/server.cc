@@ -75,6 +75,8 @@ using RequestParser = bhttp::request_parser<bhttp::buffer_body>;
 constexpr size_t kFirstReadBytes = 16 * 1024;
 // A spare thread that finds no event for this long leaves its loop.
 constexpr auto kSpareThreadIdleTime = std::chrono::milliseconds(500);
+// A body read with at least this much room bypasses the parser once its buffer is drained.
+constexpr size_t kDirectBodyReadBytesMin = 16 * 1024;
 // Stack buffer for discarding bytes nobody will look at.
 constexpr size_t kDiscardChunkBytes = 16 * 1024;
 
@@ -284,6 +286,11 @@ class Connection final : public BodyReader,
   Status SendFileByCopy(int fd, uint64_t offset, uint64_t length);
   Status SendFileBySyscall(int fd, uint64_t offset, uint64_t length);
   Status FailBody(ErrorCode code, std::string message);
+  Status ArmBodyDeadline(bool& too_slow);
+  Status FailBodyRead(const beast::error_code& error, bool too_slow);
+  Result<size_t> ReadDirect(char* buffer, size_t capacity);
+  // The body has been read to its end, through the parser or straight into the handler's buffer.
+  bool BodyDone() const { return direct_body_remaining_ ? *direct_body_remaining_ == 0 : parser_->is_done(); }
   int64_t BodyDeadlineNanos() const;
   Status ConnectionLost();
   // A slow client is counted once, however many of its reads and writes then fail.
@@ -323,6 +330,7 @@ class Connection final : public BodyReader,
   bool close_after_ = false;
   Status body_error_;
   std::optional<uint64_t> body_limit_;
+  std::optional<uint64_t> direct_body_remaining_;  // set once the body bypasses the parser
   uint64_t body_bytes_read_ = 0;
   int64_t body_started_nanos_ = 0;  // first Read of the body; 0 before
   int status_ = 200;
@@ -348,6 +356,7 @@ void Connection<Stream>::ResetRequestState() {
   close_after_ = false;
   body_error_ = Status::Ok();
   body_limit_.reset();
+  direct_body_remaining_.reset();
   body_bytes_read_ = 0;
   body_started_nanos_ = 0;
   status_ = 200;
@@ -749,7 +758,7 @@ void Connection<Stream>::FinishExchange() {
   }
   // The client was promised Content-Length bytes; a short body can only end with the connection.
   if (started_ && !SuppressesBody() && response_body_given_ < response_length_) close_after_ = true;
-  if (!close_after_ && parser_ && !parser_->is_done() && !DrainSmallRemainder()) {
+  if (!close_after_ && parser_ && !BodyDone() && !DrainSmallRemainder()) {
     close_after_ = true;
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
@@ -817,7 +826,7 @@ std::optional<uint64_t> Connection<Stream>::content_length() const {
 template <class Stream>
 Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
   if (!body_error_.ok()) return body_error_;
-  if (parser_->is_done()) return size_t{0};
+  if (BodyDone()) return size_t{0};
   if (capacity == 0) return Error(ErrorCode::kInternal, "BodyReader::Read with no capacity");
   std::optional<uint64_t> announced = content_length();
   if (body_limit_ && announced && *announced > *body_limit_) {
@@ -827,37 +836,26 @@ Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
   }
   if (!SendContinue().ok()) return FailBody(ErrorCode::kIncompleteBody, "client connection lost");
   if (body_started_nanos_ == 0) body_started_nanos_ = SteadyNowNanos();
+  // A long Content-Length body whose buffered bytes the parser has taken is read straight into the
+  // caller's buffer: the parser would only copy it there from its own.
+  if (!direct_body_remaining_ && capacity >= kDirectBodyReadBytesMin && buffer_.size() == 0 &&
+      !parser_->chunked() && parser_->content_length_remaining()) {
+    direct_body_remaining_ = *parser_->content_length_remaining();
+  }
+  if (direct_body_remaining_) return ReadDirect(buffer, capacity);
   while (true) {
     auto& body = parser_->get().body();
     body.data = buffer;
     body.size = capacity;
     beast::error_code error;
-    // Whichever comes first: the stall timeout, or the body's own deadline.
-    const int64_t now = SteadyNowNanos();
-    const int64_t deadline = BodyDeadlineNanos();
-    const bool too_slow = deadline - now < ToNanos(server_.options.body_stall_timeout);
-    if (deadline <= now) {
-      CountClientTimeout();
-      return FailBody(ErrorCode::kTimeout, "request body arrived slower than limits::kRequestBodyRateMin (" +
-                                               std::to_string(server_.options.body_rate_min) +
-                                               " bytes/s on average after the grace period)");
-    }
-    slot_->deadline_nanos.store(too_slow ? deadline : now + ToNanos(server_.options.body_stall_timeout));
+    bool too_slow = false;
+    SERAC_RETURN_IF_ERROR(ArmBodyDeadline(too_slow));
     bhttp::read_some(stream_, buffer_, *parser_, error);
     Disarm();
     size_t received = capacity - body.size;
     body.data = nullptr;
     if (error == bhttp::error::need_buffer) error = {};
-    if (error) {
-      if (slot_->timed_out.load()) {
-        CountClientTimeout();
-        return FailBody(ErrorCode::kTimeout,
-                        too_slow ? "request body arrived slower than limits::kRequestBodyRateMin"
-                                 : "request body stalled longer than the body timeout");
-      }
-      return FailBody(ErrorCode::kIncompleteBody,
-                      "the client sent an incomplete request body: " + error.message());
-    }
+    if (error) return FailBodyRead(error, too_slow);
     if (received > 0) {
       body_bytes_read_ += received;
       if (body_limit_ && body_bytes_read_ > *body_limit_) {
@@ -870,15 +868,69 @@ Result<size_t> Connection<Stream>::Read(char* buffer, size_t capacity) {
   }
 }
 
+// Publishes the body's deadline for the watchdog: whichever comes first, the stall timeout or the
+// body's own deadline by rate. Fails at once if the rate deadline has already passed.
+template <class Stream>
+Status Connection<Stream>::ArmBodyDeadline(bool& too_slow) {
+  const int64_t now = SteadyNowNanos();
+  const int64_t deadline = BodyDeadlineNanos();
+  too_slow = deadline - now < ToNanos(server_.options.body_stall_timeout);
+  if (deadline <= now) {
+    CountClientTimeout();
+    return FailBody(ErrorCode::kTimeout, "request body arrived slower than limits::kRequestBodyRateMin (" +
+                                             std::to_string(server_.options.body_rate_min) +
+                                             " bytes/s on average after the grace period)");
+  }
+  slot_->deadline_nanos.store(too_slow ? deadline : now + ToNanos(server_.options.body_stall_timeout));
+  return Status::Ok();
+}
+
+template <class Stream>
+Status Connection<Stream>::FailBodyRead(const beast::error_code& error, bool too_slow) {
+  if (slot_->timed_out.load()) {
+    CountClientTimeout();
+    return FailBody(ErrorCode::kTimeout, too_slow
+                                             ? "request body arrived slower than limits::kRequestBodyRateMin"
+                                             : "request body stalled longer than the body timeout");
+  }
+  return FailBody(ErrorCode::kIncompleteBody,
+                  "the client sent an incomplete request body: " + error.message());
+}
+
+// Never past the body's end, so that a pipelined request behind it stays for the parser.
+template <class Stream>
+Result<size_t> Connection<Stream>::ReadDirect(char* buffer, size_t capacity) {
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(capacity, *direct_body_remaining_));
+  bool too_slow = false;
+  SERAC_RETURN_IF_ERROR(ArmBodyDeadline(too_slow));
+  beast::error_code error;
+  const size_t received = stream_.read_some(asio::buffer(buffer, want), error);
+  Disarm();
+  if (received == 0) {
+    if (!error) error = bhttp::error::partial_message;
+    if (error == asio::error::eof) error = bhttp::error::partial_message;
+    return FailBodyRead(error, too_slow);
+  }
+  *direct_body_remaining_ -= received;
+  body_bytes_read_ += received;
+  if (body_limit_ && body_bytes_read_ > *body_limit_) {
+    return FailBody(ErrorCode::kLimitExceeded,
+                    "request body exceeds the limit of " + std::to_string(*body_limit_) + " bytes");
+  }
+  return received;
+}
+
 // Reads away what is left of a body nobody wants, if that is cheap; false means the connection
 // has to close instead.
 template <class Stream>
 bool Connection<Stream>::DrainSmallRemainder() {
   if (!body_error_.ok()) return false;
-  if (parser_->is_done()) return true;
+  if (BodyDone()) return true;
   // Without our 100 Continue the client may never send the body; waiting for it would hang.
   if (expects_continue_ && !continue_sent_) return false;
-  boost::optional<uint64_t> remaining = parser_->content_length_remaining();
+  boost::optional<uint64_t> remaining = direct_body_remaining_
+                                            ? boost::optional<uint64_t>(*direct_body_remaining_)
+                                            : parser_->content_length_remaining();
   if (remaining && *remaining > limits::kUnreadBodyDrainBytesMax) return false;
   char discard[kDiscardChunkBytes];
   uint64_t drained = 0;
@@ -936,7 +988,7 @@ bool Connection<Stream>::SuppressesBody() const {
 template <class Stream>
 void Connection<Stream>::DecideConnectionReuse() {
   if (server_.draining.load()) close_after_ = true;
-  if (!close_after_ && parser_ && !parser_->is_done() && !DrainSmallRemainder()) {
+  if (!close_after_ && parser_ && !BodyDone() && !DrainSmallRemainder()) {
     close_after_ = true;
   }
 }
@@ -946,7 +998,7 @@ Status Connection<Stream>::StartResponse(uint64_t content_length, std::string_vi
   if (started_) return Error(ErrorCode::kInternal, "the response was already started");
   // An empty declared body has been "read" in full, so the client is owed its 100 Continue first.
   // A non-empty body left unread gets none: the connection closes instead (DecideConnectionReuse).
-  if (parser_ && parser_->is_done()) SERAC_RETURN_IF_ERROR(SendContinue());
+  if (parser_ && BodyDone()) SERAC_RETURN_IF_ERROR(SendContinue());
   DecideConnectionReuse();
   bool no_length = status_ == 204 || status_ == 304 || status_ < 200;
   std::string head = internal::BuildResponseHead(

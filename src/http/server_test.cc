@@ -311,6 +311,32 @@ TEST_F(ServerTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_EQ(c->body, "hello");
 }
 
+// A long body is read straight into the handler's buffer, past the parser; it must stop at the
+// body's end, so that the request pipelined behind it is still read as a request. Sent in one piece
+// and in pieces, so that the body's end falls inside a read and between reads.
+TEST_F(ServerTest, LongBodyThenPipelinedRequest) {
+  StartServer();
+  const std::string body = Pattern(3 * 1024 * 1024 + 17);
+  for (bool in_pieces : {false, true}) {
+    Client client(server_->port());
+    const std::string wire = Post("/echo", body) + Get("/hello");
+    if (in_pieces) {
+      for (size_t offset = 0; offset < wire.size(); offset += 100'000) {
+        ASSERT_TRUE(client.Send(std::string_view(wire).substr(offset, 100'000)));
+      }
+    } else {
+      ASSERT_TRUE(client.Send(wire));
+    }
+    std::optional<Response> echoed = client.ReadResponse();
+    ASSERT_TRUE(echoed);
+    EXPECT_EQ(echoed->status, 200);
+    EXPECT_TRUE(echoed->body == body) << "echoed " << echoed->body.size() << " bytes";
+    std::optional<Response> hello = client.ReadResponse();
+    ASSERT_TRUE(hello);
+    EXPECT_EQ(hello->body, "hello");
+  }
+}
+
 TEST_F(ServerTest, ConnectionCloseAndHttp10CloseTheConnection) {
   StartServer();
   Client client(server_->port());
