@@ -3,7 +3,9 @@
 
 GET cells compare serac with nginx serving the same bytes as static files; PUT cells compare
 serac with bench/fsync_writer.c, which stores the same payload with the durability serac promises
-(write, fsync, rename, fsync the directory). Load comes from wrk with presigned SigV4 URLs.
+(write, fsync, rename, fsync the directory). With --minio, every cell also measures MinIO (built by
+bench/build_minio.sh) on the same objects, as the S3 server people would otherwise run. Load comes
+from wrk with presigned SigV4 URLs.
 This is a measurement, not a test: it prints a table and marks the targets PASS or MISS.
 Run it through bench/s3_bench.sh, which builds serac and prepares the Python environment.
 """
@@ -83,6 +85,7 @@ class Cell:
     clients: int
     serac: Measurement = field(default_factory=Measurement)
     reference: Measurement = field(default_factory=Measurement)
+    minio: Measurement | None = None  # measured with --minio
 
     def value(self, m: Measurement) -> float:
         return m.ops_per_s() if self.size.report_ops else m.mib_per_s(self.size.bytes)
@@ -91,6 +94,11 @@ class Cell:
         if not (self.serac.ok and self.reference.ok) or self.value(self.reference) == 0:
             return None
         return self.value(self.serac) / self.value(self.reference)
+
+    def minio_ratio(self) -> float | None:
+        if self.minio is None or not (self.serac.ok and self.minio.ok) or self.value(self.minio) == 0:
+            return None
+        return self.value(self.serac) / self.value(self.minio)
 
 
 # --------------------------------------------------------------------------- processes
@@ -242,6 +250,49 @@ class Serac:
                 return "".join(f.readlines()[-lines:])
         except OSError:
             return ""
+
+    def client(self):
+        import boto3
+        from botocore.config import Config
+
+        return boto3.client(
+            "s3", endpoint_url=f"http://127.0.0.1:{self.port}", region_name=REGION,
+            aws_access_key_id=self.user, aws_secret_access_key=self.password,
+            config=Config(signature_version="s3v4", s3={"addressing_style": "path"}))
+
+
+class MinIO:
+    """MinIO on one directory (its single-drive mode), as a user would start it for a comparison."""
+
+    def __init__(self, processes: Processes, binary: str, data_dir: str, log_path: str):
+        self.processes, self.binary, self.data_dir, self.log_path = processes, binary, data_dir, log_path
+        self.port = free_loopback_port()
+        self.user = "benchadmin"
+        self.password = "bench-" + secrets.token_hex(16)
+        self.proc: subprocess.Popen | None = None
+        self.failure = ""
+
+    def start(self) -> bool:
+        os.makedirs(self.data_dir, exist_ok=True)
+        env = dict(os.environ, MINIO_ROOT_USER=self.user, MINIO_ROOT_PASSWORD=self.password,
+                   MINIO_BROWSER="off", MINIO_UPDATE="off", MINIO_CI_CD="1")
+        argv = [self.binary, "server", self.data_dir, "--address", f"127.0.0.1:{self.port}", "--quiet"]
+        with open(self.log_path, "wb") as log:
+            self.proc = self.processes.start(argv, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                             stdin=subprocess.DEVNULL)
+        if not wait_for_port(self.port, self.proc, SERAC_START_TIMEOUT_SECONDS):
+            self.failure = "minio did not start: " + read_text(self.log_path)[-500:]
+            return False
+        deadline = time.monotonic() + SERAC_START_TIMEOUT_SECONDS
+        while http_request(f"http://127.0.0.1:{self.port}/minio/health/ready", "GET")[0] != 200:
+            if time.monotonic() > deadline:
+                self.failure = "minio never became ready: " + read_text(self.log_path)[-500:]
+                return False
+            time.sleep(0.1)
+        return True
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
     def client(self):
         import boto3
@@ -420,12 +471,12 @@ def write_static_files(html_dir: str, sizes: list[ObjectSize], payloads: dict[st
                 f.write(data)
 
 
-def prepare_serac(serac: Serac, sizes: list[ObjectSize], payloads,
-                  work_dir: str) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+def prepare_s3_server(server, sizes: list[ObjectSize], payloads, work_dir: str,
+                      name: str = "serac") -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
     """Creates the bucket, uploads the GET objects with presigned PUTs, checks one GET round trip
     per size, and writes the presigned target files. Returns ({(op, size label): targets file},
     {(op, size label): why that cell cannot run}); raises RuntimeError if nothing can run."""
-    s3 = serac.client()
+    s3 = server.client()
     try:  # header-signed, as clients create buckets; the objects below go through presigned URLs
         s3.create_bucket(Bucket=BUCKET)
     except Exception as e:  # botocore raises many types; any of them means setup failed
@@ -437,14 +488,14 @@ def prepare_serac(serac: Serac, sizes: list[ObjectSize], payloads,
 
     files, failures = {}, {}
     for s in sizes:
-        files[("PUT", s.label)] = os.path.join(work_dir, f"serac-put-{s.bytes}.txt")
+        files[("PUT", s.label)] = os.path.join(work_dir, f"{name}-put-{s.bytes}.txt")
         write_lines(files[("PUT", s.label)], [target_of(presign("put_object", put_key(s, i)))
                                               for i in range(s.put_keys)])
         failure = upload_and_check(s, payloads[s.label], presign)
         if failure:
             failures[("GET", s.label)] = failure
             continue
-        files[("GET", s.label)] = os.path.join(work_dir, f"serac-get-{s.bytes}.txt")
+        files[("GET", s.label)] = os.path.join(work_dir, f"{name}-get-{s.bytes}.txt")
         write_lines(files[("GET", s.label)], [target_of(presign("get_object", get_key(s, i)))
                                               for i in range(s.get_objects)])
     return files, failures
@@ -511,8 +562,11 @@ def fmt_cpu(m: Measurement) -> str:
 
 
 def print_table(cells: list[Cell]):
+    with_minio = any(c.minio is not None for c in cells)
     header = ["workload", "clients", "serac", "reference", "ratio", "serac p50/p99 ms", "ref p50/p99 ms",
               "n serac/ref", "CPU% serac/load", "CPU% ref/load"]
+    if with_minio:
+        header += ["minio", "serac/minio", "minio p50/p99 ms", "CPU% minio/load"]
     rows = []
     for c in cells:
         ref_name = "nginx" if c.op == "GET" else "fsync"
@@ -521,6 +575,11 @@ def print_table(cells: list[Cell]):
                      f"{fmt_value(c, c.reference)} ({ref_name})", "-" if ratio is None else f"{ratio:.2f}",
                      fmt_latency(c.serac), fmt_latency(c.reference), f"{c.serac.ops}/{c.reference.ops}",
                      fmt_cpu(c.serac), fmt_cpu(c.reference)])
+        if with_minio:
+            minio = c.minio or Measurement()
+            minio_ratio = c.minio_ratio()
+            rows[-1] += [fmt_value(c, minio), "-" if minio_ratio is None else f"{minio_ratio:.2f}",
+                         fmt_latency(minio), fmt_cpu(minio)]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     line = lambda r: "  ".join(v.ljust(w) if i in (0, 3) else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths)))
     print(line(header))
@@ -528,7 +587,8 @@ def print_table(cells: list[Cell]):
     for r in rows:
         print(line(r))
     notes = [f"  {c.op} {c.size.label} x{c.clients} {who}: {m.note}"
-             for c in cells for who, m in (("serac", c.serac), ("reference", c.reference)) if m.note]
+             for c in cells for who, m in (("serac", c.serac), ("reference", c.reference), ("minio", c.minio))
+             if m is not None and m.note]
     if notes:
         print("notes:")
         print("\n".join(notes))
@@ -541,14 +601,28 @@ def evaluate_targets(cells: list[Cell], idle_rss_kib: int | None) -> list[tuple[
 
     rows = []
     clients_seen = sorted({c.clients for c in cells})
-    for op, ref in (("GET", "nginx"), ("PUT", "fsync'd write")):
+    def judged(name: str, ratio: float | None, goal: float):
+        rows.append((name, "-" if ratio is None else f"{ratio:.2f}", f">= {goal:.2f}",
+                     "n/a" if ratio is None else ("PASS" if ratio >= goal else "MISS")))
+
+    for op, ref, goal in (("GET", "nginx", 0.95), ("PUT", "fsync'd write", 0.90)):
         for n in clients_seen:
             cell = find(op, "64 MiB", n)
-            if cell is None:
+            if cell is not None:
+                judged(f"64 MiB {op} vs {ref}, {n} client(s)", cell.ratio(), goal)
+    # Scale: many connections serve as fast as a few, and small GETs come near a static file server.
+    for op, many_clients in (("GET", (256, 1024)), ("PUT", (256,))):
+        base = find(op, "4 KiB", 16)
+        for n in many_clients:
+            cell = find(op, "4 KiB", n)
+            if base is None or cell is None:
                 continue
-            ratio = cell.ratio()
-            rows.append((f"64 MiB {op} vs {ref}, {n} client(s)", "-" if ratio is None else f"{ratio:.2f}",
-                         ">= 0.60", "n/a" if ratio is None else ("PASS" if ratio >= 0.60 else "MISS")))
+            ratio = cell.value(cell.serac) / base.value(base.serac) if cell.serac.ok and base.serac.ok else None
+            judged(f"4 KiB {op} at {n} clients vs at 16", ratio, 0.90)
+    for n in (16, 256, 1024):
+        cell = find("GET", "4 KiB", n)
+        if cell is not None:
+            judged(f"4 KiB GET vs nginx, {n} clients", cell.ratio(), 0.80)
     for op, goal in (("GET", 10_000), ("PUT", 2_000)):
         cell = find(op, "4 KiB", 16)
         if cell is None:
@@ -590,6 +664,8 @@ def parse_args():
     p.add_argument("--ops", default="GET,PUT", help="comma-separated subset of GET,PUT")
     p.add_argument("--wrk-threads", type=int, default=2, help="wrk threads (at most the client count)")
     p.add_argument("--references-only", action="store_true", help="skip serac, measure nginx and fsync only")
+    p.add_argument("--minio", default=os.environ.get("MINIO_BIN"),
+                   help="a MinIO server binary (bench/build_minio.sh): measure it in every cell too")
     p.add_argument("--tmpdir", default=os.environ.get("BENCH_TMPDIR"),
                    help="where the temp data lives (same filesystem for serac and the fsync reference)")
     p.add_argument("--keep", action="store_true", help="keep the temp directory (for debugging)")
@@ -653,14 +729,39 @@ def run(args, sizes, clients, ops, processes: Processes, work_dir: str) -> int:
         return 1
     os.sync()
 
+    minio_targets = start_minio(args, processes, sizes, payloads, work_dir) if args.minio else None
+
     cells = [Cell(op, s, n) for op in ops for s in sizes for n in clients]
     for cell in cells:
-        run_cell(cell, args, tools, nginx, get_targets, target, os.path.join(work_dir, "fsync-reference"))
+        run_cell(cell, args, tools, nginx, get_targets, target, os.path.join(work_dir, "fsync-reference"),
+                 minio_targets)
     target.sample_peak_rss()
     if target.serac and target.serac.proc.poll() is not None and not target.failure:
         target.failure = f"serac exited with code {target.serac.proc.returncode}"
     print_report(args, cells, target)
     return 0
+
+
+@dataclass
+class MinIOTargets:
+    minio: MinIO
+    files: dict[tuple[str, str], str]  # (op, size label) -> presigned targets file
+    failures: dict[tuple[str, str], str]
+
+
+def start_minio(args, processes: Processes, sizes, payloads, work_dir: str) -> MinIOTargets | None:
+    minio = MinIO(processes, os.path.abspath(args.minio), os.path.join(work_dir, "minio-data"),
+                  os.path.join(work_dir, "minio.log"))
+    if not minio.start():
+        progress(minio.failure)
+        return MinIOTargets(minio, {}, {})
+    progress(f"minio listening on 127.0.0.1:{minio.port}; uploading objects")
+    try:
+        files, failures = prepare_s3_server(minio, sizes, payloads, work_dir, name="minio")
+    except (RuntimeError, OSError, urllib.error.URLError) as e:
+        minio.failure = f"setup failed: {e}"
+        return MinIOTargets(minio, {}, {})
+    return MinIOTargets(minio, files, failures)
 
 
 class SeracTarget:
@@ -691,7 +792,7 @@ class SeracTarget:
             progress(f"serac listening on 127.0.0.1:{self.serac.port}, idle RSS {self.idle_rss_kib} KiB; "
                      "uploading objects")
             try:
-                files, self.cell_failures = prepare_serac(self.serac, sizes, payloads, work_dir)
+                files, self.cell_failures = prepare_s3_server(self.serac, sizes, payloads, work_dir)
                 self.get_targets = {label: f for (op, label), f in files.items() if op == "GET"}
                 self.put_targets = {label: f for (op, label), f in files.items() if op == "PUT"}
             except (RuntimeError, OSError, urllib.error.URLError) as e:
@@ -717,8 +818,9 @@ class SeracTarget:
             self.peak_rss_kib = proc_status_kib(self.serac.proc.pid, "VmHWM") or self.peak_rss_kib
 
 
-def run_cell(cell: Cell, args, tools, nginx: Nginx, get_targets, target: SeracTarget, fsync_dir: str):
-    """Reference first, then serac, back to back, so both see the same machine conditions."""
+def run_cell(cell: Cell, args, tools, nginx: Nginx, get_targets, target: SeracTarget, fsync_dir: str,
+             minio_targets: MinIOTargets | None):
+    """Reference first, then serac (then MinIO), back to back, so all see the same machine conditions."""
     seconds = args.large_seconds if cell.size.drain else args.seconds
     progress(f"{cell.op} {cell.size.label} x{cell.clients} ({seconds}s each)")
     body_bytes = cell.size.bytes if cell.op == "PUT" else 0
@@ -744,6 +846,15 @@ def run_cell(cell: Cell, args, tools, nginx: Nginx, get_targets, target: SeracTa
         target.sample_peak_rss()
     if cell.op == "PUT":
         os.sync()  # start the next cell without the previous cell's writeback
+    if minio_targets is not None:
+        key = (cell.op, cell.size.label)
+        minio = minio_targets.minio
+        if minio.failure or key not in minio_targets.files or not minio.alive():
+            cell.minio = Measurement(note=minio.failure or minio_targets.failures.get(key, "minio is not running"))
+        else:
+            cell.minio = load(minio.port, minio_targets.files[key], lambda: cpu_seconds_of_tree(minio.proc.pid))
+        if cell.op == "PUT":
+            os.sync()
 
 
 def print_report(args, cells: list[Cell], target: SeracTarget):
@@ -776,7 +887,9 @@ def write_json(path, cells, idle_rss_kib, peak_rss_kib, serac_failure, target_ro
                 "cpu_percent": m.cpu_percent, "generator_cpu_percent": m.generator_cpu_percent, "note": m.note}
 
     doc = {"cells": [{"op": c.op, "size_bytes": c.size.bytes, "clients": c.clients, "ratio": c.ratio(),
-                      "serac": measurement(c, c.serac), "reference": measurement(c, c.reference)} for c in cells],
+                      "serac": measurement(c, c.serac), "reference": measurement(c, c.reference),
+                      "minio": None if c.minio is None else measurement(c, c.minio),
+                      "serac_over_minio": c.minio_ratio()} for c in cells],
            "idle_rss_kib": idle_rss_kib, "peak_rss_kib": peak_rss_kib, "serac_failure": serac_failure,
            "targets": [dict(zip(("target", "measured", "goal", "result"), r)) for r in target_rows]}
     with open(path, "w") as f:
