@@ -372,9 +372,10 @@ def write_lines(path: str, lines: list[str]):
 
 
 def run_wrk(port: int, method: str, targets_file: str, body_bytes: int, clients: int, seconds: int,
-            max_threads: int, cpu_of_server) -> Measurement:
+            max_threads: int, cpu_of_server, headers: tuple[str, ...] = ()) -> Measurement:
     threads = max(1, min(max_threads, clients))
     argv = ["wrk", f"-t{threads}", f"-c{clients}", f"-d{seconds}s", "--timeout", WRK_REQUEST_TIMEOUT,
+            *[arg for header in headers for arg in ("-H", header)],
             "-s", WRK_SCRIPT, f"http://127.0.0.1:{port}", "--", method, targets_file, str(body_bytes)]
     server_cpu_before, wrk_cpu_before, wall_before = cpu_of_server(), children_cpu_seconds(), time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True)
