@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/blocking.h"
+
 namespace serac::file_io {
 
 Status ErrnoError(std::string_view what, const std::string& path) {
@@ -23,6 +25,7 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
 }
 
 Status FsyncDirectory(const std::string& dir) {
+  const blocking::Region flush;
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoError("cannot open directory", dir);
   int rc = ::fsync(fd);

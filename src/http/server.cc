@@ -55,6 +55,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/blocking.h"
 #include "common/encoding.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -134,13 +135,23 @@ struct EventLoop {
 
 // Marks the synchronous part of one request (head complete to response sent) on its loop, which
 // the balancer reads to tell a loop whose threads are all blocked from one that is merely busy.
+// The request this thread is serving, if it is a loop thread inside one; what a blocking region
+// (common/blocking.h) looks at to hand the loop on.
+struct ThreadRequest {
+  EventLoop* loop = nullptr;
+  bool handed_on = false;  // a blocking region already brought in another thread for this request
+};
+thread_local ThreadRequest this_thread_request;
+
 class RequestRunning {
  public:
   explicit RequestRunning(EventLoop& loop) : loop_(loop) {
     loop_.requests_running.fetch_add(1);
     loop_.progress_nanos.store(SteadyNowNanos());
+    this_thread_request = {&loop_, false};
   }
   ~RequestRunning() {
+    this_thread_request = {};
     loop_.progress_nanos.store(SteadyNowNanos());
     loop_.requests_running.fetch_sub(1);
   }
@@ -149,6 +160,12 @@ class RequestRunning {
 
  private:
   EventLoop& loop_;
+};
+
+// A spare thread between loops, waiting to be given one.
+struct ParkedSpare {
+  std::condition_variable wake;
+  EventLoop* assigned = nullptr;  // guarded by ServerCore::mutex
 };
 
 // Everything the server shares between its threads.
@@ -178,6 +195,8 @@ struct ServerCore {
   uint64_t next_slot_id = 0;                                  // guarded by mutex
   size_t connections_open = 0;                                // guarded by mutex
   size_t spare_threads = 0;                                   // guarded by mutex
+  std::vector<ParkedSpare*> parked_spares;                    // guarded by mutex
+  bool loops_stopping = false;                                // guarded by mutex
   bool acceptor_running = false;                              // guarded by mutex
   bool shutdown_requested = false;                            // guarded by mutex
   bool watchdog_stop = false;                                 // guarded by mutex
@@ -192,8 +211,10 @@ struct ServerCore {
   Status Listen();
   Status StartLoops();
   void RunLoop(EventLoop& loop, bool spare);
+  void RunSpare(EventLoop* loop);
   void BalancerLoop();
   void AddSpareThread(EventLoop& loop);
+  static void HandOnBeforeBlocking(void* server);
   void StopLoops();
   void AcceptLoop();
   void Dispatch(tcp::socket socket, const tcp::endpoint& peer, EventLoop& loop);
@@ -1216,6 +1237,7 @@ Status ServerCore::StartLoops() {
 }
 
 void ServerCore::RunLoop(EventLoop& loop, bool spare) {
+  blocking::SetThreadHook(&ServerCore::HandOnBeforeBlocking, this);
   while (true) {
     size_t ran = 0;
     try {
@@ -1228,19 +1250,33 @@ void ServerCore::RunLoop(EventLoop& loop, bool spare) {
     // A spare leaves once another thread of its loop is free, or when it found nothing to do.
     if (spare && (ran == 0 ? loop.RetireIdleSpare() : loop.RetireSpare())) {
       loop_threads.fetch_sub(1);
-      std::lock_guard lock(mutex);
-      --spare_threads;
-      changed.notify_all();
+      blocking::SetThreadHook(nullptr, nullptr);
       return;
     }
   }
   loop.threads.fetch_sub(1);
   loop_threads.fetch_sub(1);
-  if (spare) {
-    std::lock_guard lock(mutex);
-    --spare_threads;
-    changed.notify_all();
+  blocking::SetThreadHook(nullptr, nullptr);
+}
+
+// A spare thread serves the loop it was given until it retires, then parks for
+// kSpareThreadIdleTime: the next loop that needs a spare wakes it instead of starting a thread.
+void ServerCore::RunSpare(EventLoop* loop) {
+  ParkedSpare self;
+  while (loop != nullptr) {
+    RunLoop(*loop, true);
+    std::unique_lock lock(mutex);
+    if (loops_stopping) break;
+    self.assigned = nullptr;
+    parked_spares.push_back(&self);
+    self.wake.wait_for(lock, kSpareThreadIdleTime,
+                       [&] { return self.assigned != nullptr || loops_stopping; });
+    if (self.assigned == nullptr) std::erase(parked_spares, &self);  // nobody came: leave
+    loop = self.assigned;
   }
+  std::lock_guard lock(mutex);
+  --spare_threads;
+  changed.notify_all();
 }
 
 void ServerCore::AddSpareThread(EventLoop& loop) {
@@ -1248,10 +1284,22 @@ void ServerCore::AddSpareThread(EventLoop& loop) {
   loop_threads.fetch_add(1);
   {
     std::lock_guard lock(mutex);
+    if (loops_stopping) {
+      loop.threads.fetch_sub(1);
+      loop_threads.fetch_sub(1);
+      return;
+    }
+    if (!parked_spares.empty()) {
+      ParkedSpare* parked = parked_spares.back();
+      parked_spares.pop_back();
+      parked->assigned = &loop;
+      parked->wake.notify_one();
+      return;
+    }
     ++spare_threads;
   }
   try {
-    std::thread(&ServerCore::RunLoop, this, std::ref(loop), true).detach();
+    std::thread(&ServerCore::RunSpare, this, &loop).detach();
   } catch (const std::exception& e) {
     log::Warn(std::string("http cannot start a spare thread: ") + e.what());
     loop.threads.fetch_sub(1);
@@ -1259,6 +1307,20 @@ void ServerCore::AddSpareThread(EventLoop& loop) {
     std::lock_guard lock(mutex);
     --spare_threads;
   }
+}
+
+// A request about to wait for a flush hands its loop to another thread at once, rather than after
+// the balancer's kLoopBlockedBeforeSpareThread: writes waiting for one group commit then arrive
+// together, and share its fsync.
+void ServerCore::HandOnBeforeBlocking(void* server) {
+  ThreadRequest& request = this_thread_request;
+  if (request.loop == nullptr || request.handed_on) return;
+  request.handed_on = true;
+  auto* core = static_cast<ServerCore*>(server);
+  EventLoop& loop = *request.loop;
+  if (loop.requests_running.load() < loop.threads.load()) return;  // another thread is free
+  if (core->loop_threads.load() >= core->options.request_threads_max) return;
+  core->AddSpareThread(loop);
 }
 
 // Every kBalancerTick while requests run: a loop whose every thread has been inside a request for
@@ -1284,6 +1346,12 @@ void ServerCore::BalancerLoop() {
 }
 
 void ServerCore::StopLoops() {
+  {
+    std::lock_guard lock(mutex);
+    loops_stopping = true;
+    for (ParkedSpare* parked : parked_spares) parked->wake.notify_one();
+    parked_spares.clear();
+  }
   for (auto& loop : loops) {
     loop->keep_running.reset();
     loop->io.stop();

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/blocking.h"
 #include "common/limits.h"
 #include "common/random.h"
 
@@ -103,11 +104,13 @@ Result<size_t> PreadSome(int fd, char* buffer, size_t size, uint64_t offset, con
 }
 
 Status FsyncFile(int fd, const std::string& path) {
+  const blocking::Region flush;
   if (::fsync(fd) != 0) return ErrnoStatus("fsync", path, errno);
   return Status::Ok();
 }
 
 Status FsyncDirectory(const std::string& path) {
+  const blocking::Region flush;
   FileDescriptor dir(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) return ErrnoStatus("open directory", path, errno);
   return FsyncFile(dir.get(), path);

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "common/blocking.h"
 #include "common/log.h"
 #include "meta/sqlite/group_commit_internal.h"
 
@@ -32,6 +33,7 @@ GroupCommitter::~GroupCommitter() {
 Status GroupCommitter::Run(const Write& write) { return Run(write, nullptr); }
 
 Status GroupCommitter::Run(const Write& write, const std::function<void()>& on_visible) {
+  const blocking::Region may_wait_for_a_flush;  // this write, or the batch it joins, ends in an fsync
   Pending pending{&write, on_visible ? &on_visible : nullptr, Status::Ok()};
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return Error(ErrorCode::kUnavailable, "metadata store is closing");
