@@ -27,7 +27,7 @@ inline constexpr uint32_t kJsonNestingDepthMax = 1000;
 // Open client connections. A waiting connection holds no thread, only its socket and a few
 // hundred bytes (bench/README.md, "Idle connections"), so this is far above the thread limit.
 inline constexpr uint32_t kConnectionsMax = 16384;
-// Event loops multiplexing the connections: one per core, and never more than this.
+// Event loops multiplexing the connections: two per core, and never more than this.
 inline constexpr uint32_t kEventLoopsMax = 64;
 // Threads running requests at once, counting the spares added to a loop whose every thread is
 // blocked (disk, database, group commit, a slow client); requests beyond wait in their loop.

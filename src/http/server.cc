@@ -1,4 +1,4 @@
-// The HTTP/1.1 server, event-driven. A few event loops (Asio io_contexts, one per core) multiplex
+// The HTTP/1.1 server, event-driven. A few event loops (Asio io_contexts, two per core) multiplex
 // every connection while it waits: for the TLS handshake, for the next request of a keep-alive
 // connection, for the rest of a request head, and while it closes. None of these holds a thread,
 // so an idle or slow-heading connection costs only its socket and a few hundred bytes.
@@ -74,6 +74,10 @@ using RequestParser = bhttp::request_parser<bhttp::buffer_body>;
 
 // First read of a new request; read_header asks for more if the head is longer.
 constexpr size_t kFirstReadBytes = 16 * 1024;
+// Two loops per core, not one: a loop thread sleeps between its clients' requests, and a second
+// one per core fills those gaps (measured: 4 KiB GETs at 16 connections 12 % faster on 2 cores
+// with 4 loops than with 2, and slower again with 8).
+constexpr uint32_t kEventLoopsPerCore = 2;
 // A spare thread that finds no event for this long leaves its loop.
 constexpr auto kSpareThreadIdleTime = std::chrono::milliseconds(500);
 // A body read with at least this much room bypasses the parser once its buffer is drained.
@@ -1218,10 +1222,11 @@ Status ServerCore::Listen() {
   return Status::Ok();
 }
 
-// One loop per core: each multiplexes its connections on one thread while nothing blocks.
+// kEventLoopsPerCore loops per core: each multiplexes its connections on one thread while nothing
+// blocks.
 Status ServerCore::StartLoops() {
   uint32_t count = options.event_loops;
-  if (count == 0) count = std::max(1u, std::thread::hardware_concurrency());
+  if (count == 0) count = kEventLoopsPerCore * std::max(1u, std::thread::hardware_concurrency());
   count = std::min(count, limits::kEventLoopsMax);
   for (uint32_t i = 0; i < count; ++i) {
     auto loop = std::make_unique<EventLoop>();

@@ -1,5 +1,5 @@
 // The HTTP/1.1 server: keep-alive, Expect: 100-continue, chunked bodies, TLS, timeouts, limits,
-// graceful shutdown, access log and metrics. Event loops (one per core) multiplex every connection
+// graceful shutdown, access log and metrics. Event loops (two per core) multiplex every connection
 // while it waits, so idle and slow-heading connections hold no thread (bounded by
 // limits::kConnectionsMax, and per client address by limits::kConnectionsPerClientMax). A request
 // runs on the loop thread that read its head; a loop whose threads are all blocked gets spare
@@ -34,7 +34,7 @@ struct ServerOptions {
   // Limits, overridable so tests need not wait a minute; production uses the defaults.
   uint32_t connections_max = limits::kConnectionsMax;
   uint32_t connections_per_client_max = limits::kConnectionsPerClientMax;  // 0: no cap per address
-  uint32_t event_loops = 0;  // 0: one per core (at most limits::kEventLoopsMax)
+  uint32_t event_loops = 0;  // 0: two per core (at most limits::kEventLoopsMax)
   uint32_t request_threads_max = limits::kRequestThreadsMax;
   std::chrono::milliseconds idle_timeout = limits::kIdleConnectionTimeout;
   std::chrono::milliseconds header_read_timeout = limits::kHeaderReadTimeout;
