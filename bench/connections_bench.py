@@ -54,9 +54,9 @@ def bearer_token(serac: Serac) -> str:
         return json.loads(response.read())["access_token"]
 
 
-def start(processes: Processes, label: str, binary: str, work_dir: str) -> Server:
+def start(processes: Processes, label: str, binary: str, work_dir: str, extra_args: list[str]) -> Server:
     serac = Serac(processes, os.path.abspath(binary), os.path.join(work_dir, f"{label}-data"),
-                  os.path.join(work_dir, f"{label}.log"), ["--log-level", "warn"])
+                  os.path.join(work_dir, f"{label}.log"), ["--log-level", "warn", *extra_args])
     if not serac.start():
         raise RuntimeError(f"{label}: {serac.failure}\n{serac.log_tail()}")
     endpoint = Endpoint(label, serac.port, "/_iceberg", access_key=serac.user, secret_key=serac.password)
@@ -146,6 +146,10 @@ def main() -> int:
     p.add_argument("--seconds", type=int, default=5)
     p.add_argument("--wrk-threads", type=int, default=2)
     p.add_argument("--tmpdir", default=os.environ.get("BENCH_TMPDIR"))
+    p.add_argument("--serac-arg", action="append", default=[], metavar="ARG",
+                   help="extra argument for every 'serac server', e.g. --serac-arg=--meta-store=postgresql://...")
+    p.add_argument("--baseline-arg", action="append", default=[], metavar="ARG",
+                   help="extra argument for the baseline's server only (say, another database)")
     args = p.parse_args()
     if not shutil.which("wrk"):
         print("wrk not found (Debian package wrk)", file=sys.stderr)
@@ -157,9 +161,10 @@ def main() -> int:
     processes = Processes()
     work_dir = tempfile.mkdtemp(prefix="serac-connbench-", dir=args.tmpdir)
     try:
-        servers = [start(processes, "serac", args.serac, work_dir)]
+        servers = [start(processes, "serac", args.serac, work_dir, args.serac_arg)]
         if args.baseline:
-            servers.append(start(processes, "baseline", args.baseline, work_dir))
+            servers.append(start(processes, "baseline", args.baseline, work_dir,
+                                 args.baseline_arg or args.serac_arg))
         for i, n in enumerate(clients):
             print(f"load-table x{n} ({args.seconds}s each)", file=sys.stderr, flush=True)
             order = servers if i % 2 == 0 else list(reversed(servers))

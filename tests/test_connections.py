@@ -2,8 +2,9 @@
 
 10,000 keep-alive connections (from ten loopback addresses, 1,000 each, under
 limits::kConnectionsPerClientMax) each make one request and then stay open, idle. Beside them,
-hundreds of slow clients: heads that never finish, bodies that never come. The server's thread
-count stays where it was, its resident set grows by a bounded number of bytes per connection, and
+hundreds of slow clients: heads that never finish, and unsigned PUTs whose bodies never come
+(refused at once for their credentials, without waiting for the body). The server's thread count
+stays where it was, its resident set grows by a bounded number of bytes per connection, and
 a real S3 client is served at once all the while."""
 
 from __future__ import annotations

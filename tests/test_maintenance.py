@@ -5,6 +5,7 @@ server killed during a job."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 
@@ -493,5 +494,31 @@ def test_jobs_start_by_themselves_after_commits(tmp_path):
         counts = (len(jobs(COMPACTION)), len(jobs(SNAPSHOTS)))
         time.sleep(3)
         assert (len(jobs(COMPACTION)), len(jobs(SNAPSHOTS))) == counts
+    finally:
+        server.stop()
+
+
+def thread_nice_values(pid: int) -> list[int]:
+    values = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as stat_file:
+                stat = stat_file.read()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        # Field 19 is the nice value; fields after the command name (which may hold spaces) start at 3.
+        values.append(int(stat[stat.rindex(")") + 2:].split()[19 - 3]))
+    return values
+
+
+def test_jobs_run_on_a_thread_of_lower_priority(tmp_path):
+    """Foreground requests come first: the thread that runs maintenance jobs has the nice value
+    limits::kMaintenanceNice, and the threads that serve requests keep the server's own."""
+    server = SeracServer(tmp_path / "nice", name="serac-nice")
+    server.start()
+    try:
+        values = thread_nice_values(server.process.pid)
+        assert values.count(10) == 1, values
+        assert values.count(0) >= 3, values  # event loops, acceptor, watchdog, ...
     finally:
         server.stop()

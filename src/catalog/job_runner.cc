@@ -1,8 +1,14 @@
 #include "catalog/job_runner.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -13,6 +19,7 @@
 
 #include "common/clock.h"
 #include "common/json_reads.h"
+#include "common/limits.h"
 #include "common/log.h"
 #include "maintenance/expire_snapshots.h"
 #include "maintenance/rewrite_data_files.h"
@@ -56,6 +63,28 @@ struct JobCounters {
   uint64_t files_removed = 0;
   uint64_t bytes_removed = 0;
 };
+
+// Foreground requests come first: the thread that runs jobs asks the kernel for less CPU
+// (limits::kMaintenanceNice, a CFS weight about a tenth of a request thread's) and for disk time
+// only after every best-effort request (the lowest best-effort I/O priority; schedulers that keep
+// priorities, such as BFQ, honour it). Threads are scheduled one by one on Linux, so this touches
+// no other thread of the server.
+void LowerThisThreadsPriority() {
+  const auto thread_id = static_cast<id_t>(::syscall(SYS_gettid));
+  if (::setpriority(PRIO_PROCESS, thread_id, limits::kMaintenanceNice) != 0) {
+    log::Warn("maintenance: cannot lower the job thread's CPU priority: " +
+              std::string(std::strerror(errno)));
+  }
+  constexpr int kIoPriorityClassShift = 13;  // IOPRIO_CLASS_SHIFT (linux/ioprio.h)
+  constexpr int kIoPriorityBestEffort = 2;   // IOPRIO_CLASS_BE
+  constexpr int kIoPriorityLowest = 7;
+  constexpr int kIoPriorityWhoProcess = 1;  // IOPRIO_WHO_PROCESS: a thread id names one thread
+  const int priority = (kIoPriorityBestEffort << kIoPriorityClassShift) | kIoPriorityLowest;
+  if (::syscall(SYS_ioprio_set, kIoPriorityWhoProcess, static_cast<int>(thread_id), priority) != 0) {
+    log::Warn("maintenance: cannot lower the job thread's I/O priority: " +
+              std::string(std::strerror(errno)));
+  }
+}
 
 // Runs one job; what it did.
 Result<JobFigures> RunJob(iceberg::TableCatalog& catalog, const JobRunner::Seams& seams,
@@ -306,6 +335,7 @@ struct JobRunner::Impl {
   }
 
   void Work(JobRunner& runner) {
+    LowerThisThreadsPriority();
     while (true) {
       QueuedJob job;
       {

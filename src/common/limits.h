@@ -52,9 +52,6 @@ inline constexpr auto kRequestBodyDurationMax = std::chrono::hours(6);
 inline constexpr auto kResponseStallTimeout = std::chrono::seconds(60);  // client reads nothing for this long
 inline constexpr auto kShutdownGracePeriod = std::chrono::seconds(30);   // in-flight requests on SIGTERM
 inline constexpr uint64_t kIoBufferBytes = 256 * kKiB;                   // per-request streaming buffer
-// A request body up to this size (announced by Content-Length, without Expect: 100-continue) is
-// received by the event loop before the handler runs: a body that never comes holds no thread.
-inline constexpr uint64_t kBufferedRequestBodyBytesMax = 128 * kKiB;
 inline constexpr uint64_t kBackgroundDigestBodyBytesMin =
     4 * kMiB;  // bodies this large are hashed on a second thread
 inline constexpr uint64_t kBackgroundDigestStageBytes = 1 * kMiB;  // bytes handed to that thread at a time
@@ -242,6 +239,9 @@ inline constexpr uint32_t kCatalogPageSizeMax = 1000;     // namespaces / tables
 inline constexpr uint32_t kCatalogTablesPerTransactionMax = 100;  // table changes in one transactions/commit
 inline constexpr uint32_t kMaintenanceJobsKeptPerTable =
     100;  // job records kept per table and maintenance type
+// The nice value of the thread that runs maintenance jobs (compaction, expiry, ...): beside a
+// request thread at 0 it gets about a tenth of a contended core.
+inline constexpr int kMaintenanceNice = 10;
 inline constexpr uint64_t kMaintenanceSettingBytesMax = 16 * kKiB;  // one maintenance type's settings JSON
 // The largest age a maintenance run takes (olderThanSeconds): about a hundred years, so that the
 // age in milliseconds stays far from overflowing.

@@ -18,6 +18,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/blocking.h"
 #include "common/encoding.h"
 
 namespace serac::http {
@@ -308,6 +309,7 @@ const std::string* ClientResponse::FindHeader(std::string_view name) const {
 }
 
 Result<ClientResponse> Send(const ClientRequest& request, bool* request_sent) {
+  const blocking::Region round_trip;  // an upstream store or another node: milliseconds, or more
   if (request_sent != nullptr) *request_sent = false;
   SERAC_ASSIGN_OR_RETURN(Url url, ParseUrl(request.url));
   Exchange exchange(request, std::move(url), request_sent);

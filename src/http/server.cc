@@ -283,7 +283,6 @@ class Connection final : public BodyReader,
   void AwaitRequest();
   void BeginRequest();
   void ParseHead();
-  void AwaitSmallBody(int64_t started_nanos);
   void HeadFailed(beast::error_code error);
   void BeginClose();
   void DiscardUntilClosed();
@@ -326,7 +325,7 @@ class Connection final : public BodyReader,
   }
 
   tcp::socket& socket() { return beast::get_lowest_layer(stream_); }
-  // What one read may add to buffer_ (ParseHead and AwaitSmallBody never ask with it full).
+  // What one read may add to buffer_ (ParseHead never asks with it full).
   size_t ReadSpace() const { return std::min(kFirstReadBytes, buffer_.max_size() - buffer_.size()); }
   int socket_fd() { return socket().native_handle(); }
   void Arm(std::chrono::milliseconds timeout) {
@@ -523,7 +522,9 @@ void Connection<Stream>::ParseHead() {
     }
     if (parser_->is_header_done()) {
       Disarm();
-      AwaitSmallBody(SteadyNowNanos());
+      // The body is the handler's to read, or not: it authenticates first and refuses without
+      // waiting for a body nobody proved they may send.
+      ServeRequest();
       return;
     }
     if (used == 0) break;
@@ -549,49 +550,6 @@ void Connection<Stream>::ParseHead() {
     }
     ParseHead();
   });
-}
-
-// A body small enough to buffer is read before the handler runs, so that a client whose body
-// never comes holds no thread. Whatever goes wrong here (the client leaves, stalls, trickles) the
-// handler meets again when it reads the body, and answers it as it always would: the watchdog has
-// shut the socket or the client has gone, so its read fails at once.
-template <class Stream>
-void Connection<Stream>::AwaitSmallBody(int64_t started_nanos) {
-  const std::optional<uint64_t> length = content_length();
-  const bool expects_continue =
-      beast::iequals(parser_->get()[bhttp::field::expect], "100-continue");  // waits for our answer
-  if (!length || *length == 0 || *length > limits::kBufferedRequestBodyBytesMax || expects_continue ||
-      buffer_.size() >= *length) {
-    ServeRequest();
-    return;
-  }
-  // The same deadline a handler's read would have: progress within the stall timeout, and the
-  // slowest average rate after the grace period.
-  const ServerOptions& options = server_.options;
-  const int64_t by_stall = SteadyNowNanos() + ToNanos(options.body_stall_timeout);
-  const int64_t by_rate =
-      started_nanos + ToNanos(options.body_grace_period) +
-      static_cast<int64_t>(static_cast<double>(buffer_.size()) * 1e9 /
-                           static_cast<double>(std::max<uint64_t>(options.body_rate_min, 1)));
-  const bool rate_first = by_rate < by_stall;
-  slot_->deadline_nanos.store(std::min(by_rate, by_stall));
-  ReadMore(
-      [this, started_nanos, rate_first, self = this->shared_from_this()](const beast::error_code& error) {
-        Disarm();
-        if (!error) {
-          AwaitSmallBody(started_nanos);
-          return;
-        }
-        if (slot_->timed_out.load()) {
-          CountClientTimeout();
-          (void)FailBody(ErrorCode::kTimeout,
-                         rate_first ? "request body arrived slower than limits::kRequestBodyRateMin (" +
-                                          std::to_string(server_.options.body_rate_min) +
-                                          " bytes/s on average after the grace period)"
-                                    : std::string("request body stalled longer than the body timeout"));
-        }
-        ServeRequest();  // a client that left is found by the handler's read, as it would be anyway
-      });
 }
 
 template <class Stream>

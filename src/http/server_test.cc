@@ -742,6 +742,34 @@ TEST_F(ServerTest, SlowHeaderIsClosed) {
   Client client(server_->port());
   ASSERT_TRUE(client.Send("GET /hello HTTP/1.1\r\nHost: x\r\n"));  // never finished
   EXPECT_TRUE(client.ClosedWithin(3s));
+  server_->Shutdown();
+  server_->Wait();
+  EXPECT_NE(metrics_.Render().find("serac_http_client_timeouts_total 1\n"), std::string::npos);
+}
+
+// A client that asks for a large response and never reads it holds its request's thread only until
+// the response stall timeout, is counted, and never stalls the other connections of its loop.
+TEST_F(ServerTest, AReaderThatNeverReadsIsCutOffAndCounted) {
+  ServerOptions options;
+  options.event_loops = 1;
+  options.response_stall_timeout = 300ms;
+  StartServer(options);
+  Client stuck(server_->port());
+  ASSERT_TRUE(stuck.Send(Get("/stream?n=100000000")));  // 100 MB, far beyond the socket buffers
+  std::this_thread::sleep_for(50ms);
+  Client other(server_->port());
+  const auto asked = std::chrono::steady_clock::now();
+  ASSERT_TRUE(other.Send(Get("/hello")));
+  std::optional<Response> answer = other.ReadResponse();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->body, "hello");
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 250ms);
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (metrics_.Render().find("serac_http_client_timeouts_total 1\n") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_NE(metrics_.Render().find("serac_http_client_timeouts_total 1\n"), std::string::npos);
 }
 
 // The process's thread count, from /proc.
@@ -754,8 +782,30 @@ int ThreadCount() {
   return -1;
 }
 
-// Waiting is done by the event loop: idle keep-alive connections, heads that never finish and
-// small bodies that never come hold no thread, and the one loop still answers at once.
+// Threads of an earlier server may still be ending (detached spares): the count once it has held
+// still for a while.
+int SettledThreadCount() {
+  int count = ThreadCount();
+  for (int unchanged = 0; unchanged < 5;) {
+    std::this_thread::sleep_for(20ms);
+    const int now = ThreadCount();
+    unchanged = now == count ? unchanged + 1 : 0;
+    count = now;
+  }
+  return count;
+}
+
+// Polls until the thread count is at most `most`, for up to five seconds (a spare lingers up to
+// kSpareThreadIdleTime once its loop is quiet); the count it ended at.
+int ThreadCountOnceAtMost(int most) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (ThreadCount() > most && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  return ThreadCount();
+}
+
+// Waiting is done by the event loop: idle keep-alive connections and heads that never finish hold
+// no thread, and the one loop still answers at once.
 TEST_F(ServerTest, WaitingConnectionsHoldNoThread) {
   ServerOptions options;
   options.event_loops = 1;
@@ -765,7 +815,7 @@ TEST_F(ServerTest, WaitingConnectionsHoldNoThread) {
     ASSERT_TRUE(warm_up.Send(Get("/hello")));
     ASSERT_TRUE(warm_up.ReadResponse());
   }
-  const int threads_before = ThreadCount();
+  const int threads_before = SettledThreadCount();
   std::vector<std::unique_ptr<Client>> waiting;
   for (int i = 0; i < 100; ++i) {
     auto idle = std::make_unique<Client>(server_->port());
@@ -775,17 +825,10 @@ TEST_F(ServerTest, WaitingConnectionsHoldNoThread) {
     auto heading = std::make_unique<Client>(server_->port());
     ASSERT_TRUE(heading->Send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: "));
     waiting.push_back(std::move(heading));
-    auto bodiless = std::make_unique<Client>(server_->port());
-    ASSERT_TRUE(bodiless->Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nabc"));
-    waiting.push_back(std::move(bodiless));
   }
   // A spare the balancer added while the loop was busy leaves after kSpareThreadIdleTime; a thread
   // held by a waiting connection never would.
-  const auto settled_by = std::chrono::steady_clock::now() + 5s;
-  while (ThreadCount() > threads_before && std::chrono::steady_clock::now() < settled_by) {
-    std::this_thread::sleep_for(20ms);
-  }
-  EXPECT_LE(ThreadCount(), threads_before);
+  EXPECT_LE(ThreadCountOnceAtMost(threads_before), threads_before);
   Client fresh(server_->port());
   const auto asked = std::chrono::steady_clock::now();
   ASSERT_TRUE(fresh.Send(Get("/hello")));
@@ -793,11 +836,45 @@ TEST_F(ServerTest, WaitingConnectionsHoldNoThread) {
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->body, "hello");
   EXPECT_LT(std::chrono::steady_clock::now() - asked, 1s);
-  // A body that arrives late is still served whole.
-  ASSERT_TRUE(waiting.back()->Send(std::string(4997, 'x')));
-  std::optional<Response> echoed = waiting.back()->ReadResponse();
-  ASSERT_TRUE(echoed);
-  EXPECT_EQ(echoed->body, "abc" + std::string(4997, 'x'));
+  // A head that arrives late is still served.
+  ASSERT_TRUE(waiting.back()->Send("1\r\n\r\n"));
+  std::optional<Response> late = waiting.back()->ReadResponse();
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->body, "hello");
+}
+
+// Bodies that never come hold only their own requests' threads: the loop goes on through spare
+// threads, every one of them is cut off at the stall timeout and counted, and the spares leave.
+TEST_F(ServerTest, BodiesThatNeverComeAreCutOffWithoutStallingTheLoop) {
+  ServerOptions options;
+  options.event_loops = 1;
+  options.body_stall_timeout = 400ms;
+  StartServer(options);
+  {
+    Client warm_up(server_->port());
+    ASSERT_TRUE(warm_up.Send(Get("/hello")));
+    ASSERT_TRUE(warm_up.ReadResponse());
+  }
+  const int threads_before = SettledThreadCount();
+  constexpr int kBodiless = 20;
+  std::vector<std::unique_ptr<Client>> bodiless;
+  for (int i = 0; i < kBodiless; ++i) {
+    bodiless.push_back(std::make_unique<Client>(server_->port()));
+    ASSERT_TRUE(bodiless.back()->Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nabc"));
+  }
+  std::this_thread::sleep_for(50ms);
+  Client other(server_->port());
+  const auto asked = std::chrono::steady_clock::now();
+  ASSERT_TRUE(other.Send(Get("/hello")));
+  std::optional<Response> answer = other.ReadResponse();
+  ASSERT_TRUE(answer);
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 250ms);
+  for (auto& client : bodiless) EXPECT_TRUE(client->ClosedWithin(3s));
+  server_->Shutdown();
+  server_->Wait();
+  EXPECT_NE(metrics_.Render().find("serac_http_client_timeouts_total " + std::to_string(kBodiless) + "\n"),
+            std::string::npos);
+  EXPECT_LE(ThreadCountOnceAtMost(threads_before), threads_before);
 }
 
 // A handler that blocks (disk, database, a slow client) does not stall the other connections of
@@ -811,7 +888,7 @@ TEST_F(ServerTest, ABlockedHandlerDoesNotStallItsLoop) {
     ASSERT_TRUE(warm_up.Send(Get("/hello")));
     ASSERT_TRUE(warm_up.ReadResponse());
   }
-  const int threads_before = ThreadCount();
+  const int threads_before = SettledThreadCount();
   Client busy(server_->port());
   ASSERT_TRUE(busy.Send(Get("/slow")));  // sleeps 500 ms on the loop's thread
   while (!observed_.slow_started) std::this_thread::sleep_for(1ms);
@@ -824,11 +901,7 @@ TEST_F(ServerTest, ABlockedHandlerDoesNotStallItsLoop) {
   std::optional<Response> slow = busy.ReadResponse();
   ASSERT_TRUE(slow);
   EXPECT_EQ(slow->body, "slow done");
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (ThreadCount() > threads_before && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(20ms);
-  }
-  EXPECT_EQ(ThreadCount(), threads_before);
+  EXPECT_LE(ThreadCountOnceAtMost(threads_before), threads_before);
 }
 
 TEST_F(ServerTest, GracefulShutdownFinishesInFlightRequest) {

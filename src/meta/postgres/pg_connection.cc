@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "common/blocking.h"
 #include "meta/postgres/pg_connection_internal.h"
 
 namespace serac::meta::postgres {
@@ -122,11 +123,15 @@ Result<PgRows> PgConnection::Finish(pg_result* result, std::string_view what) {
   return PgRows(result);
 }
 
+// Every statement is a round trip to the database server: marked, so that an event-loop thread
+// hands its other connections on before it waits (common/blocking.h).
 Result<PgRows> PgConnection::Exec(const std::string& sql) {
+  const blocking::Region round_trip;
   return Finish(PQexec(conn_, sql.c_str()), "statement");
 }
 
 Result<PgRows> PgConnection::Query(const std::string& sql, const PgParams& params) {
+  const blocking::Region round_trip;
   auto found = prepared_.find(sql);
   if (found == prepared_.end()) {
     std::vector<unsigned int> types;
