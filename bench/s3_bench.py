@@ -198,15 +198,38 @@ def children_cpu_seconds() -> float:
 # --------------------------------------------------------------------------- servers
 
 
-class Serac:
-    def __init__(self, processes: Processes, binary: str, data_dir: str, log_path: str, extra_args: list[str]):
+class LocalS3Server:
+    """An S3 server the benchmark starts on a free loopback port with generated root credentials."""
+
+    def __init__(self, processes: Processes, binary: str, data_dir: str, log_path: str):
         self.processes, self.binary, self.data_dir, self.log_path = processes, binary, data_dir, log_path
-        self.extra_args = extra_args
         self.port = free_loopback_port()
         self.user = "benchadmin"
         self.password = "bench-" + secrets.token_hex(16)
         self.proc: subprocess.Popen | None = None
         self.failure = ""
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def client(self):
+        import boto3
+        from botocore.config import Config
+
+        return boto3.client(
+            "s3", endpoint_url=self.endpoint, region_name=REGION,
+            aws_access_key_id=self.user, aws_secret_access_key=self.password,
+            config=Config(signature_version="s3v4", s3={"addressing_style": "path"}))
+
+
+class Serac(LocalS3Server):
+    def __init__(self, processes: Processes, binary: str, data_dir: str, log_path: str, extra_args: list[str]):
+        super().__init__(processes, binary, data_dir, log_path)
+        self.extra_args = extra_args
 
     def start(self) -> bool:
         env = dict(os.environ, SERAC_ROOT_USER=self.user, SERAC_ROOT_PASSWORD=self.password)
@@ -227,13 +250,6 @@ class Serac:
             time.sleep(0.05)
         return True
 
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
     def cli(self, *argv) -> str:
         """A serac client command against this server as its root user: its stdout, or RuntimeError
         with its error."""
@@ -251,26 +267,9 @@ class Serac:
         except OSError:
             return ""
 
-    def client(self):
-        import boto3
-        from botocore.config import Config
 
-        return boto3.client(
-            "s3", endpoint_url=f"http://127.0.0.1:{self.port}", region_name=REGION,
-            aws_access_key_id=self.user, aws_secret_access_key=self.password,
-            config=Config(signature_version="s3v4", s3={"addressing_style": "path"}))
-
-
-class MinIO:
+class MinIO(LocalS3Server):
     """MinIO on one directory (its single-drive mode), as a user would start it for a comparison."""
-
-    def __init__(self, processes: Processes, binary: str, data_dir: str, log_path: str):
-        self.processes, self.binary, self.data_dir, self.log_path = processes, binary, data_dir, log_path
-        self.port = free_loopback_port()
-        self.user = "benchadmin"
-        self.password = "bench-" + secrets.token_hex(16)
-        self.proc: subprocess.Popen | None = None
-        self.failure = ""
 
     def start(self) -> bool:
         os.makedirs(self.data_dir, exist_ok=True)
@@ -290,18 +289,6 @@ class MinIO:
                 return False
             time.sleep(0.1)
         return True
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def client(self):
-        import boto3
-        from botocore.config import Config
-
-        return boto3.client(
-            "s3", endpoint_url=f"http://127.0.0.1:{self.port}", region_name=REGION,
-            aws_access_key_id=self.user, aws_secret_access_key=self.password,
-            config=Config(signature_version="s3v4", s3={"addressing_style": "path"}))
 
 
 class Nginx:

@@ -270,6 +270,13 @@ class ServerTest : public ::testing::Test {
     ASSERT_NE(server_->port(), 0);
   }
   void SetUp() override {}
+  // One request first: it starts what a first request starts (the access log's flusher thread),
+  // so that thread counts taken afterwards see only what the test itself causes.
+  void WarmUp() {
+    Client warm_up(server_->port());
+    ASSERT_TRUE(warm_up.Send(Get("/hello")));
+    ASSERT_TRUE(warm_up.ReadResponse());
+  }
 
   Metrics metrics_;
   Observed observed_;
@@ -810,11 +817,7 @@ TEST_F(ServerTest, WaitingConnectionsHoldNoThread) {
   ServerOptions options;
   options.event_loops = 1;
   StartServer(options);
-  {
-    Client warm_up(server_->port());  // starts what a first request starts (the access log's flusher)
-    ASSERT_TRUE(warm_up.Send(Get("/hello")));
-    ASSERT_TRUE(warm_up.ReadResponse());
-  }
+  WarmUp();
   const int threads_before = SettledThreadCount();
   std::vector<std::unique_ptr<Client>> waiting;
   for (int i = 0; i < 100; ++i) {
@@ -850,11 +853,7 @@ TEST_F(ServerTest, BodiesThatNeverComeAreCutOffWithoutStallingTheLoop) {
   options.event_loops = 1;
   options.body_stall_timeout = 400ms;
   StartServer(options);
-  {
-    Client warm_up(server_->port());
-    ASSERT_TRUE(warm_up.Send(Get("/hello")));
-    ASSERT_TRUE(warm_up.ReadResponse());
-  }
+  WarmUp();
   const int threads_before = SettledThreadCount();
   constexpr int kBodiless = 20;
   std::vector<std::unique_ptr<Client>> bodiless;
@@ -883,11 +882,7 @@ TEST_F(ServerTest, ABlockedHandlerDoesNotStallItsLoop) {
   ServerOptions options;
   options.event_loops = 1;
   StartServer(options);
-  {
-    Client warm_up(server_->port());
-    ASSERT_TRUE(warm_up.Send(Get("/hello")));
-    ASSERT_TRUE(warm_up.ReadResponse());
-  }
+  WarmUp();
   const int threads_before = SettledThreadCount();
   Client busy(server_->port());
   ASSERT_TRUE(busy.Send(Get("/slow")));  // sleeps 500 ms on the loop's thread
