@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from connections_bench import bearer_token  # noqa: E402
-from maintenance_bench import ROWS_PER_FILE, SCHEMA, TARGET_FILE_BYTES, make_input  # noqa: E402
+from maintenance_bench import make_table, prepare_input, print_table  # noqa: E402
 from s3_bench import SIZES, Measurement, Processes, Serac, cpu_seconds_of_tree, make_payloads  # noqa: E402
 from s3_bench import prepare_s3_server, run_wrk, write_lines  # noqa: E402
 
@@ -68,12 +68,6 @@ def row(label: str, idle: Measurement, busy: Measurement) -> tuple:
     return (label, *cell(idle), *cell(busy), "-" if ratio is None else f"{ratio:.2f}", f"<= {P99_GOAL}", verdict)
 
 
-def print_table(header: tuple, rows: list[tuple]) -> None:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, tuple("-" * w for w in widths), *rows]:
-        print("  ".join(str(v).rjust(w) if i else str(v).ljust(w) for i, (v, w) in enumerate(zip(r, widths))))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=800)
@@ -86,12 +80,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="serac-foreground-bench-"))
     processes = Processes()
     try:
-        rows = args.files * ROWS_PER_FILE
-        print(f"generating {rows:,} rows", file=sys.stderr)
-        make_input(work / "input.parquet", rows)
-        keys = work / "keys.csv"
-        keys.write_text("id\n" + "".join(f"{i}\n" for i in range(0, rows, 10)))
-
+        prepare_input(work, args.files)
         serac = Serac(processes, args.serac, str(work / "data"), str(work / "serac.log"),
                       ["--maintenance-interval", "0", "--log-level", "warn"])
         if not serac.start():
@@ -100,16 +89,8 @@ def main() -> int:
         warehouse = "bench-" + secrets.token_hex(4)
         serac.cli("warehouse", "create", warehouse)
         serac.cli("namespace", "create", warehouse, "bench")
-        print("making the table", file=sys.stderr)
-        serac.cli("table", "create", warehouse, "bench", "t", "--schema", SCHEMA, "--property", "format-version=3",
-                  "--property", f"write.target-file-size-bytes={TARGET_FILE_BYTES}")
-        serac.cli("table", "load", warehouse, "bench", "t", str(work / "input.parquet"))
-        serac.cli("table", "delete-rows", warehouse, "bench", "t", "--keys", str(keys), "--as", "dv")
-        shown = json.loads(serac.cli("table", "show", warehouse, "bench", "t"))
-        shown = shown.get("metadata", shown)
-        snapshot = next(s for s in shown["snapshots"] if s["snapshot-id"] == shown["current-snapshot-id"])
-        data_files = int(snapshot["summary"]["total-data-files"])
-        data_mb = int(snapshot["summary"]["total-files-size"]) / 1e6
+        data_files, data_bytes = make_table(serac, work, warehouse, "t")
+        data_mb = data_bytes / 1e6
         serac.cli("table", "maintenance", "set", warehouse, "bench", "t", "--type", "icebergCompaction",
                   "--target-file-size-mb", "512")
 
@@ -128,12 +109,10 @@ def main() -> int:
                 "load": measure(serac, table_targets, args.clients, args.seconds, bearer)}
 
         print("compaction, and the cells beside it", file=sys.stderr)
-        env = dict(os.environ, SERAC_ENDPOINT=serac.endpoint, SERAC_ACCESS_KEY=serac.user,
-                   SERAC_SECRET_KEY=serac.password)
         cpu_before = cpu_seconds_of_tree(serac.proc.pid)
         started = time.monotonic()
         compaction = subprocess.Popen([serac.binary, "table", "maintenance", "run", warehouse, "bench", "t",
-                                       "--type", "icebergCompaction"], env=env, stdout=subprocess.PIPE,
+                                       "--type", "icebergCompaction"], env=serac.cli_env(), stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True)
         time.sleep(1.0)  # the job has started reading
         busy = {"get": measure(serac, get_targets, args.clients, args.seconds),

@@ -62,6 +62,31 @@ def make_input(path: Path, rows: int) -> None:
     pq.write_table(table, path, compression="zstd")
 
 
+def prepare_input(work: Path, files: int) -> int:
+    """The rows of about `files` data files as work/input.parquet, and work/keys.csv naming every
+    tenth row for deletion. Returns the number of rows."""
+    rows = files * ROWS_PER_FILE
+    print(f"generating {rows:,} rows", file=sys.stderr)
+    make_input(work / "input.parquet", rows)
+    (work / "keys.csv").write_text("id\n" + "".join(f"{i}\n" for i in range(0, rows, 10)))
+    return rows
+
+
+def make_table(serac: Serac, work: Path, warehouse: str, table: str) -> tuple[int, int]:
+    """bench.<table>: format v3, work/input.parquet loaded by one `serac table load` into files of 1 to
+    1.5 MB, then a deletion vector on every data file deleting the rows work/keys.csv names.
+    Returns (data files, bytes of data files)."""
+    print(f"making {table}", file=sys.stderr)
+    serac.cli("table", "create", warehouse, "bench", table, "--schema", SCHEMA, "--property", "format-version=3",
+              "--property", f"write.target-file-size-bytes={TARGET_FILE_BYTES}")
+    serac.cli("table", "load", warehouse, "bench", table, str(work / "input.parquet"))
+    serac.cli("table", "delete-rows", warehouse, "bench", table, "--keys", str(work / "keys.csv"), "--as", "dv")
+    shown = json.loads(serac.cli("table", "show", warehouse, "bench", table))
+    shown = shown.get("metadata", shown)  # the metadata, or the load answer around it
+    snapshot = next(s for s in shown["snapshots"] if s["snapshot-id"] == shown["current-snapshot-id"])
+    return int(snapshot["summary"]["total-data-files"]), int(snapshot["summary"]["total-files-size"])
+
+
 def duckdb_read_seconds(endpoint: str, user: str, password: str, warehouse: str, table: str) -> tuple[float, tuple]:
     import duckdb_offline
 
@@ -123,12 +148,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="serac-maintenance-bench-"))
     processes = Processes()
     try:
-        rows = args.files * ROWS_PER_FILE
-        print(f"generating {rows:,} rows", file=sys.stderr)
-        make_input(work / "input.parquet", rows)
-        keys = work / "keys.csv"
-        keys.write_text("id\n" + "".join(f"{i}\n" for i in range(0, rows, 10)))
-
+        rows = prepare_input(work, args.files)
         serac = Serac(processes, args.serac, str(work / "data"), str(work / "serac.log"),
                       ["--maintenance-interval", "0"])
         if not serac.start():
@@ -140,17 +160,8 @@ def main() -> int:
 
         cli("warehouse", "create", warehouse)
         cli("namespace", "create", warehouse, "bench")
-        for table in ("serac_t", "spark_t"):
-            print(f"making {table}", file=sys.stderr)
-            cli("table", "create", warehouse, "bench", table, "--schema", SCHEMA, "--property", "format-version=3",
-                "--property", f"write.target-file-size-bytes={TARGET_FILE_BYTES}")
-            cli("table", "load", warehouse, "bench", table, str(work / "input.parquet"))
-            cli("table", "delete-rows", warehouse, "bench", table, "--keys", str(keys), "--as", "dv")
-        shown = json.loads(cli("table", "show", warehouse, "bench", "serac_t"))
-        shown = shown.get("metadata", shown)  # the metadata, or the load answer around it
-        snapshot = next(s for s in shown["snapshots"] if s["snapshot-id"] == shown["current-snapshot-id"])
-        data_files = int(snapshot["summary"]["total-data-files"])
-        data_bytes = int(snapshot["summary"]["total-files-size"])
+        data_files, data_bytes = make_table(serac, work, warehouse, "serac_t")
+        make_table(serac, work, warehouse, "spark_t")
         mb = data_bytes / 1e6
 
         before = {t: duckdb_read_seconds(endpoint, serac.user, serac.password, warehouse, t)

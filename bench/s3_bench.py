@@ -250,12 +250,15 @@ class Serac(LocalS3Server):
             time.sleep(0.05)
         return True
 
+    def cli_env(self) -> dict:
+        """The environment a serac client command needs to reach this server as its root user."""
+        return dict(os.environ, SERAC_ENDPOINT=self.endpoint, SERAC_ACCESS_KEY=self.user,
+                    SERAC_SECRET_KEY=self.password)
+
     def cli(self, *argv) -> str:
         """A serac client command against this server as its root user: its stdout, or RuntimeError
         with its error."""
-        env = dict(os.environ, SERAC_ENDPOINT=self.endpoint, SERAC_ACCESS_KEY=self.user,
-                   SERAC_SECRET_KEY=self.password)
-        done = subprocess.run([self.binary, *map(str, argv)], env=env, capture_output=True, text=True)
+        done = subprocess.run([self.binary, *map(str, argv)], env=self.cli_env(), capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"serac {' '.join(map(str, argv[:3]))}: {done.stderr.strip()}")
         return done.stdout

@@ -1,14 +1,15 @@
 // The HTTP/1.1 server, event-driven. A few event loops (Asio io_contexts, two per core) multiplex
 // every connection while it waits: for the TLS handshake, for the next request of a keep-alive
 // connection, for the rest of a request head, and while it closes. None of these holds a thread,
-// so an idle or slow-heading connection costs only its socket and a few hundred bytes.
+// so an idle connection costs its socket and a few kilobytes (kIdleReadBytes of them its buffer).
 //
 // Once a request's head is complete, the loop thread that read it serves the request itself,
 // synchronously, with Beast's parser for the body: handlers may block on disk, databases, group
-// commit or a slow body. A balancer watches each loop; when every thread of a loop has been inside
-// a request for limits::kLoopBlockedBeforeSpareThread, it adds a spare thread to that loop (up to
-// limits::kRequestThreadsMax in all), and a spare retires once its loop has a free thread again.
-// Fast requests therefore run with no hand-off between threads, and slow ones never stall a loop.
+// commit or a slow body. A wait marked with common/blocking.h hands the loop to a spare thread
+// before it blocks; a balancer gives a spare to any other loop whose every thread has been inside a
+// request for limits::kLoopBlockedBeforeSpareThread (up to limits::kRequestThreadsMax threads in
+// all), and a spare retires once its loop has a free thread again. Fast requests therefore run
+// with no hand-off between threads, and slow ones never stall a loop.
 //
 // A watchdog thread enforces every timeout: a connection publishes a deadline before each wait,
 // and the watchdog shuts the socket down once it passes, which wakes the waiting operation, be it
@@ -125,11 +126,6 @@ struct EventLoop {
   std::atomic<int> requests_running{0};    // of which inside a request (RequestRunning)
   std::atomic<int64_t> progress_nanos{0};  // the last time a request of this loop began or ended
 
-  // A spare that waited kSpareThreadIdleTime for an event leaves: its loop is quiet.
-  bool RetireIdleSpare() {
-    threads.fetch_sub(1);
-    return true;
-  }
   // A spare leaves when another thread of its loop is free to take the next event.
   bool RetireSpare() {
     int now_running = threads.load();
@@ -140,8 +136,6 @@ struct EventLoop {
   }
 };
 
-// Marks the synchronous part of one request (head complete to response sent) on its loop, which
-// the balancer reads to tell a loop whose threads are all blocked from one that is merely busy.
 // The request this thread is serving, if it is a loop thread inside one; what a blocking region
 // (common/blocking.h) looks at to hand the loop on.
 struct ThreadRequest {
@@ -150,6 +144,8 @@ struct ThreadRequest {
 };
 thread_local ThreadRequest this_thread_request;
 
+// Marks the synchronous part of one request (head complete to response sent) on its loop, which
+// the balancer reads to tell a loop whose threads are all blocked from one that is merely busy.
 class RequestRunning {
  public:
   explicit RequestRunning(EventLoop& loop) : loop_(loop) {
@@ -216,7 +212,7 @@ struct ServerCore {
 
   Status ConfigureTls();
   Status Listen();
-  Status StartLoops();
+  void StartLoops();
   void RunLoop(EventLoop& loop, bool spare);
   void RunSpare(EventLoop* loop);
   void BalancerLoop();
@@ -864,9 +860,7 @@ Result<size_t> Connection<Stream>::ReadDirect(char* buffer, size_t capacity) {
   const size_t received = stream_.read_some(asio::buffer(buffer, want), error);
   Disarm();
   if (received == 0) {
-    if (!error) error = bhttp::error::partial_message;
-    if (error == asio::error::eof) error = bhttp::error::partial_message;
-    return FailBodyRead(error, too_slow);
+    return FailBodyRead(error && error != asio::error::eof ? error : bhttp::error::partial_message, too_slow);
   }
   *direct_body_remaining_ -= received;
   body_bytes_read_ += received;
@@ -1156,7 +1150,7 @@ Status ServerCore::Listen() {
 
 // kEventLoopsPerCore loops per core: each multiplexes its connections on one thread while nothing
 // blocks.
-Status ServerCore::StartLoops() {
+void ServerCore::StartLoops() {
   uint32_t count = options.event_loops;
   if (count == 0) count = kEventLoopsPerCore * std::max(1u, std::thread::hardware_concurrency());
   count = std::min(count, limits::kEventLoopsMax);
@@ -1170,7 +1164,6 @@ Status ServerCore::StartLoops() {
     loop_threads.fetch_add(1);
     loop->base_thread = std::thread(&ServerCore::RunLoop, this, std::ref(*loop), false);
   }
-  return Status::Ok();
 }
 
 void ServerCore::RunLoop(EventLoop& loop, bool spare) {
@@ -1184,8 +1177,10 @@ void ServerCore::RunLoop(EventLoop& loop, bool spare) {
       continue;
     }
     if (ran == 0 && loop.io.stopped()) break;
-    // A spare leaves once another thread of its loop is free, or when it found nothing to do.
-    if (spare && (ran == 0 ? loop.RetireIdleSpare() : loop.RetireSpare())) {
+    // A spare leaves when it found nothing to do for kSpareThreadIdleTime, or once another thread
+    // of its loop is free (RetireSpare has then counted it out already).
+    if (spare && ran == 0) break;
+    if (spare && loop.RetireSpare()) {
       loop_threads.fetch_sub(1);
       blocking::SetThreadHook(nullptr, nullptr);
       return;
@@ -1351,15 +1346,15 @@ void ServerCore::Dispatch(tcp::socket socket, const tcp::endpoint& peer, EventLo
     slots.emplace(slot_id, slot);
     ++connections_open;
   }
-  std::string remote_address = FormatEndpoint(peer);
+  auto start = [&]<class Stream>(Stream stream) {
+    auto connection = std::make_shared<Connection<Stream>>(*this, loop, slot_id, std::move(slot),
+                                                           std::move(stream), FormatEndpoint(peer));
+    asio::post(loop.io, [connection] { connection->Start(); });
+  };
   if (tls) {
-    auto connection = std::make_shared<Connection<TlsStream>>(
-        *this, loop, slot_id, std::move(slot), TlsStream(std::move(socket), *tls), std::move(remote_address));
-    asio::post(loop.io, [connection] { connection->Start(); });
+    start(TlsStream(std::move(socket), *tls));
   } else {
-    auto connection = std::make_shared<Connection<tcp::socket>>(*this, loop, slot_id, std::move(slot),
-                                                                std::move(socket), std::move(remote_address));
-    asio::post(loop.io, [connection] { connection->Start(); });
+    start(std::move(socket));
   }
 }
 
@@ -1463,7 +1458,7 @@ Status Server::Start() {
   SERAC_RETURN_IF_ERROR(impl_->ConfigureTls());
   SERAC_RETURN_IF_ERROR(impl_->Listen());
   try {
-    SERAC_RETURN_IF_ERROR(impl_->StartLoops());
+    impl_->StartLoops();
     std::lock_guard lock(impl_->mutex);
     impl_->acceptor_running = true;
     impl_->watchdog_thread = std::thread(&ServerCore::WatchdogLoop, impl_.get());

@@ -110,7 +110,6 @@ Status FsyncFile(int fd, const std::string& path) {
 }
 
 Status FsyncDirectory(const std::string& path) {
-  const blocking::Region flush;
   FileDescriptor dir(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) return ErrnoStatus("open directory", path, errno);
   return FsyncFile(dir.get(), path);
