@@ -143,6 +143,7 @@ Status LoadIntoTable(const CommandState& state) {
   SERAC_ASSIGN_OR_RETURN(parquet::WriteOptions options,
                          parquet::WriteOptions::FromTableProperties(table->properties()));
   options.sort_order = table->DefaultSortOrder();
+  options.parallel_columns = true;  // one load uses every core
   SERAC_ASSIGN_OR_RETURN(parquet::DataFileWriter writer,
                          parquet::DataFileWriter::Make(table->CurrentSchema(), table->DefaultSpec(), options,
                                                        *io, TableLocation(*table) + "/data"));

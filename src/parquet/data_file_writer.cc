@@ -87,6 +87,9 @@ struct OpenFile {
   std::unique_ptr<iceberg::OutputFile> output;
   std::shared_ptr<FileSink> sink;
   std::unique_ptr<::parquet::arrow::FileWriter> writer;
+  // The writer's schema: the table's columns, a text column as a dictionary when the first rows
+  // written came so (SchemaOfColumns); later rows are made to match (MatchFileSchema).
+  std::shared_ptr<arrow::Schema> schema;
   iceberg::ColumnCounts nan_counts;
   int64_t rows = 0;
   int64_t group_bytes = 0;    // uncompressed Arrow bytes in the open row group
@@ -148,10 +151,47 @@ struct SortBuffer {
   int64_t bytes = 0;
 };
 
+// The uncompressed bytes of a batch's values, as row groups and files are cut by. A dictionary
+// column counts its indices and the part of its dictionary as large as the share of the
+// dictionary's entries its rows could use: about what the column would take expanded when few rows
+// share a large dictionary, and never the whole dictionary once per batch of a long column.
 int64_t BatchBytes(const arrow::RecordBatch& batch) {
   int64_t bytes = 0;
-  for (const auto& column : batch.columns()) bytes += arrow::util::TotalBufferSize(*column->data());
+  for (const auto& column : batch.columns()) {
+    if (column->type_id() != arrow::Type::DICTIONARY) {
+      bytes += arrow::util::TotalBufferSize(*column->data());
+      continue;
+    }
+    const auto& dictionary_array = static_cast<const arrow::DictionaryArray&>(*column);
+    const arrow::Array& dictionary = *dictionary_array.dictionary();
+    const int64_t dictionary_bytes = arrow::util::TotalBufferSize(*dictionary.data());
+    const int64_t entries = std::max<int64_t>(1, dictionary.length());
+    bytes += arrow::util::TotalBufferSize(*dictionary_array.indices()->data()) +
+             dictionary_bytes * std::min(entries, column->length()) / entries;
+  }
   return bytes;
+}
+
+// Each column of `batch` of the type `schema` gives it: a dictionary expanded, or a plain text
+// column encoded as a dictionary (when a file began with dictionaries and later rows come plain).
+Result<std::shared_ptr<arrow::RecordBatch>> MatchSchema(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                                        const std::shared_ptr<arrow::Schema>& schema,
+                                                        const std::string& context) {
+  if (batch->schema() == schema || batch->schema()->Equals(*schema, /*check_metadata=*/false)) return batch;
+  arrow::ArrayVector columns;
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    const std::shared_ptr<arrow::DataType>& type = schema->field(c)->type();
+    std::shared_ptr<arrow::Array> column = batch->column(c);
+    if (!column->type()->Equals(*type, /*check_metadata=*/false)) {
+      arrow::Result<arrow::Datum> matched = type->id() == arrow::Type::DICTIONARY
+                                                ? arrow::compute::DictionaryEncode(column)
+                                                : arrow::compute::Cast(column, type);
+      if (!matched.ok()) return FromArrow(matched.status(), context + ": column " + schema->field(c)->name());
+      column = matched->make_array();
+    }
+    columns.push_back(std::move(column));
+  }
+  return arrow::RecordBatch::Make(schema, batch->num_rows(), std::move(columns));
 }
 
 struct DataFileWriter::State {
@@ -177,12 +217,15 @@ struct DataFileWriter::State {
   std::map<std::string, SortBuffer> sort_buffers;
   int64_t sort_buffered_bytes = 0;
 
-  Result<OpenFile*> FileFor(const iceberg::PartitionTuple& partition) {
+  // The partition's open file, opened for rows of `rows_schema` when there is none.
+  Result<OpenFile*> FileFor(const iceberg::PartitionTuple& partition,
+                            const std::shared_ptr<arrow::Schema>& rows_schema) {
     const std::string key = PartitionKey(partition);
     auto it = open.find(key);
     if (it != open.end()) return &it->second;
     OpenFile file;
     file.partition = partition;
+    file.schema = rows_schema;
     const std::string partition_path = iceberg::PartitionPath(spec, partition_type, partition);
     char number[16];
     std::snprintf(number, sizeof(number), "%05llu", static_cast<unsigned long long>(++file_number));
@@ -190,8 +233,11 @@ struct DataFileWriter::State {
                     "-" + number + ".parquet";
     SERAC_ASSIGN_OR_RETURN(file.output, io->Create(file.location));
     file.sink = std::make_shared<FileSink>(*file.output);
-    auto arrow_properties = ::parquet::ArrowWriterProperties::Builder().build();
-    auto writer = ::parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(), file.sink,
+    // Columns encoded in parallel on Arrow's CPU pool when asked: the thread writing waits for
+    // them and is never one of the pool's, so the pool cannot wait on itself.
+    auto arrow_properties =
+        ::parquet::ArrowWriterProperties::Builder().set_use_threads(options.parallel_columns)->build();
+    auto writer = ::parquet::arrow::FileWriter::Open(*file.schema, arrow::default_memory_pool(), file.sink,
                                                      properties, arrow_properties);
     if (!writer.ok()) {
       file.output->Abort();
@@ -235,8 +281,11 @@ struct DataFileWriter::State {
     const std::string key = PartitionKey(partition);
     SortBuffer& buffer = sort_buffers[key];
     buffer.partition = partition;
-    buffer.batches.push_back(batch);
-    const int64_t bytes = BatchBytes(*batch);
+    // Buffered in the table's plain types: a run's batches become one sorted table.
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> plain,
+                           MatchSchema(batch, arrow_schema, "sorting rows"));
+    buffer.batches.push_back(plain);
+    const int64_t bytes = BatchBytes(*plain);
     buffer.bytes += bytes;
     sort_buffered_bytes += bytes;
     while (sort_buffered_bytes >= options.sort_buffer_bytes && !sort_buffers.empty()) {
@@ -322,7 +371,7 @@ struct DataFileWriter::State {
     const int64_t step_bytes = std::min(options.row_group_size_bytes, options.target_file_size_bytes) / 4;
     const int64_t step_rows = std::max<int64_t>(1, step_bytes / row_bytes);
     for (int64_t offset = 0; offset < batch->num_rows(); offset += step_rows) {
-      SERAC_ASSIGN_OR_RETURN(OpenFile * file, FileFor(partition));
+      SERAC_ASSIGN_OR_RETURN(OpenFile * file, FileFor(partition, batch->schema()));
       const std::shared_ptr<arrow::RecordBatch> slice =
           offset == 0 && step_rows >= batch->num_rows() ? batch : batch->Slice(offset, step_rows);
       if (placements != nullptr) {
@@ -338,7 +387,9 @@ struct DataFileWriter::State {
     return Status::Ok();
   }
 
-  Status WriteSlice(OpenFile& file, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  Status WriteSlice(OpenFile& file, const std::shared_ptr<arrow::RecordBatch>& rows) {
+    SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch,
+                           MatchSchema(rows, file.schema, "writing " + file.location));
     SERAC_RETURN_IF_ERROR(FromArrow(file.writer->WriteRecordBatch(*batch), "writing " + file.location));
     for (int i = 0; i < batch->num_columns(); ++i) {
       CountNaNs(*batch->column(i), *arrow_schema->field(i), file.nan_counts);
@@ -513,8 +564,12 @@ Status DataFileWriter::AppendFileUnguarded(const std::string& path, InputFormat 
                                            const std::vector<int64_t>* deleted_positions, bool table_file) {
   State& s = *state_;
   const InputFile input{path, format, io};
-  SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatchReader> batches,
-                         OpenInputBatches(input, *s.arrow_schema, &s.progress.input_bytes));
+  // A user's Parquet file keeps its text columns' dictionaries (ConformBatch keeps those of the
+  // table column's type, and the file writer writes them as its dictionary pages).
+  SERAC_ASSIGN_OR_RETURN(
+      std::shared_ptr<arrow::RecordBatchReader> batches,
+      OpenInputBatches(input, *s.arrow_schema, &s.progress.input_bytes,
+                       /*strings_as_dictionaries=*/!table_file, s.options.parallel_columns));
   // A table's own file is read by field id; one written without ids (a file added as it was) by
   // the current names, as a user's file is.
   const bool by_field_id = table_file && HasFieldIds(*batches->schema());

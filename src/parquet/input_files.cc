@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 
@@ -171,6 +172,25 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
       column = arrow::MakeArray(data);
     } else {
       column = input.column(index);
+      if (column->type_id() == arrow::Type::DICTIONARY) {
+        // A dictionary of the column's own type is kept as it is (the writer writes it as the
+        // file's dictionary); any other is expanded, for the conversions below.
+        const auto& dictionary_type = static_cast<const arrow::DictionaryType&>(*column->type());
+        if (dictionary_type.value_type()->Equals(*target->type(), /*check_metadata=*/false)) {
+          if (!target->nullable() && column->null_count() > 0) {
+            auto dense = arrow::compute::Cast(*column, target->type());
+            if (!dense.ok()) return FromArrow(dense.status(), path + ": column " + target->name());
+            column = *dense;  // for the message below, which finds the row
+          } else {
+            columns.push_back(std::move(column));
+            continue;
+          }
+        } else {
+          auto dense = arrow::compute::Cast(*column, dictionary_type.value_type());
+          if (!dense.ok()) return FromArrow(dense.status(), path + ": column " + target->name());
+          column = *dense;
+        }
+      }
       if (target->type()->id() == arrow::Type::FIXED_SIZE_BINARY &&
           column->type_id() == arrow::Type::STRING &&
           schema.fields[static_cast<size_t>(SchemaIndex(*arrow_schema, schema, c))].type.id ==
@@ -207,7 +227,28 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
     }
     columns.push_back(std::move(column));
   }
-  return arrow::RecordBatch::Make(arrow_schema, input.num_rows(), std::move(columns));
+  std::shared_ptr<arrow::Schema> conformed = SchemaOfColumns(arrow_schema, columns);
+  return arrow::RecordBatch::Make(std::move(conformed), input.num_rows(), std::move(columns));
+}
+
+std::shared_ptr<arrow::Schema> SchemaOfColumns(const std::shared_ptr<arrow::Schema>& arrow_schema,
+                                               const arrow::ArrayVector& columns) {
+  // Only a dictionary's type replaces the field's: any other column's type equals the field's
+  // but for metadata, and the field's carries the field ids of nested fields.
+  auto dictionary_in_place = [&](int c) {
+    return columns[static_cast<size_t>(c)]->type_id() == arrow::Type::DICTIONARY &&
+           arrow_schema->field(c)->type()->id() != arrow::Type::DICTIONARY;
+  };
+  bool same = true;
+  for (int c = 0; c < arrow_schema->num_fields() && same; ++c) same = !dictionary_in_place(c);
+  if (same) return arrow_schema;
+  arrow::FieldVector fields;
+  for (int c = 0; c < arrow_schema->num_fields(); ++c) {
+    const std::shared_ptr<arrow::Field>& field = arrow_schema->field(c);
+    fields.push_back(dictionary_in_place(c) ? field->WithType(columns[static_cast<size_t>(c)]->type())
+                                            : field);
+  }
+  return arrow::schema(std::move(fields), arrow_schema->metadata());
 }
 
 namespace {
@@ -224,6 +265,11 @@ void SetReadMemoryLimit(uint64_t bytes) {
   read_pool = std::make_unique<arrow::CappedMemoryPool>(read_pool_counter.get(), static_cast<int64_t>(bytes));
 }
 
+void PreferJemallocForArrow() {
+  // Arrow reads the variable once, when its default pool is first asked for.
+  ::setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc", /*overwrite=*/0);
+}
+
 arrow::MemoryPool* ReadMemoryPool() {
   std::lock_guard lock(read_pool_mutex);
   if (read_pool == nullptr) {
@@ -236,7 +282,7 @@ arrow::MemoryPool* ReadMemoryPool() {
 
 Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
     std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path, bool arrow_extensions,
-    int64_t buffered_stream_bytes) {
+    int64_t buffered_stream_bytes, bool strings_as_dictionaries, bool parallel_columns) {
   arrow::MemoryPool* pool = ReadMemoryPool();
   ::parquet::arrow::FileReaderBuilder builder;
   ::parquet::ReaderProperties reader_properties(pool);
@@ -257,6 +303,17 @@ Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
   properties.set_arrow_extensions_enabled(arrow_extensions);
   // INT96 (Spark's and Impala's old timestamps) in the microseconds Iceberg keeps.
   properties.set_coerce_int96_timestamp_unit(arrow::TimeUnit::MICRO);
+  properties.set_use_threads(parallel_columns);
+  if (strings_as_dictionaries) {
+    const ::parquet::SchemaDescriptor& columns = *builder.raw_reader()->metadata()->schema();
+    for (int i = 0; i < columns.num_columns(); ++i) {
+      const ::parquet::ColumnDescriptor& column = *columns.Column(i);
+      const bool top_level = column.path()->ToDotVector().size() == 1;
+      if (top_level && column.physical_type() == ::parquet::Type::BYTE_ARRAY) {
+        properties.set_read_dictionary(i, true);
+      }
+    }
+  }
   const arrow::Status built = builder.memory_pool(pool)->properties(properties)->Build(&reader);
   if (!built.ok())
     return Error(ErrorCode::kInvalidArgument, path + ": not a Parquet file (" + built.message() + ")");
@@ -397,7 +454,9 @@ Status LocateCsvError(const InputFile& file, const arrow::Schema& arrow_schema, 
 
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const InputFile& file,
                                                                    const arrow::Schema& arrow_schema,
-                                                                   uint64_t* input_bytes) {
+                                                                   uint64_t* input_bytes,
+                                                                   bool strings_as_dictionaries,
+                                                                   bool parallel_columns) {
   const std::string& path = file.path;
   const InputFormat format = file.format;
   SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::io::RandomAccessFile> input, OpenInput(path, file.io));
@@ -406,8 +465,10 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const InputFi
 
   std::shared_ptr<arrow::RecordBatchReader> batches;
   if (format == InputFormat::kParquet) {
-    SERAC_ASSIGN_OR_RETURN(std::unique_ptr<::parquet::arrow::FileReader> reader,
-                           OpenParquetReader(input, path));
+    SERAC_ASSIGN_OR_RETURN(
+        std::unique_ptr<::parquet::arrow::FileReader> reader,
+        OpenParquetReader(input, path, /*arrow_extensions=*/false, /*buffered_stream_bytes=*/0,
+                          strings_as_dictionaries, parallel_columns));
     auto all = reader->GetRecordBatchReader();
     if (!all.ok()) return FromArrow(all.status(), path);
     // The reader reads through the FileReader, which must live as long: keep both together.

@@ -144,61 +144,76 @@ Result<std::optional<std::vector<int64_t>>> DataFileKeyIndex::Find(const iceberg
   return std::optional<std::vector<int64_t>>(std::move(found));
 }
 
-Status DataFileKeyIndex::Add(const iceberg::DataFile& data_file,
-                             std::vector<std::pair<std::string, int64_t>> keys) {
-  std::sort(keys.begin(), keys.end());
-  uint64_t key_bytes = 0;
-  for (const auto& [key, position] : keys) key_bytes += key.size();
+Status DataFileKeyIndex::Add(const iceberg::DataFile& data_file, const KeyPositions& keys) {
+  if (!keys.fits() || keys.size() >= UINT32_MAX) return Status::Ok();  // the data file is read when needed
+  // The rows in key order, as indices into `keys` (4 bytes a row): the keys themselves stay put.
+  std::vector<uint32_t> order(keys.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const std::string_view x = keys.key(a);
+    const std::string_view y = keys.key(b);
+    return x < y || (x == y && keys.position(a) < keys.position(b));
+  });
   IndexHeader header{};
   std::memcpy(header.magic, kMagic, sizeof(kMagic));
   header.entries = static_cast<uint32_t>(keys.size());
   header.bloom_words =
       static_cast<uint32_t>(std::max<uint64_t>(1, (keys.size() * kBloomBitsPerKey + 63) / 64));
   header.bloom_hashes = kBloomHashes;
-  header.key_bytes = static_cast<uint32_t>(key_bytes);
+  header.key_bytes = static_cast<uint32_t>(keys.key_bytes());
   header.data_file_records = static_cast<uint64_t>(data_file.record_count);
-  if (ExpectedSize(header) > kKeyIndexFileBytesMax || keys.size() >= UINT32_MAX ||
-      (!keys.empty() && keys.back().second > UINT32_MAX)) {
-    return Status::Ok();  // too big to index: the data file is read when needed
-  }
+  if (ExpectedSize(header) > kKeyIndexFileBytesMax) return Status::Ok();
   std::vector<uint64_t> bloom(header.bloom_words, 0);
-  std::vector<uint32_t> offsets;
-  std::vector<uint32_t> positions;
-  offsets.reserve(keys.size() + 1);
-  positions.reserve(keys.size());
-  std::string heap;
-  heap.reserve(key_bytes);
   const uint64_t bits = uint64_t{header.bloom_words} * 64;
-  for (const auto& [key, position] : keys) {
-    if (position < 0 || position > UINT32_MAX) return Status::Ok();
-    ForEachBloomBit(KeyHash(key), bits, kBloomHashes,
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ForEachBloomBit(KeyHash(keys.key(i)), bits, kBloomHashes,
                     [&](uint64_t bit) { bloom[bit / 64] |= uint64_t{1} << (bit % 64); });
-    offsets.push_back(static_cast<uint32_t>(heap.size()));
-    positions.push_back(static_cast<uint32_t>(position));
-    heap += key;
   }
-  offsets.push_back(static_cast<uint32_t>(heap.size()));
 
   const std::string name = NameOf(data_file.file_path);
   const std::string path = directory_ + "/" + name;
   const std::string temporary = path + ".tmp-" + RandomUuid();
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return IndexError("making", temporary);
-  auto write_all = [&](const void* data, size_t size) {
-    const char* bytes = static_cast<const char*>(data);
-    while (size > 0) {
-      const ssize_t written = ::write(fd, bytes, size);
-      if (written < 0 && errno == EINTR) continue;
-      if (written <= 0) return false;
-      bytes += written;
-      size -= static_cast<size_t>(written);
+  // Written through one buffer: the sections in key order are made as they are written.
+  std::string buffer;
+  constexpr size_t kBufferBytes = 1 << 20;
+  bool written = true;
+  auto flush = [&] {
+    const char* bytes = buffer.data();
+    size_t size = buffer.size();
+    while (written && size > 0) {
+      const ssize_t n = ::write(fd, bytes, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) written = false;
+      if (n > 0) {
+        bytes += n;
+        size -= static_cast<size_t>(n);
+      }
     }
-    return true;
+    buffer.clear();
   };
-  const bool written = write_all(&header, sizeof(header)) && write_all(bloom.data(), bloom.size() * 8) &&
-                       write_all(offsets.data(), offsets.size() * 4) &&
-                       write_all(positions.data(), positions.size() * 4) &&
-                       write_all(heap.data(), heap.size());
+  auto put = [&](const void* data, size_t size) {
+    buffer.append(static_cast<const char*>(data), size);
+    if (buffer.size() >= kBufferBytes) flush();
+  };
+  put(&header, sizeof(header));
+  put(bloom.data(), bloom.size() * 8);
+  uint32_t offset = 0;
+  for (const uint32_t row : order) {
+    put(&offset, 4);
+    offset += static_cast<uint32_t>(keys.key(row).size());
+  }
+  put(&offset, 4);
+  for (const uint32_t row : order) {
+    const uint32_t position = keys.position(row);
+    put(&position, 4);
+  }
+  for (const uint32_t row : order) {
+    const std::string_view key = keys.key(row);
+    put(key.data(), key.size());
+  }
+  flush();
   // Whole on disk before it has its name: an index file that is there is never half written.
   if (!written || ::fsync(fd) != 0) {
     Status failed = IndexError("writing", temporary);

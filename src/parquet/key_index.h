@@ -27,6 +27,35 @@ namespace serac::parquet {
 // offsets are 32-bit.
 inline constexpr uint64_t kKeyIndexFileBytesMax = 2ull << 30;
 
+// Every row's key of one data file, in the data file's order, as an index file is made from: the
+// keys' bytes one after another, where each ends, and each row's position. About 8 bytes a row
+// beside the keys' own (a string and a position per row took 40, and 72 for a 16-byte key).
+class KeyPositions {
+ public:
+  void Add(std::string_view key, int64_t position) {
+    fits_ = fits_ && position >= 0 && position <= UINT32_MAX && bytes_.size() + key.size() <= UINT32_MAX;
+    if (!fits_) return;  // too big for an index file: kept no longer
+    bytes_.append(key);
+    ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+    positions_.push_back(static_cast<uint32_t>(position));
+  }
+  size_t size() const { return positions_.size(); }
+  std::string_view key(size_t i) const {
+    const uint32_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(bytes_).substr(begin, ends_[i] - begin);
+  }
+  uint32_t position(size_t i) const { return positions_[i]; }
+  uint64_t key_bytes() const { return bytes_.size(); }
+  // False once a position or the keys' bytes passed what an index file's 32-bit fields hold.
+  bool fits() const { return fits_; }
+
+ private:
+  std::string bytes_;
+  std::vector<uint32_t> ends_;
+  std::vector<uint32_t> positions_;
+  bool fits_ = true;
+};
+
 class DataFileKeyIndex {
  public:
   // The index files in `directory`, made (with its parents) when missing.
@@ -38,7 +67,7 @@ class DataFileKeyIndex {
                                                    std::span<const std::string> keys);
 
   // Records every row's key of `data_file` (canonical bytes, position), in any order.
-  Status Add(const iceberg::DataFile& data_file, std::vector<std::pair<std::string, int64_t>> keys);
+  Status Add(const iceberg::DataFile& data_file, const KeyPositions& keys);
 
   // Removes the index files of data files not among `live_paths`.
   void Retain(const std::set<std::string>& live_paths);

@@ -56,6 +56,10 @@ struct WriteOptions {
   // the order (sort_order_id).
   iceberg::SortOrder sort_order;
   int64_t sort_buffer_bytes = 128LL * 1024 * 1024;
+  // Not a table property but the writer's caller's choice: input files' columns decoded, and each
+  // row group's columns encoded, in parallel on Arrow's CPU pool (one thread per core), so one load
+  // uses every core. The calling thread must not be one of that pool's.
+  bool parallel_columns = false;
 
   // kInvalidArgument naming the property and its value when one cannot be read.
   static Result<WriteOptions> FromTableProperties(const std::map<std::string, std::string>& properties);
@@ -193,5 +197,11 @@ Result<iceberg::DataFile> MetricsOfParquetFile(std::string_view file, const iceb
 // Lowers (or raises) the memory all Parquet reads together may hold, limits::kParquetReadMemoryBytesMax
 // by default: the fuzz targets keep it under libFuzzer's malloc limit. Call before reading.
 void SetReadMemoryLimit(uint64_t bytes);
+
+// Makes Arrow allocate from its jemalloc pool, unless the environment names another
+// (ARROW_DEFAULT_MEMORY_POOL). Arrow's own default, mimalloc, hands the large buffers of every batch
+// and row group back to the kernel and faults them in again, zeroed, for the next: a Parquet load
+// spent a third of its CPU there. Called by main before any thread starts or Arrow allocates.
+void PreferJemallocForArrow();
 
 }  // namespace serac::parquet

@@ -125,9 +125,14 @@ arrow::MemoryPool* ReadMemoryPool();
 // Arrow's arrow.uuid and arrow.json. With `buffered_stream_bytes`, column chunks are read a buffer
 // of that size at a time instead of whole, so that reading a file's first rows reads only their
 // pages.
+// With `strings_as_dictionaries`, top-level text and binary columns come as Arrow dictionary arrays
+// (the pages' own dictionaries kept, not expanded into every value), which a writer writes back as
+// dictionary pages without hashing each value again; with `parallel_columns`, a batch's columns
+// are decoded in parallel on Arrow's CPU pool.
 Result<std::unique_ptr<::parquet::arrow::FileReader>> OpenParquetReader(
     std::shared_ptr<arrow::io::RandomAccessFile> input, const std::string& path,
-    bool arrow_extensions = false, int64_t buffered_stream_bytes = 0);
+    bool arrow_extensions = false, int64_t buffered_stream_bytes = 0, bool strings_as_dictionaries = false,
+    bool parallel_columns = false);
 
 // A local file, or with `io` a location read through it.
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(const std::string& path, iceberg::FileIO* io);
@@ -145,10 +150,13 @@ struct InputFile {
 
 // An input file's batches (OpenInput's), as Arrow reads it: Parquet as written, CSV and JSON lines
 // with the columns `arrow_schema` has read as its types. `input_bytes` (optional) grows by the
-// file's size.
+// file's size. `strings_as_dictionaries` and `parallel_columns` are OpenParquetReader's, for a
+// Parquet file (CSV is parsed on Arrow's CPU pool in any case).
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputBatches(const InputFile& file,
                                                                    const arrow::Schema& arrow_schema,
-                                                                   uint64_t* input_bytes);
+                                                                   uint64_t* input_bytes,
+                                                                   bool strings_as_dictionaries = false,
+                                                                   bool parallel_columns = false);
 
 // The next batch of an input file (nullptr at its end). A read error says where: for a value CSV
 // cannot convert to its column's type in `arrow_schema`, the line, the column's name and the value;
@@ -160,11 +168,17 @@ Result<std::shared_ptr<arrow::RecordBatch>> NextInputBatch(arrow::RecordBatchRea
 
 // The batch with `arrow_schema`'s columns (the table's, from ToArrowSchema(schema)), in its order
 // and types; kInvalidArgument naming the file, row (`first_row` is the batch's first, 1-based),
-// column and value that does not fit, or a column the table lacks.
+// column and value that does not fit, or a column the table lacks. A dictionary column whose values
+// are of the table column's type stays a dictionary (the batch's schema says so).
 Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatch& input,
                                                          const std::shared_ptr<arrow::Schema>& arrow_schema,
                                                          const iceberg::Schema& schema, const InputFile& file,
                                                          int64_t first_row);
+
+// `arrow_schema` with the type of each of `columns` (one per field) that is a dictionary where the
+// field's is not: a text column kept as a dictionary. `arrow_schema` itself when there is none.
+std::shared_ptr<arrow::Schema> SchemaOfColumns(const std::shared_ptr<arrow::Schema>& arrow_schema,
+                                               const arrow::ArrayVector& columns);
 
 // The builder's rows as a batch (the builder emptied for the next); its kept error, if any, with
 // `context` in front.

@@ -139,6 +139,10 @@ Result<iceberg::Datum> DatumAt(const arrow::Array& array, int64_t row, const ice
       return Datum(std::string(static_cast<const arrow::BinaryArray&>(array).GetView(row)));
     case arrow::Type::FIXED_SIZE_BINARY:
       return Datum(std::string(static_cast<const arrow::FixedSizeBinaryArray&>(array).GetView(row)));
+    case arrow::Type::DICTIONARY: {
+      const auto& encoded = static_cast<const arrow::DictionaryArray&>(array);
+      return DatumAt(*encoded.dictionary(), encoded.GetValueIndex(row), type);
+    }
     case arrow::Type::DECIMAL128: {
       // Arrow keeps the unscaled value little-endian in 16 bytes; a Datum holds it big-endian,
       // in its fewest bytes.

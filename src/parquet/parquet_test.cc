@@ -354,6 +354,36 @@ INSTANTIATE_TEST_SUITE_P(Keys, KeyIndexTest,
                          ::testing::Values(std::vector<int32_t>{0}, std::vector<int32_t>{13},
                                            std::vector<int32_t>{0, 1}));
 
+// An index file made from keys in any order, repeated keys, an empty key and 16-byte keys (longer
+// than a string keeps inline) finds every row of each key asked for, and none of others.
+TEST_F(ParquetTest, KeyIndexFilesHoldEveryRowOfEveryKey) {
+  auto index = DataFileKeyIndex::Open((dir_ / "index").string());
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  iceberg::DataFile data;
+  data.file_path = "s3://bucket/t/data/one.parquet";
+  data.record_count = 20003;
+  KeyPositions keys;
+  auto uuid_of = [](int i) {
+    return "uuid-key-" + std::string(7 - std::to_string(i).size(), '0') + std::to_string(i);
+  };
+  for (int i = 9999; i >= 0; --i) keys.Add(uuid_of(i), 9999 - i);      // descending keys
+  for (int i = 0; i < 10000; i += 1) keys.Add(uuid_of(i), 10000 + i);  // each key a second time
+  keys.Add("", 20000);
+  keys.Add("", 20001);
+  keys.Add(uuid_of(77), 20002);  // a third time
+  EXPECT_EQ(keys.size(), 20003u);
+  EXPECT_EQ(keys.key(2), uuid_of(9997));
+  EXPECT_EQ(keys.position(2), 2u);
+  ASSERT_OK((*index)->Add(data, keys));
+
+  std::vector<std::string> asked = {"", uuid_of(0), uuid_of(77), uuid_of(9999), "uuid-key-absent"};
+  std::sort(asked.begin(), asked.end());
+  auto found = (*index)->Find(data, asked);
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ(**found, (std::vector<int64_t>{0, 9922, 9999, 10000, 10077, 19999, 20000, 20001, 20002}));
+}
+
 TEST_F(ParquetTest, RollsFilesAtTheTargetSize) {
   WriteOptions options;
   options.target_file_size_bytes = 64 * 1024;
@@ -469,6 +499,92 @@ TEST_F(ParquetTest, CsvAndJsonLinesAreConvertedToTheTableTypes) {
             std::string("\xf7\x9c\x3e\x09\x67\x7c\x4b\xbd\xa4\x79\x3f\x34\x9c\xb7\x85\xe7", 16));
   auto table = ReadOutput(file.file_path);
   EXPECT_EQ(table->GetColumnByName("price")->type()->ToString(), "decimal128(9, 2)");
+}
+
+// A Parquet input's text columns are read as their dictionaries and written as such: the values
+// come back unchanged whether the file's next rows come with another dictionary (a new row group),
+// without one (a CSV file into the same open file), or need converting (text into a uuid column);
+// the file's text column is dictionary-encoded, its bounds and null counts are the values'; a
+// required text column with a null is refused by row. With the columns encoded in parallel.
+TEST_F(ParquetTest, TextColumnsKeepTheirDictionariesAndTheirValues) {
+  arrow::Int64Builder ids;
+  arrow::StringBuilder names, uids;
+  std::vector<std::optional<std::string>> expected_names;
+  for (int64_t i = 0; i < 30000; ++i) {
+    ASSERT_TRUE(ids.Append(i).ok());
+    std::optional<std::string> name;
+    if (i % 11 != 4) name = (i < 15000 ? "first-" : "second-") + std::to_string(i % 97) + "-é";
+    expected_names.push_back(name);
+    ASSERT_TRUE((name ? names.Append(*name) : names.AppendNull()).ok());
+    ASSERT_TRUE(uids.Append("f79c3e09-677c-4bbd-a479-3f349cb785" + std::to_string(10 + i % 90)).ok());
+  }
+  auto table = arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("name", arrow::utf8()),
+                     arrow::field("uid", arrow::utf8())}),
+      {*ids.Finish(), *names.Finish(), *uids.Finish()});
+  // Row groups of 4,000 rows: each with a dictionary of its own.
+  const std::string path = (dir_ / "in.parquet").string();
+  auto out = arrow::io::FileOutputStream::Open(path);
+  ASSERT_TRUE(::parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), *out, 4000).ok());
+  ASSERT_TRUE((*out)->Close().ok());
+  const std::string csv = WriteText("more.csv", "id,name\n30000,from csv\n30001,\n");
+
+  WriteOptions options;
+  options.parallel_columns = true;
+  auto writer =
+      DataFileWriter::Make(TableSchema(), iceberg::PartitionSpec{}, options, *io_, (dir_ / "d").string());
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  ASSERT_OK(writer->AppendFile(path, InputFormat::kParquet));
+  ASSERT_OK(writer->AppendFile(csv, InputFormat::kCsv));
+  auto files = writer->Finish();
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  ASSERT_EQ(files->size(), 1u);
+  const iceberg::DataFile& file = (*files)[0];
+  EXPECT_EQ(file.record_count, 30002);
+  EXPECT_EQ(Count(file.null_value_counts, 2), 2727 + 1);
+  EXPECT_EQ(Find(file.lower_bounds, 2)->second, "first-0-é");
+  EXPECT_EQ(Find(file.upper_bounds, 2)->second, "second-96-é");
+
+  auto read = ReadOutput(file.file_path)->CombineChunksToBatch();
+  ASSERT_TRUE(read.ok());
+  auto name = std::static_pointer_cast<arrow::StringArray>((*read)->GetColumnByName("name"));
+  auto uid = std::static_pointer_cast<arrow::FixedSizeBinaryArray>((*read)->GetColumnByName("uid"));
+  ASSERT_EQ(name->length(), 30002);
+  for (int64_t i = 0; i < 30000; ++i) {
+    ASSERT_EQ(name->IsNull(i), !expected_names[static_cast<size_t>(i)].has_value()) << i;
+    if (!name->IsNull(i)) {
+      ASSERT_EQ(name->GetString(i), *expected_names[static_cast<size_t>(i)]) << i;
+    }
+    const std::string_view bytes = uid->GetView(i);
+    ASSERT_EQ(bytes.size(), 16u);
+    const int64_t last_two_digits = 10 + i % 90;  // the text's last two hex digits
+    ASSERT_EQ(static_cast<uint8_t>(bytes[15]), last_two_digits / 10 * 16 + last_two_digits % 10) << i;
+  }
+  EXPECT_EQ(name->GetString(30000), "from csv");
+  EXPECT_TRUE(name->IsNull(30001));
+
+  // The text column's pages are dictionary pages.
+  auto reader = ::parquet::ParquetFileReader::OpenFile(file.file_path);
+  auto column = reader->metadata()->RowGroup(0)->ColumnChunk(1);
+  EXPECT_TRUE(column->has_dictionary_page());
+
+  // A null in a required text column, read as a dictionary, is refused by its row.
+  auto required = iceberg::ParseSchema(R"json({"type": "struct", "schema-id": 0, "fields": [
+      {"id": 1, "name": "id", "required": true, "type": "long"},
+      {"id": 2, "name": "name", "required": true, "type": "string"}]})json");
+  ASSERT_TRUE(required.ok());
+  auto strict =
+      DataFileWriter::Make(*required, iceberg::PartitionSpec{}, options, *io_, (dir_ / "s").string());
+  ASSERT_TRUE(strict.ok());
+  const std::string ids_and_names =
+      WriteInput(arrow::Table::Make(arrow::schema({table->schema()->field(0), table->schema()->field(1)}),
+                                    {table->column(0), table->column(1)}),
+                 "names.parquet");
+  const Status refused = strict->AppendFile(ids_and_names, InputFormat::kParquet);
+  EXPECT_NE(refused.message().find("names.parquet: row 5, column name: null in a required column"),
+            std::string::npos)
+      << refused.message();
+  strict->AbortAndDelete();
 }
 
 TEST_F(ParquetTest, RowsThatDoNotFitNameTheFileRowAndColumn) {

@@ -344,7 +344,7 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io, const iceb
         const int64_t value = narrow ? narrow_values[row] : wide_values[row];
         if (std::binary_search(integer_keys_.begin(), integer_keys_.end(), value))
           positions.push_back(position + row);
-        if (every_key != nullptr) every_key->emplace_back(CanonicalInteger(value), position + row);
+        if (every_key != nullptr) every_key->Add(CanonicalInteger(value), position + row);
       }
       position += batch->num_rows();
       continue;
@@ -359,7 +359,7 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io, const iceb
             fixed ? static_cast<const arrow::FixedSizeBinaryArray&>(column).GetView(row)
                   : static_cast<const arrow::BinaryArray&>(column).GetView(row);
         if (bytes_keys_.find(value) != bytes_keys_.end()) positions.push_back(position + row);
-        if (every_key != nullptr) every_key->emplace_back(std::string(value), position + row);
+        if (every_key != nullptr) every_key->Add(value, position + row);
       }
       position += batch->num_rows();
       continue;
@@ -370,7 +370,7 @@ Result<std::vector<int64_t>> RowKeys::FindInFile(iceberg::FileIO& io, const iceb
         SERAC_RETURN_IF_ERROR(AppendKeyValue(*columns[k], row, key_schema_.fields[k].type, key));
       }
       if (keys_.count(key)) positions.push_back(position + row);
-      if (every_key != nullptr) every_key->emplace_back(key, position + row);
+      if (every_key != nullptr) every_key->Add(key, position + row);
     }
     position += batch->num_rows();
   }
@@ -573,11 +573,11 @@ Result<RowDeletes> DeleteRowsByKey(iceberg::FileIO& io, const RowKeys& keys, con
     if (indexed->has_value()) {
       positions = std::move(**indexed);
     } else {
-      RowKeys::KeyPositions every_key;
+      KeyPositions every_key;
       const bool index_it = index != nullptr && keys.indexable();
       positions = keys.FindIn(io, data.file, index_it ? &every_key : nullptr);
       if (positions.ok() && index_it) {
-        Status added = index->Add(data.file, std::move(every_key));
+        Status added = index->Add(data.file, every_key);
         if (!added.ok()) return give_up(added);
       }
     }

@@ -56,7 +56,6 @@ class RowKeys {
 
   // The positions, ascending, of the rows of a Parquet data file whose key equals a key row. With
   // `every_key`, every row's key (canonical bytes, see CanonicalKeys) with its position as well.
-  using KeyPositions = std::vector<std::pair<std::string, int64_t>>;
   Result<std::vector<int64_t>> FindIn(iceberg::FileIO& io, const iceberg::DataFile& data_file,
                                       KeyPositions* every_key = nullptr) const;
 

@@ -4,6 +4,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "common/hash.h"
@@ -64,16 +65,25 @@ Status Inflate(std::string_view input, std::string& out) {
   std::unique_ptr<z_stream, int (*)(z_streamp)> guard(&stream, inflateEnd);
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
   stream.avail_in = static_cast<uInt>(input.size());
-  out.clear();
-  char chunk[64 * 1024];
+  // Straight into `out`, grown as it fills (its capacity is kept from the previous block).
+  size_t filled = 0;
+  out.resize(std::max<size_t>(out.capacity(), 64 * 1024));
   while (true) {
-    stream.next_out = reinterpret_cast<Bytef*>(chunk);
-    stream.avail_out = sizeof(chunk);
+    if (filled == out.size()) {
+      if (out.size() > limits::kAvroBlockBytesMax) return TooLarge();
+      out.resize(out.size() * 2);
+    }
+    stream.next_out = reinterpret_cast<Bytef*>(out.data() + filled);
+    stream.avail_out = static_cast<uInt>(out.size() - filled);
     const int result = inflate(&stream, Z_NO_FLUSH);
     if (result != Z_OK && result != Z_STREAM_END) return Invalid("a deflate block does not inflate");
-    out.append(chunk, sizeof(chunk) - stream.avail_out);
-    if (out.size() > limits::kAvroBlockBytesMax) return TooLarge();
-    if (result == Z_STREAM_END) return Status::Ok();
+    const size_t produced = out.size() - filled - stream.avail_out;
+    filled += produced;
+    if (filled > limits::kAvroBlockBytesMax) return TooLarge();
+    if (result == Z_STREAM_END) {
+      out.resize(filled);
+      return Status::Ok();
+    }
     if (stream.avail_in == 0 && stream.avail_out != 0) return Invalid("a deflate block ends early");
   }
 }

@@ -143,12 +143,89 @@ Target FindTarget(const avro::Field& field, const KnownField (&known)[N]) {
   return Target::kSkip;
 }
 
+// How the unchecked decode of an entry (Reader::FastEntry) reads a field: the writer's shapes Java,
+// PyIceberg and serac write. Any other shape is read by the checked decode (kChecked).
+enum class FastKind : uint8_t {
+  kChecked,
+  kInt,
+  kLong,
+  kText,       // string or bytes
+  kLongMap,    // array<{key: int, value: long}>
+  kBytesMap,   // array<{key: int, value: bytes}>
+  kPartition,  // a record of optional ints, longs and strings (strings without a logical type)
+};
+
 struct Step {
   Target target = Target::kSkip;
   const avro::Schema* type = nullptr;  // the writer's type (a union for optional fields)
   std::string name;
   std::vector<Step> nested;  // data_file's fields
+  // For the unchecked decode: the branch of a two-branch union that is null (-1 when the field is
+  // not such a union), and how the value is read.
+  int8_t null_branch = -1;
+  FastKind fast = FastKind::kChecked;
 };
+
+// The unchecked decode's kind for a field whose value (the union's other branch) is `type`.
+FastKind FastKindOf(Target target, const avro::Schema& type) {
+  switch (target) {
+    case Target::kStatus:
+    case Target::kContent:
+    case Target::kSortOrderId:
+      return type.type == avro::Type::kInt ? FastKind::kInt : FastKind::kChecked;
+    case Target::kSnapshotId:
+    case Target::kSequenceNumber:
+    case Target::kFileSequenceNumber:
+    case Target::kRecordCount:
+    case Target::kFileSize:
+    case Target::kFirstRowId:
+    case Target::kContentOffset:
+    case Target::kContentSize:
+      return type.type == avro::Type::kLong ? FastKind::kLong : FastKind::kChecked;
+    case Target::kFilePath:
+    case Target::kFileFormat:
+    case Target::kKeyMetadata:
+    case Target::kReferencedDataFile:
+      return type.type == avro::Type::kString || type.type == avro::Type::kBytes ? FastKind::kText
+                                                                                 : FastKind::kChecked;
+    case Target::kColumnSizes:
+    case Target::kValueCounts:
+    case Target::kNullValueCounts:
+    case Target::kNanValueCounts:
+    case Target::kLowerBounds:
+    case Target::kUpperBounds: {
+      if (type.type != avro::Type::kArray || type.items->type != avro::Type::kRecord)
+        return FastKind::kChecked;
+      const std::vector<avro::Field>& fields = type.items->fields;
+      if (fields.size() != 2 || fields[0].name != "key" || fields[0].type->type != avro::Type::kInt) {
+        return FastKind::kChecked;
+      }
+      const bool counts = target != Target::kLowerBounds && target != Target::kUpperBounds;
+      const avro::Type value = fields[1].type->type;
+      if (counts) return value == avro::Type::kLong ? FastKind::kLongMap : FastKind::kChecked;
+      return value == avro::Type::kBytes ? FastKind::kBytesMap : FastKind::kChecked;
+    }
+    case Target::kPartition: {
+      if (type.type != avro::Type::kRecord) return FastKind::kChecked;
+      for (const avro::Field& field : type.fields) {
+        const avro::Schema& union_type = *field.type;
+        if (union_type.type != avro::Type::kUnion || union_type.branches.size() != 2 ||
+            union_type.branches[0]->type != avro::Type::kNull) {
+          return FastKind::kChecked;
+        }
+        // An int or long is its Datum whatever its logical type (a date, a timestamp); a string
+        // only without one (a uuid is converted).
+        const avro::Schema& value = *union_type.branches[1];
+        const bool number = value.type == avro::Type::kInt || value.type == avro::Type::kLong;
+        const bool text = value.type == avro::Type::kString && value.logical_type.empty();
+        if (!number && !text) return FastKind::kChecked;
+      }
+      return FastKind::kPartition;
+    }
+    default:
+      return FastKind::kChecked;
+  }
+}
 
 template <size_t N>
 std::vector<Step> Compile(const avro::Schema& record, const KnownField (&known)[N]) {
@@ -158,6 +235,18 @@ std::vector<Step> Compile(const avro::Schema& record, const KnownField (&known)[
     step.target = FindTarget(field, known);
     step.type = field.type.get();
     step.name = field.name;
+    const avro::Schema* value = step.type;
+    if (value->type == avro::Type::kUnion && value->branches.size() == 2) {
+      for (int8_t branch = 0; branch < 2; ++branch) {
+        if (value->branches[static_cast<size_t>(branch)]->type == avro::Type::kNull)
+          step.null_branch = branch;
+      }
+      value =
+          step.null_branch < 0 ? nullptr : value->branches[static_cast<size_t>(1 - step.null_branch)].get();
+    }
+    if (value != nullptr && value->type != avro::Type::kUnion && step.target != Target::kSkip) {
+      step.fast = FastKindOf(step.target, *value);
+    }
     steps.push_back(std::move(step));
   }
   return steps;
@@ -387,10 +476,8 @@ struct Reader {
     f.content_size_in_bytes.reset();
   }
 
-  Status ReadDataFile(const std::vector<Step>& steps, std::string_view& bytes, DataFile& file,
-                      std::array<bool, 4>& seen) const {
-    uint32_t maps_seen = 0;  // bit i: the i-th of the six per-column maps
-    const Status read = ReadDataFileFields(steps, bytes, file, seen, maps_seen);
+  // Empties the per-column maps a data_file did not have (bit i of `maps_seen`: the i-th of the six).
+  static void ClearMapsNotSeen(DataFile& file, uint32_t maps_seen) {
     ColumnCounts* counts[] = {&file.column_sizes, &file.value_counts, &file.null_value_counts,
                               &file.nan_value_counts};
     for (int i = 0; i < 4; ++i) {
@@ -398,18 +485,26 @@ struct Reader {
     }
     if ((maps_seen & (1u << 4)) == 0) file.lower_bounds.clear();
     if ((maps_seen & (1u << 5)) == 0) file.upper_bounds.clear();
+  }
+
+  Status ReadDataFile(const std::vector<Step>& steps, std::string_view& bytes, DataFile& file,
+                      std::array<bool, 4>& seen) const {
+    uint32_t maps_seen = 0;
+    Status read = Status::Ok();
+    for (const Step& step : steps) {
+      read = ReadDataFileField(step, bytes, file, seen, maps_seen);
+      if (!read.ok()) break;
+    }
+    ClearMapsNotSeen(file, maps_seen);
     return read;
   }
 
-  Status ReadDataFileFields(const std::vector<Step>& steps, std::string_view& bytes, DataFile& file,
-                            std::array<bool, 4>& seen, uint32_t& maps_seen) const {
-    for (const Step& step : steps) {
-      if (step.target == Target::kSkip) {
-        SERAC_RETURN_IF_ERROR(Skip(*step.type, bytes));
-        continue;
-      }
+  Status ReadDataFileField(const Step& step, std::string_view& bytes, DataFile& file,
+                           std::array<bool, 4>& seen, uint32_t& maps_seen) const {
+    {
+      if (step.target == Target::kSkip) return Skip(*step.type, bytes);
       SERAC_ASSIGN_OR_RETURN(const avro::Schema* type, Branch(step.type, bytes));
-      if (type == nullptr) continue;  // null: absent
+      if (type == nullptr) return Status::Ok();  // null: absent
       const avro::Schema& t = *type;
       switch (step.target) {
         case Target::kContent: {
@@ -505,6 +600,222 @@ struct Reader {
     }
     return Status::Ok();
   }
+
+  // ---- The unchecked decode ----
+  // Reads an entry of the shapes every writer writes without building a Status or Result per value:
+  // false when anything is not as expected (a shape, a value out of range, bytes that end early),
+  // and the caller then decodes the same bytes with the checked decode, which names the problem.
+  // Both decode the same fields into the same places.
+
+  [[gnu::always_inline]] static bool FastBytes(std::string_view& bytes, std::string_view& out) {
+    int64_t size;
+    if (!enc::TryReadLong(bytes, size) || size < 0 || static_cast<uint64_t>(size) > bytes.size())
+      return false;
+    out = bytes.substr(0, static_cast<size_t>(size));
+    bytes.remove_prefix(static_cast<size_t>(size));
+    return true;
+  }
+
+  // The item count of an array block, as Items() reads it.
+  static bool FastItems(std::string_view& bytes, uint64_t& count) {
+    int64_t items;
+    if (!enc::TryReadLong(bytes, items)) return false;
+    if (items < 0) {
+      int64_t block_bytes;
+      if (items == INT64_MIN || !enc::TryReadLong(bytes, block_bytes) || block_bytes < 0) return false;
+      items = -items;
+    }
+    if (static_cast<uint64_t>(items) > bytes.size()) return false;
+    count = static_cast<uint64_t>(items);
+    return true;
+  }
+
+  template <typename Value>
+  static bool FastMap(std::string_view& bytes, std::vector<std::pair<int32_t, Value>>& out) {
+    size_t used = 0;
+    while (true) {
+      uint64_t count;
+      if (!FastItems(bytes, count)) return false;
+      if (count == 0) break;
+      for (uint64_t i = 0; i < count; ++i) {
+        if (used == out.size()) out.emplace_back();
+        std::pair<int32_t, Value>& slot = out[used++];
+        if (!enc::TryReadInt(bytes, slot.first)) return false;
+        if constexpr (std::is_same_v<Value, int64_t>) {
+          if (!enc::TryReadLong(bytes, slot.second)) return false;
+        } else {
+          std::string_view value;
+          if (!FastBytes(bytes, value)) return false;
+          slot.second.assign(value);
+        }
+      }
+    }
+    out.resize(used);
+    return true;
+  }
+
+  // One field of a manifest_entry or data_file record.
+  bool FastField(const Step& step, std::string_view& bytes, ManifestEntry& entry, std::array<bool, 4>& seen,
+                 uint32_t& maps_seen) const {
+    DataFile& file = entry.file;
+    if (step.null_branch >= 0) {
+      if (bytes.empty() || (static_cast<uint8_t>(bytes[0]) & ~2u) != 0) return false;  // branch 0 or 1
+      const int branch = static_cast<uint8_t>(bytes[0]) >> 1;
+      bytes.remove_prefix(1);
+      if (branch == step.null_branch) return true;  // null: absent
+    }
+    switch (step.fast) {
+      case FastKind::kInt: {
+        int32_t value;
+        if (!enc::TryReadInt(bytes, value)) return false;
+        if (step.target == Target::kSortOrderId) {
+          file.sort_order_id = value;
+        } else if (value < 0 || value > 2) {
+          return false;
+        } else if (step.target == Target::kStatus) {
+          entry.status = static_cast<EntryStatus>(value);
+        } else {
+          file.content = static_cast<FileContent>(value);
+        }
+        return true;
+      }
+      case FastKind::kLong: {
+        int64_t value;
+        if (!enc::TryReadLong(bytes, value)) return false;
+        switch (step.target) {
+          case Target::kSnapshotId:
+            entry.snapshot_id = value;
+            break;
+          case Target::kSequenceNumber:
+            entry.sequence_number = value;
+            break;
+          case Target::kFileSequenceNumber:
+            entry.file_sequence_number = value;
+            break;
+          case Target::kRecordCount:
+            file.record_count = value;
+            seen[2] = true;
+            break;
+          case Target::kFileSize:
+            file.file_size_in_bytes = value;
+            seen[3] = true;
+            break;
+          case Target::kFirstRowId:
+            file.first_row_id = value;
+            break;
+          case Target::kContentOffset:
+            file.content_offset = value;
+            break;
+          default:
+            file.content_size_in_bytes = value;
+            break;
+        }
+        return true;
+      }
+      case FastKind::kText: {
+        std::string_view text;
+        if (!FastBytes(bytes, text)) return false;
+        if (step.target == Target::kFilePath) {
+          file.file_path.assign(text);
+          seen[0] = true;
+        } else if (step.target == Target::kFileFormat) {
+          file.file_format.assign(text);
+        } else if (step.target == Target::kKeyMetadata) {
+          file.key_metadata.emplace(text);
+        } else {
+          file.referenced_data_file.emplace(text);
+        }
+        return true;
+      }
+      case FastKind::kLongMap: {
+        const int map = static_cast<int>(step.target) - static_cast<int>(Target::kColumnSizes);
+        maps_seen |= 1u << map;
+        ColumnCounts* counts[] = {&file.column_sizes, &file.value_counts, &file.null_value_counts,
+                                  &file.nan_value_counts};
+        return FastMap(bytes, *counts[map]);
+      }
+      case FastKind::kBytesMap: {
+        const bool lower = step.target == Target::kLowerBounds;
+        maps_seen |= lower ? 1u << 4 : 1u << 5;
+        return FastMap(bytes, lower ? file.lower_bounds : file.upper_bounds);
+      }
+      case FastKind::kPartition: {
+        // Every field is a union of null and an int, long or string (FastKindOf).
+        const avro::Schema& record =
+            *(step.null_branch >= 0 ? step.type->branches[static_cast<size_t>(1 - step.null_branch)].get()
+                                    : step.type);
+        file.partition.resize(record.fields.size());
+        for (size_t i = 0; i < record.fields.size(); ++i) {
+          if (bytes.empty() || (static_cast<uint8_t>(bytes[0]) & ~2u) != 0) return false;
+          const bool null = bytes[0] == 0;
+          bytes.remove_prefix(1);
+          Datum& value = file.partition[i];
+          if (null) {
+            value = std::monostate{};
+            continue;
+          }
+          switch (record.fields[i].type->branches[1]->type) {
+            case avro::Type::kInt: {
+              int32_t number;
+              if (!enc::TryReadInt(bytes, number)) return false;
+              value = number;
+              break;
+            }
+            case avro::Type::kLong: {
+              int64_t number;
+              if (!enc::TryReadLong(bytes, number)) return false;
+              value = number;
+              break;
+            }
+            default: {
+              std::string_view text;
+              if (!FastBytes(bytes, text)) return false;
+              if (std::string* kept = std::get_if<std::string>(&value)) {
+                kept->assign(text);
+              } else {
+                value = std::string(text);
+              }
+              break;
+            }
+          }
+        }
+        seen[1] = true;
+        return true;
+      }
+      case FastKind::kChecked:
+        break;
+    }
+    return false;
+  }
+
+  bool FastEntry(const std::vector<Step>& steps, std::string_view& bytes, ManifestEntry& entry) const {
+    ResetForReuse(entry);
+    bool has_status = false;
+    bool has_file = false;
+    std::array<bool, 4> seen{};
+    uint32_t maps_seen = 0;
+    for (const Step& entry_step : steps) {
+      if (entry_step.target == Target::kDataFile) {
+        if (entry_step.type->type != avro::Type::kRecord) return false;
+        for (const Step& step : entry_step.nested) {
+          if (step.fast != FastKind::kChecked) {
+            if (!FastField(step, bytes, entry, seen, maps_seen)) return false;
+          } else if (!ReadDataFileField(step, bytes, entry.file, seen, maps_seen).ok()) {
+            return false;
+          }
+        }
+        has_file = true;
+        continue;
+      }
+      if (entry_step.fast == FastKind::kChecked) return false;
+      if (!FastField(entry_step, bytes, entry, seen, maps_seen)) return false;
+      has_status = has_status || entry_step.target == Target::kStatus;
+    }
+    ClearMapsNotSeen(entry.file, maps_seen);
+    return has_status && has_file && seen[0] && seen[1] && seen[2] && seen[3];
+  }
+
+  // ---- The checked decode ----
 
   Status ReadEntry(const std::vector<Step>& steps, std::string_view& bytes, ManifestEntry& entry) const {
     ResetForReuse(entry);
@@ -787,7 +1098,11 @@ Result<bool> ManifestReader::Next(ManifestEntry& entry) {
     if (s.left_in_block > s.block.size()) return reader.Bad("a block claims more entries than bytes");
   }
   --s.left_in_block;
-  SERAC_RETURN_IF_ERROR(reader.ReadEntry(s.steps, s.block, entry));
+  const std::string_view start = s.block;
+  if (!reader.FastEntry(s.steps, s.block, entry)) {
+    s.block = start;  // decoded again, checked, for the error (or a shape the fast decode leaves)
+    SERAC_RETURN_IF_ERROR(reader.ReadEntry(s.steps, s.block, entry));
+  }
   entry.file.spec_id = s.header.partition_spec_id;
   if (s.inherit) Inherit(s.manifest, entry, s.next_row_id);
   return true;
