@@ -20,6 +20,7 @@
 
 #include "common/encoding.h"
 #include "common/random.h"
+#include "parquet/key_index.h"
 #include "parquet/parquet_internal.h"
 
 namespace serac::parquet {
@@ -91,6 +92,7 @@ struct OpenFile {
   // written came so (SchemaOfColumns); later rows are made to match (MatchFileSchema).
   std::shared_ptr<arrow::Schema> schema;
   iceberg::ColumnCounts nan_counts;
+  KeyPositions keys;  // every row's key, when the writer indexes keys
   int64_t rows = 0;
   int64_t group_bytes = 0;    // uncompressed Arrow bytes in the open row group
   int64_t flushed_input = 0;  // uncompressed bytes of the row groups already flushed
@@ -216,6 +218,10 @@ struct DataFileWriter::State {
   std::vector<SortKey> sort_keys;  // empty: files are written as rows come
   std::map<std::string, SortBuffer> sort_buffers;
   int64_t sort_buffered_bytes = 0;
+  // IndexKeys: the key columns (their indices in arrow_schema) and who is handed each file's keys.
+  iceberg::Schema index_key_schema;
+  std::vector<int> index_key_columns;
+  KeysOfFile on_indexed_file;
 
   // The partition's open file, opened for rows of `rows_schema` when there is none.
   Result<OpenFile*> FileFor(const iceberg::PartitionTuple& partition,
@@ -260,6 +266,7 @@ struct DataFileWriter::State {
     data.partition = file.partition;
     data.file_size_in_bytes = static_cast<int64_t>(size);
     data.sort_order_id = sort_keys.empty() ? 0 : options.sort_order.order_id;
+    if (on_indexed_file) SERAC_RETURN_IF_ERROR(on_indexed_file(data, file.keys));
     written.push_back(std::move(data));
     written_locations.push_back(file.location);
     ++progress.files_written;
@@ -391,6 +398,16 @@ struct DataFileWriter::State {
     SERAC_ASSIGN_OR_RETURN(std::shared_ptr<arrow::RecordBatch> batch,
                            MatchSchema(rows, file.schema, "writing " + file.location));
     SERAC_RETURN_IF_ERROR(FromArrow(file.writer->WriteRecordBatch(*batch), "writing " + file.location));
+    if (on_indexed_file) {
+      std::vector<const arrow::Array*> columns;
+      for (const int c : index_key_columns) columns.push_back(batch->column(c).get());
+      std::string key;
+      for (int64_t row = 0; row < batch->num_rows(); ++row) {
+        key.clear();
+        SERAC_ASSIGN_OR_RETURN(const bool has_key, AppendIndexKey(columns, row, index_key_schema, key));
+        if (has_key) file.keys.Add(key, file.rows + row);
+      }
+    }
     for (int i = 0; i < batch->num_columns(); ++i) {
       CountNaNs(*batch->column(i), *arrow_schema->field(i), file.nan_counts);
     }
@@ -661,6 +678,23 @@ Status DataFileWriter::AppendBatch(RowBatchBuilder& rows, const std::string& con
   }
   s.progress.rows += static_cast<uint64_t>(batch->num_rows());
   if (s.on_progress) s.on_progress(s.progress);
+  return Status::Ok();
+}
+
+Status DataFileWriter::IndexKeys(iceberg::Schema key_schema, KeysOfFile on_file) {
+  State& s = *state_;
+  std::vector<int> columns;
+  for (const iceberg::NestedField& key : key_schema.fields) {
+    const int index = s.arrow_schema->GetFieldIndex(key.name);
+    if (index < 0 || s.schema.fields[static_cast<size_t>(index)].id != key.id) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "key column " + key.name + " is not a top-level column of the table");
+    }
+    columns.push_back(index);
+  }
+  s.index_key_schema = std::move(key_schema);
+  s.index_key_columns = std::move(columns);
+  s.on_indexed_file = std::move(on_file);
   return Status::Ok();
 }
 

@@ -65,6 +65,8 @@ struct WriteOptions {
   static Result<WriteOptions> FromTableProperties(const std::map<std::string, std::string>& properties);
 };
 
+class KeyPositions;  // parquet/key_index.h
+
 enum class InputFormat : uint8_t { kParquet, kCsv, kJsonLines };
 Result<InputFormat> ParseInputFormat(std::string_view name);  // "parquet", "csv", "jsonl"
 // From a file name's extension (.parquet, .csv, .jsonl/.json/.ndjson); kInvalidArgument otherwise.
@@ -159,6 +161,12 @@ class DataFileWriter {
   // Appends the builder's rows (its schema must be the writer's) and empties it for the next batch.
   // `context` and `first_row` name the rows in an error.
   Status AppendBatch(RowBatchBuilder& rows, const std::string& context, int64_t first_row);
+
+  // From now on, every row's key of each data file (the writer's columns `key_schema` names) is
+  // kept as the file is written and handed to `on_file` with the file when it is closed, before
+  // Finish returns it: serac sync makes its key index so, without reading the files again.
+  using KeysOfFile = std::function<Status(const iceberg::DataFile& file, const KeyPositions& keys)>;
+  Status IndexKeys(iceberg::Schema key_schema, KeysOfFile on_file);
 
   // Closes every open file. The data files written, in the order they were closed.
   Result<std::vector<iceberg::DataFile>> Finish();

@@ -57,6 +57,14 @@ Result<std::shared_ptr<arrow::RecordBatch>> ProjectByFieldId(
 // The value at `row` of a primitive column as a Datum of `type` (partition source values).
 Result<iceberg::Datum> DatumAt(const arrow::Array& array, int64_t row, const iceberg::Type& type);
 
+// Appends the key of `row` as an index file keeps it (RowKeys::CanonicalKeysFor), from the key
+// columns `columns` (of the types the table has, in `key_schema`'s order): one integer-like column as
+// 8 big-endian bytes with the sign bit flipped, one string, binary, uuid or fixed column as its
+// bytes, several as their values one after another. False for a row whose one key column is null
+// (no key finds it, and it is not indexed).
+Result<bool> AppendIndexKey(const std::vector<const arrow::Array*>& columns, int64_t row,
+                            const iceberg::Schema& key_schema, std::string& key);
+
 // The manifest metrics of a written file from its footer. `nan_counts` (per field id) come from
 // the writer, which saw the values.
 iceberg::DataFile MetricsFromFooter(const ::parquet::FileMetaData& footer, const iceberg::Schema& schema,

@@ -348,6 +348,52 @@ TEST_P(KeyIndexTest, FindsRowsWithoutReadingTheDataFilesAgain) {
   (*index)->Retain({a});
   EXPECT_EQ((*index)->indexed_files(), 1u);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_ / "index"), {}), 1);
+
+  // A writer that indexes its files as it writes them (rows in no order, some without a key value
+  // in a one-column key, several files per partition) makes the very index files reading them would.
+  auto written_index = DataFileKeyIndex::Open((dir_ / "written").string());
+  auto read_index = DataFileKeyIndex::Open((dir_ / "read").string());
+  ASSERT_TRUE(written_index.ok() && read_index.ok());
+  WriteOptions small_files;
+  small_files.target_file_size_bytes = 20000;
+  iceberg::PartitionSpec spec;
+  spec.fields = {{{1}, 1000, "id_bucket", "bucket[3]"}};
+  auto indexing = DataFileWriter::Make(schema, spec, small_files, *io_, (dir_ / "w/data").string());
+  ASSERT_TRUE(indexing.ok()) << indexing.status().message();
+  ASSERT_OK(indexing->IndexKeys(key_schema, [&](const iceberg::DataFile& file, const KeyPositions& keys) {
+    return (*written_index)->Add(file, keys);
+  }));
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 3000; ++i) {
+    rows.push_back(row_of((i * 7) % 3000));
+    if (i % 10 == 3) {
+      for (int32_t index : GetParam()) rows.back()[static_cast<size_t>(index)].datum = iceberg::Datum();
+      rows.back()[0].datum = iceberg::Datum(-i);  // the id is required
+    }
+  }
+  ASSERT_OK(indexing->AppendRows(rows, "rows", 1));
+  auto written = indexing->Finish();
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  ASSERT_GT(written->size(), 3u);
+  iceberg::TableFiles written_live;
+  for (const iceberg::DataFile& file : *written) written_live.data.push_back(iceberg::LiveFile{file});
+  EXPECT_EQ((*written_index)->indexed_files(), written->size());
+  // Read and indexed the other way: every file holds some of the keys asked for.
+  std::vector<int64_t> every_id;
+  for (int64_t i = 0; i < 3000; ++i) every_id.push_back(i);
+  auto by_reading = DeleteRowsByKey(*io_, keys_of(every_id), written_live, PositionDeletes::kFiles,
+                                    WriteOptions{}, (dir_ / "w/data").string(), read_index->get());
+  ASSERT_TRUE(by_reading.ok()) << by_reading.status().message();
+  EXPECT_EQ((*read_index)->indexed_files(), written->size());
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "written")) {
+    auto bytes_of = [](const std::filesystem::path& path) {
+      std::ifstream in(path, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::filesystem::path twin = dir_ / "read" / entry.path().filename();
+    ASSERT_TRUE(std::filesystem::exists(twin)) << twin;
+    EXPECT_EQ(bytes_of(entry.path()), bytes_of(twin)) << entry.path();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Keys, KeyIndexTest,

@@ -213,9 +213,11 @@ std::span<const std::string> RowKeys::CanonicalKeysFor(const iceberg::DataFile& 
       .subspan(static_cast<size_t>(begin - integer_keys_.begin()), static_cast<size_t>(end - begin));
 }
 
-bool RowKeys::IntegerKey() const {
-  if (key_schema_.fields.size() != 1) return false;
-  switch (key_schema_.fields[0].type.id) {
+namespace {
+
+bool IsIntegerKey(const iceberg::Schema& key_schema) {
+  if (key_schema.fields.size() != 1) return false;
+  switch (key_schema.fields[0].type.id) {
     case iceberg::TypeId::kInt:
     case iceberg::TypeId::kLong:
     case iceberg::TypeId::kDate:
@@ -228,9 +230,9 @@ bool RowKeys::IntegerKey() const {
   }
 }
 
-bool RowKeys::BytesKey() const {
-  if (key_schema_.fields.size() != 1) return false;
-  switch (key_schema_.fields[0].type.id) {
+bool IsBytesKey(const iceberg::Schema& key_schema) {
+  if (key_schema.fields.size() != 1) return false;
+  switch (key_schema.fields[0].type.id) {
     case iceberg::TypeId::kString:
     case iceberg::TypeId::kBinary:
     case iceberg::TypeId::kUuid:
@@ -239,6 +241,41 @@ bool RowKeys::BytesKey() const {
     default:
       return false;
   }
+}
+
+}  // namespace
+
+bool RowKeys::IntegerKey() const { return IsIntegerKey(key_schema_); }
+bool RowKeys::BytesKey() const { return IsBytesKey(key_schema_); }
+
+Result<bool> AppendIndexKey(const std::vector<const arrow::Array*>& columns, int64_t row,
+                            const iceberg::Schema& key_schema, std::string& key) {
+  if (IsIntegerKey(key_schema)) {
+    const arrow::Array& column = *columns[0];
+    if (column.IsNull(row)) return false;
+    const bool narrow = column.type_id() == arrow::Type::INT32 || column.type_id() == arrow::Type::DATE32;
+    const int64_t value =
+        narrow ? column.data()->GetValues<int32_t>(1)[row] : column.data()->GetValues<int64_t>(1)[row];
+    key += CanonicalInteger(value);
+    return true;
+  }
+  if (IsBytesKey(key_schema)) {
+    const arrow::Array& column = *columns[0];
+    if (column.IsNull(row)) return false;
+    if (column.type_id() == arrow::Type::DICTIONARY) {
+      SERAC_ASSIGN_OR_RETURN(iceberg::Datum value, DatumAt(column, row, key_schema.fields[0].type));
+      key += std::get<std::string>(value);
+    } else {
+      key += column.type_id() == arrow::Type::FIXED_SIZE_BINARY
+                 ? static_cast<const arrow::FixedSizeBinaryArray&>(column).GetView(row)
+                 : static_cast<const arrow::BinaryArray&>(column).GetView(row);
+    }
+    return true;
+  }
+  for (size_t k = 0; k < columns.size(); ++k) {
+    SERAC_RETURN_IF_ERROR(AppendKeyValue(*columns[k], row, key_schema.fields[k].type, key));
+  }
+  return true;
 }
 
 bool RowKeys::MayBeIn(const iceberg::DataFile& data_file) const {

@@ -5,7 +5,8 @@
 // leaves null inherited from its manifest as the spec says.
 //
 // Reading is one pass over the Avro blocks that decodes straight into these structs (no generic
-// value tree), so planning over a large table is bounded by memory bandwidth, not allocation.
+// value tree), so planning over a large table is bounded by memory bandwidth, not allocation. An
+// entry reused across Next calls keeps its buffers: decoding it allocates nothing.
 // Bad input is kInvalidArgument naming the file and what is wrong.
 //
 // Thread-safety: plain values; a ManifestWriter or ManifestListWriter is used by one thread.
