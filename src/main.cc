@@ -14,7 +14,6 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/version.h"
-#include "parquet/parquet_files.h"
 #include "server/migrate_command.h"
 #include "server/server_command.h"
 #include "sync/sync_command.h"
@@ -129,7 +128,6 @@ CLI::App* AddAdminMigrateCommand(CLI::App& app, serac::server::MigrateCommandOpt
 }  // namespace
 
 int main(int argc, char** argv) {
-  serac::parquet::PreferJemallocForArrow();
   CLI::App app("serac: an S3-compatible object store and Iceberg REST catalog", "serac");
   app.require_subcommand(1);
   app.set_version_flag("--version", "serac " + std::string(serac::kSeracVersion));

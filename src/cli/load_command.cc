@@ -93,6 +93,7 @@ Result<std::string> PartitionSpecJson(const std::string& text, const iceberg::Sc
 }  // namespace
 
 Status LoadIntoTable(const CommandState& state) {
+  parquet::PreferJemallocForArrow();  // before anything of Arrow's allocates
   const auto started = std::chrono::steady_clock::now();
   if (state.input_files.empty()) return Error(ErrorCode::kInvalidArgument, "no input files");
   if (state.load_mode != "append" && state.load_mode != "overwrite") {

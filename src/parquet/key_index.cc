@@ -29,19 +29,27 @@ struct IndexHeader {
   uint64_t data_file_records;  // the data file's record count: an index of another file is refused
 };
 static_assert(sizeof(IndexHeader) == 32);
-constexpr char kMagic[8] = {'S', 'E', 'R', 'A', 'C', 'K', 'X', '1'};
+// Version 2 keeps each key's Bloom bits in one 512-bit block (version 1 spread them over the whole
+// filter); an index file of another version is unreadable, so it goes and its data file is read and
+// indexed again.
+constexpr char kMagic[8] = {'S', 'E', 'R', 'A', 'C', 'K', 'X', '2'};
 constexpr uint32_t kBloomBitsPerKey = 10;
-constexpr uint32_t kBloomHashes = 7;
+constexpr uint32_t kBloomHashes = 7;      // at most 7: each bit is 9 bits of one 64-bit hash
+constexpr uint64_t kBloomBlockWords = 8;  // a block is one cache line
 constexpr const char* kSuffix = ".kix";
 
 // A hash fixed by common/hash.h (index files outlive the build that wrote them).
 uint64_t KeyHash(std::string_view key) { return MixBits64(Fnv1a64(key)); }
 
-// The Bloom filter's bits for a key: double hashing over `bits`.
+// The Bloom filter's bits for a key (`hashes` at most 7), all in one block of 512 bits: a key
+// costs one cache miss to set or test, not one per bit. `bits` is a multiple of 512. The block is
+// the hash scaled to the filter's blocks by a multiply; each bit within it is 9 bits of a second hash.
 template <typename Visit>
 void ForEachBloomBit(uint64_t hash, uint64_t bits, uint32_t hashes, Visit visit) {
-  const uint64_t step = MixBits64(hash + 0x9E3779B97F4A7C15ull) | 1;
-  for (uint32_t i = 0; i < hashes; ++i) visit((hash + i * step) % bits);
+  const uint64_t blocks = bits / (kBloomBlockWords * 64);
+  const auto block = static_cast<uint64_t>((static_cast<unsigned __int128>(hash) * blocks) >> 64);
+  const uint64_t within = MixBits64(hash + 0x9E3779B97F4A7C15ull);
+  for (uint32_t i = 0; i < hashes; ++i) visit(block * kBloomBlockWords * 64 + ((within >> (9 * i)) & 511));
 }
 
 uint64_t ExpectedSize(const IndexHeader& header) {
@@ -108,7 +116,8 @@ Result<std::optional<std::vector<int64_t>>> DataFileKeyIndex::Find(const iceberg
   IndexHeader header;
   std::memcpy(&header, base, sizeof(header));
   if (std::memcmp(header.magic, kMagic, sizeof(kMagic)) != 0 || ExpectedSize(header) != size ||
-      header.data_file_records != static_cast<uint64_t>(data_file.record_count) || header.bloom_words == 0) {
+      header.data_file_records != static_cast<uint64_t>(data_file.record_count) || header.bloom_words == 0 ||
+      header.bloom_words % kBloomBlockWords != 0 || header.bloom_hashes > kBloomHashes) {
     return forget();
   }
   const auto* bloom = reinterpret_cast<const uint64_t*>(base + sizeof(IndexHeader));
@@ -146,19 +155,37 @@ Result<std::optional<std::vector<int64_t>>> DataFileKeyIndex::Find(const iceberg
 
 Status DataFileKeyIndex::Add(const iceberg::DataFile& data_file, const KeyPositions& keys) {
   if (!keys.fits() || keys.size() >= UINT32_MAX) return Status::Ok();  // the data file is read when needed
-  // The rows in key order, as indices into `keys` (4 bytes a row): the keys themselves stay put.
-  std::vector<uint32_t> order(keys.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const std::string_view x = keys.key(a);
-    const std::string_view y = keys.key(b);
-    return x < y || (x == y && keys.position(a) < keys.position(b));
+  // The rows in key order, each as its index into `keys` (the keys themselves stay put) with what
+  // the file's sections need in that order, and its key's first 8 bytes, which decide almost every
+  // comparison (all of an integer key's) without reaching into the keys' buffer at a random place.
+  struct Sorted {
+    uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded: ordered as the bytes are
+    uint32_t row;
+    uint32_t size;      // the key's bytes
+    uint32_t position;  // the row's position in the data file
+  };
+  std::vector<Sorted> sorted(keys.size());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const std::string_view key = keys.key(i);
+    uint64_t prefix = 0;
+    for (size_t b = 0; b < 8; ++b) {
+      prefix = (prefix << 8) | (b < key.size() ? static_cast<uint8_t>(key[b]) : 0);
+    }
+    sorted[i] = Sorted{prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(key.size()), keys.position(i)};
+  }
+  std::sort(sorted.begin(), sorted.end(), [&](const Sorted& a, const Sorted& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const std::string_view x = keys.key(a.row);
+    const std::string_view y = keys.key(b.row);
+    return x < y || (x == y && a.position < b.position);
   });
   IndexHeader header{};
   std::memcpy(header.magic, kMagic, sizeof(kMagic));
   header.entries = static_cast<uint32_t>(keys.size());
-  header.bloom_words =
-      static_cast<uint32_t>(std::max<uint64_t>(1, (keys.size() * kBloomBitsPerKey + 63) / 64));
+  const uint64_t block_bits = kBloomBlockWords * 64;
+  header.bloom_words = static_cast<uint32_t>(
+      std::max<uint64_t>(1, (keys.size() * kBloomBitsPerKey + block_bits - 1) / block_bits) *
+      kBloomBlockWords);
   header.bloom_hashes = kBloomHashes;
   header.key_bytes = static_cast<uint32_t>(keys.key_bytes());
   header.data_file_records = static_cast<uint64_t>(data_file.record_count);
@@ -175,13 +202,9 @@ Status DataFileKeyIndex::Add(const iceberg::DataFile& data_file, const KeyPositi
   const std::string temporary = path + ".tmp-" + RandomUuid();
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return IndexError("making", temporary);
-  // Written through one buffer: the sections in key order are made as they are written.
-  std::string buffer;
-  constexpr size_t kBufferBytes = 1 << 20;
   bool written = true;
-  auto flush = [&] {
-    const char* bytes = buffer.data();
-    size_t size = buffer.size();
+  auto write_all = [&](const void* data, size_t size) {
+    const char* bytes = static_cast<const char*>(data);
     while (written && size > 0) {
       const ssize_t n = ::write(fd, bytes, size);
       if (n < 0 && errno == EINTR) continue;
@@ -191,29 +214,41 @@ Status DataFileKeyIndex::Add(const iceberg::DataFile& data_file, const KeyPositi
         size -= static_cast<size_t>(n);
       }
     }
-    buffer.clear();
   };
-  auto put = [&](const void* data, size_t size) {
-    buffer.append(static_cast<const char*>(data), size);
-    if (buffer.size() >= kBufferBytes) flush();
-  };
-  put(&header, sizeof(header));
-  put(bloom.data(), bloom.size() * 8);
-  uint32_t offset = 0;
-  for (const uint32_t row : order) {
-    put(&offset, 4);
-    offset += static_cast<uint32_t>(keys.key(row).size());
+  {
+    // The offsets and positions in key order, 8 bytes a row while they are written.
+    std::vector<uint32_t> offsets(sorted.size() + 1);
+    std::vector<uint32_t> positions(sorted.size());
+    uint32_t offset = 0;
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      offsets[i] = offset;
+      offset += sorted[i].size;
+      positions[i] = sorted[i].position;
+    }
+    offsets[sorted.size()] = offset;
+    write_all(&header, sizeof(header));
+    write_all(bloom.data(), bloom.size() * 8);
+    write_all(offsets.data(), offsets.size() * 4);
+    write_all(positions.data(), positions.size() * 4);
   }
-  put(&offset, 4);
-  for (const uint32_t row : order) {
-    const uint32_t position = keys.position(row);
-    put(&position, 4);
+  // The keys in key order, gathered a megabyte at a time.
+  constexpr size_t kChunkBytes = 1 << 20;
+  std::vector<char> chunk(kChunkBytes);
+  size_t used = 0;
+  for (const Sorted& entry : sorted) {
+    const std::string_view key = keys.key(entry.row);
+    if (used + key.size() > kChunkBytes) {
+      write_all(chunk.data(), used);
+      used = 0;
+    }
+    if (key.size() > kChunkBytes) {
+      write_all(key.data(), key.size());
+      continue;
+    }
+    std::memcpy(chunk.data() + used, key.data(), key.size());
+    used += key.size();
   }
-  for (const uint32_t row : order) {
-    const std::string_view key = keys.key(row);
-    put(key.data(), key.size());
-  }
-  flush();
+  write_all(chunk.data(), used);
   // Whole on disk before it has its name: an index file that is there is never half written.
   if (!written || ::fsync(fd) != 0) {
     Status failed = IndexError("writing", temporary);

@@ -7,6 +7,7 @@
 #include <parquet/file_reader.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -428,6 +429,36 @@ TEST_F(ParquetTest, KeyIndexFilesHoldEveryRowOfEveryKey) {
   ASSERT_TRUE(found.ok()) << found.status().message();
   ASSERT_TRUE(found->has_value());
   EXPECT_EQ(**found, (std::vector<int64_t>{0, 9922, 9999, 10000, 10077, 19999, 20000, 20001, 20002}));
+}
+
+// Not a test: how long an index file of 2,000,000 random 16-byte keys (uuids) takes to make, from
+// keys gathered as a writer gathers them (bench/README.md, sync benchmark).
+TEST_F(ParquetTest, DISABLED_KeyIndexBenchmark) {
+  auto index = DataFileKeyIndex::Open((dir_ / "index").string());
+  ASSERT_TRUE(index.ok());
+  constexpr int kRows = 2'000'000;
+  std::vector<std::string> uuids;
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < kRows; ++i) {
+    std::string uuid(16, '\0');
+    for (char& byte : uuid) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      byte = static_cast<char>(state >> 56);
+    }
+    uuids.push_back(std::move(uuid));
+  }
+  iceberg::DataFile data;
+  data.file_path = "s3://bucket/t/data/big.parquet";
+  data.record_count = kRows;
+  const auto gathered_at = std::chrono::steady_clock::now();
+  KeyPositions keys;
+  for (int i = 0; i < kRows; ++i) keys.Add(uuids[static_cast<size_t>(i)], i);
+  const auto made_at = std::chrono::steady_clock::now();
+  ASSERT_OK((*index)->Add(data, keys));
+  const auto done_at = std::chrono::steady_clock::now();
+  std::printf("key index of %d uuid keys: gathered in %.3f s, index file made in %.3f s\n", kRows,
+              std::chrono::duration<double>(made_at - gathered_at).count(),
+              std::chrono::duration<double>(done_at - made_at).count());
 }
 
 TEST_F(ParquetTest, RollsFilesAtTheTargetSize) {

@@ -289,19 +289,7 @@ Status FlushTogether(const std::vector<TableSink*>& sinks, pgoutput::Lsn lsn,
 }
 
 Result<parquet::DataFileWriter> TableSink::NewLoadWriter() const {
-  SERAC_ASSIGN_OR_RETURN(
-      parquet::DataFileWriter writer,
-      parquet::DataFileWriter::Make(schema_, spec_, options_, *targets_.io, data_location_));
-  if (key_index_ != nullptr) {
-    // Each data file indexed as it is written, so that no change reads it again for its keys. An
-    // index file whose data file never commits is removed with the others not live (Retain).
-    SERAC_RETURN_IF_ERROR(writer.IndexKeys(
-        key_schema_, [this](const iceberg::DataFile& file, const parquet::KeyPositions& keys) {
-          std::lock_guard lock(key_index_mutex_);  // the load's reader threads each write files
-          return key_index_->Add(file, keys);
-        }));
-  }
-  return writer;
+  return parquet::DataFileWriter::Make(schema_, spec_, options_, *targets_.io, data_location_);
 }
 
 Status TableSink::Commit(const ChangeFiles& files, pgoutput::Lsn lsn, bool remove_all,

@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -255,7 +254,6 @@ class TableSink {
   Position committed_;
   std::unique_ptr<StagedFlush> staged_;
   std::unique_ptr<parquet::DataFileKeyIndex> key_index_;
-  mutable std::mutex key_index_mutex_;  // NewLoadWriter's writers add index files from several threads
   uint64_t rows_written_ = 0;
 };
 
