@@ -133,6 +133,7 @@ S3Upload::S3Upload(S3Upload&& other) noexcept
       upload_id_(std::move(other.upload_id_)),
       in_flight_(std::move(other.in_flight_)),
       etags_(std::move(other.etags_)),
+      spare_bodies_(std::move(other.spare_bodies_)),
       parts_(other.parts_),
       written_(other.written_),
       done_(other.done_) {
@@ -177,17 +178,21 @@ Status S3Upload::SendPart(std::string_view bytes) {
   part.method = "PUT";
   part.raw_path = path;
   part.raw_query = "partNumber=" + std::to_string(parts_) + "&uploadId=" + UriEncode(upload_id_, true);
-  part.body = std::string(bytes);
+  if (!spare_bodies_.empty()) {
+    part.body = std::move(spare_bodies_.back());
+    spare_bodies_.pop_back();
+  }
+  part.body.assign(bytes.data(), bytes.size());
   const uint32_t number = parts_;
   // Each part goes on its own connection; the writer goes on with the next one meanwhile.
   in_flight_.push_back(PartInFlight{
       number,
       std::async(std::launch::async,
-                 [options = client_->options_, part = std::move(part), number]() -> Result<std::string> {
+                 [options = client_->options_, part = std::move(part), number]() mutable -> Result<PartSent> {
                    SERAC_ASSIGN_OR_RETURN(http::ClientResponse sent, S3Requests(options).Send(part, false));
                    if (sent.status != 200)
                      return ErrorFromResponse(sent, "UploadPart " + std::to_string(number));
-                   return HeaderOr(sent, "ETag");
+                   return PartSent{HeaderOr(sent, "ETag"), std::move(part.body)};
                  })});
   return Settle(std::max<uint32_t>(1, client_->options_.parts_in_flight) - 1);
 }
@@ -197,12 +202,13 @@ Status S3Upload::Settle(size_t keep) {
   while (in_flight_.size() > keep) {
     PartInFlight part = std::move(in_flight_.front());
     in_flight_.pop_front();
-    Result<std::string> etag = part.etag.get();
-    if (!etag.ok()) {
-      if (first.ok()) first = etag.status();
+    Result<PartSent> sent = part.sent.get();
+    if (!sent.ok()) {
+      if (first.ok()) first = sent.status();
       continue;
     }
-    etags_[part.number] = std::move(etag).value();
+    etags_[part.number] = std::move(sent->etag);
+    spare_bodies_.push_back(std::move(sent->body));
   }
   return first;
 }

@@ -94,9 +94,14 @@ class S3Upload {
   // Waits until at most `keep` parts are in flight; the first error of those waited for.
   Status Settle(size_t keep);
 
+  // A part sent: its ETag, and its body's buffer back for the next part.
+  struct PartSent {
+    std::string etag;
+    std::string body;
+  };
   struct PartInFlight {
     uint32_t number = 0;
-    std::future<Result<std::string>> etag;
+    std::future<Result<PartSent>> sent;
   };
 
   const S3Client* client_;
@@ -107,6 +112,9 @@ class S3Upload {
   std::string upload_id_;  // empty until the multipart upload starts
   std::deque<PartInFlight> in_flight_;
   std::map<uint32_t, std::string> etags_;  // by part number
+  // Bodies of parts sent, kept for the next parts: a part's megabytes are copied into memory already
+  // touched instead of into fresh pages the kernel must zero.
+  std::vector<std::string> spare_bodies_;
   uint32_t parts_ = 0;
   uint64_t written_ = 0;
   bool done_ = false;
