@@ -155,6 +155,32 @@ TEST_F(ClientServerTest, LargeBodiesGoUpInParts) {
   EXPECT_EQ(s3->PutObject("parts", "big.bin", body, true).status().code(), ErrorCode::kPreconditionFailed);
 }
 
+// An object written in pieces of uneven sizes, over more parts than go up at once (so the bodies
+// of parts sent carry later ones), arrives whole and in order.
+TEST_F(ClientServerTest, AnUploadWrittenInPiecesArrivesWhole) {
+  S3ClientOptions options = S3Options();
+  options.multipart_threshold_bytes = 6 * kMiB;
+  options.part_size_bytes = 5 * kMiB;
+  auto s3 = S3Client::Make(options);
+  ASSERT_TRUE(s3.ok());
+  ASSERT_TRUE(s3->CreateBucket("pieces").ok());
+  const std::string body = Pattern(47 * kMiB + 13, 3);
+  S3Upload upload(*s3, "pieces", "pieced.bin", false);
+  size_t offset = 0;
+  for (size_t piece = 1; offset < body.size(); ++piece) {
+    const size_t size = std::min(body.size() - offset, piece % 7 == 0 ? 6 * kMiB + 1 : 300 * 1024 + piece);
+    ASSERT_TRUE(upload.Write(std::string_view(body).substr(offset, size)).ok());
+    offset += size;
+  }
+  auto closed = upload.Close();
+  ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+  EXPECT_EQ(closed->parts, 10u);  // 47 MiB in parts of 5 MiB
+  auto read = s3->GetObject("pieces", "pieced.bin");
+  ASSERT_TRUE(read.ok());
+  ASSERT_EQ(read->size(), body.size());
+  EXPECT_TRUE(*read == body);
+}
+
 TEST_F(ClientServerTest, WrongKeysAndBadOptionsAreRefused) {
   S3ClientOptions options = S3Options();
   options.secret_key = "wrong";

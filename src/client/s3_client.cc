@@ -156,7 +156,15 @@ void S3Upload::Abort() {
   (void)S3Requests(client_->options_).Send(abort_call, false);
 }
 
-Status S3Upload::SendPart(std::string_view bytes) {
+std::string S3Upload::SpareBody() {
+  if (spare_bodies_.empty()) return std::string();
+  std::string body = std::move(spare_bodies_.back());
+  spare_bodies_.pop_back();
+  body.clear();
+  return body;
+}
+
+Status S3Upload::SendPart(std::string body) {
   const std::string path = ObjectPath(bucket_, key_);
   if (upload_id_.empty()) {
     Call create;
@@ -178,11 +186,7 @@ Status S3Upload::SendPart(std::string_view bytes) {
   part.method = "PUT";
   part.raw_path = path;
   part.raw_query = "partNumber=" + std::to_string(parts_) + "&uploadId=" + UriEncode(upload_id_, true);
-  if (!spare_bodies_.empty()) {
-    part.body = std::move(spare_bodies_.back());
-    spare_bodies_.pop_back();
-  }
-  part.body.assign(bytes.data(), bytes.size());
+  part.body = std::move(body);
   const uint32_t number = parts_;
   // Each part goes on its own connection; the writer goes on with the next one meanwhile.
   in_flight_.push_back(PartInFlight{
@@ -218,18 +222,22 @@ Status S3Upload::Write(std::string_view bytes) {
   buffer_.append(bytes);
   written_ += bytes.size();
   const uint64_t part_size = client_->options_.part_size_bytes;
-  // Parts start once the object is past the threshold; each part then leaves the buffer.
-  if (buffer_.size() > std::max(client_->options_.multipart_threshold_bytes, part_size)) {
-    size_t offset = 0;
-    while (buffer_.size() - offset >= part_size) {
-      Status sent = SendPart(std::string_view(buffer_).substr(offset, part_size));
+  // Parts start once the object is past the threshold; from then on each part leaves the buffer as
+  // soon as it is whole.
+  if (parts_ > 0 || buffer_.size() > std::max(client_->options_.multipart_threshold_bytes, part_size)) {
+    while (buffer_.size() >= part_size) {
+      // The buffer's first part_size bytes leave as the part itself; only the bytes past them
+      // (usually a fraction of one write) are copied, into the buffer that comes next.
+      std::string rest = SpareBody();
+      rest.assign(buffer_, part_size);
+      buffer_.resize(part_size);
+      std::swap(rest, buffer_);
+      Status sent = SendPart(std::move(rest));
       if (!sent.ok()) {
         Abort();
         return sent;
       }
-      offset += part_size;
     }
-    buffer_.erase(0, offset);
   }
   return Status::Ok();
 }
@@ -250,7 +258,7 @@ Result<PutObjectResult> S3Upload::Close() {
     return PutObjectResult{HeaderOr(response, "ETag"), 0};
   }
   if (!buffer_.empty()) {
-    Status sent = SendPart(buffer_);
+    Status sent = SendPart(std::move(buffer_));
     if (!sent.ok()) {
       Abort();
       return sent;

@@ -90,7 +90,9 @@ class S3Upload {
   uint64_t bytes_written() const { return written_; }
 
  private:
-  Status SendPart(std::string_view bytes);
+  Status SendPart(std::string body);
+  // An empty buffer for a part's bytes: a spare body, or a new string.
+  std::string SpareBody();
   // Waits until at most `keep` parts are in flight; the first error of those waited for.
   Status Settle(size_t keep);
 
