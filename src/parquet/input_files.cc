@@ -71,6 +71,41 @@ Result<std::shared_ptr<arrow::Array>> UuidsFromText(const arrow::StringArray& te
   return out;
 }
 
+// kInvalidArgument naming the row and column of the first index of `column` that is not one of its
+// dictionary's entries.
+Status CheckDictionaryIndices(const arrow::DictionaryArray& column, const InputFile& file, int64_t first_row,
+                              const std::string& name) {
+  const int64_t entries = column.dictionary()->length();
+  const arrow::Array& indices = *column.indices();
+  auto check = [&](auto values) -> Status {
+    for (int64_t row = 0; row < indices.length(); ++row) {
+      if (indices.IsNull(row)) continue;
+      const auto index = static_cast<int64_t>(values[row]);
+      if (index < 0 || index >= entries) {
+        return Error(ErrorCode::kInvalidArgument, file.Where(first_row + row) + ", column " + name +
+                                                      ": the page refers to dictionary entry " +
+                                                      std::to_string(index) + " of " +
+                                                      std::to_string(entries));
+      }
+    }
+    return Status::Ok();
+  };
+  switch (indices.type_id()) {
+    case arrow::Type::INT8:
+      return check(indices.data()->GetValues<int8_t>(1));
+    case arrow::Type::INT16:
+      return check(indices.data()->GetValues<int16_t>(1));
+    case arrow::Type::INT32:
+      return check(indices.data()->GetValues<int32_t>(1));
+    case arrow::Type::INT64:
+      return check(indices.data()->GetValues<int64_t>(1));
+    default:
+      return Error(
+          ErrorCode::kInvalidArgument,
+          file.path + ", column " + name + ": dictionary indices of type " + indices.type()->ToString());
+  }
+}
+
 // The value at `row` for a message: text quoted as it is in the file, other values as Arrow prints
 // them, cut at a length a terminal line holds.
 std::string ValueText(const arrow::Array& column, int64_t row) {
@@ -173,6 +208,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(const arrow::RecordBatc
     } else {
       column = input.column(index);
       if (column->type_id() == arrow::Type::DICTIONARY) {
+        // A damaged file's pages can hold indices past its dictionary, which Arrow's reader passes
+        // on as they are: refused here, before anything looks a value up.
+        SERAC_RETURN_IF_ERROR(CheckDictionaryIndices(static_cast<const arrow::DictionaryArray&>(*column),
+                                                     file, first_row, target->name()));
         // A dictionary of the column's own type is kept as it is (the writer writes it as the
         // file's dictionary); any other is expanded, for the conversions below.
         const auto& dictionary_type = static_cast<const arrow::DictionaryType&>(*column->type());
