@@ -2,7 +2,8 @@
 // conformed to the table's schema by column name, split by partition, and appended to that
 // partition's open Parquet file, which rolls at the target size. Row groups are cut by the
 // uncompressed bytes buffered; a file's size is estimated from what was flushed and the compression
-// seen so far.
+// seen so far. A Parquet input's text columns arrive as dictionaries and are written as the file's
+// dictionary pages (each file's schema is its first rows'; MatchSchema fits later rows to it).
 #include <arrow/compute/api.h>
 #include <arrow/csv/api.h>
 #include <arrow/io/api.h>
@@ -89,7 +90,7 @@ struct OpenFile {
   std::shared_ptr<FileSink> sink;
   std::unique_ptr<::parquet::arrow::FileWriter> writer;
   // The writer's schema: the table's columns, a text column as a dictionary when the first rows
-  // written came so (SchemaOfColumns); later rows are made to match (MatchFileSchema).
+  // written came so (SchemaOfColumns); later rows are made to match (MatchSchema).
   std::shared_ptr<arrow::Schema> schema;
   iceberg::ColumnCounts nan_counts;
   KeyPositions keys;  // every row's key, when the writer indexes keys
