@@ -320,35 +320,10 @@ struct Reader {
     const int key_index = entry.FieldIndex("key") == 1 ? 1 : 0;
     const avro::Schema& key_type = *entry.fields[static_cast<size_t>(key_index)].type;
     const avro::Schema& value_type = *entry.fields[static_cast<size_t>(1 - key_index)].type;
-    // Written into the slots already there, so a reused entry decodes without allocating.
+    // Written into the slots already there, so a reused entry decodes without allocating. What
+    // Java writes (a required int key before a required long or bytes value) is read by the
+    // unchecked decode (FastMap); this one reads any other shape, and names what is wrong.
     size_t used = 0;
-    // What Java writes (a required int key before a required long or bytes value) is read in a
-    // loop of its own: these maps are most of a manifest's bytes.
-    constexpr avro::Type kPlainValue =
-        std::is_same_v<Value, int64_t> ? avro::Type::kLong : avro::Type::kBytes;
-    if (key_index == 0 && key_type.type == avro::Type::kInt && value_type.type == kPlainValue) {
-      while (true) {
-        SERAC_ASSIGN_OR_RETURN(uint64_t count, Items(bytes));
-        if (count == 0) break;
-        for (uint64_t i = 0; i < count; ++i) {
-          if (used == out.size()) out.emplace_back();
-          std::pair<int32_t, Value>& slot = out[used++];
-          if (!enc::TryReadInt(bytes, slot.first)) return Bad(name + ": a key that is not an int");
-          if constexpr (std::is_same_v<Value, int64_t>) {
-            if (!enc::TryReadLong(bytes, slot.second)) return Bad(name + ": a value that is not a long");
-          } else {
-            int64_t size;
-            if (!enc::TryReadLong(bytes, size) || size < 0 || static_cast<uint64_t>(size) > bytes.size()) {
-              return Bad(name + ": a value that is not bytes");
-            }
-            slot.second.assign(bytes.data(), static_cast<size_t>(size));
-            bytes.remove_prefix(static_cast<size_t>(size));
-          }
-        }
-      }
-      out.resize(used);
-      return Status::Ok();
-    }
     while (true) {
       SERAC_ASSIGN_OR_RETURN(uint64_t count, Items(bytes));
       if (count == 0) break;
