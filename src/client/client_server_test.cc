@@ -44,6 +44,13 @@ class ClientServerTest : public ::testing::Test {
     options.secret_key = kRootSecretKey;
     return options;
   }
+  // Uploads in parts of 5 MiB from 6 MiB on (the smallest parts S3 takes), so tests need few MiB.
+  static S3ClientOptions MultipartOptions() {
+    S3ClientOptions options = S3Options();
+    options.multipart_threshold_bytes = 6 * kMiB;
+    options.part_size_bytes = 5 * kMiB;
+    return options;
+  }
 
   static RestCatalogOptions CatalogOptions(const std::string& warehouse) {
     RestCatalogOptions options;
@@ -139,10 +146,7 @@ TEST_F(ClientServerTest, PutGetHeadListDelete) {
 }
 
 TEST_F(ClientServerTest, LargeBodiesGoUpInParts) {
-  S3ClientOptions options = S3Options();
-  options.multipart_threshold_bytes = 6 * kMiB;
-  options.part_size_bytes = 5 * kMiB;
-  auto s3 = S3Client::Make(options);
+  auto s3 = S3Client::Make(MultipartOptions());
   ASSERT_TRUE(s3.ok());
   ASSERT_TRUE(s3->CreateBucket("parts").ok());
   const std::string body = Pattern(12 * kMiB + 7, 2);
@@ -158,10 +162,7 @@ TEST_F(ClientServerTest, LargeBodiesGoUpInParts) {
 // An object written in pieces of uneven sizes, over more parts than go up at once (so the bodies
 // of parts sent carry later ones), arrives whole and in order.
 TEST_F(ClientServerTest, AnUploadWrittenInPiecesArrivesWhole) {
-  S3ClientOptions options = S3Options();
-  options.multipart_threshold_bytes = 6 * kMiB;
-  options.part_size_bytes = 5 * kMiB;
-  auto s3 = S3Client::Make(options);
+  auto s3 = S3Client::Make(MultipartOptions());
   ASSERT_TRUE(s3.ok());
   ASSERT_TRUE(s3->CreateBucket("pieces").ok());
   const std::string body = Pattern(47 * kMiB + 13, 3);
